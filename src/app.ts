@@ -1,0 +1,95 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import fastifyJwt from "@fastify/jwt";
+import fastifySwagger from "@fastify/swagger";
+import fastifySwaggerUi from "@fastify/swagger-ui";
+import type { Config } from "./config.js";
+import type { Db } from "./db/client.js";
+import { registerAuth, securitySchemes } from "./http/auth.js";
+import { registerErrorHandling, registerNotFound } from "./http/errors.js";
+import { registerIdempotency } from "./http/idempotency.js";
+import { registerOps } from "./http/ops.js";
+import { ErrorBody } from "./http/schemas.js";
+import { registerValidation } from "./http/validation.js";
+import { createSealer } from "./lib/crypto.js";
+import { randomToken } from "./lib/ids.js";
+import { createCustomerService } from "./modules/customers/customers.service.js";
+import { customerRoutes } from "./modules/customers/customers.routes.js";
+import { createMerchantService } from "./modules/merchants/merchants.service.js";
+import { merchantRoutes } from "./modules/merchants/merchants.routes.js";
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  logger?: FastifyServerOptions["logger"];
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+/** Every module's service, wired once; the worker uses the same ones. */
+export function createServices(deps: { config: Config; db: Db }) {
+  const { config, db } = deps;
+  const sealer = createSealer(config.encryptionKey);
+  const merchants = createMerchantService({ db, sealer, adminApiKey: config.adminApiKey });
+  const customers = createCustomerService({ db });
+  return { sealer, merchants, customers };
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The Fastify instance with every plugin and route; it never listens (main.ts does). */
+export async function buildApp(deps: AppDeps, services = createServices(deps)): Promise<FastifyInstance> {
+  const { config, db } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? {
+      level: config.logLevel,
+      redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" },
+    },
+    // A caller's X-Request-Id is kept when it is short and plain (it reaches the logs).
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomToken(20)}`;
+    },
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { coerceTypes: false } },
+  });
+  app.addHook("onSend", async (req, reply) => {
+    reply.header("x-request-id", req.id);
+  });
+
+  registerValidation(app);
+  registerErrorHandling(app);
+  registerNotFound(app);
+  app.addSchema(ErrorBody);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "feira API",
+        version: "1.0.0",
+        description:
+          "Payments and marketplace API. The secret key decides the environment: sk_test_ keys act on sandbox data, sk_live_ keys on production data. Amounts in requests are in currency units; events carry cents.",
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: { securitySchemes: securitySchemes as never },
+      tags: [
+        { name: "customers", description: "Customers of a merchant" },
+        { name: "auth", description: "Merchant login" },
+        { name: "admin", description: "Operator endpoints (admin key)" },
+        { name: "ops", description: "Health" },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
+  await app.register(fastifyJwt, { secret: config.jwtSecret, verify: { algorithms: ["HS256"] }, sign: { algorithm: "HS256" } });
+
+  registerAuth(app, services.merchants.authenticator);
+  registerIdempotency(app, db);
+  registerOps(app, db);
+
+  app.get("/openapi.json", { config: { auth: "public" }, schema: { hide: true } }, async () => app.swagger());
+  await app.register(merchantRoutes(services.merchants));
+  await app.register(customerRoutes(services.customers));
+  return app;
+}

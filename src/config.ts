@@ -1,0 +1,130 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+
+// The whole configuration, parsed once from the environment in main.ts and passed down.
+// Nothing else in feira reads process.env.
+export interface Config {
+  production: boolean;
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  adminApiKey: string | undefined;
+  jwtSecret: string;
+  encryptionKey: string;
+  publicBaseUrl: string;
+  panelUrl: string;
+  shippingProviderUrl: string;
+  webhookRetryScale: number;
+  webhookAllowPrivateUrls: boolean;
+  /** Name of the processor used for production-key charges; none means they are refused. */
+  productionProcessor: string | undefined;
+  logLevel: string;
+  /** How often an idle worker looks for due work (deliveries, settlements). */
+  workerPollMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
+  }
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/**
+ * Parses the environment. In local mode (NODE_ENV is not "production") missing secrets are
+ * generated once into DATA_DIR/secrets.json and reused on the next start; production refuses
+ * to start without them, because a generated secret would silently change between machines.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const problems: string[] = [];
+  const production = env.NODE_ENV === "production";
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name} must be an integer between ${min} and ${max}`);
+    return n;
+  };
+  const bool = (name: string): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return false;
+    if (raw !== "true" && raw !== "false") problems.push(`${name} must be "true" or "false"`);
+    return raw === "true";
+  };
+  const url = (name: string, fallback: string): string => {
+    const raw = env[name] || fallback;
+    try {
+      const u = new URL(raw);
+      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    } catch {
+      problems.push(`${name} must be an http(s) URL`);
+    }
+    return raw.replace(/\/+$/, "");
+  };
+
+  const port = int("PORT", 3000, 0, 65535);
+  const publicBaseUrl = url("PUBLIC_BASE_URL", `http://localhost:${port}`);
+  const scaleRaw = env.WEBHOOK_RETRY_SCALE;
+  const webhookRetryScale = scaleRaw === undefined || scaleRaw === "" ? 1 : Number(scaleRaw);
+  if (!Number.isFinite(webhookRetryScale) || webhookRetryScale < 0) problems.push("WEBHOOK_RETRY_SCALE must be a number >= 0");
+  const logLevel = env.LOG_LEVEL || "info";
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push("DATABASE_URL must start with postgres://");
+
+  if (production) {
+    for (const name of ["ENCRYPTION_KEY", "JWT_SECRET", "ADMIN_API_KEY"]) {
+      if (!env[name]) problems.push(`${name} is required when NODE_ENV=production`);
+    }
+  }
+  if (env.ENCRYPTION_KEY && Buffer.from(env.ENCRYPTION_KEY, "base64").length !== 32) {
+    problems.push("ENCRYPTION_KEY must be 32 bytes encoded in base64 (openssl rand -base64 32)");
+  }
+  if (env.JWT_SECRET && env.JWT_SECRET.length < 32) problems.push("JWT_SECRET must be at least 32 characters");
+  if (env.ADMIN_API_KEY && env.ADMIN_API_KEY.length < 24) problems.push("ADMIN_API_KEY must be at least 24 characters");
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const dataDir = path.resolve(env.DATA_DIR || ".data");
+  const secrets =
+    env.ENCRYPTION_KEY && env.JWT_SECRET
+      ? { encryptionKey: env.ENCRYPTION_KEY, jwtSecret: env.JWT_SECRET }
+      : localSecrets(dataDir, env);
+
+  return {
+    production,
+    port,
+    host: env.HOST || "127.0.0.1",
+    dataDir,
+    databaseUrl,
+    adminApiKey: env.ADMIN_API_KEY || undefined,
+    jwtSecret: secrets.jwtSecret,
+    encryptionKey: secrets.encryptionKey,
+    publicBaseUrl,
+    panelUrl: url("PANEL_URL", publicBaseUrl),
+    shippingProviderUrl: url("SHIPPING_PROVIDER_URL", "https://sandbox.melhorenvio.com.br"),
+    webhookRetryScale,
+    webhookAllowPrivateUrls: bool("WEBHOOK_ALLOW_PRIVATE_URLS"),
+    productionProcessor: env.PAYMENT_PROCESSOR || undefined,
+    logLevel,
+    workerPollMs: 500,
+  };
+}
+
+function localSecrets(dataDir: string, env: NodeJS.ProcessEnv): { encryptionKey: string; jwtSecret: string } {
+  const file = path.join(dataDir, "secrets.json");
+  let stored: { encryptionKey?: string; jwtSecret?: string } = {};
+  if (existsSync(file)) stored = JSON.parse(readFileSync(file, "utf8"));
+  const result = {
+    encryptionKey: env.ENCRYPTION_KEY || stored.encryptionKey || randomBytes(32).toString("base64"),
+    jwtSecret: env.JWT_SECRET || stored.jwtSecret || randomBytes(48).toString("base64url"),
+  };
+  if (result.encryptionKey !== stored.encryptionKey || result.jwtSecret !== stored.jwtSecret) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(result, null, 2) + "\n", { mode: 0o600 });
+  }
+  return result;
+}

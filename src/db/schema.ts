@@ -1,0 +1,274 @@
+import {
+  bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+// One schema for PGlite and PostgreSQL. Money is integer minor units in bigint columns read
+// as JS numbers (safe up to 2^53, far beyond any single amount). Every merchant-owned row
+// carries merchant_id and environment, and every query filters by both.
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const money = (name: string) => bigint(name, { mode: "number" });
+const createdAt = () => ts("created_at").notNull().defaultNow();
+const updatedAt = () => ts("updated_at").notNull().defaultNow();
+
+export const merchants = pgTable("merchants", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  email: text("email").notNull(),
+  passwordHash: text("password_hash").notNull(),
+  status: text("status").$type<"active" | "inactive" | "blocked">().notNull().default("active"),
+  connectEnabled: boolean("connect_enabled").notNull().default(false),
+  /** Set for submerchants (Connect): the master merchant that created them. */
+  parentId: text("parent_id"),
+  /** Receiver data written into Pix BR Codes. */
+  pixKey: text("pix_key").notNull(),
+  city: text("city").notNull().default("SAO PAULO"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [uniqueIndex("merchants_email_uq").on(t.email)]);
+
+export const apiKeys = pgTable("api_keys", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull().references(() => merchants.id),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  keyHash: text("key_hash").notNull(),
+  /** The key sealed with ENCRYPTION_KEY: a master may read a submerchant's keys (spec 4.2). */
+  keySealed: text("key_sealed").notNull(),
+  last4: text("last4").notNull(),
+  createdAt: createdAt(),
+  revokedAt: ts("revoked_at"),
+}, (t) => [
+  uniqueIndex("api_keys_hash_uq").on(t.keyHash),
+  index("api_keys_merchant_idx").on(t.merchantId, t.environment),
+]);
+
+export const adminKeys = pgTable("admin_keys", {
+  id: text("id").primaryKey(),
+  keyHash: text("key_hash").notNull(),
+  createdAt: createdAt(),
+});
+
+export const fees = pgTable("fees", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull().references(() => merchants.id),
+  feeType: text("fee_type").notNull(),
+  paymentMethod: text("payment_method").notNull(),
+  currencyCode: text("currency_code").notNull(),
+  brand: text("brand"),
+  definition: jsonb("definition").$type<{ fixed: number; percentages: number[] }>().notNull(),
+  createdAt: createdAt(),
+}, (t) => [index("fees_merchant_idx").on(t.merchantId)]);
+
+export const customers = pgTable("customers", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  name: text("name").notNull(),
+  email: text("email"),
+  phone: text("phone"),
+  documentType: text("document_type"),
+  documentId: text("document_id"),
+  address: jsonb("address").$type<Record<string, unknown>>(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [
+  index("customers_scope_idx").on(t.merchantId, t.environment, t.id),
+  index("customers_email_idx").on(t.merchantId, t.environment, t.email),
+  index("customers_document_idx").on(t.merchantId, t.environment, t.documentId),
+]);
+
+export const cards = pgTable("cards", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  customerId: text("customer_id").notNull(),
+  brand: text("brand").notNull(),
+  firstSix: text("first_six").notNull(),
+  lastFour: text("last_four").notNull(),
+  expirationMonth: text("expiration_month").notNull(),
+  expirationYear: text("expiration_year").notNull(),
+  holderName: text("holder_name").notNull(),
+  /** The PAN sealed with AES-256-GCM; never returned, never logged. CVV is never stored. */
+  numberSealed: text("number_sealed").notNull(),
+  createdAt: createdAt(),
+}, (t) => [index("cards_customer_idx").on(t.merchantId, t.environment, t.customerId)]);
+
+export const charges = pgTable("charges", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  customerId: text("customer_id"),
+  amount: money("amount").notNull(),
+  currency: text("currency").notNull(),
+  status: text("status").notNull(),
+  reason: text("reason"),
+  isBlocked: boolean("is_blocked").notNull().default(false),
+  paymentMethodType: text("payment_method_type").notNull(),
+  /** Safe view of the payment method: type, brand, first six, last four, holder, installments. */
+  paymentMethod: jsonb("payment_method").$type<Record<string, unknown>>().notNull(),
+  paymentDetails: jsonb("payment_details").$type<Record<string, unknown>>(),
+  installments: integer("installments").notNull().default(1),
+  processor: text("processor").notNull(),
+  pspRefId: text("psp_ref_id"),
+  spread: money("spread").notNull().default(0),
+  anticipationFee: money("anticipation_fee").notNull().default(0),
+  net: money("net").notNull().default(0),
+  amountRefunded: money("amount_refunded").notNull().default(0),
+  items: jsonb("items").$type<Record<string, unknown>[]>(),
+  shippingAddress: jsonb("shipping_address").$type<Record<string, unknown>>(),
+  trackingInfo: jsonb("tracking_info").$type<Record<string, unknown>>(),
+  metadata: jsonb("metadata").$type<Record<string, unknown>>(),
+  postbackUrl: text("postback_url"),
+  split: jsonb("split").$type<{ merchantId: string; percentage: number }[]>(),
+  freightAmount: money("freight_amount"),
+  freightDetails: jsonb("freight_details").$type<Record<string, unknown>>(),
+  paidAt: ts("paid_at"),
+  expiresAt: ts("expires_at"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+  deletedAt: ts("deleted_at"),
+}, (t) => [
+  index("charges_scope_idx").on(t.merchantId, t.environment, t.id),
+  index("charges_customer_idx").on(t.merchantId, t.environment, t.customerId),
+  index("charges_status_idx").on(t.merchantId, t.environment, t.status),
+]);
+
+export const refunds = pgTable("refunds", {
+  id: text("id").primaryKey(),
+  chargeId: text("charge_id").notNull().references(() => charges.id),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  amount: money("amount").notNull(),
+  status: text("status").notNull(),
+  createdAt: createdAt(),
+}, (t) => [index("refunds_charge_idx").on(t.chargeId)]);
+
+// Double-entry ledger. An account is (owner, environment, currency, name); owner is a merchant
+// id or "platform". Amounts are signed minor units, positive = credit, and the entries of one
+// transaction always sum to zero.
+export const ledgerTransactions = pgTable("ledger_transactions", {
+  id: text("id").primaryKey(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  type: text("type").notNull(),
+  sourceId: text("source_id"),
+  description: text("description"),
+  createdAt: createdAt(),
+}, (t) => [index("ledger_tx_source_idx").on(t.sourceId)]);
+
+export const ledgerEntries = pgTable("ledger_entries", {
+  id: text("id").primaryKey(),
+  transactionId: text("transaction_id").notNull().references(() => ledgerTransactions.id),
+  owner: text("owner").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  currency: text("currency").notNull(),
+  account: text("account").notNull(),
+  amount: money("amount").notNull(),
+  type: text("type").notNull(),
+  sourceId: text("source_id"),
+  createdAt: createdAt(),
+}, (t) => [
+  index("ledger_entries_account_idx").on(t.owner, t.environment, t.currency, t.account),
+  index("ledger_entries_tx_idx").on(t.transactionId),
+]);
+
+// Money owed to an account holder that becomes available on a date (card: per installment,
+// Pix: next day). The unsettled rows of a merchant sum to its pending balance.
+export const settlements = pgTable("settlements", {
+  id: text("id").primaryKey(),
+  owner: text("owner").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  currency: text("currency").notNull(),
+  chargeId: text("charge_id").notNull(),
+  installment: integer("installment").notNull(),
+  amount: money("amount").notNull(),
+  dueAt: ts("due_at").notNull(),
+  settledAt: ts("settled_at"),
+  createdAt: createdAt(),
+}, (t) => [
+  index("settlements_due_idx").on(t.settledAt, t.dueAt),
+  index("settlements_charge_idx").on(t.chargeId),
+]);
+
+export const idempotencyKeys = pgTable("idempotency_keys", {
+  scope: text("scope").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  route: text("route").notNull(),
+  key: text("key").notNull(),
+  requestHash: text("request_hash").notNull(),
+  state: text("state").notNull(),
+  responseStatus: integer("response_status"),
+  responseBody: text("response_body"),
+  responseType: text("response_type"),
+  createdAt: createdAt(),
+}, (t) => [primaryKey({ columns: [t.scope, t.environment, t.route, t.key] })]);
+
+// Transactional outbox: an event row is written in the same transaction as the change it
+// reports, together with one delivery row per destination.
+export const events = pgTable("events", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  type: text("type").notNull(),
+  /** "standard" ({id, event, livemode, data}), "legacy" ({event, data}) or "notification". */
+  envelope: text("envelope").notNull(),
+  objectId: text("object_id"),
+  data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+}, (t) => [
+  index("events_scope_idx").on(t.merchantId, t.environment, t.id),
+  index("events_object_idx").on(t.objectId),
+]);
+
+export const webhookEndpoints = pgTable("webhook_endpoints", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  url: text("url").notNull(),
+  /** Event types this endpoint receives; ["*"] means all. */
+  events: jsonb("events").$type<string[]>().notNull(),
+  enabled: boolean("enabled").notNull().default(true),
+  description: text("description"),
+  secretSealed: text("secret_sealed").notNull(),
+  disabledReason: text("disabled_reason"),
+  failingSince: ts("failing_since"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+  deletedAt: ts("deleted_at"),
+}, (t) => [index("webhook_endpoints_scope_idx").on(t.merchantId, t.environment)]);
+
+export const webhookDeliveries = pgTable("webhook_deliveries", {
+  id: text("id").primaryKey(),
+  eventId: text("event_id").notNull().references(() => events.id),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  /** Null for postbacks, which go to `url` of the charge (or submerchant). */
+  endpointId: text("endpoint_id"),
+  url: text("url").notNull(),
+  /** "endpoint", "postback" or "legacy": decides envelope, signing and retry schedule. */
+  kind: text("kind").notNull(),
+  status: text("status").notNull().default("pending"),
+  attempts: integer("attempts").notNull().default(0),
+  nextAttemptAt: ts("next_attempt_at").notNull().defaultNow(),
+  leaseUntil: ts("lease_until"),
+  lastStatus: integer("last_status"),
+  lastError: text("last_error"),
+  deliveredAt: ts("delivered_at"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [
+  index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
+  index("webhook_deliveries_event_idx").on(t.eventId),
+  index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.id),
+]);
+
+export const webhookAttempts = pgTable("webhook_attempts", {
+  id: text("id").primaryKey(),
+  deliveryId: text("delivery_id").notNull().references(() => webhookDeliveries.id),
+  attempt: integer("attempt").notNull(),
+  startedAt: ts("started_at").notNull(),
+  durationMs: integer("duration_ms").notNull(),
+  responseStatus: integer("response_status"),
+  error: text("error"),
+  responseExcerpt: text("response_excerpt"),
+}, (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId)]);
+

@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AppError } from "./errors.js";
+import type { AuthMode, Environment, RequestCtx } from "./context.js";
+
+export interface KeyPrincipal {
+  keyId: string;
+  merchantId: string;
+  environment: Environment;
+  merchantStatus: string;
+}
+
+export interface Authenticator {
+  /** Finds an active secret key (by its hash); null when unknown or revoked. */
+  findKey(key: string): Promise<KeyPrincipal | null>;
+  isAdminKey(key: string): Promise<boolean>;
+  /** Checks a merchant named by a JWT still exists and is active. */
+  merchantStatus(merchantId: string): Promise<string | null>;
+}
+
+const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
+  secretKey: [{ secretKey: [] }],
+  jwt: [{ bearerJwt: [] }],
+  keyOrJwt: [{ secretKey: [] }, { bearerJwt: [] }],
+  admin: [{ adminKey: [] }],
+  public: [],
+};
+
+export const securitySchemes = {
+  secretKey: {
+    type: "http",
+    scheme: "basic",
+    description: "Secret API key as the username, empty password. sk_test_ keys act in sandbox, sk_live_ keys in production.",
+  },
+  bearerJwt: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Merchant token from POST /v1/auth/login." },
+  adminKey: { type: "http", scheme: "basic", description: "Administrator key as the username, empty password." },
+} as const;
+
+const unauthorized = () => new AppError("unauthorized", "Unauthorized");
+
+function parseAuthorization(header: string | undefined): { scheme: string; value: string } | null {
+  if (!header) return null;
+  const space = header.indexOf(" ");
+  if (space <= 0) return null;
+  return { scheme: header.slice(0, space).toLowerCase(), value: header.slice(space + 1).trim() };
+}
+
+/** The username of HTTP Basic, which carries the key; the password must be empty. */
+function basicUser(value: string): string | null {
+  if (!/^[A-Za-z0-9+/=]+$/.test(value)) return null;
+  const decoded = Buffer.from(value, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  const user = colon === -1 ? decoded : decoded.slice(0, colon);
+  return user.length > 0 && user.length <= 200 ? user : null;
+}
+
+export function registerAuth(app: FastifyInstance, auth: Authenticator): void {
+  // Each route declares its mode once (config.auth); the OpenAPI security follows from it.
+  app.addHook("onRoute", (route) => {
+    // Routes of documentation plugins are hidden from the document and public; every other
+    // route needs a secret key unless it says otherwise.
+    const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
+    const mode: AuthMode = route.config?.auth ?? (hidden ? "public" : "secretKey");
+    route.config = { ...route.config, auth: mode };
+    if (!hidden) route.schema = { ...route.schema, security: SECURITY[mode] } as typeof route.schema;
+  });
+
+  app.addHook("onRequest", async (req) => {
+    const mode = req.routeOptions.config?.auth;
+    if (!req.routeOptions.url) return; // unknown routes go to the not-found handler
+    req.ctx = await authenticate(app, auth, req, mode ?? "secretKey");
+  });
+}
+
+async function authenticate(app: FastifyInstance, auth: Authenticator, req: FastifyRequest, mode: AuthMode): Promise<RequestCtx> {
+  const requestId = String(req.id);
+  if (mode === "public") return { merchantId: "", environment: "sandbox", actor: { type: "public", id: "public" }, requestId };
+  const parsed = parseAuthorization(req.headers.authorization);
+  if (!parsed) throw unauthorized();
+
+  if (parsed.scheme === "basic" && mode !== "jwt") {
+    const key = basicUser(parsed.value);
+    if (!key) throw unauthorized();
+    if (mode === "admin") {
+      if (!(await auth.isAdminKey(key))) throw unauthorized();
+      return { merchantId: "", environment: "production", actor: { type: "admin", id: "admin" }, requestId };
+    }
+    const principal = await auth.findKey(key);
+    if (!principal) throw unauthorized();
+    if (principal.merchantStatus !== "active") throw new AppError("forbidden", "Forbidden: the merchant account is not active");
+    return {
+      merchantId: principal.merchantId,
+      environment: principal.environment,
+      actor: { type: "api_key", id: principal.keyId },
+      requestId,
+    };
+  }
+
+  if (parsed.scheme === "bearer" && (mode === "jwt" || mode === "keyOrJwt")) {
+    let claims: { sub?: unknown; env?: unknown };
+    try {
+      claims = app.jwt.verify(parsed.value);
+    } catch {
+      throw unauthorized();
+    }
+    const merchantId = typeof claims.sub === "string" ? claims.sub : "";
+    const environment = claims.env === "production" ? "production" : "sandbox";
+    const status = merchantId ? await auth.merchantStatus(merchantId) : null;
+    if (!status) throw unauthorized();
+    if (status !== "active") throw new AppError("forbidden", "Forbidden: the merchant account is not active");
+    return { merchantId, environment, actor: { type: "jwt", id: merchantId }, requestId };
+  }
+  throw unauthorized();
+}

@@ -1,0 +1,48 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { FastifyBaseLogger } from "fastify";
+
+// The worker role: a set of periodic tasks over the database. A task returns how much work it
+// did; a busy task runs again at once, an idle one waits its interval. Tasks claim their rows
+// with FOR UPDATE SKIP LOCKED and leases, so any number of workers can run against one
+// PostgreSQL, and a worker that dies loses nothing (its leases expire).
+export interface Task {
+  name: string;
+  intervalMs: number;
+  run(): Promise<number>;
+}
+
+export interface Worker {
+  stop(): Promise<void>;
+  /** Runs every task once, until each reports no work (tests and sandbox endpoints). */
+  drain(): Promise<void>;
+}
+
+export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
+  const abort = new AbortController();
+  const loops = tasks.map(async (task) => {
+    while (!abort.signal.aborted) {
+      let done = 0;
+      try {
+        done = await task.run();
+      } catch (err) {
+        log.error({ err, task: task.name }, "worker task failed");
+      }
+      if (done === 0) await sleep(task.intervalMs, undefined, { signal: abort.signal }).catch(() => undefined);
+    }
+  });
+  return {
+    async stop() {
+      abort.abort();
+      await Promise.all(loops);
+    },
+    drain: () => drainTasks(tasks),
+  };
+}
+
+export async function drainTasks(tasks: Task[], maxRounds = 100): Promise<void> {
+  for (let round = 0; round < maxRounds; round++) {
+    let done = 0;
+    for (const task of tasks) done += await task.run();
+    if (done === 0) return;
+  }
+}

@@ -1,0 +1,19 @@
+import type { Config } from "../config.js";
+import type { Db } from "../db/client.js";
+import type { Services } from "../app.js";
+import { purgeIdempotencyKeys } from "../http/idempotency.js";
+import type { Task } from "./runner.js";
+
+/** The catalog of background tasks; a new kind of work is one entry here. */
+export function createTasks(deps: { config: Config; db: Db; services: Services }): Task[] {
+  return [
+    {
+      name: "idempotency.purge",
+      intervalMs: 60 * 60 * 1000,
+      run: async () => {
+        await purgeIdempotencyKeys(deps.db);
+        return 0;
+      },
+    },
+  ];
+}

@@ -1,0 +1,96 @@
+// Card input checks before a charge reaches a processor. The number and the CVV are never
+// echoed in messages: those can end up in logs and API responses (CONTRACT 4).
+import cardValidator from "card-validator";
+import creditCardType from "credit-card-type";
+// card-validator's public number() refuses numbers whose brand it cannot tell and skips
+// Luhn for UnionPay; we need a plain Luhn check for every number, which it keeps here.
+import luhn10 from "card-validator/dist/luhn-10.js";
+
+export interface CardInput {
+  number: string;
+  expirationMonth: string;
+  expirationYear: string;
+  cvv: string;
+  now: Date;
+}
+
+export type CardField = "number" | "expirationMonth" | "expirationYear" | "cvv";
+
+export type CardInspection =
+  | {
+      ok: true;
+      brand: string;
+      firstSix: string;
+      lastFour: string;
+      number: string;
+      expirationMonth: string;
+      expirationYear: string;
+    }
+  | { ok: false; field: CardField; message: string };
+
+// credit-card-type ids -> feira brand ids; ids not listed pass through unchanged
+// (visa, mastercard, elo, hiper, hipercard, discover, jcb, unionpay, maestro, mir, ...).
+const BRAND_IDS: Readonly<Record<string, string>> = {
+  "american-express": "amex",
+  "diners-club": "diners",
+};
+
+export function luhnValid(digits: string): boolean {
+  return /^\d+$/.test(digits) && luhn10(digits);
+}
+
+interface Brand {
+  id: string;
+  cvvSizes: number[];
+}
+
+// First match whose lengths allow this number (the library orders matches best first).
+// A Luhn-valid number no brand claims is still accepted as "unknown" (CONTRACT 4: any
+// Luhn-valid number is chargeable in sandbox), with either CVV size.
+function detectBrand(digits: string): Brand {
+  const match = creditCardType(digits).find((card) => card.lengths.includes(digits.length));
+  if (!match) return { id: "unknown", cvvSizes: [3, 4] };
+  return { id: BRAND_IDS[match.type] ?? match.type, cvvSizes: [match.code.size] };
+}
+
+function fail(field: CardField, message: string): CardInspection {
+  return { ok: false, field, message };
+}
+
+export function inspectCard(input: CardInput): CardInspection {
+  const digits = input.number.replace(/[\s-]/g, "");
+  if (!/^\d{13,19}$/.test(digits)) return fail("number", "number must have 13 to 19 digits");
+  if (!luhnValid(digits)) return fail("number", "number is not a valid card number");
+  const brand = detectBrand(digits);
+
+  const monthText = input.expirationMonth.trim();
+  const month = /^\d{1,2}$/.test(monthText) ? Number(monthText) : Number.NaN;
+  if (!(month >= 1 && month <= 12)) return fail("expirationMonth", "expirationMonth must be a month from 1 to 12");
+
+  const yearText = input.expirationYear.trim();
+  if (!/^(\d{2}|\d{4})$/.test(yearText)) {
+    return fail("expirationYear", "expirationYear must have 2 or 4 digits");
+  }
+  const year = yearText.length === 2 ? 2000 + Number(yearText) : Number(yearText);
+  // Cards are valid through the last day of their expiry month; compared in UTC so the
+  // answer does not depend on the server's time zone.
+  const nowYear = input.now.getUTCFullYear();
+  const nowMonth = input.now.getUTCMonth() + 1;
+  if (year < nowYear) return fail("expirationYear", "card has expired");
+  if (year === nowYear && month < nowMonth) return fail("expirationMonth", "card has expired");
+
+  if (!cardValidator.cvv(input.cvv, brand.cvvSizes).isValid) {
+    const sizes = brand.cvvSizes.join(" or ");
+    return fail("cvv", `cvv must have ${sizes} digits${brand.id === "unknown" ? "" : ` for ${brand.id}`}`);
+  }
+
+  return {
+    ok: true,
+    brand: brand.id,
+    firstSix: digits.slice(0, 6),
+    lastFour: digits.slice(-4),
+    number: digits,
+    expirationMonth: String(month).padStart(2, "0"),
+    expirationYear: String(year),
+  };
+}

@@ -1,0 +1,42 @@
+import { randomBytes } from "node:crypto";
+
+// Crockford base32: ids sort by creation time (10 chars of milliseconds) and then by
+// 16 random chars (80 bits). Time-ordered ids make `ORDER BY id` a stable cursor.
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+export type IdPrefix =
+  | "mer" | "key" | "cus" | "card" | "ch" | "re" | "evt" | "whe" | "whd" | "wha"
+  | "ltx" | "le" | "stl" | "fee" | "adm" | "po" | "sm" | "sub" | "plan" | "pl" | "req";
+
+function encodeTime(ms: number): string {
+  let out = "";
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
+}
+
+function randomChars(n: number): string {
+  const bytes = randomBytes(n);
+  let out = "";
+  for (let i = 0; i < n; i++) out += ALPHABET[bytes[i]! % 32];
+  return out;
+}
+
+export function newId(prefix: IdPrefix, now: number = Date.now()): string {
+  return `${prefix}_${encodeTime(now)}${randomChars(16)}`;
+}
+
+// Random base62 secret text, used for API keys and passwords shown once.
+export function randomToken(length: number): string {
+  const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  let out = "";
+  while (out.length < length) {
+    for (const b of randomBytes(length)) {
+      // 248 = 4 * 62: rejecting larger bytes keeps every character equally likely.
+      if (b < 248 && out.length < length) out += chars[b % 62];
+    }
+  }
+  return out;
+}

@@ -1,0 +1,87 @@
+import pino from "pino";
+import { buildApp, createServices } from "./app.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { openDatabase, type Database } from "./db/client.js";
+import { lockDataDir } from "./db/lock.js";
+import { createTasks } from "./jobs/tasks.js";
+import { startWorker, type Worker } from "./jobs/runner.js";
+
+// Entry point. Roles: no argument runs API and worker in one process (the default for
+// `npm start`); `api` and `worker` run them apart (PostgreSQL only, any number of each);
+// `migrate` applies migrations and exits.
+type Role = "all" | "api" | "worker" | "migrate";
+
+async function main(): Promise<void> {
+  const role = (process.argv[2] ?? "all") as Role;
+  if (!["all", "api", "worker", "migrate"].includes(role)) {
+    throw new Error(`Unknown role "${role}": use api, worker, migrate, or nothing for both api and worker`);
+  }
+  const config = loadConfig(process.env);
+  const log = pino({ level: config.logLevel });
+  if (!config.databaseUrl && (role === "api" || role === "worker")) {
+    throw new Error(`The ${role} role alone needs DATABASE_URL: the embedded database admits one process, so run \`npm start\` instead`);
+  }
+
+  const unlock = config.databaseUrl ? () => undefined : lockDataDir(config.dataDir);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await database.migrate();
+  if (role === "migrate") {
+    log.info("migrations applied");
+    await database.close();
+    unlock();
+    return;
+  }
+
+  const services = createServices({ config, db: database.db });
+  const app = role === "worker" ? undefined : await buildApp({ config, db: database.db }, services);
+  const worker: Worker | undefined =
+    role === "api" ? undefined : startWorker(createTasks({ config, db: database.db, services }), log);
+
+  if (app) {
+    printFirstStart(config, await services.merchants.bootstrap({ demoMerchant: !config.production }));
+    await app.listen({ port: config.port, host: config.host });
+  }
+  log.info({ role, database: database.kind }, "feira started");
+  installShutdown({ app, worker, database, unlock, log });
+}
+
+function printFirstStart(config: Config, first: Awaited<ReturnType<ReturnType<typeof createServices>["merchants"]["bootstrap"]>>) {
+  const lines: string[] = [];
+  if (first.adminKey) lines.push(`Admin key (shown once, store it): ${first.adminKey}`);
+  if (first.demo) {
+    lines.push(
+      `Demo merchant ${first.demo.merchantId}`,
+      `  login:       ${first.demo.email} / ${first.demo.password}`,
+      `  sandbox key: ${first.demo.sandboxKey}`,
+      `  try it:      curl -u ${first.demo.sandboxKey}: ${config.publicBaseUrl}/v1/customers`,
+    );
+  }
+  if (lines.length > 0) process.stdout.write(`\n${lines.join("\n")}\n\n`);
+}
+
+function installShutdown(parts: { app?: Awaited<ReturnType<typeof buildApp>>; worker?: Worker; database: Database; unlock: () => void; log: pino.Logger }) {
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    parts.log.info({ signal }, "shutting down: finishing in-flight requests");
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    try {
+      await parts.app?.close(); // stops accepting, waits for in-flight requests
+      await parts.worker?.stop();
+      await parts.database.close();
+    } finally {
+      parts.unlock();
+    }
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else process.stderr.write(`feira failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

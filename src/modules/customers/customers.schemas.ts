@@ -1,0 +1,36 @@
+import { Type } from "typebox";
+import { ListOf, ListQuery } from "../../http/schemas.js";
+
+export const DocumentType = Type.Union(
+  [Type.Literal("cpf"), Type.Literal("cnpj"), Type.Literal("passport"), Type.Literal("rg")],
+  { description: "cpf and cnpj are checked with their check digits." },
+);
+
+export const CreateCustomerBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, description: "Full name." }),
+  email: Type.String({ format: "email", maxLength: 254 }),
+  documentId: Type.String({ minLength: 1, maxLength: 30, description: "Document number, with or without punctuation." }),
+  documentType: DocumentType,
+  phoneNumber: Type.Optional(Type.String({ pattern: "^\\+?[0-9 ()-]{8,20}$", description: "Phone number, e.g. +5511912345678." })),
+}, { additionalProperties: false });
+
+export const CreatedId = Type.Object({ id: Type.String() });
+
+export const Customer = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  documentType: Type.Union([Type.String(), Type.Null()]),
+  documentId: Type.Union([Type.String(), Type.Null()]),
+  phoneNumber: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: "date-time" }),
+  updatedAt: Type.String({ format: "date-time" }),
+});
+
+export const ListCustomersQuery = Type.Object({
+  ...ListQuery,
+  email: Type.Optional(Type.String({ maxLength: 254, description: "Exact e-mail (case-insensitive)." })),
+  documentId: Type.Optional(Type.String({ maxLength: 30, description: "Exact document number, digits only for CPF/CNPJ." })),
+}, { additionalProperties: false });
+
+export const CustomerList = ListOf(Customer);

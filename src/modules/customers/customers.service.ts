@@ -1,0 +1,96 @@
+import type { Db, Queryable } from "../../db/client.js";
+import { invalid, notFound } from "../../http/errors.js";
+import type { RequestCtx } from "../../http/context.js";
+import type { PageQuery } from "../../http/pagination.js";
+import { normalizeDocument } from "../../lib/documents.js";
+import { newId } from "../../lib/ids.js";
+import * as repo from "./customers.repo.js";
+
+export type DocumentKind = "cpf" | "cnpj" | "passport" | "rg";
+
+export interface CustomerInput {
+  name: string;
+  email?: string;
+  phone?: string;
+  document?: { type: DocumentKind; id: string };
+  address?: Record<string, unknown>;
+}
+
+export function toCustomer(row: repo.CustomerRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    documentType: row.documentType,
+    documentId: row.documentId,
+    phoneNumber: row.phone,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Checks and canonicalizes a document (CPF/CNPJ digits); `field` names it in the error. */
+function checkDocument(doc: CustomerInput["document"], field: string) {
+  if (!doc) return undefined;
+  const result = normalizeDocument(doc.type, doc.id);
+  if (!result.ok) throw invalid(result.message.replace(/^documentId/, field));
+  return { type: doc.type, id: result.value };
+}
+
+export function createCustomerService(deps: { db: Db }) {
+  const { db } = deps;
+
+  function rowFor(ctx: RequestCtx, input: CustomerInput, field: string) {
+    const document = checkDocument(input.document, field);
+    return {
+      id: newId("cus"),
+      merchantId: ctx.merchantId,
+      environment: ctx.environment,
+      name: input.name.trim(),
+      email: input.email?.trim().toLowerCase() ?? null,
+      phone: input.phone ?? null,
+      documentType: document?.type ?? null,
+      documentId: document?.id ?? null,
+      address: input.address ?? null,
+    };
+  }
+
+  async function create(ctx: RequestCtx, input: CustomerInput) {
+    return repo.insertCustomer(db, rowFor(ctx, input, "documentId"));
+  }
+
+  async function get(ctx: RequestCtx, id: string) {
+    const row = await repo.findCustomer(db, ctx, id);
+    if (!row) throw notFound("Customer", id);
+    return row;
+  }
+
+  /**
+   * The customer of a charge: an existing id (404 when it is not this merchant's), or the
+   * inline data, matched to an earlier customer by e-mail or document before creating one.
+   */
+  async function resolveForCharge(tx: Queryable, ctx: RequestCtx, input: { id?: string } & Partial<CustomerInput>) {
+    if (input.id) {
+      const row = await repo.findCustomer(tx, ctx, input.id);
+      if (!row) throw notFound("Customer", input.id);
+      return row;
+    }
+    const row = rowFor(ctx, { name: input.name ?? "", ...input }, "customer.document.id");
+    const existing = await repo.findCustomerByContact(tx, ctx, { email: row.email ?? undefined, documentId: row.documentId ?? undefined });
+    return existing ?? repo.insertCustomer(tx, row);
+  }
+
+  async function list(ctx: RequestCtx, query: PageQuery & { email?: string; documentId?: string }) {
+    const page = await repo.listCustomers(db, ctx, query);
+    return { data: page.data.map(toCustomer), hasMore: page.hasMore };
+  }
+
+  /** Checks inline customer data before any payment is attempted. */
+  function validateInline(input: Partial<CustomerInput>) {
+    checkDocument(input.document, "customer.document.id");
+  }
+
+  return { create, get, list, resolveForCharge, validateInline };
+}
+
+export type CustomerService = ReturnType<typeof createCustomerService>;

@@ -1,0 +1,80 @@
+import { and, count, eq, isNull } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { adminKeys, apiKeys, fees, merchants } from "../../db/schema.js";
+
+export type MerchantRow = typeof merchants.$inferSelect;
+export type FeeRow = typeof fees.$inferSelect;
+
+export async function insertMerchant(q: Queryable, row: typeof merchants.$inferInsert): Promise<MerchantRow> {
+  const [inserted] = await q.insert(merchants).values(row).onConflictDoNothing().returning();
+  return inserted!;
+}
+
+export async function findMerchant(q: Queryable, id: string): Promise<MerchantRow | undefined> {
+  const [row] = await q.select().from(merchants).where(eq(merchants.id, id));
+  return row;
+}
+
+export async function findMerchantByEmail(q: Queryable, email: string): Promise<MerchantRow | undefined> {
+  const [row] = await q.select().from(merchants).where(eq(merchants.email, email));
+  return row;
+}
+
+export async function updateMerchant(q: Queryable, id: string, patch: Partial<typeof merchants.$inferInsert>): Promise<MerchantRow | undefined> {
+  const [row] = await q.update(merchants).set({ ...patch, updatedAt: new Date() }).where(eq(merchants.id, id)).returning();
+  return row;
+}
+
+export async function countMerchants(q: Queryable): Promise<number> {
+  const [row] = await q.select({ n: count() }).from(merchants);
+  return row?.n ?? 0;
+}
+
+export async function insertApiKey(q: Queryable, row: typeof apiKeys.$inferInsert): Promise<void> {
+  await q.insert(apiKeys).values(row);
+}
+
+export async function revokeApiKeys(q: Queryable, merchantId: string, at: Date): Promise<void> {
+  await q.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
+}
+
+export async function activeApiKeys(q: Queryable, merchantId: string) {
+  return q.select().from(apiKeys).where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
+}
+
+export async function findKeyPrincipal(q: Queryable, keyHash: string) {
+  const [row] = await q
+    .select({
+      keyId: apiKeys.id,
+      merchantId: apiKeys.merchantId,
+      environment: apiKeys.environment,
+      merchantStatus: merchants.status,
+    })
+    .from(apiKeys)
+    .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+  return row;
+}
+
+export async function replaceFees(q: Queryable, merchantId: string, rows: (typeof fees.$inferInsert)[]): Promise<void> {
+  await q.delete(fees).where(eq(fees.merchantId, merchantId));
+  if (rows.length > 0) await q.insert(fees).values(rows);
+}
+
+export async function listFees(q: Queryable, merchantId: string): Promise<FeeRow[]> {
+  return q.select().from(fees).where(eq(fees.merchantId, merchantId)).orderBy(fees.id);
+}
+
+export async function countAdminKeys(q: Queryable): Promise<number> {
+  const [row] = await q.select({ n: count() }).from(adminKeys);
+  return row?.n ?? 0;
+}
+
+export async function insertAdminKey(q: Queryable, row: typeof adminKeys.$inferInsert): Promise<void> {
+  await q.insert(adminKeys).values(row);
+}
+
+export async function findAdminKey(q: Queryable, keyHash: string) {
+  const [row] = await q.select().from(adminKeys).where(eq(adminKeys.keyHash, keyHash));
+  return row;
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { errors, IdParams } from "../../http/schemas.js";
+import type { MerchantService } from "./merchants.service.js";
+import * as s from "./merchants.schemas.js";
+
+const TOKEN_TTL_SECONDS = 3600;
+
+export function merchantRoutes(service: MerchantService) {
+  return async (base: FastifyInstance) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post("/v1/admin/merchants", {
+      config: { auth: "admin" },
+      schema: {
+        operationId: "adminCreateMerchant", tags: ["admin"], summary: "Create a merchant",
+        description: "Creates a merchant with a login and one sandbox and one production secret key, returned in full this once.",
+        body: s.CreateMerchantBody,
+        response: { 201: s.MerchantWithKeys, ...errors(401, 409, 422) },
+      },
+    }, async (req, reply) => reply.code(201).send(await service.createMerchant(req.body)));
+
+    app.patch("/v1/admin/merchants/:id", {
+      config: { auth: "admin" },
+      schema: {
+        operationId: "adminUpdateMerchant", tags: ["admin"], summary: "Update a merchant",
+        description: "Enables or disables Connect, or changes the merchant's status (inactive and blocked merchants' keys stop working).",
+        params: IdParams, body: s.PatchMerchantBody,
+        response: { 200: s.Merchant, ...errors(401, 404, 422) },
+      },
+    }, async (req) => service.updateMerchant(req.params.id, req.body));
+
+    app.put("/v1/admin/merchants/:id/fees", {
+      config: { auth: "admin" },
+      schema: {
+        operationId: "adminSetMerchantFees", tags: ["admin"], summary: "Replace a merchant's fee definitions",
+        description: "Stores tx_spread, anticipation and payout fee definitions (spec 2.7, 2.8). Replaces all earlier ones.",
+        params: IdParams, body: s.PutFeesBody,
+        response: { 200: s.FeesResponse, ...errors(401, 404, 422) },
+      },
+    }, async (req) => ({ merchantId: req.params.id, fees: await service.setFees(req.params.id, req.body.fees) }));
+
+    app.post("/v1/admin/merchants/:id/rotate-keys", {
+      config: { auth: "admin" },
+      schema: {
+        operationId: "adminRotateMerchantKeys", tags: ["admin"], summary: "Rotate a merchant's secret keys",
+        description: "Revokes both secret keys at once and issues new ones, returned in full this once.",
+        params: IdParams,
+        response: { 200: s.RotateKeysResponse, ...errors(401, 404) },
+      },
+    }, async (req) => service.rotateKeys(req.params.id));
+
+    app.post("/v1/auth/login", {
+      config: { auth: "public", idempotent: false },
+      schema: {
+        operationId: "login", tags: ["auth"], summary: "Log in as a merchant",
+        description: "Exchanges e-mail and password for a Bearer JWT used by the panel endpoints (shipping integration, fees-info).",
+        body: s.LoginBody,
+        response: { 200: s.LoginResponse, ...errors(401, 403, 422) },
+      },
+    }, async (req) => {
+      const merchantId = await service.login(req.body.email, req.body.password);
+      const accessToken = base.jwt.sign(
+        { sub: merchantId, env: req.body.environment ?? "sandbox" },
+        { expiresIn: TOKEN_TTL_SECONDS },
+      );
+      return { accessToken, tokenType: "Bearer" as const, expiresIn: TOKEN_TTL_SECONDS };
+    });
+  };
+}

@@ -1,0 +1,65 @@
+import { Type } from "typebox";
+
+export const Merchant = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  email: Type.String(),
+  status: Type.Union([Type.Literal("active"), Type.Literal("inactive"), Type.Literal("blocked")]),
+  connectEnabled: Type.Boolean(),
+  parentId: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: "date-time" }),
+});
+
+export const ApiKeys = Type.Object({
+  sandbox: Type.String({ description: "sk_test_ key: acts on sandbox data. Shown in full only here." }),
+  production: Type.String({ description: "sk_live_ key: acts on production data. Shown in full only here." }),
+});
+
+export const CreateMerchantBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  email: Type.String({ format: "email", maxLength: 254 }),
+  password: Type.String({ minLength: 10, maxLength: 200 }),
+  connectEnabled: Type.Optional(Type.Boolean({ description: "Enables the Connect (marketplace) module." })),
+  pixKey: Type.Optional(Type.String({ minLength: 1, maxLength: 77, description: "Pix key written into BR Codes; a random key by default." })),
+  city: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: "City written into BR Codes." })),
+}, { additionalProperties: false });
+
+export const MerchantWithKeys = Type.Object({ ...Merchant.properties, apiKeys: ApiKeys });
+
+export const PatchMerchantBody = Type.Object({
+  connectEnabled: Type.Optional(Type.Boolean()),
+  status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("inactive"), Type.Literal("blocked")])),
+}, { additionalProperties: false, minProperties: 1 });
+
+export const FeeDefinitionSchema = Type.Object({
+  feeType: Type.Union([Type.Literal("tx_spread"), Type.Literal("anticipation"), Type.Literal("payout")]),
+  paymentMethod: Type.String({ minLength: 1, maxLength: 40, description: "Payment method type, e.g. credit_card, pix, boleto." }),
+  currencyCode: Type.String({ pattern: "^[A-Za-z]{3}$" }),
+  brand: Type.Union([Type.String({ minLength: 1, maxLength: 30 }), Type.Null()], { description: "Card brand override, or null for the default." }),
+  definition: Type.Object({
+    fixed: Type.Integer({ minimum: 0, maximum: 100_000_000, description: "Fixed part in cents." }),
+    percentages: Type.Array(Type.Number({ minimum: 0, maximum: 100, multipleOf: 0.0001 }), {
+      maxItems: 12,
+      description: "Percent by installment count: index 0 = single payment, index 11 = 12 installments.",
+    }),
+  }, { additionalProperties: false }),
+}, { additionalProperties: false });
+
+export const PutFeesBody = Type.Object({ fees: Type.Array(FeeDefinitionSchema, { maxItems: 200 }) }, { additionalProperties: false });
+export const FeesResponse = Type.Object({ merchantId: Type.String(), fees: Type.Array(FeeDefinitionSchema) });
+
+export const LoginBody = Type.Object({
+  email: Type.String({ format: "email", maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 200 }),
+  environment: Type.Optional(Type.Union([Type.Literal("sandbox"), Type.Literal("production")], {
+    description: "Environment the token acts in; sandbox by default.",
+  })),
+}, { additionalProperties: false });
+
+export const LoginResponse = Type.Object({
+  accessToken: Type.String(),
+  tokenType: Type.Literal("Bearer"),
+  expiresIn: Type.Integer({ description: "Seconds until the token expires." }),
+});
+
+export const RotateKeysResponse = Type.Object({ id: Type.String(), apiKeys: ApiKeys });

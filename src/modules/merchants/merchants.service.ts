@@ -1,0 +1,197 @@
+import { randomUUID } from "node:crypto";
+import { hash, verify } from "@node-rs/argon2";
+import { withTx, type Db, type Queryable } from "../../db/client.js";
+import { AppError, notFound } from "../../http/errors.js";
+import type { Authenticator } from "../../http/auth.js";
+import type { Environment } from "../../http/context.js";
+import { safeEqual, sha256Hex, type Sealer } from "../../lib/crypto.js";
+import { newId, randomToken } from "../../lib/ids.js";
+import type { FeeDefinition } from "../ledger/fees.js";
+import * as repo from "./merchants.repo.js";
+
+export interface MerchantServiceDeps {
+  db: Db;
+  sealer: Sealer;
+  /** ADMIN_API_KEY from the configuration, when set; otherwise keys live in admin_keys. */
+  adminApiKey: string | undefined;
+}
+
+export interface CreateMerchantInput {
+  name: string;
+  email: string;
+  password: string;
+  connectEnabled?: boolean;
+  pixKey?: string;
+  city?: string;
+}
+
+export type ApiKeyPair = { sandbox: string; production: string };
+
+const KEY_PREFIX: Record<Environment, string> = { sandbox: "sk_test_", production: "sk_live_" };
+// Verified against when the e-mail is unknown, so that login takes the same time either way.
+const DUMMY_HASH = hash("feira-timing-equalizer");
+
+export function publicMerchant(m: repo.MerchantRow) {
+  return {
+    id: m.id,
+    name: m.name,
+    email: m.email,
+    status: m.status,
+    connectEnabled: m.connectEnabled,
+    parentId: m.parentId,
+    createdAt: m.createdAt.toISOString(),
+  };
+}
+
+export function createMerchantService(deps: MerchantServiceDeps) {
+  const { db, sealer } = deps;
+
+  async function issueKeys(tx: Queryable, merchantId: string): Promise<ApiKeyPair> {
+    const out = {} as ApiKeyPair;
+    for (const environment of ["sandbox", "production"] as const) {
+      const key = KEY_PREFIX[environment] + randomToken(32);
+      await repo.insertApiKey(tx, {
+        id: newId("key"),
+        merchantId,
+        environment,
+        keyHash: sha256Hex(key),
+        keySealed: sealer.seal(key, `apikey:${merchantId}`),
+        last4: key.slice(-4),
+      });
+      out[environment] = key;
+    }
+    return out;
+  }
+
+  async function createMerchant(input: CreateMerchantInput, parentId: string | null = null) {
+    const email = input.email.trim().toLowerCase();
+    const passwordHash = await hash(input.password);
+    return withTx(db, async (tx) => {
+      const merchant = await repo.insertMerchant(tx, {
+        id: newId("mer"),
+        name: input.name,
+        email,
+        passwordHash,
+        connectEnabled: input.connectEnabled ?? false,
+        parentId,
+        pixKey: input.pixKey ?? randomUUID(),
+        city: input.city ?? "SAO PAULO",
+      });
+      if (!merchant) throw new AppError("conflict", `A merchant with email ${email} already exists`);
+      const apiKeys = await issueKeys(tx, merchant.id);
+      return { ...publicMerchant(merchant), apiKeys };
+    });
+  }
+
+  async function rotateKeys(merchantId: string) {
+    return withTx(db, async (tx) => {
+      if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
+      await repo.revokeApiKeys(tx, merchantId, new Date());
+      return { id: merchantId, apiKeys: await issueKeys(tx, merchantId) };
+    });
+  }
+
+  /** Full keys, for the Connect api-keys endpoint (a master reading its submerchant's keys). */
+  async function revealKeys(merchantId: string): Promise<{ id: string; environment: string; key: string; createdAt: string }[]> {
+    const rows = await repo.activeApiKeys(db, merchantId);
+    return rows.map((r) => ({
+      id: r.id,
+      environment: r.environment,
+      key: sealer.open(r.keySealed, `apikey:${merchantId}`),
+      createdAt: r.createdAt.toISOString(),
+    }));
+  }
+
+  async function updateMerchant(merchantId: string, patch: { connectEnabled?: boolean; status?: "active" | "inactive" | "blocked" }) {
+    const row = await repo.updateMerchant(db, merchantId, patch);
+    if (!row) throw notFound("Merchant", merchantId);
+    return publicMerchant(row);
+  }
+
+  async function getMerchant(merchantId: string) {
+    const row = await repo.findMerchant(db, merchantId);
+    if (!row) throw notFound("Merchant", merchantId);
+    return row;
+  }
+
+  async function setFees(merchantId: string, defs: FeeDefinition[]): Promise<FeeDefinition[]> {
+    const seen = new Set<string>();
+    for (const [i, f] of defs.entries()) {
+      const k = [f.feeType, f.paymentMethod, f.currencyCode, f.brand ?? ""].join("|").toLowerCase();
+      if (seen.has(k)) throw new AppError("validation_failed", `fees.${i} repeats feeType, paymentMethod, currencyCode and brand of an earlier fee`);
+      seen.add(k);
+    }
+    await withTx(db, async (tx) => {
+      if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
+      await repo.replaceFees(tx, merchantId, defs.map((f) => ({
+        id: newId("fee"),
+        merchantId,
+        feeType: f.feeType,
+        paymentMethod: f.paymentMethod,
+        currencyCode: f.currencyCode.toUpperCase(),
+        brand: f.brand ? f.brand.toLowerCase() : null,
+        definition: f.definition,
+      })));
+    });
+    return getFees(merchantId);
+  }
+
+  async function getFees(merchantId: string): Promise<FeeDefinition[]> {
+    const rows = await repo.listFees(db, merchantId);
+    return rows.map((r) => ({
+      feeType: r.feeType as FeeDefinition["feeType"],
+      paymentMethod: r.paymentMethod,
+      currencyCode: r.currencyCode,
+      brand: r.brand,
+      definition: r.definition,
+    }));
+  }
+
+  /** Checks e-mail and password; returns the merchant id or throws 401. */
+  async function login(email: string, password: string): Promise<string> {
+    const merchant = await repo.findMerchantByEmail(db, email.trim().toLowerCase());
+    const ok = await verify(merchant?.passwordHash ?? (await DUMMY_HASH), password);
+    if (!merchant || !ok) throw new AppError("unauthorized", "Unauthorized");
+    if (merchant.status !== "active") throw new AppError("forbidden", "Forbidden: the merchant account is not active");
+    return merchant.id;
+  }
+
+  const authenticator: Authenticator = {
+    async findKey(key) {
+      if (!key.startsWith("sk_test_") && !key.startsWith("sk_live_")) return null;
+      const row = await repo.findKeyPrincipal(db, sha256Hex(key));
+      if (!row) return null;
+      return { ...row, environment: row.environment as Environment };
+    },
+    async isAdminKey(key) {
+      if (deps.adminApiKey) return safeEqual(sha256Hex(key), sha256Hex(deps.adminApiKey));
+      return Boolean(await repo.findAdminKey(db, sha256Hex(key)));
+    },
+    async merchantStatus(merchantId) {
+      return (await repo.findMerchant(db, merchantId))?.status ?? null;
+    },
+  };
+
+  /**
+   * First start on an empty database: an admin key when ADMIN_API_KEY is unset (stored
+   * hashed, shown once) and, outside production, a demo merchant with its login and keys.
+   */
+  async function bootstrap(opts: { demoMerchant: boolean }) {
+    const out: { adminKey?: string; demo?: { email: string; password: string; sandboxKey: string; merchantId: string } } = {};
+    if (!deps.adminApiKey && (await repo.countAdminKeys(db)) === 0) {
+      const key = "adm_" + randomToken(40);
+      await repo.insertAdminKey(db, { id: newId("adm"), keyHash: sha256Hex(key) });
+      out.adminKey = key;
+    }
+    if (opts.demoMerchant && (await repo.countMerchants(db)) === 0) {
+      const password = randomToken(16);
+      const created = await createMerchant({ name: "Loja Demo", email: "demo@feira.dev", password, connectEnabled: true });
+      out.demo = { email: created.email, password, sandboxKey: created.apiKeys.sandbox, merchantId: created.id };
+    }
+    return out;
+  }
+
+  return { createMerchant, rotateKeys, revealKeys, updateMerchant, getMerchant, setFees, getFees, login, authenticator, bootstrap };
+}
+
+export type MerchantService = ReturnType<typeof createMerchantService>;
