@@ -16,6 +16,7 @@ import { createCustomerService } from "./modules/customers/customers.service.js"
 import { customerRoutes } from "./modules/customers/customers.routes.js";
 import { createMerchantService } from "./modules/merchants/merchants.service.js";
 import { merchantRoutes } from "./modules/merchants/merchants.routes.js";
+import { createWebhookModule } from "./modules/webhooks/webhooks.module.js";
 
 export interface AppDeps {
   config: Config;
@@ -31,7 +32,8 @@ export function createServices(deps: { config: Config; db: Db }) {
   const sealer = createSealer(config.encryptionKey);
   const merchants = createMerchantService({ db, sealer, adminApiKey: config.adminApiKey });
   const customers = createCustomerService({ db });
-  return { sealer, merchants, customers };
+  const webhooks = createWebhookModule({ db, config, sealer });
+  return { sealer, merchants, customers, webhooks };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -91,5 +93,6 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   app.get("/openapi.json", { config: { auth: "public" }, schema: { hide: true } }, async () => app.swagger());
   await app.register(merchantRoutes(services.merchants));
   await app.register(customerRoutes(services.customers));
+  await app.register(services.webhooks.routes);
   return app;
 }

@@ -236,6 +236,15 @@ export const webhookEndpoints = pgTable("webhook_endpoints", {
   deletedAt: ts("deleted_at"),
 }, (t) => [index("webhook_endpoints_scope_idx").on(t.merchantId, t.environment)]);
 
+// Postbacks (a charge's postbackUrl) are signed like endpoint deliveries, with one secret per
+// merchant and environment, created on first use.
+export const postbackSecrets = pgTable("postback_secrets", {
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  secretSealed: text("secret_sealed").notNull(),
+  createdAt: createdAt(),
+}, (t) => [primaryKey({ columns: [t.merchantId, t.environment] })]);
+
 export const webhookDeliveries = pgTable("webhook_deliveries", {
   id: text("id").primaryKey(),
   eventId: text("event_id").notNull().references(() => events.id),

@@ -7,6 +7,7 @@ import type { Task } from "./runner.js";
 /** The catalog of background tasks; a new kind of work is one entry here. */
 export function createTasks(deps: { config: Config; db: Db; services: Services }): Task[] {
   return [
+    ...deps.services.webhooks.tasks,
     {
       name: "idempotency.purge",
       intervalMs: 60 * 60 * 1000,

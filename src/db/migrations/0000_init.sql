@@ -151,6 +151,14 @@ CREATE TABLE "merchants" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "postback_secrets" (
+	"merchant_id" text NOT NULL,
+	"environment" text NOT NULL,
+	"secret_sealed" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "postback_secrets_merchant_id_environment_pk" PRIMARY KEY("merchant_id","environment")
+);
+--> statement-breakpoint
 CREATE TABLE "refunds" (
 	"id" text PRIMARY KEY NOT NULL,
 	"charge_id" text NOT NULL,

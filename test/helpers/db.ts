@@ -1,0 +1,63 @@
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { openDatabase, type Database } from "../../src/db/client.js";
+
+const MIGRATIONS = path.resolve(import.meta.dirname, "../../src/db/migrations");
+
+function migrationsHash(): string {
+  const h = createHash("sha256");
+  for (const f of readdirSync(MIGRATIONS).filter((f) => f.endsWith(".sql")).sort()) h.update(readFileSync(path.join(MIGRATIONS, f)));
+  return h.digest("hex").slice(0, 16);
+}
+
+/**
+ * A fresh, migrated database for one test file: PostgreSQL when DATABASE_URL is set (a new
+ * database, dropped on close), otherwise an in-memory PGlite loaded from a migrated template
+ * cached in the temp folder (an initdb per file would cost ~2.5 s).
+ */
+export async function freshDatabase(): Promise<Database & { url?: string }> {
+  const url = process.env.DATABASE_URL;
+  if (url) return freshPostgres(url);
+  const template = path.join(os.tmpdir(), `feira-pglite-${migrationsHash()}.tar.gz`);
+  if (!existsSync(template)) {
+    const proto = await PGlite.create();
+    const database = await openDatabase({ pglite: proto });
+    await database.migrate();
+    const dump = await proto.dumpDataDir("gzip");
+    const tmp = `${template}.${process.pid}.tmp`;
+    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
+    renameSync(tmp, template); // atomic: parallel test files never read half a template
+    await proto.close();
+  }
+  const client = await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]) });
+  const database = await openDatabase({ pglite: client });
+  await database.migrate(); // a no-op on the template; keeps a stale template honest
+  return database;
+}
+
+async function freshPostgres(url: string): Promise<Database & { url: string }> {
+  const name = `feira_t_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const testUrl = new URL(url);
+  testUrl.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: testUrl.toString() });
+  await database.migrate();
+  return {
+    ...database,
+    url: testUrl.toString(),
+    async close() {
+      await database.close();
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
