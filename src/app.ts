@@ -17,6 +17,14 @@ import { customerRoutes } from "./modules/customers/customers.routes.js";
 import { createMerchantService } from "./modules/merchants/merchants.service.js";
 import { merchantRoutes } from "./modules/merchants/merchants.routes.js";
 import { createWebhookModule } from "./modules/webhooks/webhooks.module.js";
+import { createCardModule } from "./modules/cards/cards.module.js";
+import { createChargeEffects } from "./modules/charges/charge-effects.js";
+import { chargeRoutes } from "./modules/charges/charges.routes.js";
+import { createChargeService } from "./modules/charges/charges.service.js";
+import { createRefundService } from "./modules/charges/refunds.service.js";
+import { ledgerRoutes } from "./modules/ledger/ledger.routes.js";
+import { createLedgerService } from "./modules/ledger/ledger.service.js";
+import { createProcessorRegistry } from "./processors/registry.js";
 
 export interface AppDeps {
   config: Config;
@@ -33,7 +41,13 @@ export function createServices(deps: { config: Config; db: Db }) {
   const merchants = createMerchantService({ db, sealer, adminApiKey: config.adminApiKey });
   const customers = createCustomerService({ db });
   const webhooks = createWebhookModule({ db, config, sealer });
-  return { sealer, merchants, customers, webhooks };
+  const cards = createCardModule({ db, sealer, customers });
+  const ledger = createLedgerService({ db });
+  const processors = createProcessorRegistry({ productionProcessor: config.productionProcessor });
+  const effects = createChargeEffects({ customers, ledger });
+  const charges = createChargeService({ db, config, processors, merchants, customers, cards: cards.service, effects });
+  const refunds = createRefundService({ db, effects, ledger, processorFor: charges.processorFor });
+  return { sealer, merchants, customers, webhooks, cards, ledger, charges, refunds };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -76,6 +90,12 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
       components: { securitySchemes: securitySchemes as never },
       tags: [
         { name: "customers", description: "Customers of a merchant" },
+        { name: "cards", description: "Card vault: saved cards of a customer (numbers kept only encrypted)" },
+        { name: "charges", description: "Charges, refunds and their webhooks" },
+        { name: "balance", description: "Ledger balances and balance transactions" },
+        { name: "sandbox", description: "Sandbox-only actions standing in for payers, issuers and settlement" },
+        { name: "webhooks", description: "Webhook endpoints and their delivery logs" },
+        { name: "events", description: "Events recorded for the merchant" },
         { name: "auth", description: "Merchant login" },
         { name: "admin", description: "Operator endpoints (admin key)" },
         { name: "ops", description: "Health" },
@@ -93,6 +113,9 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   app.get("/openapi.json", { config: { auth: "public" }, schema: { hide: true } }, async () => app.swagger());
   await app.register(merchantRoutes(services.merchants));
   await app.register(customerRoutes(services.customers));
+  await app.register(services.cards.routes);
+  await app.register(chargeRoutes(services.charges, services.refunds));
+  await app.register(ledgerRoutes(services.ledger));
   await app.register(services.webhooks.routes);
   return app;
 }

@@ -65,9 +65,12 @@ export function registerAuth(app: FastifyInstance, auth: Authenticator): void {
   });
 
   app.addHook("onRequest", async (req) => {
-    const mode = req.routeOptions.config?.auth;
     if (!req.routeOptions.url) return; // unknown routes go to the not-found handler
-    req.ctx = await authenticate(app, auth, req, mode ?? "secretKey");
+    // Routes registered before this hook (the /docs pages of @fastify/swagger-ui) never had
+    // their mode set by onRoute: apply the same rule, hidden means public.
+    const hidden = Boolean((req.routeOptions.schema as { hide?: boolean } | undefined)?.hide);
+    const mode = req.routeOptions.config?.auth ?? (hidden ? "public" : "secretKey");
+    req.ctx = await authenticate(app, auth, req, mode);
   });
 }
 

@@ -89,6 +89,9 @@ function validationMessage(err: FastifyError): string {
     return `${context}${base ? `${base}.` : ""}${String(params.additionalProperty)} is not a recognized field`;
   }
   const field = `${context}${base}` || (context ? context.slice(0, -1) : "body");
+  if (first.keyword === "discriminator") {
+    return `${field}.${String(params.tag)} is missing or not one of the supported values`;
+  }
   return `${field} ${first.message ?? "is invalid"}`;
 }
 

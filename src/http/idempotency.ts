@@ -32,13 +32,22 @@ declare module "fastify" {
 }
 
 export function registerIdempotency(app: FastifyInstance, db: Db): void {
-  app.addHook("preHandler", async (req, reply) => {
+  // The key's shape is checked before schema validation, so that a bad key is the same 400 on
+  // every POST route, whether or not the route's schema declares the header (which would
+  // otherwise answer 422).
+  app.addHook("preValidation", async (req) => {
     if (req.method !== "POST" || req.routeOptions.config?.idempotent === false) return;
     const header = req.headers["idempotency-key"];
     if (header === undefined) return;
     if (typeof header !== "string" || header.length < 1 || header.length > 255) {
       throw new AppError("bad_request", "Idempotency-Key must be a single value of 1 to 255 characters");
     }
+  });
+
+  app.addHook("preHandler", async (req, reply) => {
+    if (req.method !== "POST" || req.routeOptions.config?.idempotent === false) return;
+    const header = req.headers["idempotency-key"];
+    if (typeof header !== "string") return;
     const claim: Claim = {
       scope: req.ctx.merchantId || req.ctx.actor.type,
       environment: req.ctx.environment,

@@ -9,12 +9,21 @@ import type { FastifyInstance } from "fastify";
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function build(options: Options): Ajv {
-  const ajv = new Ajv({ allErrors: false, useDefaults: true, removeAdditional: false, strict: false, ...options });
+  const ajv = new Ajv({
+    allErrors: false, useDefaults: true, removeAdditional: false, strict: false, discriminator: true,
+    // Without it 1.19 is not a "multiple of 0.0001" (1.19 / 0.0001 is 11899.999999999998 in
+    // binary floating point), and valid percentages would be refused.
+    multipleOfPrecision: 9,
+    ...options,
+  });
   addFormats(ajv);
   return ajv;
 }
 
 export function registerValidation(app: FastifyInstance): void {
+  // Bodies are JSON. Fastify's default text/plain parser would hand a string to the schema
+  // and answer a puzzling 422 "body must be object"; without it the answer is 415.
+  app.removeContentTypeParser("text/plain");
   const strict = build({ coerceTypes: false });
   const coercing = build({ coerceTypes: "array" });
   app.setValidatorCompiler(({ schema, httpPart }) =>

@@ -9,6 +9,12 @@ export function createTasks(deps: { config: Config; db: Db; services: Services }
   return [
     ...deps.services.webhooks.tasks,
     {
+      // Moves pending balance to available on its settlement dates.
+      name: "ledger.settle",
+      intervalMs: 60_000,
+      run: () => deps.services.ledger.settle({ dueBy: new Date() }),
+    },
+    {
       name: "idempotency.purge",
       intervalMs: 60 * 60 * 1000,
       run: async () => {

@@ -10,7 +10,13 @@ export interface CardInput {
   number: string;
   expirationMonth: string;
   expirationYear: string;
+  /** Checked whenever it is not empty. */
   cvv: string;
+  /**
+   * False where no CVV is taken: a card saved to the vault (a CVV may never be stored) or a
+   * charge with a saved card or wallet token. An empty cvv is then accepted. Default true.
+   */
+  requireCvv?: boolean;
   now: Date;
 }
 
@@ -79,7 +85,8 @@ export function inspectCard(input: CardInput): CardInspection {
   if (year < nowYear) return fail("expirationYear", "card has expired");
   if (year === nowYear && month < nowMonth) return fail("expirationMonth", "card has expired");
 
-  if (!cardValidator.cvv(input.cvv, brand.cvvSizes).isValid) {
+  const skipCvv = input.requireCvv === false && input.cvv === "";
+  if (!skipCvv && !cardValidator.cvv(input.cvv, brand.cvvSizes).isValid) {
     const sizes = brand.cvvSizes.join(" or ");
     return fail("cvv", `cvv must have ${sizes} digits${brand.id === "unknown" ? "" : ` for ${brand.id}`}`);
   }

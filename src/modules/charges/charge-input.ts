@@ -1,0 +1,126 @@
+import { isIP } from "node:net";
+import { AppError, invalid } from "../../http/errors.js";
+import type { RequestCtx } from "../../http/context.js";
+import { inspectCard } from "../../lib/cards.js";
+import { currencyExponent, toMinor } from "../../lib/money.js";
+import { DEFAULT_EXPIRES_IN, METHOD_CURRENCIES } from "../../processors/methods.js";
+import type { AsyncInstrument, CardInstrument, PaymentMethodType } from "../../processors/processor.js";
+import { decodeSandboxWalletToken } from "../../processors/sandbox/wallet.js";
+import type { PaymentMethodBody } from "./payment-methods.schemas.js";
+
+// Turns a validated POST /v1/charges body into what the processor and the ledger need, with
+// every business rule the schema cannot express. Nothing here writes; errors are 422s naming
+// the field.
+export interface SavedCards {
+  cardForCharge(ctx: RequestCtx, cardId: string): Promise<{
+    number: string; brand: string; holderName: string; expirationMonth: string; expirationYear: string; customerId: string;
+  }>;
+}
+
+export interface NormalizedCharge {
+  amountMinor: number;
+  currency: string;
+  methodType: PaymentMethodType;
+  instrument: CardInstrument | AsyncInstrument;
+  /** The stored, safe view of the method: never the number or CVV. */
+  methodView: Record<string, unknown>;
+  brand: string | null;
+  installments: number;
+}
+
+export function normalizeMoney(amount: unknown, rawCurrency: string): { amountMinor: number; currency: string } {
+  const currency = rawCurrency.toUpperCase();
+  if (currencyExponent(currency) === undefined) throw invalid(`currency ${rawCurrency} is not a supported ISO 4217 code`);
+  const minor = toMinor(amount, currency);
+  if (!minor.ok) throw invalid(minor.message);
+  return { amountMinor: minor.minor, currency };
+}
+
+export function checkSplit(ctx: RequestCtx, split: { merchantId: string; percentage: number }[] | undefined): void {
+  if (!split) return;
+  const seen = new Set<string>();
+  let total = 0;
+  for (const [i, rule] of split.entries()) {
+    if (rule.merchantId === ctx.merchantId) throw invalid(`split.${i}.merchantId is the charging merchant; its share is the remainder`);
+    if (seen.has(rule.merchantId)) throw invalid(`split.${i}.merchantId appears twice`);
+    seen.add(rule.merchantId);
+    total += Math.round(rule.percentage * 100);
+  }
+  if (total > 10_000) throw invalid("split percentages must not add up to more than 100");
+}
+
+export function checkCustomer(c: { id?: string; name?: string; email?: string; phone?: string; ipAddress?: string }): void {
+  if (c.ipAddress !== undefined && isIP(c.ipAddress) === 0) throw invalid("customer.ipAddress must be an IPv4 or IPv6 address");
+  if (c.id) return;
+  if (!c.name) throw invalid("customer.name is required when customer.id is not given");
+  if (!c.email && !c.phone) throw invalid("customer.email or customer.phone is required when customer.id is not given");
+}
+
+export async function normalizeMethod(
+  ctx: RequestCtx, pm: PaymentMethodBody, currency: string, customerId: string | undefined, deps: { cards: SavedCards; now: Date },
+): Promise<Omit<NormalizedCharge, "amountMinor" | "currency">> {
+  const allowed = METHOD_CURRENCIES[pm.type];
+  if (allowed !== "any" && !allowed.includes(currency)) {
+    throw invalid(`paymentMethod.type ${pm.type} needs currency ${allowed.join(" or ")}, not ${currency}`);
+  }
+  if (pm.type !== "credit_card") {
+    const { type, ...options } = pm as { type: string; expiresIn?: number } & Record<string, unknown>;
+    if (pm.type === "boleto" && pm.dueDate && pm.dueDate < deps.now.toISOString().slice(0, 10)) {
+      throw invalid("paymentMethod.dueDate must be today or later");
+    }
+    return {
+      methodType: pm.type,
+      instrument: { kind: pm.type, expiresIn: options.expiresIn ?? DEFAULT_EXPIRES_IN[pm.type], options },
+      methodView: { type },
+      brand: null,
+      installments: 1,
+    };
+  }
+
+  const sources = [pm.number !== undefined, pm.cardId !== undefined, pm.wallet !== undefined].filter(Boolean).length;
+  if (sources !== 1) throw invalid("paymentMethod needs exactly one of number, cardId or wallet");
+  let card: { number: string; holderName: string; expirationMonth: string; expirationYear: string; cvv?: string };
+  const view: Record<string, unknown> = { type: "credit_card" };
+  if (pm.cardId) {
+    const saved = await deps.cards.cardForCharge(ctx, pm.cardId);
+    if (customerId && saved.customerId !== customerId) throw invalid("paymentMethod.cardId belongs to another customer");
+    card = { ...saved, cvv: pm.cvv };
+    view.cardId = pm.cardId;
+  } else if (pm.wallet) {
+    const decoded = ctx.environment === "sandbox" ? decodeSandboxWalletToken(pm.wallet.token) : null;
+    if (!decoded) throw invalid("paymentMethod.wallet.token is not a valid wallet token");
+    card = { ...decoded, holderName: pm.holderName ?? "WALLET HOLDER" };
+    view.walletType = pm.wallet.type;
+  } else {
+    for (const field of ["holderName", "expirationMonth", "expirationYear", "cvv"] as const) {
+      if (pm[field] === undefined) throw invalid(`paymentMethod.${field} is required with paymentMethod.number`);
+    }
+    card = { number: pm.number!, holderName: pm.holderName!, expirationMonth: pm.expirationMonth!, expirationYear: pm.expirationYear!, cvv: pm.cvv };
+  }
+  const checked = inspectCard({ ...card, cvv: card.cvv ?? "", now: deps.now, requireCvv: card.cvv !== undefined });
+  if (!checked.ok) throw invalid(`paymentMethod.${checked.field}: ${checked.message}`);
+  const installments = pm.installments ?? 1;
+  Object.assign(view, {
+    brand: checked.brand, firstSix: checked.firstSix, lastFour: checked.lastFour, holderName: card.holderName,
+    expirationMonth: checked.expirationMonth, expirationYear: checked.expirationYear, installments,
+  });
+  return {
+    methodType: "credit_card",
+    instrument: {
+      kind: "card", number: checked.number, brand: checked.brand, holderName: card.holderName,
+      expirationMonth: checked.expirationMonth, expirationYear: checked.expirationYear, cvv: card.cvv,
+      installments, threeDSMode: pm.threeDSMode ?? "none", wallet: pm.wallet,
+    },
+    methodView: view,
+    brand: checked.brand,
+    installments,
+  };
+}
+
+export function rejectServerFields(body: unknown): void {
+  if (body && typeof body === "object") {
+    for (const field of ["freight_amount", "freight_details", "freightAmount", "freightDetails"]) {
+      if (field in body) throw new AppError("validation_failed", `${field} is set by the server and must not be sent`);
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import { charges } from "../../db/schema.js";
+import { toMajor } from "../../lib/money.js";
+import type { CustomerRow } from "../customers/customers.repo.js";
+
+// Pure shapes of a charge: the API (camelCase, currency units), the standard webhook data
+// (spec 2.4: snake_case, cents) and the legacy charge.updated data (camelCase, cents).
+export type ChargeRow = typeof charges.$inferSelect;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toChargeResponse(c: ChargeRow) {
+  const units = (minor: number) => toMajor(minor, c.currency);
+  return {
+    id: c.id,
+    livemode: c.environment === "production",
+    status: c.status as never,
+    reason: c.reason,
+    isBlocked: c.isBlocked,
+    amount: units(c.amount),
+    amountRefunded: units(c.amountRefunded),
+    currency: c.currency,
+    spread: units(c.spread),
+    anticipationFeeEstimated: units(c.anticipationFee),
+    net: units(c.net),
+    customerId: c.customerId,
+    paymentMethod: c.paymentMethod as { type: string },
+    paymentDetails: c.paymentDetails,
+    pspRefId: c.pspRefId,
+    items: c.items,
+    shippingAddress: c.shippingAddress,
+    trackingInfo: c.trackingInfo,
+    metadata: c.metadata,
+    postbackUrl: c.postbackUrl,
+    split: c.split,
+    paidAt: iso(c.paidAt),
+    expiresAt: iso(c.expiresAt),
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+/** Shipping address in the webhook form of spec 2.2 (addressLine1/2 instead of street/number). */
+function webhookAddress(a: Record<string, unknown> | null) {
+  if (!a) return null;
+  return {
+    postalCode: a.postalCode ?? null,
+    addressLine1: [a.street, a.number].filter(Boolean).join(", "),
+    addressLine2: a.complement ?? null,
+    neighborhood: a.neighborhood ?? null,
+    city: a.city ?? null,
+    state: a.state ?? null,
+    country: a.country ?? null,
+  };
+}
+
+function customerOf(c: CustomerRow | null) {
+  if (!c) return null;
+  return { id: c.id, name: c.name, email: c.email, document: c.documentId ? { id: c.documentId, type: c.documentType } : null, phone: c.phone };
+}
+
+// Webhook payloads stay small and carry no image: the QR image and long instructions are
+// fetched with GET /v1/charges/{id}.
+function eventDetails(c: ChargeRow): Record<string, unknown> | null {
+  if (!c.paymentDetails) return null;
+  const { qrCodeImage: _img, ...rest } = c.paymentDetails as Record<string, unknown>;
+  return rest;
+}
+
+function cardView(c: ChargeRow) {
+  const pm = c.paymentMethod as Record<string, unknown>;
+  return {
+    type: pm.type,
+    installments: pm.installments,
+    first_six_digits: pm.firstSix,
+    last_four_digits: pm.lastFour,
+    holder_name: pm.holderName,
+  };
+}
+
+/** The charge object of standard events (spec 2.4). */
+export function toEventData(c: ChargeRow, customer: CustomerRow | null): Record<string, unknown> {
+  return {
+    id: c.id,
+    status: c.status,
+    psp_ref_id: c.pspRefId,
+    amount: c.amount,
+    currency: c.currency,
+    spread: c.spread,
+    anticipation_fee_estimated: c.anticipationFee,
+    net: c.net,
+    amount_refunded: c.amountRefunded,
+    customer: customerOf(customer),
+    payment_method: c.paymentMethodType === "credit_card" ? cardView(c) : { type: c.paymentMethodType },
+    merchant_id: c.merchantId,
+    payment_details: eventDetails(c),
+    shipping_address: webhookAddress(c.shippingAddress),
+    tracking_info: c.trackingInfo,
+    metadata: c.metadata,
+    postback_url: c.postbackUrl,
+    paid_at: iso(c.paidAt),
+    is_test: c.environment === "sandbox",
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+    deleted_at: iso(c.deletedAt),
+  };
+}
+
+/** The legacy charge.updated data: the same charge in camelCase, with isBlocked. */
+export function toLegacyData(c: ChargeRow, customer: CustomerRow | null): Record<string, unknown> {
+  const card = cardView(c);
+  return {
+    id: c.id,
+    status: c.status,
+    reason: c.reason,
+    pspRefId: c.pspRefId,
+    amount: c.amount,
+    currency: c.currency,
+    spread: c.spread,
+    net: c.net,
+    customer: customerOf(customer),
+    paymentMethod: c.paymentMethodType === "credit_card"
+      ? { type: card.type, installments: card.installments, firstSixDigits: card.first_six_digits, lastFourDigits: card.last_four_digits, holderName: card.holder_name }
+      : { type: c.paymentMethodType },
+    merchantId: c.merchantId,
+    paymentDetails: eventDetails(c),
+    shippingAddress: webhookAddress(c.shippingAddress),
+    trackingInfo: c.trackingInfo,
+    metadata: c.metadata,
+    postbackUrl: c.postbackUrl,
+    paidAt: iso(c.paidAt),
+    isTest: c.environment === "sandbox",
+    ...(c.isBlocked ? { isBlocked: true } : {}),
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+    deletedAt: iso(c.deletedAt),
+  };
+}

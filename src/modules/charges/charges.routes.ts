@@ -1,0 +1,82 @@
+import type { FastifyInstance } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
+import { rejectServerFields } from "./charge-input.js";
+import { toChargeResponse } from "./charges.mapper.js";
+import type { ChargeService } from "./charges.service.js";
+import type { RefundService } from "./refunds.service.js";
+import * as s from "./charges.schemas.js";
+
+export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
+  return async (base: FastifyInstance) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post("/v1/charges", {
+      // Before schema validation, so the message says why rather than "not a recognized field".
+      preValidation: async (req) => rejectServerFields(req.body),
+      schema: {
+        operationId: "createCharge", tags: ["charges"], summary: "Create a charge",
+        description:
+          "Charges a customer (spec 2.2, 2.3). Cards are answered at once (paid, refused, failed, in_analysis or authentication_required); " +
+          "Pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei and pse answer pending with payment instructions in paymentDetails. " +
+          "Sandbox cards: 4111111111111111 paid, 4000000000000002 card_declined, 4000000000009995 insufficient_funds, 4000000000000119 failed, " +
+          "4000000000000259 in_analysis, 4000000000003220 3DS with threeDSMode managed, 4000000000000101 blocked. freight_amount and freight_details are refused (set by the server).",
+        headers: IdempotencyHeaders, body: s.CreateChargeBody,
+        response: { 201: s.ChargeCreated, ...errors(400, 401, 403, 404, 409, 422, 500) },
+      },
+    }, async (req, reply) => reply.code(201).send(await charges.create(req.ctx, req.body)));
+
+    app.get("/v1/charges", {
+      schema: {
+        operationId: "listCharges", tags: ["charges"], summary: "List charges",
+        description: "Newest first, with cursor pagination and filters by status, payment method type, customer and creation time.",
+        querystring: s.ListChargesQuery,
+        response: { 200: s.ChargeList, ...errors(401, 403, 422) },
+      },
+    }, async (req) => charges.list(req.ctx, req.query));
+
+    app.get("/v1/charges/:id", {
+      schema: {
+        operationId: "getCharge", tags: ["charges"], summary: "Retrieve a charge",
+        description: "Amounts in currency units. Card numbers and CVVs are never returned.",
+        params: IdParams,
+        response: { 200: s.Charge, ...errors(401, 403, 404) },
+      },
+    }, async (req) => toChargeResponse(await charges.get(req.ctx, req.params.id)));
+
+    app.post("/v1/charges/:id/refund", {
+      schema: {
+        operationId: "refundCharge", tags: ["charges"], summary: "Refund a charge",
+        description: "Refunds all that is left, or `amount` (currency units). Refunds never add up to more than was paid, even when concurrent. The last refund makes the charge refunded.",
+        headers: IdempotencyHeaders, params: IdParams, body: s.RefundBody,
+        response: { 201: s.Refund, ...errors(401, 403, 404, 409, 422) },
+      },
+    }, async (req, reply) => reply.code(201).send(await refunds.refund(req.ctx, req.params.id, req.body?.amount)));
+
+    app.post("/v1/charges/:id/resend-webhook", {
+      schema: {
+        operationId: "resendChargeWebhook", tags: ["charges"], summary: "Send a webhook with a simulated status",
+        description: "Test-mode charges only (spec 4.1): records and sends the event of the given status (charge.updated for refused, failed, in_analysis and authentication_required) without changing the charge. Production charges: 422.",
+        headers: IdempotencyHeaders, params: IdParams, body: s.ResendWebhookBody,
+        response: { 202: s.ResendWebhookResponse, ...errors(401, 403, 404, 422) },
+      },
+    }, async (req, reply) => reply.code(202).send(await charges.resendWebhook(req.ctx, req.params.id, req.body.status)));
+
+    const sandbox = (name: string, summary: string, description: string) => ({
+      operationId: name, tags: ["sandbox"], summary, description, params: IdParams,
+      response: { 200: s.Charge, ...errors(401, 403, 404, 409, 422) },
+    });
+
+    app.post("/v1/sandbox/charges/:id/pay", {
+      schema: sandbox("sandboxPayCharge", "Pay a pending charge (sandbox)", "Stands in for the payer of a Pix, boleto or other payer-paid charge: pending becomes paid, charge.paid is sent. Sandbox keys only."),
+    }, async (req) => charges.pay(req.ctx, req.params.id));
+
+    app.post("/v1/sandbox/charges/:id/authenticate", {
+      schema: { ...sandbox("sandboxAuthenticateCharge", "Finish 3-D Secure (sandbox)", "succeeded: paid; failed: refused with reason authentication_failed and the legacy charge.updated. Sandbox keys only."), body: s.AuthenticateBody },
+    }, async (req) => charges.authenticate(req.ctx, req.params.id, req.body.result));
+
+    app.post("/v1/sandbox/charges/:id/review", {
+      schema: { ...sandbox("sandboxReviewCharge", "Finish the risk review (sandbox)", "approved: paid; rejected: refused with reason rejected_by_review. Sandbox keys only."), body: s.ReviewBody },
+    }, async (req) => charges.review(req.ctx, req.params.id, req.body.result));
+  };
+}

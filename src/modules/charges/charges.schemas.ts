@@ -1,0 +1,149 @@
+import { Type } from "typebox";
+import { ListOf, ListQuery, Metadata } from "../../http/schemas.js";
+import { CHARGE_STATUSES, type ChargeStatus } from "./charge-status.js";
+import { PaymentMethodInput } from "./payment-methods.schemas.js";
+
+const Status = Type.Unsafe<ChargeStatus>({ type: "string", enum: [...CHARGE_STATUSES] });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const Str = (max: number, opts: object = {}) => Type.String({ maxLength: max, ...opts });
+
+const DocumentRef = Type.Object({
+  type: Type.Union([Type.Literal("cpf"), Type.Literal("cnpj"), Type.Literal("passport"), Type.Literal("rg")]),
+  id: Type.String({ minLength: 1, maxLength: 30 }),
+}, { additionalProperties: false });
+
+export const ChargeCustomer = Type.Object({
+  id: Type.Optional(Str(64, { description: "An existing customer; then the other fields are ignored." })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  email: Type.Optional(Type.String({ format: "email", maxLength: 254 })),
+  phone: Type.Optional(Type.String({ pattern: "^\\+?[0-9 ()-]{8,20}$" })),
+  document: Type.Optional(DocumentRef),
+  address: Type.Optional(Type.Object({ country: Type.String({ pattern: "^[A-Za-z]{2}$" }) }, { additionalProperties: true })),
+  ipAddress: Type.Optional(Type.String({ maxLength: 45, description: "The buyer's IP address (v4 or v6)." })),
+}, { additionalProperties: false, description: "Either id, or name plus email or phone (matched to an earlier customer by e-mail or document)." });
+
+export const Item = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Str(1000)),
+  unit_price: Type.Number({ minimum: 0, maximum: 1e12, description: "In currency units." }),
+  quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+}, { additionalProperties: false });
+
+export const ShippingAddressInput = Type.Object({
+  postalCode: Type.String({ minLength: 3, maxLength: 12 }),
+  street: Type.String({ minLength: 1, maxLength: 200 }),
+  number: Type.String({ minLength: 1, maxLength: 20 }),
+  complement: Type.Optional(Str(200)),
+  neighborhood: Type.Optional(Str(100)),
+  city: Type.String({ minLength: 1, maxLength: 100 }),
+  state: Type.String({ minLength: 1, maxLength: 50 }),
+  country: Type.String({ pattern: "^[A-Za-z]{2}$" }),
+}, { additionalProperties: false });
+
+export const TrackingInfo = Type.Object({
+  trackingCode: Type.Optional(Str(100)),
+  shippingProvider: Type.Optional(Str(100)),
+  trackingUrl: Type.Optional(Type.String({ format: "uri", maxLength: 2048 })),
+  trackingStatus: Type.Optional(Type.Union([Type.Literal("awaiting_shipment"), Type.Literal("on_the_way"), Type.Literal("delivered")])),
+}, { additionalProperties: false });
+
+export const SplitRule = Type.Object({
+  merchantId: Type.String({ minLength: 1, maxLength: 64 }),
+  percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, multipleOf: 0.01 }),
+}, { additionalProperties: false });
+
+export const CreateChargeBody = Type.Object({
+  amount: Type.Number({ description: "In currency units (10 = 10.00 BRL), at least 1, at most the currency's decimals." }),
+  currency: Type.String({ pattern: "^[A-Za-z]{3}$", description: "ISO 4217 code." }),
+  customer: ChargeCustomer,
+  paymentMethod: PaymentMethodInput,
+  items: Type.Optional(Type.Array(Item, { maxItems: 100 })),
+  shippingAddress: Type.Optional(ShippingAddressInput),
+  trackingInfo: Type.Optional(TrackingInfo),
+  metadata: Type.Optional(Metadata),
+  postbackUrl: Type.Optional(Type.String({ maxLength: 2048, description: "Receives this charge's events (https in production)." })),
+  split: Type.Optional(Type.Array(SplitRule, { maxItems: 20, description: "Percentages of the net; the sum may not exceed 100." })),
+}, { additionalProperties: false });
+
+export const ChargeCreated = Type.Object({
+  id: Type.String(),
+  status: Status,
+  paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  reason: Nullable(Type.String()),
+}, { description: "Card paymentDetails: firstSix, lastFour, expirationMonth, expirationYear, holderName, installments, brand. Pix: qrCode, qrCodeImage, expiresAt, txid." });
+
+export const Charge = Type.Object({
+  id: Type.String(),
+  livemode: Type.Boolean(),
+  status: Status,
+  reason: Nullable(Type.String()),
+  isBlocked: Type.Boolean(),
+  amount: Type.Number({ description: "Currency units." }),
+  amountRefunded: Type.Number(),
+  currency: Type.String(),
+  spread: Type.Number(),
+  anticipationFeeEstimated: Type.Number(),
+  net: Type.Number(),
+  customerId: Nullable(Type.String()),
+  paymentMethod: Type.Object({
+    type: Type.String(),
+    brand: Type.Optional(Type.String()),
+    firstSix: Type.Optional(Type.String()),
+    lastFour: Type.Optional(Type.String()),
+    holderName: Type.Optional(Type.String()),
+    expirationMonth: Type.Optional(Type.String()),
+    expirationYear: Type.Optional(Type.String()),
+    installments: Type.Optional(Type.Integer()),
+    cardId: Type.Optional(Type.String()),
+    walletType: Type.Optional(Type.String()),
+  }),
+  paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  pspRefId: Nullable(Type.String()),
+  items: Nullable(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+  shippingAddress: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  trackingInfo: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  postbackUrl: Nullable(Type.String()),
+  split: Nullable(Type.Array(Type.Object({ merchantId: Type.String(), percentage: Type.Number() }))),
+  paidAt: Nullable(Type.String({ format: "date-time" })),
+  expiresAt: Nullable(Type.String({ format: "date-time" })),
+  createdAt: Type.String({ format: "date-time" }),
+  updatedAt: Type.String({ format: "date-time" }),
+});
+
+export const ListChargesQuery = Type.Object({
+  ...ListQuery,
+  status: Type.Optional(Status),
+  paymentMethod: Type.Optional(Type.String({ maxLength: 20, description: "Payment method type, e.g. pix." })),
+  customerId: Type.Optional(Type.String({ maxLength: 64 })),
+}, { additionalProperties: false });
+
+export const ChargeList = ListOf(Charge);
+
+export const RefundBody = Type.Object({
+  amount: Type.Optional(Type.Number({ description: "Currency units; the whole refundable rest by default." })),
+}, { additionalProperties: false });
+
+export const Refund = Type.Object({
+  id: Type.String(),
+  chargeId: Type.String(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  status: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),
+  chargeStatus: Status,
+  createdAt: Type.String({ format: "date-time" }),
+});
+
+export const ResendWebhookBody = Type.Object({ status: Status }, { additionalProperties: false });
+export const ResendWebhookResponse = Type.Object({
+  eventId: Type.String(),
+  event: Type.String(),
+  status: Status,
+});
+
+export const AuthenticateBody = Type.Object({
+  result: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),
+}, { additionalProperties: false });
+export const ReviewBody = Type.Object({
+  result: Type.Union([Type.Literal("approved"), Type.Literal("rejected")]),
+}, { additionalProperties: false });

@@ -1,0 +1,167 @@
+import type { Static } from "typebox";
+import type { Config } from "../../config.js";
+import { withTx, type Db, type Tx } from "../../db/client.js";
+import { AppError, invalid, notFound } from "../../http/errors.js";
+import type { RequestCtx } from "../../http/context.js";
+import type { PageQuery } from "../../http/pagination.js";
+import { newId } from "../../lib/ids.js";
+import type { AuthorizeResult, PaymentProcessor } from "../../processors/processor.js";
+import type { CustomerService } from "../customers/customers.service.js";
+import { computeChargeFees } from "../ledger/fees.js";
+import type { MerchantService } from "../merchants/merchants.service.js";
+import { checkDestination } from "../webhooks/destination.js";
+import { checkCustomer, checkSplit, normalizeMethod, normalizeMoney, type SavedCards } from "./charge-input.js";
+import { EVENT_FOR_STATUS, type ChargeEffects } from "./charge-effects.js";
+import type { ChargeStatus } from "./charge-status.js";
+import { toChargeResponse, type ChargeRow } from "./charges.mapper.js";
+import * as repo from "./charges.repo.js";
+import type { CreateChargeBody } from "./charges.schemas.js";
+
+export interface ChargeServiceDeps {
+  db: Db;
+  config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls">;
+  processors: { forEnvironment(env: "sandbox" | "production"): PaymentProcessor | null };
+  merchants: Pick<MerchantService, "getMerchant" | "getFees">;
+  customers: Pick<CustomerService, "get" | "resolveForCharge" | "validateInline">;
+  cards: SavedCards;
+  effects: ChargeEffects;
+  now?: () => Date;
+}
+
+const SANDBOX_ONLY = () => new AppError("forbidden", "Forbidden: sandbox endpoints need a sandbox (sk_test_) key");
+
+export function createChargeService(deps: ChargeServiceDeps) {
+  const { db, effects } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  function processorFor(ctx: RequestCtx): PaymentProcessor {
+    const p = deps.processors.forEnvironment(ctx.environment);
+    if (!p) throw invalid("No payment processor is configured for production charges (set PAYMENT_PROCESSOR); use a sandbox key to test");
+    return p;
+  }
+
+  /**
+   * POST /v1/charges. Everything is checked first; the processor is called outside any
+   * transaction; then one transaction writes the customer, the charge, its ledger postings and
+   * its events (charge.created, then charge.pending / charge.paid / charge.updated).
+   */
+  async function create(ctx: RequestCtx, body: Static<typeof CreateChargeBody>) {
+    const at = now();
+    const { amountMinor, currency } = normalizeMoney(body.amount, body.currency);
+    checkCustomer(body.customer);
+    deps.customers.validateInline(body.customer);
+    checkSplit(ctx, body.split);
+    const method = await normalizeMethod(ctx, body.paymentMethod, currency, body.customer.id, { cards: deps.cards, now: at });
+    const postbackUrl = body.postbackUrl
+      ? await checkDestination(body.postbackUrl, ctx.environment, deps.config, "postbackUrl")
+      : null;
+    const processor = processorFor(ctx);
+    const merchant = await deps.merchants.getMerchant(ctx.merchantId);
+    const existingCustomer = body.customer.id ? await deps.customers.get(ctx, body.customer.id) : null;
+    const fees = computeChargeFees(await deps.merchants.getFees(ctx.merchantId), {
+      amountMinor, currency, paymentMethod: method.methodType, brand: method.brand, installments: method.installments,
+    });
+
+    const id = newId("ch");
+    const result = await processor.authorize({
+      chargeId: id, amountMinor, currency, instrument: method.instrument,
+      merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey },
+      customer: existingCustomer
+        ? { name: existingCustomer.name, email: existingCustomer.email, documentId: existingCustomer.documentId, documentType: existingCustomer.documentType }
+        : { name: body.customer.name ?? "", email: body.customer.email ?? null, documentId: body.customer.document?.id ?? null, documentType: body.customer.document?.type ?? null },
+      now: at, publicBaseUrl: deps.config.publicBaseUrl,
+    });
+
+    const charge = await withTx(db, async (tx) => {
+      const customer = await deps.customers.resolveForCharge(tx, ctx, body.customer);
+      const created = await repo.insertCharge(tx, {
+        id, merchantId: ctx.merchantId, environment: ctx.environment, customerId: customer.id,
+        amount: amountMinor, currency, status: "pending", paymentMethodType: method.methodType,
+        paymentMethod: method.methodView, installments: method.installments, processor: processor.name,
+        spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
+        items: body.items ?? null, shippingAddress: body.shippingAddress ?? null, trackingInfo: body.trackingInfo ?? null,
+        metadata: body.metadata ?? null, postbackUrl, split: body.split ?? null, createdAt: at, updatedAt: at,
+      });
+      await effects.announce(tx, created, "charge.created");
+      return applyAuthorization(tx, created, result, method.methodView, at);
+    });
+    return { id: charge.id, status: charge.status as ChargeStatus, paymentDetails: charge.paymentDetails, reason: charge.reason };
+  }
+
+  async function applyAuthorization(tx: Tx, c: ChargeRow, r: AuthorizeResult, view: Record<string, unknown>, at: Date) {
+    const cardDetails = c.paymentMethodType === "credit_card"
+      ? { firstSix: view.firstSix, lastFour: view.lastFour, expirationMonth: view.expirationMonth, expirationYear: view.expirationYear, holderName: view.holderName, installments: view.installments, brand: view.brand }
+      : {};
+    const details = { ...cardDetails, ...("details" in r ? r.details : {}) };
+    const paymentDetails = Object.keys(details).length > 0 ? details : null;
+    switch (r.outcome) {
+      case "pending": {
+        // Not a status change: the charge stays pending, now with its payment instructions.
+        const updated = await repo.transition(tx, c.id, "pending", "pending", { pspRefId: r.pspRefId, paymentDetails, expiresAt: r.expiresAt });
+        await effects.announce(tx, updated!, "charge.pending");
+        return updated!;
+      }
+      case "paid":
+        return effects.moveTo(tx, c, "paid", { pspRefId: r.pspRefId, paymentDetails, paidAt: at });
+      case "in_analysis":
+      case "authentication_required":
+        return effects.moveTo(tx, c, r.outcome, { pspRefId: r.pspRefId, paymentDetails });
+      case "refused":
+      case "failed":
+        return effects.moveTo(tx, c, r.outcome, {
+          pspRefId: r.pspRefId ?? null, paymentDetails, reason: r.reason, isBlocked: r.outcome === "refused" && Boolean(r.blocked),
+        });
+    }
+  }
+
+  async function get(ctx: RequestCtx, id: string): Promise<ChargeRow> {
+    const row = await repo.findCharge(db, ctx, id);
+    if (!row) throw notFound("Charge", id);
+    return row;
+  }
+
+  async function list(ctx: RequestCtx, query: PageQuery & { status?: string; paymentMethod?: string; customerId?: string }) {
+    const page = await repo.listCharges(db, ctx, query);
+    return { data: page.data.map(toChargeResponse), hasMore: page.hasMore };
+  }
+
+  /** Sends an event with a simulated status for a sandbox charge; stores no change to it. */
+  async function resendWebhook(ctx: RequestCtx, id: string, status: ChargeStatus) {
+    const charge = await get(ctx, id);
+    if (charge.environment !== "sandbox") throw invalid("resend-webhook is only available for test-mode charges (created with a sandbox key)");
+    const event = EVENT_FOR_STATUS[status];
+    const eventId = await withTx(db, (tx) => effects.announce(tx, charge, event, { status }));
+    return { eventId, event, status };
+  }
+
+  // Sandbox actions that stand in for the payer, the issuer's 3DS page and the risk review.
+  async function sandboxAct(ctx: RequestCtx, id: string, act: (c: ChargeRow) => Promise<{ to: ChargeStatus; patch: Partial<ChargeRow> }>) {
+    if (ctx.environment !== "sandbox") throw SANDBOX_ONLY();
+    const charge = await get(ctx, id);
+    const { to, patch } = await act(charge);
+    return toChargeResponse(await withTx(db, (tx) => effects.moveTo(tx, charge, to, patch)));
+  }
+
+  const pay = (ctx: RequestCtx, id: string) => sandboxAct(ctx, id, async (c) => {
+    if (c.paymentMethodType === "credit_card") throw new AppError("invalid_state", `Charge ${c.id} is a card charge; only payer-paid methods (Pix, boleto, ...) are paid this way`);
+    return { to: "paid", patch: { paidAt: now() } };
+  });
+
+  const authenticate = (ctx: RequestCtx, id: string, result: "succeeded" | "failed") => sandboxAct(ctx, id, async (c) => {
+    if (c.status !== "authentication_required") throw new AppError("invalid_state", `Charge ${c.id} is ${c.status}, not authentication_required`);
+    if (result === "failed") return { to: "refused", patch: { reason: "authentication_failed" } };
+    const captured = await processorFor(ctx).capture({ chargeId: c.id, pspRefId: c.pspRefId ?? "", amountMinor: c.amount });
+    return captured.outcome === "paid"
+      ? { to: "paid", patch: { paidAt: now() } }
+      : { to: captured.outcome, patch: { reason: captured.reason } };
+  });
+
+  const review = (ctx: RequestCtx, id: string, result: "approved" | "rejected") => sandboxAct(ctx, id, async (c) => {
+    if (c.status !== "in_analysis") throw new AppError("invalid_state", `Charge ${c.id} is ${c.status}, not in_analysis`);
+    return result === "approved" ? { to: "paid", patch: { paidAt: now() } } : { to: "refused", patch: { reason: "rejected_by_review" } };
+  });
+
+  return { create, get, list, resendWebhook, pay, authenticate, review, processorFor };
+}
+
+export type ChargeService = ReturnType<typeof createChargeService>;

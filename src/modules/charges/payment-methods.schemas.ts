@@ -1,0 +1,87 @@
+import { Type, type Static } from "typebox";
+
+// The paymentMethod object of POST /v1/charges, one shape per type. A single object schema per
+// type (instead of a oneOf over shapes) keeps validation messages naming the exact field.
+const expiresIn = (max: number, what: string) =>
+  Type.Optional(Type.Integer({ minimum: 60, maximum: max, description: `Seconds until the ${what} expires.` }));
+
+export const CreditCardMethod = Type.Object({
+  type: Type.Literal("credit_card"),
+  number: Type.Optional(Type.String({ minLength: 12, maxLength: 23, description: "Card number (PAN). Never stored in plain text, never returned." })),
+  holderName: Type.Optional(Type.String({ minLength: 2, maxLength: 100 })),
+  expirationMonth: Type.Optional(Type.String({ pattern: "^(0?[1-9]|1[0-2])$", description: "1 to 12." })),
+  expirationYear: Type.Optional(Type.String({ pattern: "^([0-9]{2}|[0-9]{4})$", description: "YY or YYYY." })),
+  cvv: Type.Optional(Type.String({ pattern: "^[0-9]{3,4}$", description: "Never stored." })),
+  cardId: Type.Optional(Type.String({ maxLength: 64, description: "A saved card (POST /v1/customers/{id}/cards) instead of number, holder and expiry." })),
+  wallet: Type.Optional(Type.Object({
+    type: Type.Union([Type.Literal("apple_pay"), Type.Literal("google_pay")]),
+    token: Type.String({ minLength: 8, maxLength: 8192, description: "Wallet payment token. Sandbox: tok_sandbox_<card number>." }),
+  }, { additionalProperties: false, description: "A wallet token instead of the card fields." })),
+  installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, default: 1 })),
+  threeDSMode: Type.Optional(Type.Union([Type.Literal("managed"), Type.Literal("none")], {
+    description: "managed: feira runs 3-D Secure when the issuer asks for it (charge becomes authentication_required).",
+  })),
+}, { additionalProperties: false, description: "Credit card: plain (number...), saved (cardId) or wallet (wallet.token)." });
+
+export const PixMethod = Type.Object({
+  type: Type.Literal("pix"),
+  expiresIn: expiresIn(7 * 86400, "BR Code"),
+}, { additionalProperties: false, description: "Pix: a BR Code (copia e cola) and its QR image. BRL." });
+
+export const OpenFinanceMethod = Type.Object({
+  type: Type.Literal("open_finance"),
+  bankIspb: Type.Optional(Type.String({ pattern: "^[0-9]{8}$", description: "ISPB of the payer's bank." })),
+  expiresIn: expiresIn(86400, "authorization"),
+}, { additionalProperties: false, description: "Pix initiated through Open Finance Brasil: the payer authorizes at their bank. BRL." });
+
+export const QrCodeMethod = Type.Object({
+  type: Type.Literal("qr_code"),
+  expiresIn: expiresIn(7 * 86400, "QR code"),
+}, { additionalProperties: false, description: "Wallet-app QR code (EMV merchant-presented). BRL." });
+
+export const BoletoMethod = Type.Object({
+  type: Type.Literal("boleto"),
+  dueDate: Type.Optional(Type.String({ format: "date", description: "YYYY-MM-DD; 3 days from today by default." })),
+  instructions: Type.Optional(Type.String({ maxLength: 255 })),
+}, { additionalProperties: false, description: "Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode. BRL." });
+
+export const BankTransferMethod = Type.Object({
+  type: Type.Literal("bank_transfer"),
+  expiresIn: expiresIn(30 * 86400, "account reference"),
+}, { additionalProperties: false, description: "Transfer to a virtual account with a reference. BRL." });
+
+export const OxxoMethod = Type.Object({
+  type: Type.Literal("oxxo"),
+  expiresIn: expiresIn(30 * 86400, "voucher"),
+}, { additionalProperties: false, description: "OXXO cash voucher (Mexico). MXN." });
+
+export const SpeiMethod = Type.Object({
+  type: Type.Literal("spei"),
+  expiresIn: expiresIn(30 * 86400, "CLABE reference"),
+}, { additionalProperties: false, description: "SPEI transfer to a CLABE (Mexico). MXN." });
+
+export const PseMethod = Type.Object({
+  type: Type.Literal("pse"),
+  bankCode: Type.String({ pattern: "^[0-9]{1,10}$", description: "PSE bank code of the payer's bank." }),
+  personType: Type.Union([Type.Literal("natural"), Type.Literal("juridica")]),
+  documentType: Type.Union([Type.Literal("CC"), Type.Literal("CE"), Type.Literal("NIT"), Type.Literal("PP")]),
+  documentNumber: Type.String({ pattern: "^[0-9A-Za-z]{4,20}$" }),
+  expiresIn: expiresIn(86400, "bank redirect"),
+}, { additionalProperties: false, description: "PSE bank redirect (Colombia). COP." });
+
+export const PAYMENT_METHOD_SCHEMAS = {
+  credit_card: CreditCardMethod, pix: PixMethod, open_finance: OpenFinanceMethod, qr_code: QrCodeMethod,
+  boleto: BoletoMethod, bank_transfer: BankTransferMethod, oxxo: OxxoMethod, spei: SpeiMethod, pse: PseMethod,
+};
+
+const union = Type.Union([
+  CreditCardMethod, PixMethod, OpenFinanceMethod, QrCodeMethod, BoletoMethod, BankTransferMethod, OxxoMethod, SpeiMethod, PseMethod,
+]);
+// oneOf + discriminator (enabled in http/validation.ts): Ajv validates only the branch named by
+// `type`, so an error names the field of that branch, e.g. paymentMethod.installments.
+export const PaymentMethodInput = Type.Unsafe<Static<typeof union>>({
+  oneOf: Object.values(PAYMENT_METHOD_SCHEMAS),
+  discriminator: { propertyName: "type" },
+  description: "Discriminated by type: credit_card, pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei, pse.",
+});
+export type PaymentMethodBody = Static<typeof union>;
