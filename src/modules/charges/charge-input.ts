@@ -3,7 +3,8 @@ import { AppError, invalid } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
 import { inspectCard } from "../../lib/cards.js";
 import { currencyExponent, toMinor } from "../../lib/money.js";
-import { DEFAULT_EXPIRES_IN, METHOD_CURRENCIES } from "../../processors/methods.js";
+import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../processors/methods.js";
+import { checkBoletoDueDate } from "../../processors/sandbox/instruments.js";
 import type { AsyncInstrument, CardInstrument, PaymentMethodType } from "../../processors/processor.js";
 import { decodeSandboxWalletToken } from "../../processors/sandbox/wallet.js";
 import type { PaymentMethodBody } from "./payment-methods.schemas.js";
@@ -57,17 +58,20 @@ export function checkCustomer(c: { id?: string; name?: string; email?: string; p
 }
 
 export async function normalizeMethod(
-  ctx: RequestCtx, pm: PaymentMethodBody, currency: string, customerId: string | undefined, deps: { cards: SavedCards; now: Date },
+  ctx: RequestCtx, pm: PaymentMethodBody, money: { amountMinor: number; currency: string }, customerId: string | undefined,
+  deps: { cards: SavedCards; now: Date },
 ): Promise<Omit<NormalizedCharge, "amountMinor" | "currency">> {
+  const { amountMinor, currency } = money;
   const allowed = METHOD_CURRENCIES[pm.type];
   if (allowed !== "any" && !allowed.includes(currency)) {
     throw invalid(`paymentMethod.type ${pm.type} needs currency ${allowed.join(" or ")}, not ${currency}`);
   }
+  const max = MAX_AMOUNT_MINOR[pm.type];
+  if (max !== undefined && amountMinor > max) throw invalid(`amount is above what a ${pm.type} payment can carry`);
   if (pm.type !== "credit_card") {
     const { type, ...options } = pm as { type: string; expiresIn?: number } & Record<string, unknown>;
-    if (pm.type === "boleto" && pm.dueDate && pm.dueDate < deps.now.toISOString().slice(0, 10)) {
-      throw invalid("paymentMethod.dueDate must be today or later");
-    }
+    const dueDateProblem = pm.type === "boleto" && pm.dueDate ? checkBoletoDueDate(pm.dueDate, deps.now) : null;
+    if (dueDateProblem) throw invalid(`paymentMethod.${dueDateProblem}`);
     return {
       methodType: pm.type,
       instrument: { kind: pm.type, expiresIn: options.expiresIn ?? DEFAULT_EXPIRES_IN[pm.type], options },

@@ -51,7 +51,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
     checkCustomer(body.customer);
     deps.customers.validateInline(body.customer);
     checkSplit(ctx, body.split);
-    const method = await normalizeMethod(ctx, body.paymentMethod, currency, body.customer.id, { cards: deps.cards, now: at });
+    const method = await normalizeMethod(ctx, body.paymentMethod, { amountMinor, currency }, body.customer.id, { cards: deps.cards, now: at });
     const postbackUrl = body.postbackUrl
       ? await checkDestination(body.postbackUrl, ctx.environment, deps.config, "postbackUrl")
       : null;
