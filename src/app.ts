@@ -20,6 +20,7 @@ import { createWebhookModule } from "./modules/webhooks/webhooks.module.js";
 import { createCardModule } from "./modules/cards/cards.module.js";
 import { createChargeEffects } from "./modules/charges/charge-effects.js";
 import { chargeRoutes } from "./modules/charges/charges.routes.js";
+import { sandboxBankRoutes } from "./modules/charges/sandbox-bank.routes.js";
 import { createChargeService } from "./modules/charges/charges.service.js";
 import { createRefundService } from "./modules/charges/refunds.service.js";
 import { ledgerRoutes } from "./modules/ledger/ledger.routes.js";
@@ -107,7 +108,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(fastifyJwt, { secret: config.jwtSecret, verify: { algorithms: ["HS256"] }, sign: { algorithm: "HS256" } });
 
   registerAuth(app, services.merchants.authenticator);
-  registerIdempotency(app, db);
+  registerIdempotency(app, db, `idempotency:${config.encryptionKey}`);
   registerOps(app, db);
 
   app.get("/openapi.json", { config: { auth: "public" }, schema: { hide: true } }, async () => app.swagger());
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(customerRoutes(services.customers));
   await app.register(services.cards.routes);
   await app.register(chargeRoutes(services.charges, services.refunds));
+  await app.register(sandboxBankRoutes(services.charges));
   await app.register(ledgerRoutes(services.ledger));
   await app.register(services.webhooks.routes);
   return app;

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { idempotencyKeys } from "../db/schema.js";
-import { sha256Hex } from "../lib/crypto.js";
+import { createHmac } from "node:crypto";
 import { stableStringify } from "../lib/json.js";
 import { AppError } from "./errors.js";
 import type { Environment } from "./context.js";
@@ -31,7 +31,11 @@ declare module "fastify" {
   }
 }
 
-export function registerIdempotency(app: FastifyInstance, db: Db): void {
+/**
+ * `hashKey` keys the request fingerprint (HMAC-SHA256): bodies may hold card numbers, and
+ * PCI DSS allows only keyed hashes of a PAN to be stored.
+ */
+export function registerIdempotency(app: FastifyInstance, db: Db, hashKey: string): void {
   // The key's shape is checked before schema validation, so that a bad key is the same 400 on
   // every POST route, whether or not the route's schema declares the header (which would
   // otherwise answer 422).
@@ -54,7 +58,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
       route: `${req.method} ${req.url.split("?")[0]}`,
       key: header,
     };
-    const requestHash = sha256Hex(stableStringify(req.body ?? null));
+    const requestHash = createHmac("sha256", hashKey).update(stableStringify(req.body ?? null)).digest("hex");
     const match = and(
       eq(idempotencyKeys.scope, claim.scope),
       eq(idempotencyKeys.environment, claim.environment),

@@ -126,3 +126,27 @@ test("an inline customer is found again by e-mail instead of duplicated", async 
   assert.equal(phone.status, "paid");
   assert.ok(customer);
 });
+
+test("the sandbox bank pages behind Open Finance and PSE URLs let the payer approve or reject", async () => {
+  const of = await createCharge(t, m.sandboxKey, methodCharge({ type: "open_finance" }));
+  const url = new URL(String(of.paymentDetails!.authorizationUrl));
+  const pageRes = await t.app.inject({ method: "GET", url: url.pathname });
+  expectStatus(pageRes, 200);
+  assert.match(pageRes.headers["content-type"] as string, /text\/html/);
+  assert.match(pageRes.body, /50.5 BRL/);
+  const approve = await t.app.inject({ method: "POST", url: url.pathname, payload: "decision=approve", headers: { "content-type": "application/x-www-form-urlencoded" } });
+  expectStatus(approve, 200);
+  assert.equal((await get(t, m.sandboxKey, `/v1/charges/${of.id}`)).json().status, "paid");
+  const again = await t.app.inject({ method: "POST", url: url.pathname, payload: "decision=approve", headers: { "content-type": "application/x-www-form-urlencoded" } });
+  expectStatus(again, 409);
+
+  const pse = await createCharge(t, m.sandboxKey, methodCharge(
+    { type: "pse", bankCode: "1007", personType: "natural", documentType: "CC", documentNumber: "1020304050" }, { currency: "COP", amount: 50000 }));
+  const psePath = new URL(String(pse.paymentDetails!.redirectUrl)).pathname;
+  const reject = await t.app.inject({ method: "POST", url: psePath, payload: "decision=reject", headers: { "content-type": "application/x-www-form-urlencoded" } });
+  expectStatus(reject, 200);
+  assert.equal((await get(t, m.sandboxKey, `/v1/charges/${pse.id}`)).json().status, "refused");
+  // A card charge's id does not open a bank page.
+  const card = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+  expectStatus(await t.app.inject({ method: "GET", url: `/v1/sandbox/pse/${card.id}` }), 404);
+});

@@ -75,3 +75,9 @@ export async function listCharges(
     .limit(page.limit);
   return toPage(rows, query, page.reversed);
 }
+
+/** A sandbox charge by id alone: the sandbox bank pages are reached by the payer, keyless. */
+export async function findSandboxCharge(q: Queryable, id: string): Promise<ChargeRow | undefined> {
+  const [row] = await q.select().from(charges).where(and(eq(charges.id, id), eq(charges.environment, "sandbox")));
+  return row;
+}

@@ -161,7 +161,23 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return result === "approved" ? { to: "paid", patch: { paidAt: now() } } : { to: "refused", patch: { reason: "rejected_by_review" } };
   });
 
-  return { create, get, list, resendWebhook, pay, authenticate, review, processorFor };
+  /**
+   * The payer's answer on a sandbox bank page (Open Finance consent, PSE): approve pays the
+   * charge, reject refuses it. Only pending sandbox charges of that method.
+   */
+  async function bankDecision(id: string, method: "open_finance" | "pse", decision: "approve" | "reject") {
+    const charge = await repo.findSandboxCharge(db, id);
+    if (!charge || charge.paymentMethodType !== method) throw notFound("Charge", id);
+    const to = decision === "approve" ? "paid" : "refused";
+    const patch = decision === "approve" ? { paidAt: now() } : { reason: "rejected_by_payer" };
+    return withTx(db, (tx) => effects.moveTo(tx, charge, to, patch));
+  }
+
+  async function findSandbox(id: string) {
+    return repo.findSandboxCharge(db, id);
+  }
+
+  return { create, get, list, resendWebhook, pay, authenticate, review, bankDecision, findSandbox, processorFor };
 }
 
 export type ChargeService = ReturnType<typeof createChargeService>;

@@ -10,7 +10,10 @@ import {
 
 // Payment instructions of the methods that settle later, as the sandbox hands them out.
 // Every code and number is well-formed (valid CRCs and check digits) so that clients can
-// test their parsers and renderers against it; none of them can move real money.
+// test their parsers and renderers against it. Sandbox charges are paid only through
+// POST /v1/sandbox/charges/{id}/pay. Well-formed is not harmless, though: the Pix code
+// carries the merchant's own key, and a CLABE or account number may exist at a real bank,
+// so a tester who pays them with real money sends real money.
 
 export { clabeControlDigit, isValidClabe, luhnCheckDigit, oxxoReference, pixTxid } from "./references.js";
 
