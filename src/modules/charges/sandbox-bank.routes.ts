@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
+import { errors } from "../../http/schemas.js";
 import { toMajor } from "../../lib/money.js";
 import type { ChargeService } from "./charges.service.js";
 
@@ -23,6 +24,7 @@ export function sandboxBankRoutes(charges: ChargeService) {
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(String(body))));
     });
+    const Html = Type.String({ description: "An HTML page." });
     const Params = Type.Object({ bank: Type.Union([Type.Literal("open-finance"), Type.Literal("pse")]), id: Type.String({ maxLength: 64 }) });
 
     app.get("/v1/sandbox/:bank/:id", {
@@ -31,6 +33,7 @@ export function sandboxBankRoutes(charges: ChargeService) {
         operationId: "sandboxBankPage", tags: ["sandbox"], summary: "Sandbox bank page (Open Finance / PSE)",
         description: "Where a sandbox authorizationUrl or redirectUrl leads: shows the charge and lets the payer approve or reject it.",
         params: Params,
+        response: { 200: Html, 404: Html },
       },
     }, async (req, reply) => {
       const c = await charges.findSandbox(req.params.id);
@@ -49,6 +52,7 @@ export function sandboxBankRoutes(charges: ChargeService) {
         operationId: "sandboxBankDecision", tags: ["sandbox"], summary: "Approve or reject on the sandbox bank page",
         params: Params,
         body: Type.Object({ decision: Type.Union([Type.Literal("approve"), Type.Literal("reject")]) }),
+        response: { 200: Html, ...errors(404, 409, 422) },
       },
     }, async (req, reply) => {
       const c = await charges.bankDecision(req.params.id, METHODS[req.params.bank], req.body.decision);
