@@ -2,8 +2,10 @@
 // - standard: envelope {id, event, livemode, data}, to matching endpoints and the postback URL;
 // - legacy: charge.updated, envelope {event, data} in camelCase, only to the charge's postback
 //   URL, 3 attempts;
+// - payout: envelope {id, event, data} (spec 6.2: payout events carry no livemode), to the
+//   submerchant's endpoints and its postback URL when the caller gives one;
 // - notification: the bare data (submerchant status change, spec 6.3), to the postback URL.
-export type Envelope = "standard" | "legacy" | "notification";
+export type Envelope = "standard" | "legacy" | "payout" | "notification";
 
 export interface EventSpec {
   envelope: Envelope;
@@ -18,10 +20,17 @@ export const EVENT_CATALOG = {
   "charge.paid": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A payment was confirmed; paid_at is set." },
   "charge.refunded": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A refund completed." },
   "charge.updated": { envelope: "legacy", toEndpoints: false, toPostback: true, description: "Legacy: block flow, 3DS failure or a processor status update; only to the charge's postbackUrl." },
-  "payout.approved": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A payout request was approved." },
-  "payout.rejected": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A payout request was rejected." },
+  "payout.approved": { envelope: "payout", toEndpoints: true, toPostback: true, description: "A payout request was approved." },
+  "payout.rejected": { envelope: "payout", toEndpoints: true, toPostback: true, description: "A payout request was rejected." },
   "submerchant.status_changed": { envelope: "notification", toEndpoints: false, toPostback: true, description: "A submerchant's accreditation status changed (spec 6.3)." },
 } as const satisfies Record<string, EventSpec>;
 
 export type EventType = keyof typeof EVENT_CATALOG;
 export const EVENT_TYPES = Object.keys(EVENT_CATALOG) as EventType[];
+
+/** Event types a webhook endpoint can subscribe to (the others go only to postback URLs). */
+export const ENDPOINT_EVENT_TYPES = EVENT_TYPES.filter((t) => EVENT_CATALOG[t].toEndpoints);
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_CATALOG, value);
+}

@@ -3,12 +3,55 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Sealer } from "../../lib/crypto.js";
 import type { Task } from "../../jobs/runner.js";
+import { createDeliveryWorker, type DeliveryOptions } from "./delivery.js";
+import { endpointRoutes } from "./endpoints.routes.js";
+import { createEndpointService } from "./endpoints.service.js";
+import { eventRoutes } from "./events.routes.js";
+import { createEventService } from "./events.service.js";
+import { createSecrets } from "./secrets.js";
 
-// Placeholder wiring, replaced by the webhooks module (endpoints, events, delivery worker).
-export function createWebhookModule(_deps: { db: Db; config: Config; sealer: Sealer }) {
+// A receiver gets 10 s to answer (Svix allows 15 s, Standard Webhooks suggests 15-30 s; our
+// events are small). The lease covers that plus the time to record the outcome; a worker that
+// dies holds its deliveries for at most this long before another worker takes them over.
+const DEFAULTS: DeliveryOptions = { timeoutMs: 10_000, leaseMs: 15_000, concurrency: 32 };
+
+export interface WebhookModuleDeps extends Partial<DeliveryOptions> {
+  db: Db;
+  config: Config;
+  sealer: Sealer;
+}
+
+/** Webhook endpoints, the events API and the delivery worker. */
+export function createWebhookModule(deps: WebhookModuleDeps) {
+  const { db, config, sealer, lookup } = deps;
+  const timeoutMs = deps.timeoutMs ?? DEFAULTS.timeoutMs;
+  const options: DeliveryOptions = {
+    timeoutMs,
+    leaseMs: deps.leaseMs ?? Math.max(DEFAULTS.leaseMs, timeoutMs + 5_000),
+    concurrency: deps.concurrency ?? DEFAULTS.concurrency,
+    lookup,
+  };
+  const secrets = createSecrets(sealer);
+  const endpoints = createEndpointService({ db, config, secrets, lookup });
+  const events = createEventService({ db, config });
+  const delivery = createDeliveryWorker({ db, config, secrets, ...options });
+
+  // `stop` lets the deliveries in flight finish and be recorded on a graceful shutdown; a
+  // runner that does not call it loses nothing either (their leases expire and they are sent
+  // again), it only causes duplicates that receivers dedupe by webhook-id.
+  const deliver = { name: "webhooks.deliver", intervalMs: config.workerPollMs, run: delivery.runOnce, stop: delivery.finish };
+  const tasks: Task[] = [deliver];
+
   return {
-    routes: async (_app: FastifyInstance) => undefined,
-    tasks: [] as Task[],
+    routes: async (app: FastifyInstance) => {
+      await app.register(endpointRoutes(endpoints, events));
+      await app.register(eventRoutes(events));
+    },
+    tasks,
+    endpoints,
+    events,
+    delivery,
+    options,
   };
 }
 

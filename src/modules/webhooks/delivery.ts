@@ -1,0 +1,196 @@
+import type { Config } from "../../config.js";
+import { withTx, type Db, type Tx } from "../../db/client.js";
+import { safePost, type HostLookup, type PostResult } from "../../lib/url-guard.js";
+import * as repo from "./deliveries.repo.js";
+import { resolveDestination } from "./destination.js";
+import { buildBody } from "./payload.js";
+import { nextAttemptDelayMs, type RetryKind } from "./retry-schedule.js";
+import type { Secrets } from "./secrets.js";
+import { webhookHeaders } from "./signing.js";
+
+// The delivery worker (ARCHITECTURE flow 2). It claims due deliveries (the claim commits at
+// once), sends them concurrently with no transaction open, and records finished outcomes in
+// short transactions, each write guarded by its lease. A worker killed at any point loses
+// nothing: its claimed deliveries stay "delivering" until the lease expires, and then any
+// worker claims them again. Delivery is therefore at least once; receivers dedupe on
+// webhook-id, which is the event id on every attempt and every destination.
+
+/** An endpoint that has failed every delivery for this long (times the retry scale) is disabled. */
+export const ENDPOINT_DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+const EXCERPT_BYTES = 1024;
+
+export interface DeliveryOptions {
+  /** Budget of one attempt: DNS check, connect, TLS, answer. */
+  timeoutMs: number;
+  /** How long a claim lasts; longer than timeoutMs plus the time to record the outcome. */
+  leaseMs: number;
+  /** Deliveries in flight at once in one worker process. */
+  concurrency: number;
+  /** DNS for the destination check (tests use a fake resolver). */
+  lookup?: HostLookup;
+}
+
+export interface DeliveryDeps extends DeliveryOptions {
+  db: Db;
+  config: Pick<Config, "webhookRetryScale" | "webhookAllowPrivateUrls">;
+  secrets: Secrets;
+}
+
+const retryKind = (kind: repo.ClaimedDelivery["kind"]): RetryKind => (kind === "legacy" ? "legacy" : "endpoint");
+
+function withDeadline<T>(promise: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<T>((resolve) => { timer = setTimeout(() => resolve(onTimeout()), ms); });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+export function createDeliveryWorker(deps: DeliveryDeps) {
+  const { db, config, secrets } = deps;
+  const scale = config.webhookRetryScale;
+  const disableAfterMs = ENDPOINT_DISABLE_AFTER_MS * scale;
+  const disableDays = Math.round(ENDPOINT_DISABLE_AFTER_MS / 86_400_000);
+
+  // The first attempt of a kind may itself wait (legacy: about 1 s after the change).
+  const firstDelayMs = {
+    endpoint: nextAttemptDelayMs("endpoint", 0, scale) ?? 0,
+    legacy: nextAttemptDelayMs("legacy", 0, scale) ?? 0,
+  };
+
+  async function signingSecret(d: repo.ClaimedDelivery): Promise<string> {
+    if (d.endpoint) return secrets.openEndpointSecret({ merchantId: d.merchantId, id: d.endpoint.id, secretSealed: d.endpoint.secretSealed });
+    return (await secrets.postbackSecret(db, { merchantId: d.merchantId, environment: d.environment })).secret;
+  }
+
+  /** Checks the destination again (DNS rebinding) and POSTs, all within one timeout. */
+  async function send(d: repo.ClaimedDelivery, url: string, secret: string): Promise<PostResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const timedOut = { ok: false as const, message: `timeout after ${deps.timeoutMs}ms resolving the host` };
+    const target = await withDeadline(resolveDestination(url, d.environment, config, deps.lookup), deps.timeoutMs, () => timedOut);
+    if (!target.ok) return { status: null, durationMs: elapsed(), error: `not sent: ${target.message}` };
+    const body = buildBody({ ...d.event, environment: d.environment });
+    const headers = webhookHeaders(secret, d.event.id, Math.floor(Date.now() / 1000), body);
+    const remaining = Math.max(1, deps.timeoutMs - elapsed());
+    const result = await safePost(target, body, headers, { timeoutMs: remaining, maxResponseBytes: EXCERPT_BYTES });
+    // The post had what was left of the budget; report the budget itself.
+    if (result.status === null && result.error.startsWith("timeout after")) return { ...result, durationMs: elapsed(), error: `timeout after ${deps.timeoutMs}ms` };
+    return { ...result, durationMs: elapsed() };
+  }
+
+  /** Sends one attempt (no transaction open) and says what to record. */
+  async function attempt(d: repo.ClaimedDelivery): Promise<repo.Outcome> {
+    // An endpoint disabled or deleted after the event was recorded gets nothing.
+    if (d.kind === "endpoint" && (!d.endpoint || d.endpoint.deleted || !d.endpoint.enabled)) {
+      const why = !d.endpoint || d.endpoint.deleted ? "the endpoint was deleted" : "the endpoint is disabled";
+      return { status: "skipped", url: d.url, lastStatus: null, lastError: `not sent: ${why}` };
+    }
+    // An endpoint's deliveries follow its current URL, so fixing a wrong URL fixes the retries.
+    const url = d.endpoint?.url ?? d.url;
+    let secret: string | undefined;
+    try {
+      secret = await signingSecret(d);
+    } catch {
+      // A secret sealed under another ENCRYPTION_KEY: an operator error, logged as a failed
+      // attempt so that it is visible and the schedule still ends.
+    }
+    const startedAt = new Date();
+    let result: PostResult;
+    if (secret === undefined) {
+      result = { status: null, durationMs: 0, error: "internal error: the signing secret could not be read" };
+    } else {
+      // Whatever goes wrong is an attempt that failed, so that the schedule still ends.
+      result = await send(d, url, secret).catch(() => ({ status: null, durationMs: 0, error: "internal error while sending" }));
+    }
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const error = result.status === null ? result.error : ok ? null : `HTTP ${result.status}`;
+    const base = {
+      url,
+      lastStatus: result.status,
+      lastError: error,
+      attempt: {
+        startedAt,
+        durationMs: result.durationMs,
+        responseStatus: result.status,
+        error,
+        responseExcerpt: result.status === null ? null : result.responseExcerpt,
+      },
+    };
+    if (ok) return { ...base, status: "delivered" };
+    // Standard Webhooks: 410 Gone means "stop sending" (the endpoint is disabled when recorded).
+    if (result.status === 410) return { ...base, status: "failed", lastError: "HTTP 410 Gone: no further attempts" };
+    const delay = nextAttemptDelayMs(retryKind(d.kind), d.attempts + 1, scale);
+    return delay === null ? { ...base, status: "failed" } : { ...base, status: "pending", retryInMs: delay };
+  }
+
+  /** Records finished outcomes and their effects on endpoints, in one transaction. */
+  async function record(tx: Tx, batch: { d: repo.ClaimedDelivery; outcome: repo.Outcome }[]): Promise<void> {
+    const written = await repo.recordOutcomes(tx, batch);
+    const mine = batch.filter(({ d, outcome }) => written.has(d.id) && d.endpoint && outcome.status !== "skipped");
+    const succeeded = mine.filter(({ outcome }) => outcome.status === "delivered").map(({ d }) => d.endpoint!.id);
+    await repo.clearFailing(tx, [...new Set(succeeded)]);
+    for (const { d, outcome } of mine) {
+      if (outcome.status === "delivered") continue;
+      if (outcome.lastStatus === 410) {
+        await repo.disableEndpoint(tx, d.endpoint!.id, "The endpoint answered 410 Gone");
+        continue;
+      }
+      const disabled = await repo.noteFailure(tx, d.endpoint!.id, disableAfterMs, `Every delivery failed for more than ${disableDays} days`);
+      // The endpoint is off now, so this delivery's remaining retries would only be skipped.
+      if (disabled && outcome.status === "pending") {
+        await repo.finishAfterDisable(tx, d.id, `${outcome.lastError}; the endpoint was disabled after failing for ${disableDays} days`);
+      }
+    }
+  }
+
+  // Deliveries in flight and outcomes waiting to be recorded. Up to concurrency are in flight at
+  // once, each in its own slot: a receiver that takes the whole timeout holds one slot, not a
+  // whole batch, so it cannot stall the deliveries to everyone else.
+  const inflight = new Map<string, Promise<void>>();
+  const finished: { d: repo.ClaimedDelivery; outcome: repo.Outcome }[] = [];
+  const errors: unknown[] = [];
+
+  function start(d: repo.ClaimedDelivery): void {
+    const running = attempt(d)
+      .then((outcome) => { finished.push({ d, outcome }); }, (err: unknown) => { errors.push(err); })
+      .finally(() => inflight.delete(d.id));
+    inflight.set(d.id, running);
+  }
+
+  /** Waits until some delivery in flight is finished, unless one already is. */
+  async function nextFinished(): Promise<void> {
+    if (finished.length === 0 && errors.length === 0 && inflight.size > 0) await Promise.race(inflight.values());
+  }
+
+  /** Records every finished outcome in one transaction: one commit for many deliveries. */
+  async function recordFinished(): Promise<number> {
+    const batch = finished.splice(0);
+    if (batch.length > 0) await withTx(db, (tx) => record(tx, batch));
+    // An unexpected error leaves its delivery leased, to be retried when the lease expires;
+    // the runner logs it.
+    if (errors.length > 0) throw errors.shift();
+    return batch.length;
+  }
+
+  /**
+   * One run of the task: fill the free slots with due deliveries, wait until at least one is
+   * finished, record what is. Returns how many it recorded; 0 when nothing is due or in flight.
+   */
+  async function runOnce(): Promise<number> {
+    const room = deps.concurrency - inflight.size;
+    if (room > 0) for (const d of await repo.claimDue(db, room, deps.leaseMs, firstDelayMs)) start(d);
+    await nextFinished();
+    return recordFinished();
+  }
+
+  /** Lets the deliveries in flight end and records them, claiming nothing new (shutdown). */
+  async function finish(): Promise<void> {
+    while (inflight.size > 0 || finished.length > 0) {
+      await nextFinished();
+      await recordFinished();
+    }
+  }
+
+  return { runOnce, finish };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

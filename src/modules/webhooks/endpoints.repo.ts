@@ -1,0 +1,84 @@
+import { and, count, eq, isNull } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { postbackSecrets, webhookEndpoints } from "../../db/schema.js";
+import type { Environment } from "../../http/context.js";
+import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export type PostbackSecretRow = typeof postbackSecrets.$inferSelect;
+export interface Scope { merchantId: string; environment: Environment }
+
+// A deleted endpoint is kept (its deliveries still point at it) but is invisible everywhere.
+const scope = (s: Scope) =>
+  and(eq(webhookEndpoints.merchantId, s.merchantId), eq(webhookEndpoints.environment, s.environment), isNull(webhookEndpoints.deletedAt));
+
+export async function insertEndpoint(q: Queryable, row: typeof webhookEndpoints.$inferInsert): Promise<EndpointRow> {
+  const [inserted] = await q.insert(webhookEndpoints).values(row).returning();
+  return inserted!;
+}
+
+export async function findEndpoint(q: Queryable, s: Scope, id: string): Promise<EndpointRow | undefined> {
+  const [row] = await q.select().from(webhookEndpoints).where(and(scope(s), eq(webhookEndpoints.id, id)));
+  return row;
+}
+
+export async function countEndpoints(q: Queryable, s: Scope): Promise<number> {
+  const [row] = await q.select({ n: count() }).from(webhookEndpoints).where(scope(s));
+  return Number(row?.n ?? 0);
+}
+
+export async function listEndpoints(q: Queryable, s: Scope, query: PageQuery) {
+  const page = pageFilters(query, webhookEndpoints);
+  const rows = await q
+    .select()
+    .from(webhookEndpoints)
+    .where(allOf([scope(s), ...page.where]))
+    .orderBy(page.orderBy)
+    .limit(page.limit);
+  return toPage(rows, query, page.reversed);
+}
+
+export async function updateEndpoint(
+  q: Queryable,
+  s: Scope,
+  id: string,
+  patch: Partial<Pick<EndpointRow, "url" | "events" | "enabled" | "description" | "secretSealed" | "disabledReason" | "failingSince" | "deletedAt">>,
+): Promise<EndpointRow | undefined> {
+  const [row] = await q
+    .update(webhookEndpoints)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(and(scope(s), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+/** The endpoints of a merchant and environment that receive `type` now (redelivery). */
+export async function matchingEndpoints(q: Queryable, s: Scope, type: string): Promise<EndpointRow[]> {
+  const rows = await q.select().from(webhookEndpoints).where(and(scope(s), eq(webhookEndpoints.enabled, true)));
+  return rows.filter((e) => e.events.includes("*") || e.events.includes(type));
+}
+
+export async function findPostbackSecret(q: Queryable, s: Scope): Promise<PostbackSecretRow | undefined> {
+  const [row] = await q
+    .select()
+    .from(postbackSecrets)
+    .where(and(eq(postbackSecrets.merchantId, s.merchantId), eq(postbackSecrets.environment, s.environment)));
+  return row;
+}
+
+/** Inserts unless one exists; two racing first uses both read back the one that won. */
+export async function insertPostbackSecretIfAbsent(q: Queryable, s: Scope, secretSealed: string): Promise<void> {
+  await q.insert(postbackSecrets).values({ merchantId: s.merchantId, environment: s.environment, secretSealed }).onConflictDoNothing();
+}
+
+export async function replacePostbackSecret(q: Queryable, s: Scope, secretSealed: string): Promise<PostbackSecretRow> {
+  const [row] = await q
+    .insert(postbackSecrets)
+    .values({ merchantId: s.merchantId, environment: s.environment, secretSealed })
+    .onConflictDoUpdate({
+      target: [postbackSecrets.merchantId, postbackSecrets.environment],
+      set: { secretSealed, createdAt: new Date() },
+    })
+    .returning();
+  return row!;
+}
