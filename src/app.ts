@@ -108,7 +108,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(fastifyJwt, { secret: config.jwtSecret, verify: { algorithms: ["HS256"] }, sign: { algorithm: "HS256" } });
 
   registerAuth(app, services.merchants.authenticator);
-  registerIdempotency(app, db, `idempotency:${config.encryptionKey}`);
+  registerIdempotency(app, db, `idempotency:${config.encryptionKey}`, services.sealer);
   registerOps(app, db);
 
   app.get("/openapi.json", { config: { auth: "public" }, schema: { hide: true } }, async () => app.swagger());

@@ -5,6 +5,7 @@ import type { Db } from "../db/client.js";
 import { idempotencyKeys } from "../db/schema.js";
 import { createHmac } from "node:crypto";
 import { stableStringify } from "../lib/json.js";
+import type { Sealer } from "../lib/crypto.js";
 import { AppError } from "./errors.js";
 import type { Environment } from "./context.js";
 
@@ -35,7 +36,9 @@ declare module "fastify" {
  * `hashKey` keys the request fingerprint (HMAC-SHA256): bodies may hold card numbers, and
  * PCI DSS allows only keyed hashes of a PAN to be stored.
  */
-export function registerIdempotency(app: FastifyInstance, db: Db, hashKey: string): void {
+export function registerIdempotency(app: FastifyInstance, db: Db, hashKey: string, sealer: Sealer): void {
+  // Stored responses are sealed: some show a secret once (new API keys, webhook secrets).
+  const aad = (c: Claim) => `idempotency:${c.scope}:${c.environment}:${c.route}:${c.key}`;
   // The key's shape is checked before schema validation, so that a bad key is the same 400 on
   // every POST route, whether or not the route's schema declares the header (which would
   // otherwise answer 422).
@@ -95,7 +98,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, hashKey: strin
           .code(row.responseStatus ?? 200)
           .header("idempotent-replayed", "true")
           .type(row.responseType ?? "application/json; charset=utf-8")
-          .send(row.responseBody ?? "");
+          .send(row.responseBody ? sealer.open(row.responseBody, aad(claim)) : "");
       }
       if (Date.now() > deadline) {
         throw new AppError("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry later");
@@ -122,7 +125,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, hashKey: strin
         .set({
           state: "done",
           responseStatus: reply.statusCode,
-          responseBody: typeof payload === "string" ? payload : String(payload ?? ""),
+          responseBody: sealer.seal(typeof payload === "string" ? payload : String(payload ?? ""), aad(claim)),
           responseType: String(reply.getHeader("content-type") ?? "application/json; charset=utf-8"),
         })
         .where(match);

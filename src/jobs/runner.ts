@@ -9,6 +9,8 @@ export interface Task {
   name: string;
   intervalMs: number;
   run(): Promise<number>;
+  /** Lets work in flight finish (e.g. deliveries being sent) when the worker stops. */
+  stop?(): Promise<void>;
 }
 
 export interface Worker {
@@ -34,6 +36,7 @@ export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
     async stop() {
       abort.abort();
       await Promise.all(loops);
+      await Promise.all(tasks.map((t) => t.stop?.()));
     },
     drain: () => drainTasks(tasks),
   };
