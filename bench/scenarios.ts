@@ -1,0 +1,108 @@
+// The load scenarios of bench/run.ts. A scenario is one kind of request against the running
+// server; adding one (e.g. POST /v1/charges by card or by Pix) is one entry in `scenarios`.
+
+/** What a scenario knows of the server under test: its address and the printed first-start keys. */
+export interface BenchServer {
+  baseUrl: string;
+  /** The demo merchant's sandbox key, printed by the first start. */
+  sandboxKey: string;
+  /** The admin key, printed by the first start (no ADMIN_API_KEY is set). */
+  adminKey: string;
+  merchantId: string;
+}
+
+export interface ScenarioRequest {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+  path: string;
+  headers?: Record<string, string>;
+  /** JSON text. In the body and the headers, `[<id>]` becomes a fresh id in every request. */
+  body?: string;
+}
+
+export interface Scenario {
+  name: string;
+  /** One line: what is measured and why. */
+  description: string;
+  /** The status every answer must have; any other status fails the run (a 401 is fast but says nothing). */
+  expectStatus: number;
+  /** Optional preparation through the API (fees, a saved card...). */
+  setup?(server: BenchServer): Promise<void>;
+  request(server: BenchServer): ScenarioRequest;
+}
+
+export const basicAuth = (key: string) => `Basic ${Buffer.from(`${key}:`).toString("base64")}`;
+
+const json = { "content-type": "application/json" };
+
+export const scenarios: Scenario[] = [
+  {
+    name: "ceiling",
+    description:
+      "GET of an unknown path: 404 from the not-found handler. The same server and every app-wide hook " +
+      "(request id, auth's early return, metrics, onSend), but no authentication lookup, validation or database: " +
+      "the HTTP ceiling of this server.",
+    expectStatus: 404,
+    request: () => ({ method: "GET", path: "/bench-noop" }),
+  },
+  {
+    name: "health",
+    description: "GET /health: the ceiling plus one `select 1` on the database.",
+    expectStatus: 200,
+    request: () => ({ method: "GET", path: "/health" }),
+  },
+  {
+    name: "customers",
+    description:
+      "POST /v1/customers with a secret key and a valid body (CPF checked), a distinct e-mail per request: " +
+      "key lookup, strict validation, one INSERT.",
+    expectStatus: 201,
+    request: (s) => ({
+      method: "POST",
+      path: "/v1/customers",
+      headers: { ...json, authorization: basicAuth(s.sandboxKey) },
+      body: JSON.stringify({ name: "Maria Silva", email: "bench-[<id>]@example.com", documentId: "529.982.247-25", documentType: "cpf" }),
+    }),
+  },
+  {
+    name: "customers-idempotent",
+    description: "The customers scenario with a fresh Idempotency-Key per request: adds the key's claim (INSERT) and the saved answer (UPDATE).",
+    expectStatus: 201,
+    request: (s) => ({
+      method: "POST",
+      path: "/v1/customers",
+      headers: { ...json, authorization: basicAuth(s.sandboxKey), "idempotency-key": "bench-[<id>]" },
+      body: JSON.stringify({ name: "Maria Silva", email: "bench-[<id>]@example.com", documentId: "529.982.247-25", documentType: "cpf" }),
+    }),
+  },
+  {
+    name: "charge-card",
+    description:
+      "POST /v1/charges, sandbox card 4111111111111111 paid at once: validation, Luhn and brand, fee lookup, " +
+      "the simulator, then one transaction with the customer lookup, the charge, ledger entries, settlement rows and two events.",
+    expectStatus: 201,
+    request: (s) => ({
+      method: "POST",
+      path: "/v1/charges",
+      headers: { ...json, authorization: basicAuth(s.sandboxKey) },
+      body: JSON.stringify({
+        amount: 100, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" },
+        paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030", cvv: "123", installments: 3 },
+      }),
+    }),
+  },
+  {
+    name: "charge-pix",
+    description:
+      "POST /v1/charges by Pix: as charge-card, plus the BR Code with its CRC16 and a PNG QR image rendered per request; answers pending.",
+    expectStatus: 201,
+    request: (s) => ({
+      method: "POST",
+      path: "/v1/charges",
+      headers: { ...json, authorization: basicAuth(s.sandboxKey) },
+      body: JSON.stringify({ amount: 50.5, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" }, paymentMethod: { type: "pix" } }),
+    }),
+  },
+];
+
+/** What `npm run bench` runs when no scenario is named. */
+export const defaultScenarios = ["ceiling", "customers", "charge-card", "charge-pix"];
