@@ -1,5 +1,6 @@
 import type { Queryable } from "../../db/client.js";
 import { AppError } from "../../http/errors.js";
+import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { LedgerService } from "../ledger/ledger.service.js";
 import { recordEvent } from "../webhooks/outbox.js";
@@ -35,9 +36,11 @@ export function createChargeEffects(deps: EffectDeps) {
   }
 
   /** Records `type` for the charge as it is now (`snapshot` overrides fields of the data). */
-  async function announce(tx: Queryable, c: ChargeRow, type: EventType, snapshot: Partial<ChargeRow> = {}): Promise<string> {
+  async function announce(
+    tx: Queryable, c: ChargeRow, type: EventType, snapshot: Partial<ChargeRow> = {}, known?: CustomerRow | null,
+  ): Promise<string> {
     const view = { ...c, ...snapshot };
-    const customer = await customerOf(tx, c);
+    const customer = known !== undefined ? known : await customerOf(tx, c);
     const data = type === "charge.updated" ? toLegacyData(view, customer) : toEventData(view, customer);
     return recordEvent(tx, {
       merchantId: c.merchantId, environment: c.environment, type, objectId: c.id, data, postbackUrl: c.postbackUrl,
@@ -48,7 +51,9 @@ export function createChargeEffects(deps: EffectDeps) {
    * Moves a charge to `to` if it is still in its current status. Paid charges post to the
    * ledger; refusals and failures go out on the legacy charge.updated channel.
    */
-  async function moveTo(tx: Queryable, c: ChargeRow, to: ChargeStatus, patch: Partial<ChargeRow> = {}): Promise<ChargeRow> {
+  async function moveTo(
+    tx: Queryable, c: ChargeRow, to: ChargeStatus, patch: Partial<ChargeRow> = {}, customer?: CustomerRow | null,
+  ): Promise<ChargeRow> {
     const from = c.status as ChargeStatus;
     assertTransition(c.id, from, to);
     const next = await repo.transition(tx, c.id, from, to, patch);
@@ -59,11 +64,11 @@ export function createChargeEffects(deps: EffectDeps) {
         amount: next.amount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
         paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(),
       });
-      await announce(tx, next, "charge.paid");
+      await announce(tx, next, "charge.paid", {}, customer);
     } else if (to === "refused" || to === "failed") {
-      await announce(tx, next, "charge.updated");
+      await announce(tx, next, "charge.updated", {}, customer);
     } else if (to === "refunded") {
-      await announce(tx, next, "charge.refunded");
+      await announce(tx, next, "charge.refunded", {}, customer);
     }
     return next;
   }

@@ -1,6 +1,6 @@
 import { charges } from "../../db/schema.js";
 import { toMajor } from "../../lib/money.js";
-import type { CustomerRow } from "../customers/customers.repo.js";
+import type { CustomerRow } from "../customers/customers.service.js";
 
 // Pure shapes of a charge: the API (camelCase, currency units), the standard webhook data
 // (spec 2.4: snake_case, cents) and the legacy charge.updated data (camelCase, cents).

@@ -6,6 +6,7 @@ import type { RequestCtx } from "../../http/context.js";
 import type { PageQuery } from "../../http/pagination.js";
 import { newId } from "../../lib/ids.js";
 import type { AuthorizeResult, PaymentProcessor } from "../../processors/processor.js";
+import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import { computeChargeFees } from "../ledger/fees.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
@@ -82,13 +83,13 @@ export function createChargeService(deps: ChargeServiceDeps) {
         items: body.items ?? null, shippingAddress: body.shippingAddress ?? null, trackingInfo: body.trackingInfo ?? null,
         metadata: body.metadata ?? null, postbackUrl, split: body.split ?? null, createdAt: at, updatedAt: at,
       });
-      await effects.announce(tx, created, "charge.created");
-      return applyAuthorization(tx, created, result, method.methodView, at);
+      await effects.announce(tx, created, "charge.created", {}, customer);
+      return applyAuthorization(tx, created, result, method.methodView, at, customer);
     });
     return { id: charge.id, status: charge.status as ChargeStatus, paymentDetails: charge.paymentDetails, reason: charge.reason };
   }
 
-  async function applyAuthorization(tx: Tx, c: ChargeRow, r: AuthorizeResult, view: Record<string, unknown>, at: Date) {
+  async function applyAuthorization(tx: Tx, c: ChargeRow, r: AuthorizeResult, view: Record<string, unknown>, at: Date, customer: CustomerRow) {
     const cardDetails = c.paymentMethodType === "credit_card"
       ? { firstSix: view.firstSix, lastFour: view.lastFour, expirationMonth: view.expirationMonth, expirationYear: view.expirationYear, holderName: view.holderName, installments: view.installments, brand: view.brand }
       : {};
@@ -98,19 +99,19 @@ export function createChargeService(deps: ChargeServiceDeps) {
       case "pending": {
         // Not a status change: the charge stays pending, now with its payment instructions.
         const updated = await repo.transition(tx, c.id, "pending", "pending", { pspRefId: r.pspRefId, paymentDetails, expiresAt: r.expiresAt });
-        await effects.announce(tx, updated!, "charge.pending");
+        await effects.announce(tx, updated!, "charge.pending", {}, customer);
         return updated!;
       }
       case "paid":
-        return effects.moveTo(tx, c, "paid", { pspRefId: r.pspRefId, paymentDetails, paidAt: at });
+        return effects.moveTo(tx, c, "paid", { pspRefId: r.pspRefId, paymentDetails, paidAt: at }, customer);
       case "in_analysis":
       case "authentication_required":
-        return effects.moveTo(tx, c, r.outcome, { pspRefId: r.pspRefId, paymentDetails });
+        return effects.moveTo(tx, c, r.outcome, { pspRefId: r.pspRefId, paymentDetails }, customer);
       case "refused":
       case "failed":
         return effects.moveTo(tx, c, r.outcome, {
           pspRefId: r.pspRefId ?? null, paymentDetails, reason: r.reason, isBlocked: r.outcome === "refused" && Boolean(r.blocked),
-        });
+        }, customer);
     }
   }
 

@@ -6,6 +6,8 @@ import { normalizeDocument } from "../../lib/documents.js";
 import { newId } from "../../lib/ids.js";
 import * as repo from "./customers.repo.js";
 
+export type { CustomerRow } from "./customers.repo.js";
+
 export type DocumentKind = "cpf" | "cnpj" | "passport" | "rg";
 
 export interface CustomerInput {
