@@ -37,12 +37,16 @@ async function main(): Promise<void> {
   const worker: Worker | undefined =
     role === "api" ? undefined : startWorker(createTasks({ config, db: database.db, services }), log);
 
+  // New deliveries wake the delivery task at once (a trigger NOTIFYs on commit); polling stays
+  // as the fallback, so a lost notification only costs one poll interval.
+  const unlisten = worker ? await database.listen("feira_outbox", () => worker.wake("webhooks.deliver")) : undefined;
+
   if (app) {
     printFirstStart(config, await services.merchants.bootstrap({ demoMerchant: !config.production }));
     await app.listen({ port: config.port, host: config.host });
   }
   log.info({ role, database: database.kind }, "feira started");
-  installShutdown({ app, worker, database, unlock, log });
+  installShutdown({ app, worker, database, unlock, log, unlisten });
 }
 
 function printFirstStart(config: Config, first: Awaited<ReturnType<ReturnType<typeof createServices>["merchants"]["bootstrap"]>>) {
@@ -59,7 +63,10 @@ function printFirstStart(config: Config, first: Awaited<ReturnType<ReturnType<ty
   if (lines.length > 0) process.stdout.write(`\n${lines.join("\n")}\n\n`);
 }
 
-function installShutdown(parts: { app?: Awaited<ReturnType<typeof buildApp>>; worker?: Worker; database: Database; unlock: () => void; log: pino.Logger }) {
+function installShutdown(parts: {
+  app?: Awaited<ReturnType<typeof buildApp>>; worker?: Worker; database: Database; unlock: () => void; log: pino.Logger;
+  unlisten?: () => Promise<void>;
+}) {
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -69,6 +76,7 @@ function installShutdown(parts: { app?: Awaited<ReturnType<typeof buildApp>>; wo
     force.unref();
     try {
       await parts.app?.close(); // stops accepting, waits for in-flight requests
+      await parts.unlisten?.();
       await parts.worker?.stop();
       await parts.database.close();
     } finally {

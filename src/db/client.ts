@@ -22,6 +22,8 @@ export interface Database {
   db: Db;
   kind: "pglite" | "postgres";
   migrate(): Promise<void>;
+  /** Calls `onNotify` for every NOTIFY on `channel`; returns the function that stops listening. */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir?: strin
     db,
     kind: "pglite",
     migrate: async () => migratePglite(db as never, { migrationsFolder: MIGRATIONS }),
+    listen: async (channel, onNotify) => client.listen(channel, onNotify),
     close: async () => {
       if (!client.closed) await client.close();
     },
@@ -60,6 +63,15 @@ function openPostgres(url: string): Database {
         await client.query("select pg_advisory_unlock(727274)").catch(() => undefined);
         client.release();
       }
+    },
+    listen: async (channel, onNotify) => {
+      // A dedicated connection: LISTEN belongs to a session, and pooled ones come and go.
+      const client = new pg.Client({ connectionString: url });
+      client.on("error", () => undefined); // the worker's polling covers a lost listener
+      client.on("notification", (n) => { if (n.channel === channel) onNotify(); });
+      await client.connect();
+      await client.query(`listen ${channel}`);
+      return async () => { await client.end().catch(() => undefined); };
     },
     close: () => pool.end(),
   };

@@ -17,10 +17,28 @@ export interface Worker {
   stop(): Promise<void>;
   /** Runs every task once, until each reports no work (tests and sandbox endpoints). */
   drain(): Promise<void>;
+  /** Ends the idle wait of a task now (e.g. on a NOTIFY that new deliveries are queued). */
+  wake(name: string): void;
 }
 
 export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
   const abort = new AbortController();
+  const wakers = new Map<string, () => void>();
+  // A wake that comes while the task runs is kept, so the next idle wait ends at once.
+  const woken = new Set<string>();
+  const idle = async (task: Task) => {
+    if (woken.delete(task.name)) return;
+    const nap = new AbortController();
+    const stop = () => nap.abort();
+    wakers.set(task.name, () => { woken.delete(task.name); stop(); });
+    abort.signal.addEventListener("abort", stop, { once: true });
+    return sleep(task.intervalMs, undefined, { signal: nap.signal })
+      .catch(() => undefined)
+      .finally(() => {
+        wakers.delete(task.name);
+        abort.signal.removeEventListener("abort", stop);
+      });
+  };
   const loops = tasks.map(async (task) => {
     while (!abort.signal.aborted) {
       let done = 0;
@@ -29,7 +47,7 @@ export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
       } catch (err) {
         log.error({ err, task: task.name }, "worker task failed");
       }
-      if (done === 0) await sleep(task.intervalMs, undefined, { signal: abort.signal }).catch(() => undefined);
+      if (done === 0) await idle(task);
     }
   });
   return {
@@ -39,6 +57,11 @@ export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
       await Promise.all(tasks.map((t) => t.stop?.()));
     },
     drain: () => drainTasks(tasks),
+    wake: (name) => {
+      const waker = wakers.get(name);
+      if (waker) waker();
+      else woken.add(name);
+    },
   };
 }
 
