@@ -46,8 +46,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     const raw = env[name];
     if (raw === undefined || raw === "") return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name} must be an integer between ${min} and ${max}`);
-    return n;
+    if (Number.isInteger(n) && n >= min && n <= max) return n;
+    // The fallback keeps values derived from this one (PUBLIC_BASE_URL's default) from
+    // adding a second, misleading problem.
+    problems.push(`${name} must be an integer between ${min} and ${max}`);
+    return fallback;
   };
   const bool = (name: string): boolean => {
     const raw = env[name];
@@ -55,8 +58,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     if (raw !== "true" && raw !== "false") problems.push(`${name} must be "true" or "false"`);
     return raw === "true";
   };
+  // Only a given value is checked: a default derived from another, invalid, setting
+  // (PANEL_URL from PUBLIC_BASE_URL) would repeat that setting's problem under its own name.
   const url = (name: string, fallback: string): string => {
-    const raw = env[name] || fallback;
+    const raw = env[name] || "";
+    if (!raw) return fallback.replace(/\/+$/, "");
     try {
       const u = new URL(raw);
       if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
@@ -68,6 +74,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 
   const port = int("PORT", 3000, 0, 65535);
   const publicBaseUrl = url("PUBLIC_BASE_URL", `http://localhost:${port}`);
+  const panelUrl = url("PANEL_URL", publicBaseUrl);
+  const shippingProviderUrl = url("SHIPPING_PROVIDER_URL", "https://sandbox.melhorenvio.com.br");
+  const webhookAllowPrivateUrls = bool("WEBHOOK_ALLOW_PRIVATE_URLS");
   const scaleRaw = env.WEBHOOK_RETRY_SCALE;
   const webhookRetryScale = scaleRaw === undefined || scaleRaw === "" ? 1 : Number(scaleRaw);
   if (!Number.isFinite(webhookRetryScale) || webhookRetryScale < 0) problems.push("WEBHOOK_RETRY_SCALE must be a number >= 0");
@@ -104,10 +113,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     jwtSecret: secrets.jwtSecret,
     encryptionKey: secrets.encryptionKey,
     publicBaseUrl,
-    panelUrl: url("PANEL_URL", publicBaseUrl),
-    shippingProviderUrl: url("SHIPPING_PROVIDER_URL", "https://sandbox.melhorenvio.com.br"),
+    panelUrl,
+    shippingProviderUrl,
     webhookRetryScale,
-    webhookAllowPrivateUrls: bool("WEBHOOK_ALLOW_PRIVATE_URLS"),
+    webhookAllowPrivateUrls,
     productionProcessor: env.PAYMENT_PROCESSOR || undefined,
     logLevel,
     workerPollMs: 500,
@@ -117,7 +126,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 function localSecrets(dataDir: string, env: NodeJS.ProcessEnv): { encryptionKey: string; jwtSecret: string } {
   const file = path.join(dataDir, "secrets.json");
   let stored: { encryptionKey?: string; jwtSecret?: string } = {};
-  if (existsSync(file)) stored = JSON.parse(readFileSync(file, "utf8"));
+  if (existsSync(file)) {
+    try {
+      stored = JSON.parse(readFileSync(file, "utf8"));
+    } catch (err) {
+      // Never regenerate over it: data sealed with the old key would become unreadable.
+      throw new ConfigError([`${file} is not valid JSON (${(err as Error).message}); restore it, or set ENCRYPTION_KEY and JWT_SECRET`]);
+    }
+  }
   const result = {
     encryptionKey: env.ENCRYPTION_KEY || stored.encryptionKey || randomBytes(32).toString("base64"),
     jwtSecret: env.JWT_SECRET || stored.jwtSecret || randomBytes(48).toString("base64url"),

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { buildApp, createServices, type Services } from "../../src/app.js";
+import { buildApp, createServices, type AppDeps, type Services } from "../../src/app.js";
 import type { Config } from "../../src/config.js";
 import type { Database } from "../../src/db/client.js";
 import { freshDatabase } from "./db.js";
@@ -36,12 +36,20 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions {
+  /** Fastify logger options, e.g. `{ level: "info", stream }` to read the log lines. */
+  logger?: AppDeps["logger"];
+  /** Runs after buildApp and before ready(): the place to add test-only routes. */
+  beforeReady?: (app: FastifyInstance, database: Database) => void | Promise<void>;
+}
+
 /** The real app over a fresh real database (PGlite, or PostgreSQL with DATABASE_URL). */
-export async function buildTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function buildTestApp(overrides: Partial<Config> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await freshDatabase();
   const config = testConfig(overrides);
   const services = createServices({ config, db: database.db });
-  const app = await buildApp({ config, db: database.db }, services);
+  const app = await buildApp({ config, db: database.db, logger: options.logger }, services);
+  await options.beforeReady?.(app, database);
   await app.ready();
   return {
     app,

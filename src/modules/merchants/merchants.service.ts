@@ -121,10 +121,13 @@ export function createMerchantService(deps: MerchantServiceDeps) {
       if (seen.has(k)) throw new AppError("validation_failed", `fees.${i} repeats feeType, paymentMethod, currencyCode and brand of an earlier fee`);
       seen.add(k);
     }
+    // Ids one millisecond apart, in the request's order: fees are read back ORDER BY id, and
+    // ids made within one millisecond would otherwise sort by their random part.
+    const now = Date.now();
     await withTx(db, async (tx) => {
       if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
-      await repo.replaceFees(tx, merchantId, defs.map((f) => ({
-        id: newId("fee"),
+      await repo.replaceFees(tx, merchantId, defs.map((f, i) => ({
+        id: newId("fee", now + i),
         merchantId,
         feeType: f.feeType,
         paymentMethod: f.paymentMethod,

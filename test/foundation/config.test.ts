@@ -1,0 +1,172 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ConfigError, loadConfig } from "../../src/config.js";
+import { tempDir } from "../helpers/process.js";
+
+// loadConfig is the only reader of the environment: production refuses to start without its
+// secrets; local use generates them once into DATA_DIR and reuses them.
+
+const secrets = () => ({
+  ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+  JWT_SECRET: randomBytes(32).toString("hex"),
+  ADMIN_API_KEY: "adm_" + randomBytes(16).toString("hex"),
+});
+
+/** The ConfigError's problems, failing if loadConfig does not throw one. */
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected a ConfigError, got ${String(err)}`);
+    for (const p of err.problems) assert.ok(err.message.includes(p), "the message lists every problem");
+    return err.problems;
+  }
+  assert.fail(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+test("local defaults", () => {
+  const dataDir = tempDir();
+  const c = loadConfig({ DATA_DIR: dataDir });
+  assert.equal(c.production, false);
+  assert.equal(c.port, 3000);
+  assert.equal(c.host, "127.0.0.1");
+  assert.equal(c.dataDir, dataDir);
+  assert.equal(c.databaseUrl, undefined);
+  assert.equal(c.adminApiKey, undefined);
+  assert.equal(c.publicBaseUrl, "http://localhost:3000");
+  assert.equal(c.panelUrl, "http://localhost:3000");
+  assert.equal(c.webhookRetryScale, 1);
+  assert.equal(c.webhookAllowPrivateUrls, false);
+  assert.equal(c.logLevel, "info");
+});
+
+test("local mode generates ENCRYPTION_KEY and JWT_SECRET into DATA_DIR/secrets.json and reuses them", () => {
+  const dataDir = path.join(tempDir(), "not-yet-created");
+  const first = loadConfig({ DATA_DIR: dataDir });
+  const file = path.join(dataDir, "secrets.json");
+  assert.ok(existsSync(file));
+  assert.equal(statSync(file).mode & 0o777, 0o600, "readable by the owner only");
+  assert.equal(Buffer.from(first.encryptionKey, "base64").length, 32);
+  assert.ok(first.jwtSecret.length >= 32);
+  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), { encryptionKey: first.encryptionKey, jwtSecret: first.jwtSecret });
+
+  const second = loadConfig({ DATA_DIR: dataDir });
+  assert.equal(second.encryptionKey, first.encryptionKey);
+  assert.equal(second.jwtSecret, first.jwtSecret);
+
+  // A secret given in the environment wins over the stored one, the other is still reused.
+  const jwtSecret = "j".repeat(40);
+  const third = loadConfig({ DATA_DIR: dataDir, JWT_SECRET: jwtSecret });
+  assert.equal(third.jwtSecret, jwtSecret);
+  assert.equal(third.encryptionKey, first.encryptionKey);
+});
+
+test("secrets given in the environment are used and nothing is written", () => {
+  const dataDir = path.join(tempDir(), "untouched");
+  const env = secrets();
+  const c = loadConfig({ DATA_DIR: dataDir, ...env });
+  assert.equal(c.encryptionKey, env.ENCRYPTION_KEY);
+  assert.equal(c.jwtSecret, env.JWT_SECRET);
+  assert.equal(c.adminApiKey, env.ADMIN_API_KEY);
+  assert.equal(existsSync(dataDir), false);
+});
+
+test("production without ENCRYPTION_KEY, JWT_SECRET and ADMIN_API_KEY throws a ConfigError naming each", () => {
+  const dataDir = tempDir();
+  const problems = problemsOf({ NODE_ENV: "production", DATA_DIR: dataDir });
+  assert.deepEqual(problems.sort(), [
+    "ADMIN_API_KEY is required when NODE_ENV=production",
+    "ENCRYPTION_KEY is required when NODE_ENV=production",
+    "JWT_SECRET is required when NODE_ENV=production",
+  ]);
+  assert.equal(existsSync(path.join(dataDir, "secrets.json")), false, "production never generates secrets");
+
+  for (const missing of ["ENCRYPTION_KEY", "JWT_SECRET", "ADMIN_API_KEY"] as const) {
+    const env: NodeJS.ProcessEnv = { NODE_ENV: "production", DATA_DIR: dataDir, ...secrets() };
+    delete env[missing];
+    assert.deepEqual(problemsOf(env), [`${missing} is required when NODE_ENV=production`]);
+  }
+});
+
+test("production with its secrets starts, and never writes a secrets file", () => {
+  const dataDir = tempDir();
+  const env = secrets();
+  const c = loadConfig({ NODE_ENV: "production", DATA_DIR: dataDir, DATABASE_URL: "postgres://u:p@db:5432/feira", ...env });
+  assert.equal(c.production, true);
+  assert.equal(c.databaseUrl, "postgres://u:p@db:5432/feira");
+  assert.equal(c.encryptionKey, env.ENCRYPTION_KEY);
+  assert.equal(existsSync(path.join(dataDir, "secrets.json")), false);
+});
+
+test("PORT must be an integer between 0 and 65535", () => {
+  for (const PORT of ["abc", "70000", "-1", "3000.5", "80x"]) {
+    assert.deepEqual(problemsOf({ DATA_DIR: tempDir(), PORT }), ["PORT must be an integer between 0 and 65535"], `PORT=${PORT}`);
+  }
+  assert.equal(loadConfig({ DATA_DIR: tempDir(), PORT: "8080" }).port, 8080);
+  assert.equal(loadConfig({ DATA_DIR: tempDir(), PORT: "8080" }).publicBaseUrl, "http://localhost:8080");
+});
+
+test("ENCRYPTION_KEY must be 32 bytes of base64", () => {
+  for (const key of [randomBytes(16).toString("base64"), randomBytes(33).toString("base64"), "not base64 at all"]) {
+    assert.deepEqual(
+      problemsOf({ DATA_DIR: tempDir(), ENCRYPTION_KEY: key }),
+      ["ENCRYPTION_KEY must be 32 bytes encoded in base64 (openssl rand -base64 32)"],
+    );
+  }
+});
+
+test("short secrets, bad URLs, levels and flags are refused, all in one error", () => {
+  const problems = problemsOf({
+    DATA_DIR: tempDir(),
+    JWT_SECRET: "short",
+    ADMIN_API_KEY: "short",
+    LOG_LEVEL: "verbose",
+    DATABASE_URL: "mysql://localhost/feira",
+    PUBLIC_BASE_URL: "ftp://example.com",
+    WEBHOOK_RETRY_SCALE: "-1",
+    WEBHOOK_ALLOW_PRIVATE_URLS: "yes",
+    SHIPPING_PROVIDER_URL: "not a url",
+  });
+  // PANEL_URL is unset: its default (PUBLIC_BASE_URL) is not reported a second time.
+  assert.deepEqual(problems.sort(), [
+    "ADMIN_API_KEY must be at least 24 characters",
+    "DATABASE_URL must start with postgres://",
+    "JWT_SECRET must be at least 32 characters",
+    "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent",
+    "PUBLIC_BASE_URL must be an http(s) URL",
+    "SHIPPING_PROVIDER_URL must be an http(s) URL",
+    "WEBHOOK_ALLOW_PRIVATE_URLS must be \"true\" or \"false\"",
+    "WEBHOOK_RETRY_SCALE must be a number >= 0",
+  ]);
+  assert.deepEqual(problemsOf({ DATA_DIR: tempDir(), PANEL_URL: "javascript:alert(1)" }), ["PANEL_URL must be an http(s) URL"]);
+});
+
+test("optional settings are parsed", () => {
+  const c = loadConfig({
+    DATA_DIR: tempDir(),
+    HOST: "0.0.0.0",
+    PUBLIC_BASE_URL: "https://pay.example.com/",
+    WEBHOOK_RETRY_SCALE: "0.001",
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    LOG_LEVEL: "warn",
+    DATABASE_URL: "postgresql://localhost/feira",
+  });
+  assert.equal(c.host, "0.0.0.0");
+  assert.equal(c.publicBaseUrl, "https://pay.example.com", "trailing slash removed");
+  assert.equal(c.panelUrl, "https://pay.example.com");
+  assert.equal(c.webhookRetryScale, 0.001);
+  assert.equal(c.webhookAllowPrivateUrls, true);
+  assert.equal(c.logLevel, "warn");
+  assert.equal(c.databaseUrl, "postgresql://localhost/feira");
+});
+
+test("a corrupt secrets.json is reported, not silently replaced", () => {
+  const dataDir = tempDir();
+  writeFileSync(path.join(dataDir, "secrets.json"), "{not json");
+  const [problem] = problemsOf({ DATA_DIR: dataDir });
+  assert.match(problem!, new RegExp(`${path.join(dataDir, "secrets.json")} is not valid JSON`));
+  assert.equal(readFileSync(path.join(dataDir, "secrets.json"), "utf8"), "{not json", "the file is left for the operator");
+});
