@@ -13,8 +13,8 @@ import type { Environment } from "./context.js";
 // route. The first request inserts a "processing" claim (the primary key makes concurrent
 // duplicates lose the insert); its response is saved when sent. A duplicate with the same
 // body replays that response; with another body it gets 422; while the first is still
-// running it waits, and after WAIT_MS it gets 409. 5xx responses are not saved, so a retry
-// after a server failure runs again (nothing was changed: a failed request commits nothing).
+// running it waits, and after WAIT_MS it gets 409. Only 2xx/3xx responses are saved: a 4xx or
+// 5xx committed nothing, so a retry (corrected, or after a server failure) runs again.
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const WAIT_MS = 10_000;
 const ABANDONED_MS = 60_000;
@@ -117,7 +117,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db, hashKey: strin
       eq(idempotencyKeys.route, claim.route),
       eq(idempotencyKeys.key, claim.key),
     );
-    if (reply.statusCode >= 500) {
+    // Only successes are kept: a failed request changed nothing, so a retry with a corrected
+    // body (or after a server failure) runs again under the same key, as with Checkout.com.
+    if (reply.statusCode >= 400) {
       await db.delete(idempotencyKeys).where(match);
     } else {
       await db
