@@ -67,6 +67,8 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
       return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomToken(20)}`;
     },
     bodyLimit: 1024 * 1024,
+    // `/v1/customers/` is the list, not a customer with an empty id.
+    routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: { coerceTypes: false } },
   });
   app.addHook("onSend", async (req, reply) => {

@@ -44,7 +44,7 @@ function parseAuthorization(header: string | undefined): { scheme: string; value
   return { scheme: header.slice(0, space).toLowerCase(), value: header.slice(space + 1).trim() };
 }
 
-/** The username of HTTP Basic, which carries the key; the password must be empty. */
+/** The username of HTTP Basic, which carries the key; the password is ignored (as Stripe does). */
 function basicUser(value: string): string | null {
   if (!/^[A-Za-z0-9+/=]+$/.test(value)) return null;
   const decoded = Buffer.from(value, "base64").toString("utf8");

@@ -184,3 +184,10 @@ test("list: bad query parameters are 422 naming the parameter", async () => {
     assert.match(res.json().message, message, query);
   }
 });
+
+test("a trailing slash reaches the same route", async () => {
+  const m = await seedMerchant(t);
+  const res = await t.app.inject({ url: "/v1/customers/", headers: { authorization: basic(m.sandboxKey) } });
+  expectStatus(res, 200);
+  assert.ok(Array.isArray(res.json().data));
+});
