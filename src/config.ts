@@ -23,6 +23,20 @@ export interface Config {
   logLevel: string;
   /** How often an idle worker looks for due work (deliveries, settlements). */
   workerPollMs: number;
+  /** Requests per second per API key (with a burst allowance); 0 turns the limit off. */
+  rateLimitPerKey: number;
+  /** Events and their delivery logs older than this many days are pruned by the worker. */
+  eventRetentionDays: number;
+  /**
+   * How long a request holds its Idempotency-Key claim before a retry may take it over (the
+   * claim of a process that died is recovered after this, never spun on).
+   */
+  idempotencyLeaseMs: number;
+  /**
+   * FEIRA_FAULT: a named point where the process exits at once (kill -9 style), for crash
+   * tests. Never honoured with NODE_ENV=production.
+   */
+  faultPoint: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -85,9 +99,22 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push("DATABASE_URL must start with postgres://");
 
+  const rateLimitPerKey = int("RATE_LIMIT_PER_KEY", 100, 0, 1_000_000);
+  const eventRetentionDays = int("EVENT_RETENTION_DAYS", 30, 1, 3650);
+  const idempotencyLeaseMs = int("IDEMPOTENCY_LEASE_MS", 30_000, 1_000, 3_600_000);
+
   if (production) {
     for (const name of ["ENCRYPTION_KEY", "JWT_SECRET", "ADMIN_API_KEY"]) {
       if (!env[name]) problems.push(`${name} is required when NODE_ENV=production`);
+    }
+  } else if (databaseUrl) {
+    // Every process on one PostgreSQL must agree on these: a secret generated into one host's
+    // DATA_DIR would make tokens and sealed data of another host unreadable.
+    for (const name of ["ENCRYPTION_KEY", "JWT_SECRET"]) {
+      if (!env[name]) {
+        const how = name === "ENCRYPTION_KEY" ? "openssl rand -base64 32" : "openssl rand -base64 48";
+        problems.push(`${name} is required with DATABASE_URL (every process must share it); make one with \`${how}\``);
+      }
     }
   }
   if (env.ENCRYPTION_KEY && Buffer.from(env.ENCRYPTION_KEY, "base64").length !== 32) {
@@ -120,6 +147,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     productionProcessor: env.PAYMENT_PROCESSOR || undefined,
     logLevel,
     workerPollMs: 500,
+    rateLimitPerKey,
+    eventRetentionDays,
+    idempotencyLeaseMs,
+    faultPoint: production ? undefined : env.FEIRA_FAULT || undefined,
   };
 }
 

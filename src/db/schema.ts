@@ -131,6 +131,8 @@ export const charges = pgTable("charges", {
   index("charges_scope_idx").on(t.merchantId, t.environment, t.id),
   index("charges_customer_idx").on(t.merchantId, t.environment, t.customerId),
   index("charges_status_idx").on(t.merchantId, t.environment, t.status),
+  // The expiry janitor's scan: unpaid charges whose payment instructions have run out.
+  index("charges_expiry_idx").on(t.status, t.expiresAt),
 ]);
 
 export const refunds = pgTable("refunds", {
@@ -141,7 +143,12 @@ export const refunds = pgTable("refunds", {
   amount: money("amount").notNull(),
   status: text("status").notNull(),
   createdAt: createdAt(),
-}, (t) => [index("refunds_charge_idx").on(t.chargeId)]);
+}, (t) => [
+  index("refunds_charge_idx").on(t.chargeId),
+  // The refund janitor's scan: reservations still pending (a crash between the reservation and
+  // the processor's answer leaves one behind).
+  index("refunds_pending_idx").on(t.status, t.createdAt),
+]);
 
 // Double-entry ledger. An account is (owner, environment, currency, name); owner is a merchant
 // id or "platform". Amounts are signed minor units, positive = credit, and the entries of one
@@ -199,8 +206,37 @@ export const idempotencyKeys = pgTable("idempotency_keys", {
   responseStatus: integer("response_status"),
   responseBody: text("response_body"),
   responseType: text("response_type"),
+  /**
+   * Random seed from which the request derives the ids of what it creates (http/idempotency.ts):
+   * a retry that takes over an abandoned claim derives the same ids, so it finds the charge or
+   * refund the dead process may have created, and the processor sees the same idempotency key.
+   */
+  seed: text("seed").notNull().default(""),
+  /** A "processing" claim belongs to its process until then; afterwards a retry may take it over. */
+  lockedUntil: ts("locked_until"),
   createdAt: createdAt(),
-}, (t) => [primaryKey({ columns: [t.scope, t.environment, t.route, t.key] })]);
+}, (t) => [
+  primaryKey({ columns: [t.scope, t.environment, t.route, t.key] }),
+  index("idempotency_keys_created_idx").on(t.createdAt),
+]);
+
+// What the sandbox processor has answered, by the idempotency key of the call (the charge id
+// for an authorization, the refund id for a refund). It stands in for the processor's own
+// records: a repeated call gets the first answer back instead of a second authorization.
+export const sandboxProcessorRecords = pgTable("sandbox_processor_records", {
+  key: text("key").primaryKey(),
+  operation: text("operation").notNull(),
+  result: jsonb("result").$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+});
+
+// Rate-limit counters shared by every API process on PostgreSQL (rate-limiter-flexible's
+// Drizzle store); the embedded database keeps them in memory.
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  points: integer("points").notNull().default(0),
+  expire: ts("expire"),
+});
 
 // Transactional outbox: an event row is written in the same transaction as the change it
 // reports, together with one delivery row per destination.
@@ -217,6 +253,7 @@ export const events = pgTable("events", {
 }, (t) => [
   index("events_scope_idx").on(t.merchantId, t.environment, t.id),
   index("events_object_idx").on(t.objectId),
+  index("events_created_idx").on(t.createdAt),
 ]);
 
 export const webhookEndpoints = pgTable("webhook_endpoints", {
@@ -229,6 +266,9 @@ export const webhookEndpoints = pgTable("webhook_endpoints", {
   enabled: boolean("enabled").notNull().default(true),
   description: text("description"),
   secretSealed: text("secret_sealed").notNull(),
+  /** The secret before the last rotation: deliveries are signed with both until it expires. */
+  previousSecretSealed: text("previous_secret_sealed"),
+  previousSecretExpiresAt: ts("previous_secret_expires_at"),
   disabledReason: text("disabled_reason"),
   failingSince: ts("failing_since"),
   createdAt: createdAt(),
@@ -242,6 +282,8 @@ export const postbackSecrets = pgTable("postback_secrets", {
   merchantId: text("merchant_id").notNull(),
   environment: text("environment").$type<"sandbox" | "production">().notNull(),
   secretSealed: text("secret_sealed").notNull(),
+  previousSecretSealed: text("previous_secret_sealed"),
+  previousSecretExpiresAt: ts("previous_secret_expires_at"),
   createdAt: createdAt(),
 }, (t) => [primaryKey({ columns: [t.merchantId, t.environment] })]);
 

@@ -23,6 +23,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     productionProcessor: undefined,
     logLevel: process.env.LOG_LEVEL ?? "silent",
     workerPollMs: 20,
+    // Off by default so that suites firing bursts test what they test; the rate-limit tests
+    // turn it on.
+    rateLimitPerKey: 0,
+    eventRetentionDays: 30,
+    idempotencyLeaseMs: 30_000,
+    faultPoint: undefined,
     ...overrides,
   };
 }

@@ -19,6 +19,9 @@ export const EVENT_CATALOG = {
   "charge.pending": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A charge awaits payment, e.g. its Pix code was generated." },
   "charge.paid": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A payment was confirmed; paid_at is set." },
   "charge.refunded": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A refund completed." },
+  // The endpoints' view of a charge that failed after creation (today: unpaid Pix or boleto past
+  // its expiresAt, failure_reason "expired"); the postback URL gets the legacy charge.updated.
+  "charge.failed": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A charge failed after it was created, e.g. an unpaid Pix or boleto expired (failure_reason expired)." },
   "charge.updated": { envelope: "legacy", toEndpoints: false, toPostback: true, description: "Legacy: block flow, 3DS failure or a processor status update; only to the charge's postbackUrl." },
   "payout.approved": { envelope: "payout", toEndpoints: true, toPostback: true, description: "A payout request was approved." },
   "payout.rejected": { envelope: "payout", toEndpoints: true, toPostback: true, description: "A payout request was rejected." },
