@@ -26,6 +26,7 @@ import { createRefundService } from "./modules/charges/refunds.service.js";
 import { ledgerRoutes } from "./modules/ledger/ledger.routes.js";
 import { createLedgerService } from "./modules/ledger/ledger.service.js";
 import { createProcessorRegistry } from "./processors/registry.js";
+import { createProcessorRecords } from "./modules/charges/processor-records.repo.js";
 
 export interface AppDeps {
   config: Config;
@@ -44,7 +45,7 @@ export function createServices(deps: { config: Config; db: Db }) {
   const webhooks = createWebhookModule({ db, config, sealer });
   const cards = createCardModule({ db, sealer, customers });
   const ledger = createLedgerService({ db });
-  const processors = createProcessorRegistry({ productionProcessor: config.productionProcessor });
+  const processors = createProcessorRegistry({ productionProcessor: config.productionProcessor, sandboxRecords: createProcessorRecords(db) });
   const effects = createChargeEffects({ customers, ledger });
   const charges = createChargeService({ db, config, processors, merchants, customers, cards: cards.service, effects });
   const refunds = createRefundService({ db, effects, ledger, processorFor: charges.processorFor });
@@ -110,7 +111,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(fastifyJwt, { secret: config.jwtSecret, verify: { algorithms: ["HS256"] }, sign: { algorithm: "HS256" } });
 
   registerAuth(app, services.merchants.authenticator);
-  registerIdempotency(app, db, `idempotency:${config.encryptionKey}`, services.sealer);
+  registerIdempotency(app, db, { hashKey: `idempotency:${config.encryptionKey}`, sealer: services.sealer, leaseMs: config.idempotencyLeaseMs });
   registerOps(app, db);
 
   app.get("/openapi.json", { config: { auth: "public" }, schema: { hide: true } }, async () => app.swagger());

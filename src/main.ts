@@ -2,7 +2,8 @@ import pino from "pino";
 import { buildApp, createServices } from "./app.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { openDatabase, type Database } from "./db/client.js";
-import { lockDataDir } from "./db/lock.js";
+import { lockDataDir, restrictDataDir } from "./db/lock.js";
+import { armFault } from "./lib/faults.js";
 import { createTasks } from "./jobs/tasks.js";
 import { startWorker, type Worker } from "./jobs/runner.js";
 
@@ -22,9 +23,15 @@ async function main(): Promise<void> {
     throw new Error(`The ${role} role alone needs DATABASE_URL: the embedded database admits one process, so run \`npm start\` instead`);
   }
 
-  const unlock = config.databaseUrl ? () => undefined : lockDataDir(config.dataDir);
+  armFault(config.faultPoint);
+  // Files this process creates (the embedded database, secrets.json) are its user's alone.
+  process.umask(0o077);
+  const unlock = config.databaseUrl ? () => undefined : await lockDataDir(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
+  // PGlite creates its files 0666 whatever the umask: tighten them once they exist. Files it
+  // makes later are still out of other users' reach, inside the 0700 directory.
+  if (!config.databaseUrl) restrictDataDir(config.dataDir);
   if (role === "migrate") {
     log.info("migrations applied");
     await database.close();

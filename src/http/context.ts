@@ -12,6 +12,11 @@ export interface RequestCtx {
   environment: Environment;
   actor: Actor;
   requestId: string;
+  /**
+   * Set when the request holds an Idempotency-Key claim: the seed from which it derives the ids
+   * of what it creates (lib/ids.ts seededId), the same on every retry of the key.
+   */
+  idempotencySeed?: string;
 }
 
 export type AuthMode = "secretKey" | "jwt" | "keyOrJwt" | "admin" | "public";
@@ -24,5 +29,10 @@ declare module "fastify" {
     auth?: AuthMode;
     /** Idempotency-Key handling for this POST route (on by default for POST). */
     idempotent?: boolean;
+    /**
+     * Response fields that show a secret once (dotted paths, e.g. "secret", "apiKeys.sandbox"):
+     * an idempotent replay answers them as null and names them in Idempotent-Redacted-Fields.
+     */
+    secretFields?: string[];
   }
 }

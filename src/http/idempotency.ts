@@ -1,23 +1,32 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import { and, eq, lt } from "drizzle-orm";
-import type { Db } from "../db/client.js";
-import { idempotencyKeys } from "../db/schema.js";
 import { createHmac } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { queryRows, sql, type Db } from "../db/client.js";
+import { newSeed } from "../lib/ids.js";
 import { stableStringify } from "../lib/json.js";
 import type { Sealer } from "../lib/crypto.js";
 import { AppError } from "./errors.js";
 import type { Environment } from "./context.js";
 
-// Idempotency-Key on every POST (CONTRACT section 4), scoped per merchant, environment and
-// route. The first request inserts a "processing" claim (the primary key makes concurrent
-// duplicates lose the insert); its response is saved when sent. A duplicate with the same
-// body replays that response; with another body it gets 422; while the first is still
-// running it waits, and after WAIT_MS it gets 409. Only 2xx/3xx responses are saved: a 4xx or
-// 5xx committed nothing, so a retry (corrected, or after a server failure) runs again.
+// Idempotency-Key on every POST (CONTRACT section 4, docs/guarantees.md), scoped per merchant,
+// environment and route. Exactly-once rests on three parts:
+// 1. The first request inserts a "processing" claim with a random seed and a lease. The primary
+//    key makes concurrent duplicates lose the insert; they wait (bounded, with backoff) for the
+//    answer, and get 409 if it does not come in time.
+// 2. The request derives the ids of what it creates from the seed (seededId). A claim whose
+//    process died (its lease ran out) is taken over by the next retry with the same body, which
+//    keeps the seed: it finds the charge or refund the dead process may have committed and
+//    answers with it, and the processor, called with the same id as its idempotency key,
+//    answers a repeated call with its first result. Nothing is authorized or recorded twice.
+// 3. The response is stored (sealed) when it is sent; a duplicate with the same body replays
+//    it, with another body gets 422. A 4xx committed nothing (every route validates before any
+//    side effect), so its claim is dropped and a corrected retry runs. A 5xx may have happened
+//    after a side effect, so its claim is released but kept with its seed and body: the retry
+//    with the same body re-runs under the same ids.
+// Time is compared inside PostgreSQL only (now()), never against JavaScript Dates, whose
+// millisecond precision never equals a microsecond timestamp.
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-const WAIT_MS = 10_000;
-const ABANDONED_MS = 60_000;
+const WAIT_MS = 5_000;
 
 interface Claim {
   scope: string;
@@ -26,24 +35,66 @@ interface Claim {
   key: string;
 }
 
+interface ClaimRow {
+  seed: string;
+  state: string;
+  request_hash: string;
+  response_status: number | null;
+  response_body: string | null;
+  response_type: string | null;
+  expired: boolean;
+  takeable: boolean;
+}
+
 declare module "fastify" {
   interface FastifyRequest {
     idempotencyClaim?: Claim;
   }
 }
 
-/**
- * `hashKey` keys the request fingerprint (HMAC-SHA256): bodies may hold card numbers, and
- * PCI DSS allows only keyed hashes of a PAN to be stored.
- */
-export function registerIdempotency(app: FastifyInstance, db: Db, hashKey: string, sealer: Sealer): void {
-  // Stored responses are sealed: some show a secret once (new API keys, webhook secrets).
+export interface IdempotencyOptions {
+  /** HMAC key of the request fingerprint: bodies may hold card numbers (PCI DSS allows keyed hashes only). */
+  hashKey: string;
+  sealer: Sealer;
+  /** How long a claim is its process's before a retry may take it over. */
+  leaseMs: number;
+}
+
+const secs = (ms: number) => sql`make_interval(secs => ${ms / 1000}::float8)`;
+const where = (c: Claim) =>
+  sql`scope = ${c.scope} and environment = ${c.environment} and route = ${c.route} and key = ${c.key}`;
+
+/** Sets the dotted paths to null; returns those that were present. */
+function redact(payload: string, paths: string[]): { body: string; redacted: string[] } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(payload);
+  } catch {
+    return { body: payload, redacted: [] };
+  }
+  const redacted: string[] = [];
+  for (const path of paths) {
+    const parts = path.split(".");
+    let node = doc as Record<string, unknown> | null;
+    for (const part of parts.slice(0, -1)) node = node && typeof node === "object" ? (node[part] as Record<string, unknown>) : null;
+    const last = parts[parts.length - 1]!;
+    if (node && typeof node === "object" && node[last] !== undefined && node[last] !== null) {
+      node[last] = null;
+      redacted.push(path);
+    }
+  }
+  return { body: JSON.stringify(doc), redacted };
+}
+
+export function registerIdempotency(app: FastifyInstance, db: Db, opts: IdempotencyOptions): void {
+  const { sealer } = opts;
   const aad = (c: Claim) => `idempotency:${c.scope}:${c.environment}:${c.route}:${c.key}`;
+  const applies = (req: FastifyRequest) => req.method === "POST" && req.routeOptions.config?.idempotent !== false;
+
   // The key's shape is checked before schema validation, so that a bad key is the same 400 on
-  // every POST route, whether or not the route's schema declares the header (which would
-  // otherwise answer 422).
+  // every POST route, whether or not the route's schema declares the header.
   app.addHook("preValidation", async (req) => {
-    if (req.method !== "POST" || req.routeOptions.config?.idempotent === false) return;
+    if (!applies(req)) return;
     const header = req.headers["idempotency-key"];
     if (header === undefined) return;
     if (typeof header !== "string" || header.length < 1 || header.length > 255) {
@@ -52,7 +103,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, hashKey: strin
   });
 
   app.addHook("preHandler", async (req, reply) => {
-    if (req.method !== "POST" || req.routeOptions.config?.idempotent === false) return;
+    if (!applies(req)) return;
     const header = req.headers["idempotency-key"];
     if (typeof header !== "string") return;
     const claim: Claim = {
@@ -61,82 +112,96 @@ export function registerIdempotency(app: FastifyInstance, db: Db, hashKey: strin
       route: `${req.method} ${req.url.split("?")[0]}`,
       key: header,
     };
-    const requestHash = createHmac("sha256", hashKey).update(stableStringify(req.body ?? null)).digest("hex");
-    const match = and(
-      eq(idempotencyKeys.scope, claim.scope),
-      eq(idempotencyKeys.environment, claim.environment),
-      eq(idempotencyKeys.route, claim.route),
-      eq(idempotencyKeys.key, claim.key),
-    );
+    const requestHash = createHmac("sha256", opts.hashKey).update(stableStringify(req.body ?? null)).digest("hex");
+    const lease = secs(opts.leaseMs);
     const deadline = Date.now() + WAIT_MS;
+    let backoff = 10;
     for (;;) {
-      const inserted = await db
-        .insert(idempotencyKeys)
-        .values({ ...claim, requestHash, state: "processing" })
-        .onConflictDoNothing()
-        .returning({ key: idempotencyKeys.key });
-      if (inserted.length > 0) {
-        req.idempotencyClaim = claim;
-        return;
-      }
-      const [row] = await db.select().from(idempotencyKeys).where(match);
-      if (!row) continue; // expired and deleted in between: claim again
-      const age = Date.now() - row.createdAt.getTime();
-      if (age > IDEMPOTENCY_TTL_MS || (row.state === "processing" && age > ABANDONED_MS)) {
-        // An expired key, or a claim whose process died before answering: start afresh.
-        await db.delete(idempotencyKeys).where(and(match, eq(idempotencyKeys.createdAt, row.createdAt)));
+      const [inserted] = await queryRows<{ seed: string }>(db, sql`
+        insert into idempotency_keys (scope, environment, route, key, request_hash, state, seed, locked_until)
+        values (${claim.scope}, ${claim.environment}, ${claim.route}, ${claim.key}, ${requestHash}, 'processing', ${newSeed()}, now() + ${lease})
+        on conflict do nothing
+        returning seed`);
+      if (inserted) return hold(req, claim, inserted.seed);
+
+      const [row] = await queryRows<ClaimRow>(db, sql`
+        select seed, state, request_hash, response_status, response_body, response_type,
+               created_at < now() - ${secs(IDEMPOTENCY_TTL_MS)} as expired,
+               state = 'processing' and (locked_until is null or locked_until < now()) as takeable
+        from idempotency_keys where ${where(claim)}`);
+      if (row?.expired) {
+        // Past the 24 h window the key is free again; the purge job may not have run yet.
+        await db.execute(sql`delete from idempotency_keys where ${where(claim)} and created_at < now() - ${secs(IDEMPOTENCY_TTL_MS)}`);
         continue;
       }
-      if (row.requestHash !== requestHash) {
+      if (row && row.request_hash !== requestHash) {
         throw new AppError(
           "idempotency_mismatch",
           "Idempotency-Key was already used with a different request body; use a new key for a new request",
         );
       }
-      if (row.state === "done") {
-        return reply
-          .code(row.responseStatus ?? 200)
-          .header("idempotent-replayed", "true")
-          .type(row.responseType ?? "application/json; charset=utf-8")
-          .send(row.responseBody ? sealer.open(row.responseBody, aad(claim)) : "");
+      if (row?.state === "done") {
+        const stored = row.response_body ? sealer.open(row.response_body, aad(claim)) : "";
+        const redacted = req.routeOptions.config?.secretFields ?? [];
+        reply.code(row.response_status ?? 200).header("idempotent-replayed", "true");
+        if (redacted.length > 0) reply.header("idempotent-redacted-fields", redacted.join(", "));
+        return reply.type(row.response_type ?? "application/json; charset=utf-8").send(stored);
       }
-      if (Date.now() > deadline) {
-        throw new AppError("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry later");
+      if (row?.takeable) {
+        // Abandoned by a process that died, or released after a 5xx: take it over, keeping the
+        // seed. The guarded UPDATE lets exactly one of several racing retries win.
+        const [taken] = await queryRows<{ seed: string }>(db, sql`
+          update idempotency_keys set locked_until = now() + ${lease}
+          where ${where(claim)} and state = 'processing' and request_hash = ${requestHash}
+            and (locked_until is null or locked_until < now())
+          returning seed`);
+        if (taken) return hold(req, claim, taken.seed);
       }
-      await sleep(25);
+      // Held by a request in flight (or gone in between, e.g. a 4xx dropped it): wait and look
+      // again, boundedly.
+      if (Date.now() >= deadline) {
+        throw new AppError(
+          "idempotency_in_progress",
+          "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+        );
+      }
+      await sleep(backoff);
+      backoff = Math.min(backoff * 2, 250);
     }
   });
+
+  function hold(req: FastifyRequest, claim: Claim, seed: string): void {
+    req.idempotencyClaim = claim;
+    req.ctx = { ...req.ctx, idempotencySeed: seed };
+  }
 
   app.addHook("onSend", async (req: FastifyRequest, reply, payload) => {
     const claim = req.idempotencyClaim;
     if (!claim) return payload;
     req.idempotencyClaim = undefined;
-    const match = and(
-      eq(idempotencyKeys.scope, claim.scope),
-      eq(idempotencyKeys.environment, claim.environment),
-      eq(idempotencyKeys.route, claim.route),
-      eq(idempotencyKeys.key, claim.key),
-    );
-    // Only successes are kept: a failed request changed nothing, so a retry with a corrected
-    // body (or after a server failure) runs again under the same key, as with Checkout.com.
-    if (reply.statusCode >= 400) {
-      await db.delete(idempotencyKeys).where(match);
+    if (reply.statusCode >= 500) {
+      await db.execute(sql`update idempotency_keys set locked_until = null where ${where(claim)} and state = 'processing'`);
+    } else if (reply.statusCode >= 400) {
+      await db.execute(sql`delete from idempotency_keys where ${where(claim)} and state = 'processing'`);
     } else {
-      await db
-        .update(idempotencyKeys)
-        .set({
-          state: "done",
-          responseStatus: reply.statusCode,
-          responseBody: sealer.seal(typeof payload === "string" ? payload : String(payload ?? ""), aad(claim)),
-          responseType: String(reply.getHeader("content-type") ?? "application/json; charset=utf-8"),
-        })
-        .where(match);
+      const text = typeof payload === "string" ? payload : String(payload ?? "");
+      // Secrets shown once are not kept for replays, not even sealed.
+      const paths = req.routeOptions.config?.secretFields ?? [];
+      const stored = paths.length > 0 ? redact(text, paths).body : text;
+      await db.execute(sql`
+        update idempotency_keys
+        set state = 'done', response_status = ${reply.statusCode}, response_body = ${sealer.seal(stored, aad(claim))},
+            response_type = ${String(reply.getHeader("content-type") ?? "application/json; charset=utf-8")}, locked_until = null
+        where ${where(claim)} and state = 'processing'`);
     }
     return payload;
   });
 }
 
 /** Removes keys past the 24 h window (run by the worker). */
-export async function purgeIdempotencyKeys(db: Db, now = new Date()): Promise<void> {
-  await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)));
+export async function purgeIdempotencyKeys(db: Db): Promise<number> {
+  const rows = await queryRows<{ n: number }>(db, sql`
+    with gone as (delete from idempotency_keys where created_at < now() - ${secs(IDEMPOTENCY_TTL_MS)} returning 1)
+    select count(*)::int as n from gone`);
+  return rows[0]?.n ?? 0;
 }

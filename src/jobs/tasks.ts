@@ -22,5 +22,18 @@ export function createTasks(deps: { config: Config; db: Db; services: Services }
         return 0;
       },
     },
+    {
+      // Unpaid Pix, boleto and other payer-paid charges past their expiresAt become failed.
+      name: "charges.expire",
+      intervalMs: 30_000,
+      run: () => deps.services.charges.expireUnpaid(),
+    },
+    {
+      // Refunds left pending by a crash are finished against the processor's record. The grace
+      // outlasts any live request (its idempotency lease bounds how long it may run).
+      name: "refunds.reconcile",
+      intervalMs: 30_000,
+      run: () => deps.services.refunds.reconcilePending(deps.config.idempotencyLeaseMs),
+    },
   ];
 }

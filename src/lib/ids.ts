@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 // Crockford base32: ids sort by creation time (10 chars of milliseconds) and then by
 // 16 random chars (80 bits). Time-ordered ids make `ORDER BY id` a stable cursor.
@@ -26,6 +26,24 @@ function randomChars(n: number): string {
 
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   return `${prefix}_${encodeTime(now)}${randomChars(16)}`;
+}
+
+/** A seed for seededId: the time part of an id and 16 random characters. */
+export function newSeed(now: number = Date.now()): string {
+  return encodeTime(now) + randomChars(16);
+}
+
+/**
+ * The id a request with this seed gives to what it creates: the same seed always gives the same
+ * id (per prefix), so a retry that takes over an abandoned idempotency claim finds the charge or
+ * refund the first attempt may have created. Without a seed (no Idempotency-Key), a fresh id.
+ */
+export function seededId(prefix: IdPrefix, seed: string | undefined): string {
+  if (!seed) return newId(prefix);
+  const digest = createHash("sha256").update(`${prefix}:${seed}`).digest();
+  let out = "";
+  for (let i = 0; i < 16; i++) out += ALPHABET[digest[i]! % 32];
+  return `${prefix}_${seed.slice(0, 10)}${out}`;
 }
 
 // Random base62 secret text, used for API keys and passwords shown once.

@@ -29,6 +29,11 @@ export interface AsyncInstrument {
 }
 
 export interface AuthorizeInput {
+  /**
+   * Also the idempotency key of the call: a processor answers a repeated authorization of the
+   * same charge id with its first result, never with a second authorization (the id stays the
+   * same when a request is retried after a crash, see http/idempotency.ts).
+   */
   chargeId: string;
   amountMinor: number;
   currency: string;
@@ -54,7 +59,30 @@ export type RefundResult = { outcome: "succeeded"; refundRef: string } | { outco
 export interface PaymentProcessor {
   readonly name: string;
   authorize(input: AuthorizeInput): Promise<AuthorizeResult>;
-  /** Finishes an authorization held for 3DS or review. */
+  /** Finishes an authorization held for 3DS or review; idempotent per chargeId. */
   capture(input: { chargeId: string; pspRefId: string; amountMinor: number }): Promise<CaptureResult>;
+  /** Idempotent per refundId: a repeated call answers with the first result. */
   refund(input: { chargeId: string; pspRefId: string | null; amountMinor: number; refundId: string }): Promise<RefundResult>;
+}
+
+/**
+ * Where a processor keeps what it answered, by operation and idempotency key. A real acquirer
+ * keeps these on its side; the sandbox simulator is given a store (a table, in the app) so
+ * that it behaves the same way across processes and restarts.
+ */
+export interface ProcessorRecords {
+  /** The first result recorded for (operation, key); otherwise computes, records and returns it. */
+  once(operation: string, key: string, compute: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>>;
+}
+
+/** Records in this process's memory only (unit tests of processors). */
+export function memoryRecords(): ProcessorRecords {
+  const seen = new Map<string, Promise<Record<string, unknown>>>();
+  return {
+    once(operation, key, compute) {
+      const k = `${operation}:${key}`;
+      if (!seen.has(k)) seen.set(k, compute().then((r) => JSON.parse(JSON.stringify(r)) as Record<string, unknown>));
+      return seen.get(k)!;
+    },
+  };
 }

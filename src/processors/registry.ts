@@ -1,4 +1,4 @@
-import type { PaymentProcessor } from "./processor.js";
+import type { PaymentProcessor, ProcessorRecords } from "./processor.js";
 import { createSandboxProcessor } from "./sandbox/sandbox.processor.js";
 
 // Which processor serves which environment. Sandbox keys always get the simulator.
@@ -19,6 +19,8 @@ export function createProcessorRegistry(opts: {
   productionProcessor: string | undefined;
   /** Replaces the built-in production adapters (tests, or a deployment's own adapter). */
   adapters?: Readonly<Record<string, () => PaymentProcessor>>;
+  /** Where the sandbox simulator records its answers (a table in the app). */
+  sandboxRecords?: ProcessorRecords;
 }): ProcessorRegistry {
   const adapters = opts.adapters ?? PRODUCTION_ADAPTERS;
   const known = Object.keys(adapters).filter((name) => name !== SIMULATOR);
@@ -36,7 +38,7 @@ export function createProcessorRegistry(opts: {
     throw new Error(`PAYMENT_PROCESSOR=${name} is not a known processor. Known production processors: ${knownText}.`);
   }
 
-  const sandbox = createSandboxProcessor();
+  const sandbox = createSandboxProcessor(opts.sandboxRecords);
   const production = factory ? factory() : null;
   if (production?.name === SIMULATOR) throw new Error("a production adapter must not be the sandbox simulator");
   return {

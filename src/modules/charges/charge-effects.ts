@@ -67,6 +67,8 @@ export function createChargeEffects(deps: EffectDeps) {
       await announce(tx, next, "charge.paid", {}, customer);
     } else if (to === "refused" || to === "failed") {
       await announce(tx, next, "charge.updated", {}, customer);
+      // Endpoints never get the legacy charge.updated; a failure is theirs to know too.
+      if (to === "failed") await announce(tx, next, "charge.failed", {}, customer);
     } else if (to === "refunded") {
       await announce(tx, next, "charge.refunded", {}, customer);
     }

@@ -8,6 +8,9 @@ export type ChargeRow = typeof charges.$inferSelect;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** Why a charge failed or was refused (e.g. "expired", "card_declined"); null otherwise. */
+const failureReason = (c: ChargeRow) => (c.status === "failed" || c.status === "refused" ? c.reason : null);
+
 export function toChargeResponse(c: ChargeRow) {
   const units = (minor: number) => toMajor(minor, c.currency);
   return {
@@ -15,6 +18,7 @@ export function toChargeResponse(c: ChargeRow) {
     livemode: c.environment === "production",
     status: c.status as never,
     reason: c.reason,
+    failureReason: failureReason(c),
     isBlocked: c.isBlocked,
     amount: units(c.amount),
     amountRefunded: units(c.amountRefunded),
@@ -89,6 +93,7 @@ export function toEventData(c: ChargeRow, customer: CustomerRow | null): Record<
     anticipation_fee_estimated: c.anticipationFee,
     net: c.net,
     amount_refunded: c.amountRefunded,
+    failure_reason: failureReason(c),
     customer: customerOf(customer),
     payment_method: c.paymentMethodType === "credit_card" ? cardView(c) : { type: c.paymentMethodType },
     merchant_id: c.merchantId,
@@ -112,6 +117,7 @@ export function toLegacyData(c: ChargeRow, customer: CustomerRow | null): Record
     id: c.id,
     status: c.status,
     reason: c.reason,
+    failureReason: failureReason(c),
     pspRefId: c.pspRefId,
     amount: c.amount,
     currency: c.currency,

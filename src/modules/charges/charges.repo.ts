@@ -9,9 +9,10 @@ import type { ChargeRow } from "./charges.mapper.js";
 const scope = (ctx: Pick<RequestCtx, "merchantId" | "environment">) =>
   and(eq(charges.merchantId, ctx.merchantId), eq(charges.environment, ctx.environment));
 
-export async function insertCharge(tx: Queryable, row: typeof charges.$inferInsert): Promise<ChargeRow> {
-  const [inserted] = await tx.insert(charges).values(row).returning();
-  return inserted!;
+/** Inserts the charge; undefined when a charge with this id exists (a concurrent retry's). */
+export async function insertCharge(tx: Queryable, row: typeof charges.$inferInsert): Promise<ChargeRow | undefined> {
+  const [inserted] = await tx.insert(charges).values(row).onConflictDoNothing({ target: charges.id }).returning();
+  return inserted;
 }
 
 export async function findCharge(q: Queryable, ctx: Pick<RequestCtx, "merchantId" | "environment">, id: string): Promise<ChargeRow | undefined> {
@@ -49,14 +50,38 @@ export async function releaseRefund(tx: Queryable, id: string, amount: number): 
   await tx.update(charges).set({ amountRefunded: sql`${charges.amountRefunded} - ${amount}` }).where(eq(charges.id, id));
 }
 
-export async function insertRefund(tx: Queryable, row: typeof refunds.$inferInsert) {
+export type RefundRow = typeof refunds.$inferSelect;
+
+export async function insertRefund(tx: Queryable, row: typeof refunds.$inferInsert): Promise<RefundRow> {
   const [inserted] = await tx.insert(refunds).values(row).returning();
   return inserted!;
 }
 
-export async function setRefundStatus(tx: Queryable, id: string, status: "succeeded" | "failed") {
-  const [row] = await tx.update(refunds).set({ status }).where(eq(refunds.id, id)).returning();
-  return row!;
+export async function findRefund(q: Queryable, id: string): Promise<RefundRow | undefined> {
+  const [row] = await q.select().from(refunds).where(eq(refunds.id, id));
+  return row;
+}
+
+/** Settles a pending refund; undefined when it was settled already (by a retry or the janitor). */
+export async function settleRefund(tx: Queryable, id: string, status: "succeeded" | "failed"): Promise<RefundRow | undefined> {
+  const [row] = await tx.update(refunds).set({ status }).where(and(eq(refunds.id, id), eq(refunds.status, "pending"))).returning();
+  return row;
+}
+
+/** Refunds pending for longer than `graceMs`: left by a crash between reservation and outcome. */
+export async function stalePendingRefunds(q: Queryable, graceMs: number, limit: number): Promise<RefundRow[]> {
+  return q.select().from(refunds)
+    .where(and(eq(refunds.status, "pending"), sql`${refunds.createdAt} < now() - make_interval(secs => ${graceMs / 1000}::float8)`))
+    .orderBy(refunds.createdAt)
+    .limit(limit);
+}
+
+/** Unpaid charges whose payment instructions expired (Pix, boleto and the other payer-paid methods). */
+export async function expiredPendingCharges(q: Queryable, limit: number): Promise<ChargeRow[]> {
+  return q.select().from(charges)
+    .where(and(eq(charges.status, "pending"), sql`${charges.expiresAt} < now()`))
+    .orderBy(charges.expiresAt)
+    .limit(limit);
 }
 
 export async function listCharges(

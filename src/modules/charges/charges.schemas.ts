@@ -77,6 +77,7 @@ export const Charge = Type.Object({
   livemode: Type.Boolean(),
   status: Status,
   reason: Nullable(Type.String()),
+  failureReason: Nullable(Type.String({ description: "Why a failed or refused charge ended so, e.g. expired (an unpaid Pix or boleto past expiresAt), card_declined; null otherwise." })),
   isBlocked: Type.Boolean(),
   amount: Type.Number({ description: "Currency units." }),
   amountRefunded: Type.Number(),

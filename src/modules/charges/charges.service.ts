@@ -2,9 +2,10 @@ import type { Static } from "typebox";
 import type { Config } from "../../config.js";
 import { withTx, type Db, type Tx } from "../../db/client.js";
 import { AppError, invalid, notFound } from "../../http/errors.js";
-import type { RequestCtx } from "../../http/context.js";
+import type { Environment, RequestCtx } from "../../http/context.js";
 import type { PageQuery } from "../../http/pagination.js";
-import { newId } from "../../lib/ids.js";
+import { faultPoint } from "../../lib/faults.js";
+import { seededId } from "../../lib/ids.js";
 import type { AuthorizeResult, PaymentProcessor } from "../../processors/processor.js";
 import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
@@ -20,7 +21,7 @@ import type { CreateChargeBody } from "./charges.schemas.js";
 
 export interface ChargeServiceDeps {
   db: Db;
-  config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls">;
+  config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production">;
   processors: { forEnvironment(env: "sandbox" | "production"): PaymentProcessor | null };
   merchants: Pick<MerchantService, "getMerchant" | "getFees">;
   customers: Pick<CustomerService, "get" | "resolveForCharge" | "validateInline">;
@@ -35,7 +36,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
   const { db, effects } = deps;
   const now = deps.now ?? (() => new Date());
 
-  function processorFor(ctx: RequestCtx): PaymentProcessor {
+  function processorFor(ctx: { environment: Environment }): PaymentProcessor {
     const p = deps.processors.forEnvironment(ctx.environment);
     if (!p) throw invalid("No payment processor is configured for production charges (set PAYMENT_PROCESSOR); use a sandbox key to test");
     return p;
@@ -45,8 +46,18 @@ export function createChargeService(deps: ChargeServiceDeps) {
    * POST /v1/charges. Everything is checked first; the processor is called outside any
    * transaction; then one transaction writes the customer, the charge, its ledger postings and
    * its events (charge.created, then charge.pending / charge.paid / charge.updated).
+   *
+   * Under an Idempotency-Key the charge id comes from the claim's seed, so a retry after a
+   * crash finds the charge the first attempt committed and answers with it, or, if nothing was
+   * committed, authorizes again under the same id, which the processor answers with its first
+   * result: one authorization and one charge per key, whatever crashes.
    */
   async function create(ctx: RequestCtx, body: Static<typeof CreateChargeBody>) {
+    const id = seededId("ch", ctx.idempotencySeed);
+    if (ctx.idempotencySeed) {
+      const earlier = await repo.findCharge(db, ctx, id);
+      if (earlier) return createdView(earlier);
+    }
     const at = now();
     const { amountMinor, currency } = normalizeMoney(body.amount, body.currency);
     checkCustomer(body.customer);
@@ -63,7 +74,6 @@ export function createChargeService(deps: ChargeServiceDeps) {
       amountMinor, currency, paymentMethod: method.methodType, brand: method.brand, installments: method.installments,
     });
 
-    const id = newId("ch");
     const result = await processor.authorize({
       chargeId: id, amountMinor, currency, instrument: method.instrument,
       merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey },
@@ -72,6 +82,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
         : { name: body.customer.name ?? "", email: body.customer.email ?? null, documentId: body.customer.document?.id ?? null, documentType: body.customer.document?.type ?? null },
       now: at, publicBaseUrl: deps.config.publicBaseUrl,
     });
+    faultPoint("charge.after-authorize");
 
     const charge = await withTx(db, async (tx) => {
       const customer = await deps.customers.resolveForCharge(tx, ctx, body.customer);
@@ -83,11 +94,19 @@ export function createChargeService(deps: ChargeServiceDeps) {
         items: body.items ?? null, shippingAddress: body.shippingAddress ?? null, trackingInfo: body.trackingInfo ?? null,
         metadata: body.metadata ?? null, postbackUrl, split: body.split ?? null, createdAt: at, updatedAt: at,
       });
+      // Taken over concurrently (a retry after the lease ran out, while this one was slow): the
+      // other attempt committed this id first; answer with its charge.
+      if (!created) return null;
       await effects.announce(tx, created, "charge.created", {}, customer);
       return applyAuthorization(tx, created, result, method.methodView, at, customer);
-    });
-    return { id: charge.id, status: charge.status as ChargeStatus, paymentDetails: charge.paymentDetails, reason: charge.reason };
+    }) ?? (await repo.findCharge(db, ctx, id));
+    if (!charge) throw new Error(`charge ${id} neither inserted nor found`);
+    faultPoint("charge.after-commit");
+    return createdView(charge);
   }
+
+  const createdView = (c: ChargeRow) =>
+    ({ id: c.id, status: c.status as ChargeStatus, paymentDetails: c.paymentDetails, reason: c.reason });
 
   async function applyAuthorization(tx: Tx, c: ChargeRow, r: AuthorizeResult, view: Record<string, unknown>, at: Date, customer: CustomerRow) {
     const cardDetails = c.paymentMethodType === "credit_card"
@@ -178,7 +197,26 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return repo.findSandboxCharge(db, id);
   }
 
-  return { create, get, list, resendWebhook, pay, authenticate, review, bankDecision, findSandbox, processorFor };
+  /**
+   * The expiry janitor: an unpaid charge past its expiresAt (Pix, boleto and the other
+   * payer-paid methods) fails with reason "expired": the legacy charge.updated goes to its
+   * postback URL and charge.failed to the endpoints. The guarded transition makes a payment that
+   * lands at the same moment win or lose cleanly, never both.
+   */
+  async function expireUnpaid(): Promise<number> {
+    let n = 0;
+    for (const c of await repo.expiredPendingCharges(db, 100)) {
+      const moved = await withTx(db, (tx) => effects.moveTo(tx, c, "failed", { reason: "expired" }))
+        .then(() => 1, (err: unknown) => {
+          if (err instanceof AppError && (err.code === "conflict" || err.code === "invalid_state")) return 0; // paid meanwhile
+          throw err;
+        });
+      n += moved;
+    }
+    return n;
+  }
+
+  return { expireUnpaid, create, get, list, resendWebhook, pay, authenticate, review, bankDecision, findSandbox, processorFor };
 }
 
 export type ChargeService = ReturnType<typeof createChargeService>;

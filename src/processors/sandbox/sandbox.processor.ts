@@ -1,5 +1,8 @@
 import { randomToken } from "../../lib/ids.js";
-import type { AuthorizeInput, AuthorizeResult, CardInstrument, PaymentProcessor } from "../processor.js";
+import {
+  memoryRecords, type AuthorizeInput, type AuthorizeResult, type CaptureResult, type CardInstrument, type PaymentProcessor,
+  type ProcessorRecords, type RefundResult,
+} from "../processor.js";
 import { buildInstructions } from "./instruments.js";
 
 // The built-in simulator (CONTRACT section 4). Pure: no database, no network, no clock of
@@ -58,21 +61,33 @@ function authorizeCard(input: AuthorizeInput, card: CardInstrument): AuthorizeRe
   }
 }
 
-export function createSandboxProcessor(): PaymentProcessor {
+async function authorizeOnce(input: AuthorizeInput): Promise<AuthorizeResult> {
+  const { instrument } = input;
+  if (instrument.kind === "card") return authorizeCard(input, instrument);
+  const { details, expiresAt } = await buildInstructions({ ...input, instrument });
+  return { outcome: "pending", pspRefId: pspRef(""), details, expiresAt };
+}
+
+/**
+ * The simulator. Every call is recorded under its idempotency key (the charge id, the refund
+ * id) in `records`, and a repeated call gets the recorded answer: one authorization per charge
+ * id, like a real acquirer's idempotency keys. The app gives it a table; unit tests memory.
+ */
+export function createSandboxProcessor(records: ProcessorRecords = memoryRecords()): PaymentProcessor {
   return {
     name: "sandbox",
     async authorize(input) {
-      const { instrument } = input;
-      if (instrument.kind === "card") return authorizeCard(input, instrument);
-      const { details, expiresAt } = await buildInstructions({ ...input, instrument });
-      return { outcome: "pending", pspRefId: pspRef(""), details, expiresAt };
+      const stored = await records.once("authorize", input.chargeId, async () => authorizeOnce(input) as never);
+      // JSON keeps the expiry as text; the interface promises a Date.
+      const r = stored as unknown as AuthorizeResult & { expiresAt?: string | Date };
+      return (r.outcome === "pending" ? { ...r, expiresAt: new Date(r.expiresAt!) } : r) as AuthorizeResult;
     },
     // 3DS passed or review cleared: the simulator always settles what it held.
-    async capture() {
-      return { outcome: "paid" };
+    async capture(input) {
+      return (await records.once("capture", input.chargeId, async () => ({ outcome: "paid" }))) as CaptureResult;
     },
-    async refund() {
-      return { outcome: "succeeded", refundRef: pspRef("re_") };
+    async refund(input) {
+      return (await records.once("refund", input.refundId, async () => ({ outcome: "succeeded", refundRef: pspRef("re_") }))) as RefundResult;
     },
   };
 }

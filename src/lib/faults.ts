@@ -1,0 +1,27 @@
+// Deterministic crash points for the crash tests. main.ts arms at most one point from
+// FEIRA_FAULT (config.faultPoint, never set with NODE_ENV=production); when the code passes it,
+// the process is killed with SIGKILL at once, as kill -9 would: no finally blocks, no
+// shutdown hooks, no flushed responses. Unarmed, a point costs one comparison.
+export type FaultPoint =
+  | "charge.after-authorize" // the processor answered; nothing of the charge is committed
+  | "charge.after-commit" // the charge is committed; the response is not stored or sent
+  | "refund.after-reserve" // the refund is reserved; the processor was not called
+  | "refund.after-processor" // the processor refunded; the outcome is not recorded
+  | "delivery.after-send"; // a webhook was sent; its outcome is not recorded
+
+export const FAULT_POINTS: readonly FaultPoint[] = [
+  "charge.after-authorize", "charge.after-commit", "refund.after-reserve", "refund.after-processor", "delivery.after-send",
+];
+
+let armed: string | undefined;
+
+export function armFault(point: string | undefined): void {
+  if (point !== undefined && !(FAULT_POINTS as readonly string[]).includes(point)) {
+    throw new Error(`FEIRA_FAULT=${point} is not a fault point; known: ${FAULT_POINTS.join(", ")}`);
+  }
+  armed = point;
+}
+
+export function faultPoint(point: FaultPoint): void {
+  if (armed === point) process.kill(process.pid, "SIGKILL");
+}

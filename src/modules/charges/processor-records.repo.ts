@@ -1,0 +1,27 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { sandboxProcessorRecords } from "../../db/schema.js";
+import type { ProcessorRecords } from "../../processors/processor.js";
+
+// The sandbox simulator's records in the database (sandbox_processor_records), so that a
+// repeated call with the same idempotency key gets the first answer even from another process
+// or after a restart. Each insert commits on its own, before the answer is used, as a remote
+// processor records an authorization before it answers; the first writer wins a race.
+export function createProcessorRecords(db: Db): ProcessorRecords {
+  const find = async (key: string) => {
+    const [row] = await db.select({ result: sandboxProcessorRecords.result }).from(sandboxProcessorRecords)
+      .where(eq(sandboxProcessorRecords.key, key));
+    return row?.result;
+  };
+  return {
+    async once(operation, key, compute) {
+      const k = `${operation}:${key}`;
+      const earlier = await find(k);
+      if (earlier) return earlier;
+      const result = JSON.parse(JSON.stringify(await compute())) as Record<string, unknown>;
+      const [inserted] = await db.insert(sandboxProcessorRecords).values({ key: k, operation, result })
+        .onConflictDoNothing().returning({ result: sandboxProcessorRecords.result });
+      return inserted?.result ?? (await find(k))!;
+    },
+  };
+}

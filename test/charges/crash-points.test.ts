@@ -1,0 +1,129 @@
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { queryRows, sql } from "../../src/db/client.js";
+import { cardCharge, CARDS } from "../helpers/charges.js";
+import { createMerchant, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
+import { basicAuth } from "../helpers/process.js";
+
+// The process is killed (SIGKILL, from inside, at a named point: FEIRA_FAULT) in the middle of
+// a charge or a refund; then it is started again and the client retries with the same
+// Idempotency-Key. Whatever the point, there is one charge, one authorization and one refund
+// per key, and the ledger balances. A short lease lets the retry take the dead claim over fast.
+
+const stores: Store[] = [];
+after(async () => { for (const s of stores) await s.close(); });
+const LEASE = { IDEMPOTENCY_LEASE_MS: "1000" };
+
+async function scenario() {
+  const store = await makeStore();
+  stores.push(store);
+  const setup = await startFeira(store, { env: LEASE });
+  const merchant = await createMerchant(setup, store);
+  await setup.stop();
+  return { store, merchant };
+}
+
+/** Retries like a client that has not had an answer: until one comes (409 means in flight). */
+async function retryUntilAnswered(p: FeiraProcess, path: string, key: string, body: unknown, idempotencyKey: string) {
+  for (let i = 0; i < 100; i++) {
+    const answer = await postJson(`${p.url}${path}`, key, body, { "idempotency-key": idempotencyKey });
+    if (answer && answer.status !== 409) return answer;
+    await sleep(100);
+  }
+  throw new Error(`no answer for ${path}:\n${p.output()}`);
+}
+
+async function counts(store: Store) {
+  const db = (await store.inspect()).db;
+  const [row] = await queryRows<Record<string, number>>(db, sql`select
+    (select count(*)::int from charges) as charges,
+    (select count(*)::int from sandbox_processor_records where operation = 'authorize') as authorizations,
+    (select count(*)::int from sandbox_processor_records where operation = 'refund') as processor_refunds,
+    (select count(*)::int from refunds) as refunds,
+    (select count(*)::int from refunds where status = 'pending') as pending_refunds,
+    (select count(*)::int from idempotency_keys where state <> 'done') as open_keys,
+    (select coalesce(sum(amount), 0)::int from ledger_entries) as ledger_sum,
+    (select count(*)::int from ledger_entries where type = 'refund') as refund_entries`);
+  return row!;
+}
+
+for (const point of ["charge.after-authorize", "charge.after-commit"] as const) {
+  test(`killed at ${point}: the retry answers with one charge and one authorization`, { timeout: 120_000 }, async () => {
+    const { store, merchant } = await scenario();
+    const idem = randomUUID();
+    const dying = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: point } });
+    const lost = await postJson(`${dying.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa), { "idempotency-key": idem });
+    await dying.exited;
+    assert.equal(lost, null, "the process died before answering");
+    assert.equal(dying.child.signalCode, "SIGKILL");
+
+    const p = await startFeira(store, { env: LEASE });
+    const answer = await retryUntilAnswered(p, "/v1/charges", merchant.sandboxKey, cardCharge(CARDS.visa), idem);
+    assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    assert.equal(answer.body.status, "paid");
+    const replay = await postJson(`${p.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa), { "idempotency-key": idem });
+    assert.deepEqual(replay?.body, answer.body);
+    await p.stop();
+
+    const c = await counts(store);
+    assert.equal(c.charges, 1);
+    assert.equal(c.authorizations, 1, "one authorization at the processor");
+    assert.equal(c.open_keys, 0, "no key left stuck");
+    assert.equal(c.ledger_sum, 0);
+  });
+}
+
+test("killed after the refund was reserved: the worker's janitor finishes it against the processor", { timeout: 120_000 }, async () => {
+  const { store, merchant } = await scenario();
+  const p1 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "refund.after-reserve" } });
+  const charge = await postJson(`${p1.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa, { amount: 80 }));
+  assert.equal(charge?.status, 201);
+  const lost = await postJson(`${p1.url}/v1/charges/${charge!.body.id}/refund`, merchant.sandboxKey, { amount: 30 });
+  await p1.exited;
+  assert.equal(lost, null);
+
+  // No retry: the client gave up. The worker (in `npm start`) finds the pending refund once
+  // its grace (the lease) has passed and completes it.
+  const p2 = await startFeira(store, { env: LEASE });
+  const deadline = Date.now() + 60_000;
+  let got: Record<string, unknown> = {};
+  while (Date.now() < deadline) {
+    got = (await (await fetch(`${p2.url}/v1/charges/${charge!.body.id}`, { headers: { authorization: basicAuth(merchant.sandboxKey) } })).json()) as Record<string, unknown>;
+    if (got.amountRefunded === 30) break;
+    await sleep(100);
+  }
+  assert.equal(got.amountRefunded, 30, "the janitor completed the refund");
+  assert.equal(got.status, "paid");
+  await p2.stop();
+  const c = await counts(store);
+  assert.equal(c.refunds, 1);
+  assert.equal(c.pending_refunds, 0);
+  assert.equal(c.processor_refunds, 1);
+  assert.equal(c.refund_entries > 0, true);
+  assert.equal(c.ledger_sum, 0);
+});
+
+test("killed after the processor refunded: the retry with the same key completes the same refund once", { timeout: 120_000 }, async () => {
+  const { store, merchant } = await scenario();
+  const p1 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "refund.after-processor" } });
+  const charge = await postJson(`${p1.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa, { amount: 80 }));
+  const idem = randomUUID();
+  const path = `/v1/charges/${charge!.body.id}/refund`;
+  assert.equal(await postJson(`${p1.url}${path}`, merchant.sandboxKey, {}, { "idempotency-key": idem }), null);
+  await p1.exited;
+
+  const p2 = await startFeira(store, { env: LEASE });
+  const answer = await retryUntilAnswered(p2, path, merchant.sandboxKey, {}, idem);
+  assert.equal(answer.status, 201, JSON.stringify(answer.body));
+  assert.equal(answer.body.amount, 80);
+  assert.equal(answer.body.status, "succeeded");
+  assert.equal(answer.body.chargeStatus, "refunded");
+  await p2.stop();
+  const c = await counts(store);
+  assert.equal(c.refunds, 1);
+  assert.equal(c.processor_refunds, 1);
+  assert.equal(c.pending_refunds, 0);
+  assert.equal(c.open_keys, 0);
+  assert.equal(c.ledger_sum, 0);
+});

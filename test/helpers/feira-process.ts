@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { openDatabase, type Database } from "../../src/db/client.js";
+import { freshDatabase } from "./db.js";
+import { basicAuth, childEnv, freePort, ROOT } from "./process.js";
+
+// feira as real processes over a real database, for the crash tests and the crash benchmark:
+// a fresh PostgreSQL database (DATABASE_URL set) or a PGlite data directory, shared secrets,
+// processes started, killed with SIGKILL and restarted at will.
+
+export interface Store {
+  onPostgres: boolean;
+  /** What every process of this store gets in its environment. */
+  env: Record<string, string>;
+  adminKey: string;
+  /** The database, to look at once no process holds it (PGlite admits one). */
+  inspect(): Promise<Database>;
+  close(): Promise<void>;
+}
+
+export async function makeStore(): Promise<Store> {
+  const adminKey = `adm_${randomBytes(16).toString("hex")}`;
+  const secrets = {
+    ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    JWT_SECRET: randomBytes(32).toString("hex"),
+    ADMIN_API_KEY: adminKey,
+  };
+  if (process.env.DATABASE_URL) {
+    const fresh = await freshDatabase();
+    return {
+      onPostgres: true, adminKey, env: { ...secrets, DATABASE_URL: fresh.url! },
+      inspect: async () => fresh,
+      close: () => fresh.close(),
+    };
+  }
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "feira-crash-"));
+  let open: Database | undefined;
+  return {
+    onPostgres: false, adminKey, env: { ...secrets, DATA_DIR: dataDir },
+    inspect: async () => (open ??= await openDatabase({ dataDir })),
+    close: async () => {
+      await open?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface FeiraProcess {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  /** kill -9, and wait until it is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM (graceful), and wait until it is gone. */
+  stop(): Promise<void>;
+  exited: Promise<unknown>;
+}
+
+/** Starts `node src/main.ts [role]` and waits until it answers /health (workers: until started). */
+export async function startFeira(store: Store, opts: { role?: "api" | "worker"; env?: Record<string, string> } = {}): Promise<FeiraProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...(opts.role ? [opts.role] : [])], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: childEnv({
+      ...store.env, PORT: String(port), LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_RETRY_SCALE: "0.001",
+      RATE_LIMIT_PER_KEY: "0", ...opts.env,
+    }),
+  });
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => { out += c.toString(); });
+  child.stderr!.on("data", (c: Buffer) => { out += c.toString(); });
+  const exited = once(child, "exit");
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (gone()) throw new Error(`feira exited while starting:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`feira did not start within 60 s:\n${out}`);
+    }
+    if (opts.role === "worker") {
+      if (/feira started/.test(out)) break;
+    } else {
+      const ok = await fetch(`${url}/health`).then((r) => r.status === 200, () => false);
+      if (ok) break;
+    }
+    await sleep(50);
+  }
+  const end = async (signal: NodeJS.Signals) => {
+    if (!gone()) child.kill(signal);
+    await exited;
+  };
+  return { child, url, output: () => out, kill: () => end("SIGKILL"), stop: () => end("SIGTERM"), exited };
+}
+
+/** A merchant made through the admin API of a running process. */
+export async function createMerchant(p: FeiraProcess, store: Store): Promise<{ id: string; sandboxKey: string }> {
+  const res = await fetch(`${p.url}/v1/admin/merchants`, {
+    method: "POST",
+    headers: { authorization: basicAuth(store.adminKey), "content-type": "application/json" },
+    body: JSON.stringify({ name: "Crash Loja", email: `crash-${randomBytes(4).toString("hex")}@example.com`, password: "correct horse battery" }),
+  });
+  if (res.status !== 201) throw new Error(`merchant: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { id: string; apiKeys: { sandbox: string } };
+  return { id: body.id, sandboxKey: body.apiKeys.sandbox };
+}
+
+export interface Answer { status: number; body: Record<string, unknown> }
+
+/** One POST; null when the connection broke (the process died under it). */
+export async function postJson(url: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer | null> {
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { authorization: basicAuth(key), "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  } catch {
+    return null;
+  }
+}
+
+export { sleep };
