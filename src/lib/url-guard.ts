@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
 
 // SSRF guard for merchant-supplied URLs (webhook endpoints, postback URLs). Three steps, and
 // the last two must share one IP: checkUrlSyntax at registration, resolveSafeTarget before
@@ -36,100 +37,121 @@ export function checkUrlSyntax(raw: string, opts: { requireHttps: boolean }): Sy
   return { ok: true, url };
 }
 
-// ---- Address classification. Numbers are BigInt so IPv4 (32 bits) and IPv6 (128 bits)
-// share one range check. Wrong or unknown input is forbidden: the guard fails closed.
+// ---- Address classification. Every spelling is parsed into one address before any rule
+// runs: ipaddr.js reads the forms WHATWG URL normalises (decimal, octal, hex, short IPv4)
+// and the ones it leaves alone (a host with several trailing dots, DNS answers with zone
+// ids), so a rule written once for 169.254.169.254 holds for 2852039166 and ::ffff:a9fe:a9fe.
 
-type Range = readonly [base: bigint, bits: number];
+type IP = ipaddr.IPv4 | ipaddr.IPv6;
 
-function parseIPv4(ip: string): bigint {
-  return ip.split(".").reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n);
-}
+/**
+ * public: may be reached from production. private: loopback, LAN and reserved ranges, for
+ * destinations that allow local addresses. never: link-local and cloud metadata, refused in
+ * every environment whatever WEBHOOK_ALLOW_PRIVATE_URLS says.
+ */
+export type AddressClass = "public" | "private" | "never";
 
-function parseIPv6(ip: string): bigint {
-  let s = ip;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(s)?.[1];
-  if (dotted !== undefined) {
-    const v4 = parseIPv4(dotted);
-    s = `${s.slice(0, -dotted.length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
-  }
-  const [head = "", tail] = s.split("::");
-  const left = head === "" ? [] : head.split(":");
-  const right = tail === undefined || tail === "" ? [] : tail.split(":");
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
-  return groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n);
-}
+const SEVERITY: Record<AddressClass, number> = { public: 0, private: 1, never: 2 };
+const worst = (classes: AddressClass[]): AddressClass =>
+  classes.reduce((a, b) => (SEVERITY[b] > SEVERITY[a] ? b : a), "public");
 
-function inRange(value: bigint, [base, bits]: Range, width: number): boolean {
-  const shift = BigInt(width - bits);
-  return value >> shift === base >> shift;
-}
+const cidr = (range: string) => ipaddr.parseCIDR(range);
 
-const v4 = (cidr: string): Range => {
-  const [ip = "", bits = "32"] = cidr.split("/");
-  return [parseIPv4(ip), Number(bits)];
-};
-const v6 = (cidr: string): Range => {
-  const [ip = "", bits = "128"] = cidr.split("/");
-  return [parseIPv6(ip), Number(bits)];
-};
+// Link-local plus the metadata services that live outside it: Alibaba 100.100.100.200 (in
+// CGNAT), Azure's wire server 168.63.129.16 (a public address), Oracle Classic 192.0.0.192;
+// AWS's IPv6 service block fd00:ec2::/32 (IMDS at ::254), GCP fd20:ce::254, Oracle fd00:c1::a9fe:a9fe.
+const NEVER_V4 = ["169.254.0.0/16", "100.100.100.200/32", "168.63.129.16/32", "192.0.0.192/32"].map(cidr);
+const NEVER_V6 = ["fe80::/10", "fd00:ec2::/32", "fd20:ce::254/128", "fd00:c1::a9fe:a9fe/128"].map(cidr);
+const GLOBAL_V6 = cidr("2000::/3");
 
-// Everything a webhook has no business reaching: this host, the private networks around it,
-// cloud metadata (169.254.169.254 is link-local; Alibaba's 100.100.100.200 is in CGNAT) and
-// ranges that are not routable on the internet (RFC 6890).
-const FORBIDDEN_V4: readonly Range[] = [
-  "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-  "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",
-  "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
-].map(v4);
+const v4At = (bytes: number[], at: number[], xor = 0) => new ipaddr.IPv4(at.map((i) => (bytes[i] ?? 0) ^ xor));
+const LOW_32 = [12, 13, 14, 15];
 
-// IPv6 forms that carry an IPv4 address the packet really goes to, and where it sits:
-// IPv4-mapped ::ffff:0:0/96 and IPv4-compatible ::/96 (which also covers :: and ::1),
-// SIIT ::ffff:0:0:0/96, NAT64 64:ff9b::/96 (low 32 bits), 6to4 2002::/16 (bits 16-47).
-const EMBEDS_V4: readonly (readonly [Range, shift: bigint])[] = [
-  [v6("::ffff:0:0/96"), 0n], [v6("::/96"), 0n], [v6("::ffff:0:0:0/96"), 0n],
-  [v6("64:ff9b::/96"), 0n], [v6("2002::/16"), 80n],
+// IPv6 forms that carry an IPv4 address the packet really goes to (or through). Each embedded
+// address gets the IPv4 verdict; `floor` is the least the form itself is. IPv4-mapped (the
+// socket speaks IPv4), NAT64 64:ff9b::/96 and 6to4 reach public hosts legitimately. SIIT,
+// IPv4-compatible (::/96, also :: and ::1), Teredo (server, then client XORed with 0xff) and
+// local-use NAT64 are never public; local-use NAT64 may place the IPv4 at any RFC 6052
+// offset from /48 to /96, so every layout is checked.
+const EMBEDS_V4: { range: [ipaddr.IPv6 | ipaddr.IPv4, number]; floor: AddressClass; v4: (b: number[]) => ipaddr.IPv4[] }[] = [
+  { range: cidr("::ffff:0:0/96"), floor: "public", v4: (b) => [v4At(b, LOW_32)] },
+  { range: cidr("64:ff9b::/96"), floor: "public", v4: (b) => [v4At(b, LOW_32)] },
+  { range: cidr("2002::/16"), floor: "public", v4: (b) => [v4At(b, [2, 3, 4, 5])] },
+  { range: cidr("::ffff:0:0:0/96"), floor: "private", v4: (b) => [v4At(b, LOW_32)] },
+  { range: cidr("::/96"), floor: "private", v4: (b) => [v4At(b, LOW_32)] },
+  { range: cidr("2001::/32"), floor: "private", v4: (b) => [v4At(b, [4, 5, 6, 7]), v4At(b, LOW_32, 0xff)] },
+  {
+    range: cidr("64:ff9b:1::/48"), floor: "private",
+    v4: (b) => [[6, 7, 9, 10], [7, 9, 10, 11], [9, 10, 11, 12], LOW_32].map((at) => v4At(b, at)),
+  },
 ];
 
-// Allow-list for the rest of IPv6: only global unicast 2000::/3 is routable. That alone
-// rules out link-local fe80::/10, unique-local fc00::/7 (with AWS metadata fd00:ec2::254),
-// multicast ff00::/8, discard 100::/64 and local-use NAT64 64:ff9b:1::/48. Inside 2000::/3
-// we still refuse Teredo 2001::/32 (tunnels to an obfuscated IPv4), benchmarking
-// 2001:2::/48, ORCHID 2001:10::/28 and 2001:20::/28, documentation 2001:db8::/32, 3fff::/20.
-const GLOBAL_V6 = v6("2000::/3");
-const FORBIDDEN_GLOBAL_V6: readonly Range[] = [
-  "2001::/32", "2001:2::/48", "2001:10::/28", "2001:20::/28", "2001:db8::/32", "3fff::/20",
-].map(v6);
-
-function isForbiddenV4(value: bigint): boolean {
-  return FORBIDDEN_V4.some((r) => inRange(value, r, 32));
+function classifyV4(ip: ipaddr.IPv4): AddressClass {
+  if (NEVER_V4.some((r) => ip.match(r))) return "never";
+  // ipaddr.js names every special-purpose range (private, loopback, CGNAT, reserved, ...);
+  // only plain unicast is the internet.
+  return ip.range() === "unicast" ? "public" : "private";
 }
 
-export function isForbiddenAddress(ip: string): boolean {
-  // Brackets come from URL hostnames, zone ids ("fe80::1%eth0") from some resolvers.
-  const bare = ip.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "");
-  const family = isIP(bare);
-  if (family === 4) return isForbiddenV4(parseIPv4(bare));
-  if (family !== 6) return true;
-  const value = parseIPv6(bare);
-  for (const [range, shift] of EMBEDS_V4) {
-    if (inRange(value, range, 128)) return isForbiddenV4((value >> shift) & 0xffffffffn);
+function classifyV6(ip: ipaddr.IPv6): AddressClass {
+  if (NEVER_V6.some((r) => ip.match(r))) return "never";
+  const bytes = ip.toByteArray();
+  for (const form of EMBEDS_V4) {
+    if (ip.match(form.range)) return worst([form.floor, ...form.v4(bytes).map(classifyV4)]);
   }
-  if (!inRange(value, GLOBAL_V6, 128)) return true;
-  return FORBIDDEN_GLOBAL_V6.some((r) => inRange(value, r, 128));
+  // An allow-list: global unicast 2000::/3 minus what ipaddr.js knows as special inside it
+  // (documentation, benchmarking, ORCHID...). Unique-local, multicast and the rest are private.
+  return ip.range() === "unicast" && ip.match(GLOBAL_V6) ? "public" : "private";
 }
 
-// Names that mean "this machine", "the LAN" or "the cloud's metadata service", refused before
-// any lookup because /etc/hosts, mDNS or search domains answer them, not public DNS:
-// localhost and *.localhost (RFC 6761), *.internal (ICANN private-use TLD, as in
-// metadata.google.internal), *.local (mDNS), and dotless names like "metadata", which the
-// resolver completes with the host's search domains into internal names.
-function isForbiddenHostname(host: string): boolean {
-  const name = host.replace(/\.+$/, "");
+// ipaddr.js reads "::a.b.c.d" as "::ffff:a.b.c.d", but that is IPv4-compatible ::/96, another
+// address (and inet_ntop prints DNS answers in it that way); a hex tail keeps the two apart.
+function hexTail(ip: string): string {
+  const m = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
+  const o = m?.slice(2, 6).map(Number) ?? [];
+  if (!m || o.some((n) => n > 255)) return ip; // not a dotted tail, or one ipaddr.js refuses
+  return `${m[1]}${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}`;
+}
+
+/** The IP address a URL host or a DNS answer names, in any spelling; null for a name. */
+export function parseAddress(host: string): IP | null {
+  // Brackets come from URL hostnames, zone ids ("fe80::1%eth0") from resolvers, trailing dots
+  // from absolute names; none changes which machine is meant.
+  const bare = hexTail(host.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "").replace(/\.+$/, ""));
+  return ipaddr.isValid(bare) ? ipaddr.parse(bare) : null;
+}
+
+const classifyIp = (ip: IP): AddressClass => (ip.kind() === "ipv4" ? classifyV4(ip as ipaddr.IPv4) : classifyV6(ip as ipaddr.IPv6));
+
+/** The class of an address in any spelling; null when it is not an address at all. */
+export function classifyAddress(host: string): AddressClass | null {
+  const ip = parseAddress(host);
+  return ip === null ? null : classifyIp(ip);
+}
+
+// Names that mean a cloud metadata service, refused everywhere like its addresses: GCP's
+// metadata.google.internal and metadata.goog, AWS's instance-data(.ec2.internal), and the
+// dotless forms the resolver completes with search domains. Once resolved the address check
+// would catch them too; refusing the name also says why where it does not resolve (on save).
+function isMetadataName(name: string): boolean {
+  return name === "metadata.goog" || /^(metadata|instance-data)(\..+)?\.internal$|^(metadata|instance-data)$/.test(name);
+}
+
+// Names that mean "this machine" or "the LAN", refused before any lookup where local
+// destinations are not allowed, because /etc/hosts, mDNS or search domains answer them:
+// localhost and *.localhost (RFC 6761), *.internal (ICANN private-use TLD), *.local (mDNS),
+// and dotless names, which the resolver completes into internal names.
+function isLocalName(name: string): boolean {
   return !name.includes(".") || /\.(localhost|internal|local)$/.test(name);
 }
 
 const FORBIDDEN_MESSAGE = "url must not point to a loopback, private, link-local, metadata or reserved address";
+const NEVER_MESSAGE = "url must not point to a link-local or cloud metadata address";
 
+/**
+ * Checks a URL for sending now and returns the one address to connect to. allowPrivate lifts
+ * the private class only: link-local and metadata addresses are refused whatever it says.
+ */
 export async function resolveSafeTarget(
   raw: string,
   opts: { requireHttps: boolean; allowPrivate: boolean; lookup?: HostLookup },
@@ -138,29 +160,38 @@ export async function resolveSafeTarget(
   if (!syntax.ok) return syntax;
   const { url } = syntax;
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  let addresses: { address: string; family: number }[];
-  const literal = isIP(host);
-  if (literal !== 0) {
-    addresses = [{ address: host, family: literal }];
+  const literal = parseAddress(host);
+  let found: IP[];
+  if (literal !== null) {
+    found = [literal];
   } else {
-    if (!opts.allowPrivate && isForbiddenHostname(host)) return { ok: false, message: FORBIDDEN_MESSAGE };
-    const lookup = opts.lookup ?? ((name: string) => dnsLookup(name, { all: true, verbatim: true }));
+    // WHATWG URL has already lower-cased the name and mapped full-width letters to ASCII.
+    const name = host.replace(/\.+$/, "");
+    if (isMetadataName(name)) return { ok: false, message: NEVER_MESSAGE };
+    if (!opts.allowPrivate && isLocalName(name)) return { ok: false, message: FORBIDDEN_MESSAGE };
+    const lookup = opts.lookup ?? ((n: string) => dnsLookup(n, { all: true, verbatim: true }));
+    let answers: { address: string }[];
     try {
-      addresses = await lookup(host);
+      answers = await lookup(host);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? "lookup failed";
       return { ok: false, message: `url host could not be resolved (${code})` };
     }
+    const parsed = answers.map((a) => parseAddress(a.address));
+    // A resolver answering something that is not an address: fail closed.
+    if (parsed.some((ip) => ip === null)) return { ok: false, message: "url host could not be resolved (invalid answer)" };
+    found = parsed as IP[];
   }
-  const first = addresses[0];
+  const first = found[0];
   if (first === undefined) return { ok: false, message: "url host could not be resolved (no addresses)" };
   // ANY, not first: the OS may connect to another answer, and a name mixing a public and a
-  // private address is itself a rebinding trick. The message omits the resolved address so
+  // private address is itself a rebinding trick. The messages omit the resolved address so
   // the API cannot be used to map the server's internal DNS.
-  if (!opts.allowPrivate && addresses.some((a) => isForbiddenAddress(a.address))) {
-    return { ok: false, message: FORBIDDEN_MESSAGE };
-  }
-  return { ok: true, url, address: first.address, family: first.family };
+  const classes = found.map(classifyIp);
+  if (classes.includes("never")) return { ok: false, message: NEVER_MESSAGE };
+  if (!opts.allowPrivate && classes.includes("private")) return { ok: false, message: FORBIDDEN_MESSAGE };
+  // The normalised address, so what safePost connects to is exactly what was classified.
+  return { ok: true, url, address: first.toString(), family: first.kind() === "ipv4" ? 4 : 6 };
 }
 
 // ---- Delivery.

@@ -7,25 +7,118 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { checkUrlSyntax, isForbiddenAddress, resolveSafeTarget, safePost, type HostLookup } from "../../src/lib/url-guard.js";
+import type { Environment } from "../../src/http/context.js";
+import { checkUrlSyntax, classifyAddress, resolveSafeTarget, safePost, type AddressClass, type HostLookup } from "../../src/lib/url-guard.js";
+import { resolveDestination } from "../../src/modules/webhooks/destination.js";
 
-const FORBIDDEN = [
-  "127.0.0.1", "127.255.255.254", "0.0.0.0", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
-  "169.254.169.254", "100.64.0.1", "100.100.100.200", "198.18.0.1", "224.0.0.1", "255.255.255.255",
-  "::1", "[::1]", "0:0:0:0:0:0:0:1", "::", "::ffff:127.0.0.1", "::ffff:7f00:1", "::FFFF:7F00:1",
-  "::ffff:10.0.0.1", "::ffff:a9fe:a9fe", "::127.0.0.1", "::ffff:0:7f00:1", "fe80::1", "fe80::1%eth0",
-  "fc00::1", "fd00:ec2::254", "ff02::1", "64:ff9b::a00:1", "64:ff9b::127.0.0.1", "64:ff9b:1::1",
-  "2002:a00:1::", "2002:7f00:1::1", "2002:a9fe:a9fe::", "2001:db8::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2",
-  "not-an-ip", "", "example.com", "1.2.3",
-];
-const ALLOWED = [
-  "172.32.0.1", "172.15.255.255", "8.8.8.8", "93.184.216.34", "100.128.0.1", "2001:4860:4860::8888",
-  "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1",
+// Addresses as a resolver or a URL may spell them, and the class each must land in once
+// parsed: "never" (link-local, cloud metadata) is refused everywhere, "private" only where
+// local destinations are not allowed. null: not an address at all.
+const ADDRESSES: [string, AddressClass | null][] = [
+  ["169.254.169.254", "never"], ["169.254.0.1", "never"], ["169.254.170.2", "never"], ["100.100.100.200", "never"],
+  ["168.63.129.16", "never"], ["192.0.0.192", "never"], ["2852039166", "never"], ["0xa9.0xfe.0xa9.0xfe", "never"],
+  ["0251.0376.0251.0376", "never"], ["169.254.43518", "never"], ["169.254.169.254.", "never"],
+  ["::ffff:169.254.169.254", "never"], ["::ffff:a9fe:a9fe", "never"], ["::FFFF:A9FE:A9FE", "never"], ["::a9fe:a9fe", "never"],
+  ["::ffff:0:a9fe:a9fe", "never"], ["64:ff9b::a9fe:a9fe", "never"], ["64:ff9b:1::a9fe:a9fe", "never"],
+  ["64:ff9b:1:a9fe:a9:fe00::", "never"], ["2002:a9fe:a9fe::1", "never"], ["2001:0:4136:e378:8000:63bf:5601:5601", "never"],
+  ["::ffff:6464:64c8", "never"], ["fe80::1", "never"], ["fe80::1%eth0", "never"], ["[fe80::1]", "never"], ["febf::1", "never"],
+  ["fd00:ec2::254", "never"], ["FD00:EC2:0::254", "never"], ["fd20:ce::254", "never"], ["fd00:c1::a9fe:a9fe", "never"],
+  ["127.0.0.1", "private"], ["127.255.255.254", "private"], ["0x7f.1", "private"], ["2130706433", "private"],
+  ["0.0.0.0", "private"], ["10.1.2.3", "private"], ["172.16.0.1", "private"], ["172.31.255.255", "private"],
+  ["192.168.1.1", "private"], ["100.64.0.1", "private"], ["198.18.0.1", "private"], ["192.0.2.1", "private"],
+  ["224.0.0.1", "private"], ["240.0.0.1", "private"], ["255.255.255.255", "private"], ["192.175.48.1", "private"],
+  ["::1", "private"], ["[::1]", "private"], ["0:0:0:0:0:0:0:1", "private"], ["::", "private"], ["::ffff:127.0.0.1", "private"],
+  ["::ffff:7f00:1", "private"], ["::FFFF:7F00:1", "private"], ["::ffff:10.0.0.1", "private"], ["::127.0.0.1", "private"],
+  ["::8.8.8.8", "private"], ["::ffff:0:7f00:1", "private"], ["::ffff:0:808:808", "private"], ["fc00::1", "private"],
+  ["fd12:3456::1", "private"], ["fec0::1", "private"], ["ff02::1", "private"], ["100::1", "private"], ["4000::1", "private"],
+  ["64:ff9b::a00:1", "private"], ["64:ff9b::127.0.0.1", "private"], ["64:ff9b:1::1", "private"], ["64:ff9b:1::808:808", "private"],
+  ["2002:a00:1::", "private"], ["2002:7f00:1::1", "private"], ["2001:db8::1", "private"], ["2001:2::1", "private"],
+  ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "private"], ["3fff::1", "private"],
+  ["8.8.8.8", "public"], ["134744072", "public"], ["93.184.216.34", "public"], ["172.32.0.1", "public"], ["172.15.255.255", "public"],
+  ["100.128.0.1", "public"], ["1.2.3", "public"], ["2001:4860:4860::8888", "public"], ["2606:4700:4700::1111", "public"],
+  ["::ffff:8.8.8.8", "public"], ["64:ff9b::808:808", "public"], ["2002:808:808::1", "public"],
+  ["not-an-ip", null], ["", null], ["example.com", null], ["1.2.3.4.5", null], ["fe80::zz", null],
 ];
 
-describe("isForbiddenAddress", () => {
-  for (const ip of FORBIDDEN) it(`forbids ${JSON.stringify(ip)}`, () => assert.equal(isForbiddenAddress(ip), true));
-  for (const ip of ALLOWED) it(`allows ${ip}`, () => assert.equal(isForbiddenAddress(ip), false));
+describe("classifyAddress", () => {
+  for (const [ip, expected] of ADDRESSES) {
+    it(`${JSON.stringify(ip)} is ${expected}`, () => assert.equal(classifyAddress(ip), expected));
+  }
+});
+
+// The same spellings inside URLs, through the rules of each environment. Production gets an
+// https URL (its rule), the others http, which they allow.
+const ENVIRONMENTS: { name: string; environment: Environment; production: boolean; allowPrivate: boolean; accepts: AddressClass[] }[] = [
+  { name: "production", environment: "production", production: true, allowPrivate: false, accepts: ["public"] },
+  { name: "sandbox", environment: "sandbox", production: false, allowPrivate: false, accepts: ["public", "private"] },
+  { name: "sandbox, NODE_ENV=production", environment: "sandbox", production: true, allowPrivate: false, accepts: ["public"] },
+  { name: "production, private allowed", environment: "production", production: true, allowPrivate: true, accepts: ["public", "private"] },
+  { name: "sandbox, private allowed", environment: "sandbox", production: true, allowPrivate: true, accepts: ["public", "private"] },
+];
+
+// Names answer from this table, so a metadata name that reached the resolver would say "could
+// not be resolved" instead of naming metadata.
+const NAMES: Record<string, string[]> = {
+  "example.com": ["93.184.216.34"], "v6.example.com": ["2606:4700:4700::1111"], localhost: ["127.0.0.1"],
+  "api.localhost": ["127.0.0.1"], "printer.local": ["192.168.1.20"], "db.internal": ["10.0.0.5"], intranet: ["10.0.0.6"],
+  "lan.example.com": ["10.0.0.7"], "mixed.example.com": ["93.184.216.34", "10.0.0.5"],
+  "meta.example.com": ["169.254.169.254"], "mixed-meta.example.com": ["127.0.0.1", "::ffff:a9fe:a9fe"],
+  "zoned.example.com": ["fe80::a9fe:a9fe%eth0"], "nat64.example.com": ["64:ff9b::a9fe:a9fe"],
+};
+const fromTable: HostLookup = async (host) => {
+  const answers = NAMES[host.replace(/\.+$/, "")];
+  if (!answers) throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+  return answers.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+};
+
+const HOSTS: [string, AddressClass][] = [
+  ["169.254.169.254", "never"], ["169.254.169.254.", "never"], ["169.254.169.254..", "never"], ["2852039166", "never"],
+  ["0xa9fea9fe", "never"], ["0xA9FEA9FE", "never"], ["0xa9.0xfe.0xa9.0xfe", "never"], ["0251.0376.0251.0376", "never"],
+  ["169.254.43518", "never"], ["169.0xfe.0251.254", "never"], ["%31%36%39.254.169.254", "never"], ["1684301000", "never"],
+  ["100.100.100.200", "never"], ["168.63.129.16", "never"], ["[::ffff:169.254.169.254]", "never"], ["[::ffff:a9fe:a9fe]", "never"],
+  ["[::FFFF:A9FE:A9FE]", "never"], ["[0:0:0:0:0:ffff:169.254.169.254]", "never"], ["[::a9fe:a9fe]", "never"],
+  ["[::169.254.169.254]", "never"], ["[::ffff:0:a9fe:a9fe]", "never"], ["[64:ff9b::a9fe:a9fe]", "never"],
+  ["[64:ff9b::169.254.169.254]", "never"], ["[64:ff9b:1::a9fe:a9fe]", "never"], ["[2002:a9fe:a9fe::]", "never"],
+  ["[2001:0:4136:e378:8000:63bf:5601:5601]", "never"], ["[::ffff:100.100.100.200]", "never"], ["[64:ff9b::6464:64c8]", "never"],
+  ["[::ffff:168.63.129.16]", "never"], ["[fe80::1]", "never"], ["[FE80::A9FE:A9FE]", "never"], ["[fd00:ec2::254]", "never"],
+  ["[FD00:EC2:0:0:0:0:0:254]", "never"], ["[fd20:ce::254]", "never"], ["[fd00:c1::a9fe:a9fe]", "never"],
+  ["metadata.google.internal", "never"], ["METADATA.GOOGLE.INTERNAL.", "never"], ["metadata.google.internal..", "never"],
+  ["ｍｅｔａｄａｔａ.google.internal", "never"], ["metadata", "never"], ["metadata.", "never"], ["instance-data", "never"],
+  ["instance-data.ec2.internal", "never"], ["metadata.goog", "never"], ["meta.example.com", "never"],
+  ["mixed-meta.example.com", "never"], ["zoned.example.com", "never"], ["nat64.example.com", "never"],
+  ["127.0.0.1", "private"], ["127.1", "private"], ["0x7f.1", "private"], ["2130706433", "private"], ["0177.0.0.1", "private"],
+  ["127.0.0.1.", "private"], ["0", "private"], ["10.0.0.1", "private"], ["012.0.0.1", "private"], ["192.168.1.1", "private"],
+  ["100.64.0.1", "private"], ["[::1]", "private"], ["[::]", "private"], ["[::ffff:127.0.0.1]", "private"],
+  ["[::ffff:7f00:1]", "private"], ["[::127.0.0.1]", "private"], ["[64:ff9b::a00:1]", "private"], ["[2002:7f00:1::1]", "private"],
+  ["[fc00::1]", "private"], ["[2001:db8::1]", "private"], ["localhost", "private"], ["LOCALHOST.", "private"],
+  ["api.localhost", "private"], ["printer.local", "private"], ["db.internal", "private"], ["intranet", "private"],
+  ["lan.example.com", "private"], ["mixed.example.com", "private"],
+  ["8.8.8.8", "public"], ["134744072", "public"], ["0x08.0x08.0x08.0x08", "public"], ["[2001:4860:4860::8888]", "public"],
+  ["[::ffff:8.8.8.8]", "public"], ["[64:ff9b::808:808]", "public"], ["example.com", "public"], ["EXAMPLE.COM.", "public"],
+  ["v6.example.com", "public"],
+];
+
+describe("every spelling, in every environment", () => {
+  for (const [host, cls] of HOSTS) {
+    it(`${host} is ${cls}`, async () => {
+      for (const env of ENVIRONMENTS) {
+        const url = `${env.environment === "production" && !env.allowPrivate ? "https" : "http"}://${host}/hook`;
+        const config = { production: env.production, webhookAllowPrivateUrls: env.allowPrivate };
+        const r = await resolveDestination(url, env.environment, config, fromTable);
+        const label = `${url} in ${env.name}: ${JSON.stringify(r)}`;
+        if (env.accepts.includes(cls)) assert.ok(r.ok, label);
+        else if (cls === "never") assert.ok(!r.ok && /link-local or cloud metadata/.test(r.message), label);
+        else assert.ok(!r.ok && /loopback, private/.test(r.message), label);
+      }
+    });
+  }
+
+  it("refuses an IPv6 zone id in a URL everywhere (WHATWG URL does not parse it)", async () => {
+    for (const env of ENVIRONMENTS) {
+      const r = await resolveDestination("http://[fe80::1%25eth0]/", env.environment, { production: env.production, webhookAllowPrivateUrls: env.allowPrivate });
+      assert.deepEqual(r, { ok: false, message: "url is not a valid URL" });
+    }
+  });
 });
 
 describe("checkUrlSyntax", () => {
@@ -111,6 +204,28 @@ describe("resolveSafeTarget", () => {
     assert.ok(named.ok && named.address === "127.0.0.1");
     const plain = await resolveSafeTarget("http://127.0.0.1/", { requireHttps: true, allowPrivate: true });
     assert.equal(plain.ok, false);
+  });
+
+  it("refuses link-local and metadata addresses even when allowPrivate is true", async () => {
+    for (const [raw, lookup] of [["http://[::ffff:a9fe:a9fe]/", noLookup], ["http://meta.example.com/", fixed("169.254.169.254")],
+      ["http://mixed.example.com/", fixed("127.0.0.1", "fd00:ec2::254")], ["http://metadata/", noLookup]] as const) {
+      const r = await resolveSafeTarget(raw, { requireHttps: false, allowPrivate: true, lookup });
+      assert.deepEqual(r, { ok: false, message: "url must not point to a link-local or cloud metadata address" }, raw);
+    }
+  });
+
+  it("pins the normalised address, so what is connected to is what was classified", async () => {
+    const hex = await resolveSafeTarget("http://0x7f.1/", { requireHttps: false, allowPrivate: true, lookup: noLookup });
+    assert.ok(hex.ok && hex.address === "127.0.0.1" && hex.family === 4, JSON.stringify(hex));
+    const dots = await resolveSafeTarget("http://8.8.8.8../", { requireHttps: false, allowPrivate: false, lookup: noLookup });
+    assert.ok(dots.ok && dots.address === "8.8.8.8", JSON.stringify(dots));
+    const upper = await resolveSafeTarget("http://up.example.com/", { ...strict, lookup: fixed("2606:4700:4700:0:0:0:0:1111") });
+    assert.ok(upper.ok && upper.address === "2606:4700:4700::1111" && upper.family === 6, JSON.stringify(upper));
+  });
+
+  it("fails closed on an answer that is not an address", async () => {
+    const r = await resolveSafeTarget("http://odd.example.com/", { requireHttps: false, allowPrivate: true, lookup: fixed("not-an-ip") });
+    assert.deepEqual(r, { ok: false, message: "url host could not be resolved (invalid answer)" });
   });
 });
 

@@ -32,7 +32,7 @@ export interface DeliveryOptions {
 
 export interface DeliveryDeps extends DeliveryOptions {
   db: Db;
-  config: Pick<Config, "webhookRetryScale" | "webhookAllowPrivateUrls">;
+  config: Pick<Config, "webhookRetryScale" | "webhookAllowPrivateUrls" | "production">;
   secrets: Secrets;
 }
 

@@ -13,7 +13,7 @@ import { generateWebhookSecret } from "./signing.js";
 
 export interface EndpointServiceDeps {
   db: Db;
-  config: Pick<Config, "webhookAllowPrivateUrls">;
+  config: Pick<Config, "webhookAllowPrivateUrls" | "production">;
   secrets: Secrets;
   lookup?: HostLookup;
 }
