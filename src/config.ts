@@ -97,7 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const logLevel = env.LOG_LEVEL || "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
   const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push("DATABASE_URL must start with postgres://");
+  const databaseUrlOk = !databaseUrl || /^postgres(ql)?:\/\//.test(databaseUrl);
+  if (!databaseUrlOk) problems.push("DATABASE_URL must start with postgres://");
 
   const rateLimitPerKey = int("RATE_LIMIT_PER_KEY", 100, 0, 1_000_000);
   const eventRetentionDays = int("EVENT_RETENTION_DAYS", 30, 1, 3650);
@@ -107,7 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     for (const name of ["ENCRYPTION_KEY", "JWT_SECRET", "ADMIN_API_KEY"]) {
       if (!env[name]) problems.push(`${name} is required when NODE_ENV=production`);
     }
-  } else if (databaseUrl) {
+  } else if (databaseUrl && databaseUrlOk) {
     // Every process on one PostgreSQL must agree on these: a secret generated into one host's
     // DATA_DIR would make tokens and sealed data of another host unreadable.
     for (const name of ["ENCRYPTION_KEY", "JWT_SECRET"]) {

@@ -34,9 +34,9 @@ async function retryUntilAnswered(p: FeiraProcess, path: string, key: string, bo
   throw new Error(`no answer for ${path}:\n${p.output()}`);
 }
 
-async function counts(store: Store) {
+async function counts(store: Store): Promise<Record<"charges" | "authorizations" | "processor_refunds" | "refunds" | "pending_refunds" | "open_keys" | "ledger_sum" | "refund_entries", number>> {
   const db = (await store.inspect()).db;
-  const [row] = await queryRows<Record<string, number>>(db, sql`select
+  const [row] = await queryRows<Awaited<ReturnType<typeof counts>>>(db, sql`select
     (select count(*)::int from charges) as charges,
     (select count(*)::int from sandbox_processor_records where operation = 'authorize') as authorizations,
     (select count(*)::int from sandbox_processor_records where operation = 'refund') as processor_refunds,

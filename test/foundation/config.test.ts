@@ -153,6 +153,8 @@ test("optional settings are parsed", () => {
     WEBHOOK_ALLOW_PRIVATE_URLS: "true",
     LOG_LEVEL: "warn",
     DATABASE_URL: "postgresql://localhost/feira",
+    ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    JWT_SECRET: "j".repeat(40),
   });
   assert.equal(c.host, "0.0.0.0");
   assert.equal(c.publicBaseUrl, "https://pay.example.com", "trailing slash removed");
@@ -161,6 +163,17 @@ test("optional settings are parsed", () => {
   assert.equal(c.webhookAllowPrivateUrls, true);
   assert.equal(c.logLevel, "warn");
   assert.equal(c.databaseUrl, "postgresql://localhost/feira");
+});
+
+test("with DATABASE_URL, JWT_SECRET and ENCRYPTION_KEY must come from the environment (every process shares them)", () => {
+  const dataDir = tempDir();
+  const problems = problemsOf({ DATA_DIR: dataDir, DATABASE_URL: "postgres://localhost/feira" });
+  assert.equal(problems.length, 2, problems.join("\n"));
+  assert.match(problems[0]!, /ENCRYPTION_KEY is required with DATABASE_URL .*openssl rand -base64 32/);
+  assert.match(problems[1]!, /JWT_SECRET is required with DATABASE_URL .*openssl rand/);
+  assert.equal(existsSync(path.join(dataDir, "secrets.json")), false, "nothing generated into the local DATA_DIR");
+  const ok = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: "postgres://localhost/feira", JWT_SECRET: "j".repeat(40), ENCRYPTION_KEY: randomBytes(32).toString("base64") });
+  assert.equal(ok.jwtSecret, "j".repeat(40));
 });
 
 test("a corrupt secrets.json is reported, not silently replaced", () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { after, before, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -24,7 +25,8 @@ after(async () => { await dropDatabase?.(); });
 test("npm start: first start prints the keys once, /health answers, the printed key works, a restart keeps the data", async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
-  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" });
+  const secrets = databaseUrl ? { JWT_SECRET: randomBytes(32).toString("hex"), ENCRYPTION_KEY: randomBytes(32).toString("base64") } : {};
+  const env = childEnv({ DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...secrets });
   const base = `http://127.0.0.1:${port}`;
 
   const first = npmStart(env);
