@@ -62,13 +62,16 @@ export interface FeiraProcess {
 }
 
 /** Starts `node src/main.ts [role]` and waits until it answers /health (workers: until started). */
-export async function startFeira(store: Store, opts: { role?: "api" | "worker"; env?: Record<string, string> } = {}): Promise<FeiraProcess> {
-  const port = await freePort();
+export async function startFeira(
+  store: Store, opts: { role?: "api" | "worker"; env?: Record<string, string>; port?: number } = {},
+): Promise<FeiraProcess> {
+  const port = opts.port ?? await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...(opts.role ? [opts.role] : [])], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: childEnv({
-      ...store.env, PORT: String(port), LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_RETRY_SCALE: "0.001",
+      // The worker says it started at info level; the API is watched through /health.
+      ...store.env, PORT: String(port), LOG_LEVEL: opts.role === "worker" ? "info" : "warn", WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_RETRY_SCALE: "0.001",
       RATE_LIMIT_PER_KEY: "0", ...opts.env,
     }),
   });
