@@ -8,6 +8,7 @@ import { registerAuth, securitySchemes } from "./http/auth.js";
 import { registerErrorHandling, registerNotFound } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerOps } from "./http/ops.js";
+import { createRateLimits, registerRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";
 import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
 import { createSealer } from "./lib/crypto.js";
@@ -32,6 +33,8 @@ export interface AppDeps {
   config: Config;
   db: Db;
   logger?: FastifyServerOptions["logger"];
+  /** Lockout thresholds for login and failed authentication; tests make them small. */
+  rateLimitPolicies?: Partial<RateLimitPolicies>;
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -110,12 +113,14 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
   await app.register(fastifyJwt, { secret: config.jwtSecret, verify: { algorithms: ["HS256"] }, sign: { algorithm: "HS256" } });
 
-  registerAuth(app, services.merchants.authenticator);
+  const rateLimits = createRateLimits({ config, db, policies: deps.rateLimitPolicies });
+  registerAuth(app, services.merchants.authenticator, rateLimits.failedAuth);
+  registerRateLimits(app, rateLimits); // after registerAuth: its hook needs req.ctx
   registerIdempotency(app, db, { hashKey: `idempotency:${config.encryptionKey}`, sealer: services.sealer, leaseMs: config.idempotencyLeaseMs });
   registerOps(app, db);
 
   app.get("/openapi.json", { config: { auth: "public" }, schema: { hide: true } }, async () => app.swagger());
-  await app.register(merchantRoutes(services.merchants));
+  await app.register(merchantRoutes(services.merchants, rateLimits.login));
   await app.register(customerRoutes(services.customers));
   await app.register(services.cards.routes);
   await app.register(chargeRoutes(services.charges, services.refunds));

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError } from "./errors.js";
 import type { AuthMode, Environment, RequestCtx } from "./context.js";
+import type { AuthFailureGuard } from "./rate-limit.js";
+import { errors } from "./schemas.js";
 
 export interface KeyPrincipal {
   keyId: string;
@@ -53,7 +55,7 @@ function basicUser(value: string): string | null {
   return user.length > 0 && user.length <= 200 ? user : null;
 }
 
-export function registerAuth(app: FastifyInstance, auth: Authenticator): void {
+export function registerAuth(app: FastifyInstance, auth: Authenticator, failures: AuthFailureGuard): void {
   // Each route declares its mode once (config.auth); the OpenAPI security follows from it.
   app.addHook("onRoute", (route) => {
     // Routes of documentation plugins are hidden from the document and public; every other
@@ -61,16 +63,32 @@ export function registerAuth(app: FastifyInstance, auth: Authenticator): void {
     const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
     const mode: AuthMode = route.config?.auth ?? (hidden ? "public" : "secretKey");
     route.config = { ...route.config, auth: mode };
-    if (!hidden) route.schema = { ...route.schema, security: SECURITY[mode] } as typeof route.schema;
+    if (hidden) return;
+    // Every route with credentials may answer 429: the per-key limit, or a locked-out address.
+    const response = route.schema?.response as Record<number, unknown> | undefined;
+    const limited = mode !== "public" && response && !response[429] ? { response: { ...response, ...errors(429) } } : {};
+    route.schema = { ...route.schema, ...limited, security: SECURITY[mode] } as typeof route.schema;
   });
 
-  app.addHook("onRequest", async (req) => {
+  app.addHook("onRequest", async (req, reply) => {
     if (!req.routeOptions.url) return; // unknown routes go to the not-found handler
     // Routes registered before this hook (the /docs pages of @fastify/swagger-ui) never had
     // their mode set by onRoute: apply the same rule, hidden means public.
     const hidden = Boolean((req.routeOptions.schema as { hide?: boolean } | undefined)?.hide);
     const mode = req.routeOptions.config?.auth ?? (hidden ? "public" : "secretKey");
-    req.ctx = await authenticate(app, auth, req, mode);
+    if (mode === "public") {
+      req.ctx = await authenticate(app, auth, req, mode);
+      return;
+    }
+    // The address lockout is read beside authentication, adding no latency; a locked-out
+    // address is refused whether its credentials were right or not, so guessing learns nothing.
+    const [lock, outcome] = await Promise.allSettled([failures.check(req.ip, reply), authenticate(app, auth, req, mode)]);
+    if (lock.status === "rejected") throw lock.reason;
+    if (outcome.status === "rejected") {
+      if (outcome.reason instanceof AppError && outcome.reason.code === "unauthorized") await failures.recordFailure(req.ip, reply);
+      throw outcome.reason;
+    }
+    req.ctx = outcome.value;
   });
 }
 

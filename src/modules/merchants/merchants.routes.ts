@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { LoginThrottle } from "../../http/rate-limit.js";
 import { errors, IdParams } from "../../http/schemas.js";
 import type { MerchantService } from "./merchants.service.js";
 import * as s from "./merchants.schemas.js";
 
 const TOKEN_TTL_SECONDS = 3600;
 
-export function merchantRoutes(service: MerchantService) {
+export function merchantRoutes(service: MerchantService, loginThrottle: LoginThrottle) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -54,12 +55,17 @@ export function merchantRoutes(service: MerchantService) {
       config: { auth: "public", idempotent: false },
       schema: {
         operationId: "login", tags: ["auth"], summary: "Log in as a merchant",
-        description: "Exchanges e-mail and password for a Bearer JWT used by the panel endpoints (shipping integration, fees-info).",
+        description:
+          "Exchanges e-mail and password for a Bearer JWT used by the panel endpoints (shipping integration, fees-info). " +
+          "Failed attempts are counted per account and per client address: after a few in a row the account (and, after more, the address) " +
+          "is locked out for a time that doubles with each further failure; while locked, the answer is 429 with Retry-After and the password is not checked. " +
+          "503 when the attempt counters cannot be reached.",
         body: s.LoginBody,
-        response: { 200: s.LoginResponse, ...errors(401, 403, 422) },
+        response: { 200: s.LoginResponse, ...errors(401, 403, 422, 429, 503) },
       },
-    }, async (req) => {
-      const merchantId = await service.login(req.body.email, req.body.password);
+    }, async (req, reply) => {
+      const { email, password } = req.body;
+      const merchantId = await loginThrottle.attempt({ email, ip: req.ip }, reply, () => service.login(email, password));
       const accessToken = base.jwt.sign(
         { sub: merchantId, env: req.body.environment ?? "sandbox" },
         { expiresIn: TOKEN_TTL_SECONDS },

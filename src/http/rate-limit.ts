@@ -1,0 +1,304 @@
+import { isIPv6 } from "node:net";
+import { lt } from "drizzle-orm";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from "fastify";
+import { BurstyRateLimiter, RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { Config } from "../config.js";
+import type { Db } from "../db/client.js";
+import { rateLimits } from "../db/schema.js";
+import { sha256Hex } from "../lib/crypto.js";
+import type { RequestCtx } from "./context.js";
+import { AppError } from "./errors.js";
+
+// Three limits, all counted by rate-limiter-flexible: requests per API key, failed logins per
+// account and per client address, failed authentications per client address. On PostgreSQL
+// the counters live in the rate_limits table, so every API process shares them; the embedded
+// database has one process, whose memory is the store.
+
+/** Failures allowed, then a lockout that doubles with each further failure. */
+export interface LockoutPolicy {
+  /** The failure that reaches this count locks for firstLockSeconds; the ones before it are free. */
+  lockAfter: number;
+  firstLockSeconds: number;
+  maxLockSeconds: number;
+  /** Failures are counted over this window, fixed from the first one. */
+  windowSeconds: number;
+}
+
+export interface RateLimitPolicies {
+  loginAccount: LockoutPolicy;
+  loginAddress: LockoutPolicy;
+  failedAuthAddress: LockoutPolicy;
+}
+
+const HOUR = 3600;
+export const DEFAULT_RATE_LIMIT_POLICIES: RateLimitPolicies = {
+  // The 5th failure in a row locks for 1 s, then 2 s, 4 s ... 15 min: about 110 guesses a day
+  // against one account.
+  loginAccount: { lockAfter: 5, firstLockSeconds: 1, maxLockSeconds: 15 * 60, windowSeconds: 24 * HOUR },
+  // An office behind one NAT shares an address: a larger daily budget, spread over accounts
+  // (about 135 guesses a day).
+  loginAddress: { lockAfter: 100, firstLockSeconds: 1, maxLockSeconds: HOUR, windowSeconds: 24 * HOUR },
+  // Keys are 32 random characters and cannot be guessed; this throttles scanners (about 60
+  // failures an hour).
+  failedAuthAddress: { lockAfter: 50, firstLockSeconds: 1, maxLockSeconds: 15 * 60, windowSeconds: HOUR },
+};
+
+/** Checked beside authentication on every route that needs credentials (see auth.ts). */
+export interface AuthFailureGuard {
+  /** Throws a 429 (with Retry-After) while the address is locked out. */
+  check(ip: string, reply: FastifyReply): Promise<void>;
+  recordFailure(ip: string, reply: FastifyReply): Promise<void>;
+}
+
+export interface LoginThrottle {
+  /**
+   * Runs `checkPassword` unless the account or the address is locked out (then 429, and the
+   * password is never looked at). An `unauthorized` error from it counts as a failure.
+   */
+  attempt<T>(who: { email: string; ip: string }, reply: FastifyReply, checkPassword: () => Promise<T>): Promise<T>;
+}
+
+export interface RateLimits {
+  perKey: BurstyRateLimiter | undefined;
+  perKeyLimit: number;
+  failedAuth: AuthFailureGuard;
+  login: LoginThrottle;
+  /** Deletes counters that expired over an hour ago (PostgreSQL; memory entries expire alone). */
+  sweepExpired: (() => Promise<unknown>) | undefined;
+}
+
+type Limiter = RateLimiterMemory | RateLimiterDrizzle;
+interface LimiterOptions {
+  keyPrefix: string;
+  points: number;
+  duration: number;
+  /** Store only: past this many points a key is refused from memory until its window ends. */
+  inMemoryBlockOnConsumed?: number;
+}
+
+const BURST_MULTIPLIER = 2;
+const BURST_WINDOW_SECONDS = 5;
+
+const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+function tooManyRequests(reply: FastifyReply, ms: number, message: string): AppError {
+  reply.header("retry-after", String(retryAfterSeconds(ms)));
+  return new AppError("rate_limited", message);
+}
+
+/**
+ * The address a limit is keyed by. An IPv6 client usually holds a whole /64, so that is the
+ * unit; an IPv4-mapped address is its IPv4 address.
+ */
+export function clientAddressKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  const bare = ip.split("%")[0]!;
+  if (!isIPv6(bare)) return ip;
+  const [head = "", tail] = bare.split("::");
+  const groups = (part: string | undefined) => (part ? part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])) : []);
+  const left = groups(head);
+  const right = groups(tail);
+  const all = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${all.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+}
+
+export function createRateLimits(deps: { config: Config; db: Db; policies?: Partial<RateLimitPolicies> }): RateLimits {
+  const { config } = deps;
+  const policies = { ...DEFAULT_RATE_LIMIT_POLICIES, ...deps.policies };
+  const shared = Boolean(config.databaseUrl);
+  // The table comes from the migrations (0002); the library never creates it. Its own
+  // expiry sweep is off: registerRateLimits runs one per process and stops it on close.
+  const make = ({ inMemoryBlockOnConsumed, ...opts }: LimiterOptions): Limiter =>
+    shared
+      ? new RateLimiterDrizzle({ ...opts, inMemoryBlockOnConsumed, storeClient: deps.db, schema: rateLimits, clearExpiredByTimeout: false })
+      : new RateLimiterMemory(opts);
+
+  const n = config.rateLimitPerKey;
+  // Per second n requests, and when those are spent a burst bucket of 2n per 5 s: a client may
+  // peak at 3n in one second and sustain about 1.4n. Once a key is refused, this process
+  // refuses it from memory until the window ends, so a flood does not hammer one table row.
+  const perKey = n > 0
+    ? new BurstyRateLimiter(
+      make({ keyPrefix: "key", points: n, duration: 1, inMemoryBlockOnConsumed: n + 1 }),
+      make({ keyPrefix: "key_burst", points: BURST_MULTIPLIER * n, duration: BURST_WINDOW_SECONDS, inMemoryBlockOnConsumed: BURST_MULTIPLIER * n + 1 }),
+    )
+    : undefined;
+
+  const failedAuthAddress = createLockout(make, "auth_ip", policies.failedAuthAddress);
+  const failedAuth: AuthFailureGuard = {
+    // Fails open: authentication itself still runs, and keys cannot be guessed anyway.
+    async check(ip, reply) {
+      const waitMs = await failedAuthAddress.lockedFor(clientAddressKey(ip)).catch((err: unknown) => storeFailed(reply.log, err, 0));
+      if (waitMs > 0) throw tooManyRequests(reply, waitMs, "Too many failed authentications from this address; retry later");
+    },
+    async recordFailure(ip, reply) {
+      await failedAuthAddress.recordFailure(clientAddressKey(ip)).catch((err: unknown) => storeFailed(reply.log, err, undefined));
+    },
+  };
+
+  const login = createLoginThrottle(
+    createLockout(make, "login_acct", policies.loginAccount, { clearOnSuccess: true }),
+    createLockout(make, "login_ip", policies.loginAddress, { clearOnSuccess: false }),
+  );
+  const sweepExpired = shared
+    ? () => deps.db.delete(rateLimits).where(lt(rateLimits.expire, new Date(Date.now() - HOUR * 1000)))
+    : undefined;
+  return { perKey, perKeyLimit: n, failedAuth, login, sweepExpired };
+}
+
+function storeFailed<T>(log: FastifyBaseLogger, err: unknown, fallback: T): T {
+  log.warn({ err }, "rate-limit store failed; the limit is not applied to this request");
+  return fallback;
+}
+
+/** What one login attempt holds: kept if the password was wrong, released otherwise. */
+interface Reservation {
+  succeeded(): Promise<void>;
+  abandoned(): Promise<void>;
+}
+
+type Lockout = ReturnType<typeof createLockout>;
+
+/**
+ * A failure counter and a lock (the "gate") per key. The n-th failure, from `lockAfter` on, closes
+ * the gate for firstLockSeconds * 2^(n - lockAfter), up to maxLockSeconds.
+ */
+function createLockout(make: (o: LimiterOptions) => Limiter, name: string, policy: LockoutPolicy, opts = { clearOnSuccess: false }) {
+  const failures = make({ keyPrefix: `${name}_fail`, points: policy.lockAfter, duration: policy.windowSeconds });
+  const gate = make({ keyPrefix: `${name}_lock`, points: 1, duration: policy.maxLockSeconds });
+  const lockSeconds = (n: number) =>
+    n < policy.lockAfter ? 0 : Math.min(policy.firstLockSeconds * 2 ** (n - policy.lockAfter), policy.maxLockSeconds);
+
+  return {
+    /** Milliseconds the key must still wait; 0 when it may try. */
+    async lockedFor(key: string): Promise<number> {
+      const res = await gate.get(key);
+      return res && res.consumedPoints > 0 ? Math.max(res.msBeforeNext, 0) : 0;
+    },
+
+    /** Counts a failure that has happened (failed authentication: cheap, checked after the fact). */
+    async recordFailure(key: string): Promise<void> {
+      const seconds = lockSeconds((await failures.penalty(key)).consumedPoints);
+      if (seconds > 0) await gate.block(key, seconds);
+    },
+
+    /**
+     * Counts the attempt as a failure before the password is checked, and, from the lockAfter-th
+     * on, takes the gate with the lock this attempt earns if it fails. Taking the gate is
+     * one atomic upsert: of many attempts sent at once, one runs and the others get the wait
+     * in milliseconds, so parallel guesses gain nothing.
+     */
+    async reserve(key: string): Promise<Reservation | number> {
+      const seconds = lockSeconds((await failures.penalty(key)).consumedPoints);
+      if (seconds > 0) {
+        try {
+          await gate.consume(key, 1, { customDuration: seconds });
+        } catch (err) {
+          await failures.reward(key);
+          if (err instanceof RateLimiterRes) return Math.max(err.msBeforeNext, 1);
+          throw err;
+        }
+      }
+      const undo = async () => {
+        await failures.reward(key);
+        if (seconds > 0) await gate.delete(key);
+      };
+      return {
+        succeeded: opts.clearOnSuccess ? async () => { await Promise.all([failures.delete(key), gate.delete(key)]); } : undo,
+        abandoned: undo,
+      };
+    },
+  };
+}
+
+/**
+ * Login fails closed: when the counters cannot be read or written it answers 503 rather than
+ * check a password without counting. They live in the database that holds the password hashes,
+ * so an outage that breaks them almost always breaks login anyway; keys keep working.
+ */
+function createLoginThrottle(account: Lockout, address: Lockout): LoginThrottle {
+  const unavailable = (log: FastifyBaseLogger, err: unknown) => {
+    log.error({ err }, "login rate-limit store failed; login refused");
+    return new AppError("unavailable", "Login is temporarily unavailable; retry later");
+  };
+  const locked = (reply: FastifyReply, ms: number) => tooManyRequests(reply, ms, "Too many failed login attempts; retry later");
+
+  async function attempt<T>(who: { email: string; ip: string }, reply: FastifyReply, checkPassword: () => Promise<T>): Promise<T> {
+    // The e-mail is hashed: the counters table needs no personal data to tell accounts apart.
+    const keys: [Lockout, string][] = [
+      [account, sha256Hex(who.email.trim().toLowerCase())],
+      [address, clientAddressKey(who.ip)],
+    ];
+    const held: Reservation[] = [];
+    const undo = () => Promise.all(held.map((r) => r.abandoned())).catch((err: unknown) => reply.log.warn({ err }, "login counter not released"));
+    try {
+      // A locked key is refused before anything is counted, so waiting never extends a lock.
+      const waitMs = Math.max(...(await Promise.all(keys.map(([l, k]) => l.lockedFor(k)))));
+      if (waitMs > 0) throw locked(reply, waitMs);
+      for (const [lockout, key] of keys) {
+        const r = await lockout.reserve(key);
+        if (typeof r === "number") throw locked(reply, r);
+        held.push(r);
+      }
+    } catch (err) {
+      await undo();
+      throw err instanceof AppError ? err : unavailable(reply.log, err);
+    }
+
+    let result: T;
+    try {
+      result = await checkPassword();
+    } catch (err) {
+      // A wrong password keeps its reservations: that is the counted failure.
+      if (!(err instanceof AppError && err.code === "unauthorized")) await undo();
+      throw err;
+    }
+    await Promise.all(held.map((r) => r.succeeded())).catch((err: unknown) => reply.log.warn({ err }, "login counter not cleared"));
+    return result;
+  }
+  return { attempt };
+}
+
+/** The per-key limit and its headers, after authentication; and the expired-counter sweep. */
+export function registerRateLimits(app: FastifyInstance, limits: RateLimits): void {
+  const { perKey, perKeyLimit } = limits;
+  if (perKey) {
+    app.addHook("onRequest", async (req, reply) => {
+      const key = limitKey(req.ctx);
+      if (!key) return;
+      let res: RateLimiterRes;
+      try {
+        res = await perKey.consume(key);
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) return void storeFailed(req.log, err, undefined); // fails open
+        setHeaders(reply, perKeyLimit, err);
+        throw tooManyRequests(reply, err.msBeforeNext, `Too many requests for this API key: the limit is ${perKeyLimit} per second`);
+      }
+      setHeaders(reply, perKeyLimit, res);
+    });
+  }
+
+  const { sweepExpired } = limits;
+  if (sweepExpired) {
+    // Rows of keys that went quiet; every process sweeps, and the deletes are idempotent.
+    const sweep = setInterval(() => {
+      sweepExpired().catch((err: unknown) => app.log.warn({ err }, "rate-limit sweep failed"));
+    }, 5 * 60_000);
+    sweep.unref();
+    app.addHook("onClose", async () => clearInterval(sweep));
+  }
+}
+
+/** Merchant requests are counted per API key, or per merchant and environment for a JWT. */
+function limitKey(ctx: RequestCtx | undefined): string | undefined {
+  if (ctx?.actor.type === "api_key") return ctx.actor.id;
+  if (ctx?.actor.type === "jwt") return `jwt:${ctx.merchantId}:${ctx.environment}`;
+  return undefined; // public routes, the admin key, unknown routes
+}
+
+function setHeaders(reply: FastifyReply, limit: number, res: RateLimiterRes): void {
+  reply.header("ratelimit-limit", String(limit));
+  reply.header("ratelimit-remaining", String(Math.max(0, res.remainingPoints)));
+  reply.header("ratelimit-reset", String(retryAfterSeconds(res.msBeforeNext)));
+}

@@ -1,0 +1,279 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import type { LightMyRequestResponse } from "fastify";
+import { buildApp, createServices } from "../../src/app.js";
+import type { Config } from "../../src/config.js";
+import { queryRows, sql, type Database } from "../../src/db/client.js";
+import type { RateLimitPolicies } from "../../src/http/rate-limit.js";
+import { basic, expectStatus, seedMerchant, testConfig, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { freshDatabase } from "../helpers/db.js";
+
+// Per-key limits, login lockouts and failed-authentication lockouts, through HTTP. Small limits
+// keep it fast. On PostgreSQL all apps of this file share one database and so one set of
+// counters: every test uses its own client addresses and merchants.
+
+const PER_KEY = 3;
+const SMALL: RateLimitPolicies = {
+  loginAccount: { lockAfter: 3, firstLockSeconds: 1, maxLockSeconds: 8, windowSeconds: 3600 },
+  loginAddress: { lockAfter: 6, firstLockSeconds: 1, maxLockSeconds: 8, windowSeconds: 3600 },
+  failedAuthAddress: { lockAfter: 4, firstLockSeconds: 1, maxLockSeconds: 8, windowSeconds: 3600 },
+};
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+let database: Database & { url?: string };
+let base: Config;
+const apps: TestApp[] = [];
+let limited: TestApp; // RATE_LIMIT_PER_KEY=3
+let unlimited: TestApp; // RATE_LIMIT_PER_KEY=0
+
+/** Another API process: an app of its own on the same database (and so, on PostgreSQL, the same counters). */
+async function startApp(overrides: Partial<Config>, policies: Partial<RateLimitPolicies> = SMALL): Promise<TestApp> {
+  const config = { ...base, ...overrides };
+  const services = createServices({ config, db: database.db });
+  const app = await buildApp({ config, db: database.db, rateLimitPolicies: policies }, services);
+  await app.ready();
+  const t: TestApp = { app, database, services, config, admin: config.adminApiKey!, close: () => app.close() };
+  apps.push(t);
+  return t;
+}
+
+before(async () => {
+  database = await freshDatabase();
+  // The counters go to PostgreSQL when the configuration names it, as in production.
+  base = testConfig({ databaseUrl: database.url });
+  limited = await startApp({ rateLimitPerKey: PER_KEY });
+  unlimited = await startApp({ rateLimitPerKey: 0 });
+});
+after(async () => {
+  for (const t of apps) await t.close();
+  await database.close();
+});
+
+let address = 0;
+/** A client address no other test uses. */
+const newAddress = () => `198.51.100.${++address}`;
+
+const customers = (t: TestApp, key: string, remoteAddress = "127.0.0.1") =>
+  t.app.inject({ url: "/v1/customers", headers: { authorization: basic(key) }, remoteAddress });
+
+const login = (t: TestApp, body: { email: string; password: string }, remoteAddress: string) =>
+  t.app.inject({ method: "POST", url: "/v1/auth/login", payload: body, remoteAddress });
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function assert429(res: LightMyRequestResponse, message: RegExp): number {
+  expectStatus(res, 429);
+  const body = res.json();
+  assert.deepEqual({ ...body, message: undefined }, { statusCode: 429, message: undefined, error: "Too Many Requests", code: "rate_limited" });
+  assert.match(body.message, message);
+  const retryAfter = Number(res.headers["retry-after"]);
+  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1, `Retry-After is whole seconds >= 1: ${res.headers["retry-after"]}`);
+  return retryAfter;
+}
+
+/** Sends requests until one is refused; returns how many passed first. */
+async function exhaust(send: (i: number) => Promise<LightMyRequestResponse>, max = 100) {
+  for (let i = 0; i < max; i++) {
+    const res = await send(i);
+    if (res.statusCode === 429) return { passed: i, refused: res };
+    expectStatus(res, 200);
+  }
+  throw new Error(`no 429 after ${max} requests`);
+}
+
+test("a key over its limit gets 429 with Retry-After, the contract body and RateLimit headers; it recovers", async () => {
+  const m = await seedMerchant(limited);
+  const first = await customers(limited, m.sandboxKey);
+  expectStatus(first, 200);
+  assert.equal(first.headers["ratelimit-limit"], String(PER_KEY));
+  assert.equal(first.headers["ratelimit-remaining"], String(PER_KEY - 1));
+  assert.ok(Number(first.headers["ratelimit-reset"]) >= 1);
+
+  const started = Date.now();
+  const { passed, refused } = await exhaust(() => customers(limited, m.sandboxKey));
+  // n per second plus a burst of 2n; more only if the loop outlived a one-second window.
+  assert.ok(passed + 1 >= 3 * PER_KEY, `passed ${passed + 1}`);
+  assert.ok(passed + 1 <= 3 * PER_KEY + PER_KEY * Math.ceil((Date.now() - started) / 1000), `passed ${passed + 1}`);
+  assert429(refused, /API key/);
+  assert.equal(refused.headers["ratelimit-remaining"], "0");
+  assert.equal(refused.headers["ratelimit-limit"], String(PER_KEY));
+
+  // The other key of the same merchant (production) and another merchant's key are not affected.
+  const other = await seedMerchant(limited);
+  expectStatus(await customers(limited, other.sandboxKey), 200);
+  expectStatus(await customers(limited, m.productionKey), 200);
+
+  // The per-second bucket refills: after Retry-After the key works again.
+  await waitFor("the key to recover", async () => ((await customers(limited, m.sandboxKey)).statusCode === 200 ? true : undefined));
+});
+
+test("RATE_LIMIT_PER_KEY=0 never limits and sends no RateLimit headers", async () => {
+  const m = await seedMerchant(unlimited);
+  const responses = await Promise.all(Array.from({ length: 40 }, () => customers(unlimited, m.sandboxKey)));
+  for (const res of responses) {
+    expectStatus(res, 200);
+    assert.equal(res.headers["ratelimit-limit"], undefined);
+  }
+});
+
+test("public routes are not limited per key", async () => {
+  for (let i = 0; i < 4 * PER_KEY; i++) {
+    const res = await limited.app.inject({ url: "/health" });
+    expectStatus(res, 200);
+    assert.equal(res.headers["ratelimit-limit"], undefined);
+  }
+});
+
+test("the OpenAPI document lists 429 on routes with credentials and on login", async () => {
+  const doc = (await limited.app.inject({ url: "/openapi.json" })).json();
+  assert.ok(doc.paths["/v1/customers"].get.responses["429"]);
+  assert.ok(doc.paths["/v1/auth/login"].post.responses["429"]);
+  assert.deepEqual(Object.keys(doc.paths["/health"].get.responses).sort(), ["200", "503"]);
+});
+
+test("login: the lockout grows, is per account, and clears on success", async () => {
+  const m = await seedMerchant(limited);
+  const ip = newAddress();
+  const wrong = { email: m.email, password: "wrong password" };
+  for (let i = 0; i < SMALL.loginAccount.lockAfter; i++) expectStatus(await login(limited, wrong, ip), 401);
+  assert.equal(assert429(await login(limited, wrong, ip), /login/), 1);
+  // Per account, whatever the address and however the e-mail is spelled.
+  assert429(await login(limited, { ...wrong, email: m.email.toUpperCase() }, newAddress()), /login/);
+  // Another account from the same address is not locked.
+  expectStatus(await login(limited, { email: "someone-else@example.com", password: "x" }, ip), 401);
+
+  // Once the 1 s lock ends one more attempt runs; failing, it locks for 2 s.
+  const next = await waitFor("the first lock to end", async () => {
+    const res = await login(limited, wrong, ip);
+    return res.statusCode === 429 ? undefined : res;
+  });
+  expectStatus(next, 401);
+  assert.equal(assert429(await login(limited, wrong, ip), /login/), 2);
+
+  // The right password after the lock: 200, and the consecutive count starts again.
+  const ok = await waitFor("the second lock to end", async () => {
+    const res = await login(limited, { email: m.email, password: m.password }, ip);
+    return res.statusCode === 429 ? undefined : res;
+  });
+  expectStatus(ok, 200);
+  const elsewhere = newAddress(); // this address has used most of its own budget
+  for (let i = 0; i < SMALL.loginAccount.lockAfter - 1; i++) expectStatus(await login(limited, wrong, elsewhere), 401);
+});
+
+test("login: a locked account is refused without checking the password", async () => {
+  const m = await seedMerchant(limited);
+  const ip = newAddress();
+  const service = limited.services.merchants;
+  const original = service.login;
+  let checked = 0;
+  service.login = async (...args) => {
+    checked++;
+    return original(...args);
+  };
+  try {
+    for (let i = 0; i < SMALL.loginAccount.lockAfter; i++) expectStatus(await login(limited, { email: m.email, password: "nope" }, ip), 401);
+    assert.equal(checked, SMALL.loginAccount.lockAfter);
+    for (const password of ["nope", m.password]) assert429(await login(limited, { email: m.email, password }, ip), /login/);
+    assert.equal(checked, SMALL.loginAccount.lockAfter, "no password was checked while locked");
+  } finally {
+    service.login = original;
+  }
+});
+
+test("login: guesses sent all at once are not checked past the lockout", async () => {
+  const m = await seedMerchant(limited);
+  const ip = newAddress();
+  const responses = await Promise.all(Array.from({ length: 20 }, () => login(limited, { email: m.email, password: "nope" }, ip)));
+  const checked = responses.filter((r) => r.statusCode === 401).length;
+  assert.ok(responses.every((r) => r.statusCode === 401 || r.statusCode === 429), responses.map((r) => r.statusCode).join());
+  assert.ok(checked <= SMALL.loginAccount.lockAfter, `${checked} passwords checked`);
+});
+
+test("login: an address is locked out after failures across accounts, separately from the accounts", async () => {
+  const m = await seedMerchant(limited);
+  const ip = newAddress();
+  for (let i = 0; i < SMALL.loginAddress.lockAfter; i++) {
+    expectStatus(await login(limited, { email: `nobody-${i}@example.com`, password: "guess" }, ip), 401);
+  }
+  assert429(await login(limited, { email: "nobody-else@example.com", password: "guess" }, ip), /login/);
+  assert429(await login(limited, { email: m.email, password: m.password }, ip), /login/);
+  // The accounts are not locked: from another address they answer as usual.
+  expectStatus(await login(limited, { email: m.email, password: m.password }, newAddress()), 200);
+  expectStatus(await login(limited, { email: "nobody-0@example.com", password: "guess" }, newAddress()), 401);
+});
+
+test("failed authentication is counted per address: bad keys, bad tokens and bad admin keys lock it out", async () => {
+  const m = await seedMerchant(limited);
+  const ip = newAddress();
+  const attempts = [
+    () => customers(limited, "sk_test_" + "x".repeat(32), ip),
+    () => limited.app.inject({ url: "/v1/customers", headers: { authorization: "Bearer not.a.jwt" }, remoteAddress: ip }),
+    () => limited.app.inject({ method: "POST", url: "/v1/admin/merchants", headers: { authorization: basic("adm_wrong_" + "y".repeat(30)) }, payload: {}, remoteAddress: ip }),
+    () => customers(limited, m.sandboxKey.slice(0, -1), ip),
+  ];
+  assert.equal(attempts.length, SMALL.failedAuthAddress.lockAfter);
+  for (const attempt of attempts) expectStatus(await attempt(), 401);
+  assert429(await customers(limited, "sk_test_" + "z".repeat(32), ip), /failed authentications/);
+  // Locked out, the right key is refused too: a guess cannot tell right from wrong.
+  assert429(await customers(limited, m.sandboxKey, ip), /failed authentications/);
+  expectStatus(await customers(limited, m.sandboxKey, newAddress()), 200);
+  await waitFor("the address lock to end", async () => ((await customers(limited, m.sandboxKey, ip)).statusCode === 200 ? true : undefined));
+});
+
+test("an IPv6 client is counted by its /64", async () => {
+  const m = await seedMerchant(limited);
+  for (let i = 1; i <= SMALL.failedAuthAddress.lockAfter; i++) {
+    expectStatus(await customers(limited, "sk_test_" + "x".repeat(32), `2001:db8:1:2::${i}`), 401);
+  }
+  assert429(await customers(limited, m.sandboxKey, "2001:db8:1:2:ffff::9"), /failed authentications/);
+  expectStatus(await customers(limited, m.sandboxKey, "2001:db8:1:3::1"), 200);
+});
+
+test("PostgreSQL: two API processes share the counters", { skip: !onPostgres && "the embedded database has one process" }, async () => {
+  const shared: Partial<RateLimitPolicies> = {
+    loginAccount: { lockAfter: 2, firstLockSeconds: 60, maxLockSeconds: 60, windowSeconds: 3600 },
+    failedAuthAddress: { lockAfter: 2, firstLockSeconds: 60, maxLockSeconds: 60, windowSeconds: 3600 },
+  };
+  const [a, b] = [await startApp({ rateLimitPerKey: PER_KEY }, shared), await startApp({ rateLimitPerKey: PER_KEY }, shared)];
+  const m: SeededMerchant = await seedMerchant(a);
+
+  // Alternating between the two, the key gets one budget (3n), not one per process (6n).
+  const started = Date.now();
+  const { passed } = await exhaust((i) => customers(i % 2 === 0 ? a : b, m.sandboxKey));
+  assert.ok(passed < 6 * PER_KEY && passed <= 3 * PER_KEY + PER_KEY * Math.ceil((Date.now() - started) / 1000), `passed ${passed}`);
+
+  // A login lockout earned on one process holds on the other.
+  const ip = newAddress();
+  for (let i = 0; i < 2; i++) expectStatus(await login(a, { email: m.email, password: "wrong" }, ip), 401);
+  assert429(await login(b, { email: m.email, password: m.password }, newAddress()), /login/);
+
+  // So does an address lockout for failed authentication.
+  const scanner = newAddress();
+  for (let i = 0; i < 2; i++) expectStatus(await customers(a, "sk_test_" + "q".repeat(32), scanner), 401);
+  assert429(await customers(b, m.productionKey, scanner), /failed authentications/);
+
+  const rows = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from rate_limits`);
+  assert.ok(rows[0]!.n > 0);
+});
+
+test("PostgreSQL: a broken counter store lets key requests through and makes login answer 503", { skip: !onPostgres && "the memory store cannot fail" }, async () => {
+  const m = await seedMerchant(limited);
+  await database.db.execute(sql`alter table rate_limits rename to rate_limits_away`);
+  try {
+    for (let i = 0; i < 4 * PER_KEY; i++) expectStatus(await customers(limited, m.sandboxKey, newAddress()), 200);
+    const res = await login(limited, { email: m.email, password: m.password }, newAddress());
+    expectStatus(res, 503);
+    assert.equal(res.json().code, "unavailable");
+  } finally {
+    await database.db.execute(sql`alter table rate_limits_away rename to rate_limits`);
+  }
+  expectStatus(await login(limited, { email: m.email, password: m.password }, newAddress()), 200);
+});
