@@ -11,8 +11,10 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
+    // New keys are shown in this answer only: an idempotent replay answers them as null.
+    const keyFields = ["apiKeys.sandbox", "apiKeys.production"];
     app.post("/v1/admin/merchants", {
-      config: { auth: "admin" },
+      config: { auth: "admin", secretFields: keyFields },
       schema: {
         operationId: "adminCreateMerchant", tags: ["admin"], summary: "Create a merchant",
         description: "Creates a merchant with a login and one sandbox and one production secret key, returned in full this once.",
@@ -42,7 +44,7 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
     }, async (req) => ({ merchantId: req.params.id, fees: await service.setFees(req.params.id, req.body.fees) }));
 
     app.post("/v1/admin/merchants/:id/rotate-keys", {
-      config: { auth: "admin" },
+      config: { auth: "admin", secretFields: keyFields },
       schema: {
         operationId: "adminRotateMerchantKeys", tags: ["admin"], summary: "Rotate a merchant's secret keys",
         description: "Revokes both secret keys at once and issues new ones, returned in full this once.",

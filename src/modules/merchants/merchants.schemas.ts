@@ -10,9 +10,10 @@ export const Merchant = Type.Object({
   createdAt: Type.String({ format: "date-time" }),
 });
 
+// Null only in an idempotent replay: a key is shown once (Idempotent-Redacted-Fields names them).
 export const ApiKeys = Type.Object({
-  sandbox: Type.String({ description: "sk_test_ key: acts on sandbox data. Shown in full only here." }),
-  production: Type.String({ description: "sk_live_ key: acts on production data. Shown in full only here." }),
+  sandbox: Type.Union([Type.String(), Type.Null()], { description: "sk_test_ key: acts on sandbox data. Shown in full only here (null in an idempotent replay)." }),
+  production: Type.Union([Type.String(), Type.Null()], { description: "sk_live_ key: acts on production data. Shown in full only here (null in an idempotent replay)." }),
 });
 
 export const CreateMerchantBody = Type.Object({
