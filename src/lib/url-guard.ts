@@ -15,7 +15,9 @@ export interface SafeTarget { url: URL; address: string; family: number }
 export type ResolveResult = ({ ok: true } & SafeTarget) | { ok: false; message: string };
 export type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
 export type PostResult =
-  | { status: number; durationMs: number; responseExcerpt: string }
+  // retryAfter: the receiver's Retry-After header as sent, when there is one; the caller
+  // decides what it means for its schedule (safePost only transports it).
+  | { status: number; durationMs: number; responseExcerpt: string; retryAfter?: string }
   | { status: null; durationMs: number; error: string };
 
 const MAX_URL_LENGTH = 2048;
@@ -259,10 +261,13 @@ export function safePost(
       // Redirects are never followed (node:http does not): a 3xx is reported as it is, and
       // following it would reach a URL that was never checked.
       const status = res.statusCode ?? 0;
+      const retryAfter = res.headers["retry-after"]?.trim();
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = () =>
-        finish({ status, durationMs: elapsed(), responseExcerpt: Buffer.concat(chunks).toString("utf8") });
+      const done = () => finish({
+        status, durationMs: elapsed(), responseExcerpt: Buffer.concat(chunks).toString("utf8"),
+        ...(retryAfter ? { retryAfter } : {}),
+      });
       res.on("data", (chunk: Buffer) => {
         const room = maxBytes - size;
         if (room > 0) {

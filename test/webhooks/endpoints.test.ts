@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { basic, expectStatus, seedMerchant, type SeededMerchant } from "../helpers/app.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
-import { buildWebhookTestApp, call, chargeData, createEndpoint, record, settle, verified, type WebhookTestApp } from "./harness.js";
+import { buildWebhookTestApp, call, createEndpoint, type WebhookTestApp } from "./harness.js";
 
 let t: WebhookTestApp;
 let m: SeededMerchant;
@@ -181,24 +181,8 @@ describe("security", () => {
   });
 });
 
+// Rotation and its 24 h overlap are in rotation.test.ts.
 describe("secrets", () => {
-  test("rotating an endpoint's secret signs later deliveries with the new one only", async () => {
-    const merchant = await seedMerchant(t);
-    const rec = await startReceiver();
-    try {
-      const ep = await createEndpoint(t, merchant.sandboxKey, { url: rec.url });
-      const rotated = (await call(t, merchant.sandboxKey, "POST", `/v1/webhook-endpoints/${ep.id}/rotate-secret`, undefined, 200)).json();
-      assert.match(rotated.secret, /^whsec_/);
-      assert.notEqual(rotated.secret, ep.secret);
-      await record(t, { merchantId: merchant.id, environment: "sandbox", type: "charge.paid", objectId: "ch_rot", data: chargeData("ch_rot", "paid") });
-      await settle(t);
-      verified(rotated.secret, rec.requests[0]!);
-      assert.throws(() => verified(ep.secret, rec.requests[0]!));
-    } finally {
-      await rec.close();
-    }
-  });
-
   test("the postback secret is one per merchant and environment, stable until rotated", async () => {
     const a = await seedMerchant(t);
     const b = await seedMerchant(t);

@@ -2,9 +2,12 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   ENDPOINT_RETRY_DELAYS_SECONDS,
+  honourRetryAfter,
   LEGACY_RETRY_DELAYS_SECONDS,
+  longestDelayMs,
   maxAttempts,
   nextAttemptDelayMs,
+  parseRetryAfterMs,
 } from "../../src/modules/webhooks/retry-schedule.js";
 
 const mid = () => 0.5; // jitter factor exactly 1
@@ -91,4 +94,47 @@ describe("scale (WEBHOOK_RETRY_SCALE)", () => {
 it("rejects a negative or fractional attemptsMade", () => {
   assert.throws(() => nextAttemptDelayMs("endpoint", -1, 1), RangeError);
   assert.throws(() => nextAttemptDelayMs("legacy", 1.5, 1), RangeError);
+});
+
+describe("Retry-After", () => {
+  const now = Date.parse("2025-06-01T12:00:00.000Z");
+
+  it("reads delta-seconds and the three HTTP-date forms", () => {
+    assert.equal(parseRetryAfterMs("120", now), 120_000);
+    assert.equal(parseRetryAfterMs("0", now), 0);
+    assert.equal(parseRetryAfterMs("Sun, 01 Jun 2025 12:01:30 GMT", now), 90_000); // IMF-fixdate
+    assert.equal(parseRetryAfterMs("Sunday, 01-Jun-25 12:01:30 GMT", now), 90_000); // RFC 850
+    assert.equal(parseRetryAfterMs("Sun Jun  1 12:01:30 2025", now - new Date(now).getTimezoneOffset() * 60_000), 90_000); // asctime (local time in Date.parse)
+  });
+
+  it("reads a date in the past as now, and anything else as nothing", () => {
+    assert.equal(parseRetryAfterMs("Sun, 01 Jun 2025 11:00:00 GMT", now), 0);
+    for (const junk of ["", "soon", "1.5", "-5", "12 s", "Sun, 99 Foo 2025"]) assert.equal(parseRetryAfterMs(junk, now), null, junk);
+  });
+
+  it("is honoured within the schedule: at least the scheduled delay, at most its longest step", () => {
+    assert.equal(longestDelayMs("endpoint", 1), 36_000_000);
+    assert.equal(longestDelayMs("legacy", 1), 4_000);
+    assert.equal(longestDelayMs("endpoint", 0.001), 36_000);
+    assert.deepEqual(honourRetryAfter("endpoint", 5_000, "120", 1, now), { delayMs: 120_000, note: "next attempt in 120s (Retry-After: 120)" });
+    assert.deepEqual(honourRetryAfter("endpoint", 5_000, "1", 1, now), {
+      delayMs: 5_000, note: "next attempt in 5s (Retry-After: 1, raised to the retry schedule)",
+    });
+    assert.deepEqual(honourRetryAfter("endpoint", 5_000, "86400", 1, now), {
+      delayMs: 36_000_000, note: "next attempt in 36000s (Retry-After: 86400, capped by the retry schedule)",
+    });
+    assert.equal(honourRetryAfter("legacy", 2_000, "60", 1, now)?.delayMs, 4_000);
+    assert.equal(honourRetryAfter("endpoint", 5, "86400", 0.001, now)?.delayMs, 36_000);
+    assert.equal(honourRetryAfter("endpoint", 5_000, "later", 1, now), null);
+  });
+
+  it("never undercuts a jittered step above the ceiling, nor yields NaN for a bad scale", () => {
+    assert.equal(honourRetryAfter("endpoint", 39_000_000, "1", 1, now)?.delayMs, 39_000_000);
+    assert.equal(honourRetryAfter("endpoint", 0, "60", Number.NaN, now)?.delayMs, 0);
+  });
+
+  it("logs only the start of a long header", () => {
+    const note = honourRetryAfter("endpoint", 5_000, "9".repeat(500), 1, now)?.note ?? "";
+    assert.ok(note.length < 150, note);
+  });
 });

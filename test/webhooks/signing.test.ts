@@ -94,3 +94,24 @@ describe("webhookHeaders verified by the standardwebhooks library", () => {
     assert.throws(() => new Webhook(secret).verify(body, stale), /timestamp/i);
   });
 });
+
+describe("webhookHeaders with a rotated-out secret still in its overlap", () => {
+  const current = generateWebhookSecret();
+  const previous = generateWebhookSecret();
+  const ts = now();
+  const headers = webhookHeaders([current, previous], "msg_rot", ts, body);
+
+  it("carries both signatures, the current one first, separated by a space", () => {
+    assert.equal(headers["webhook-signature"], `${signWebhook(current, "msg_rot", ts, body)} ${signWebhook(previous, "msg_rot", ts, body)}`);
+  });
+
+  it("is accepted with either secret and rejected with any other", () => {
+    assert.deepEqual(new Webhook(current).verify(body, headers), JSON.parse(body));
+    assert.deepEqual(new Webhook(previous).verify(body, headers), JSON.parse(body));
+    assert.throws(() => new Webhook(generateWebhookSecret()).verify(body, headers), /signature/i);
+  });
+
+  it("refuses to sign with no secret at all", () => {
+    assert.throws(() => webhookHeaders([], "msg_none", ts, body), /at least one/);
+  });
+});

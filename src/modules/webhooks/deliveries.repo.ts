@@ -5,6 +5,7 @@ import type { Environment } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
 import { newId } from "../../lib/ids.js";
 import type { Scope } from "./endpoints.repo.js";
+import type { SealedSecrets } from "./secrets.js";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -21,7 +22,7 @@ export interface ClaimedDelivery {
   /** The lease token: the outcome is written only while the lease is still ours. */
   leaseUntil: Date;
   event: { id: string; type: string; envelope: string; data: Record<string, unknown> };
-  endpoint: { id: string; url: string; enabled: boolean; deleted: boolean; secretSealed: string } | null;
+  endpoint: (SealedSecrets & { id: string; url: string; enabled: boolean; deleted: boolean }) | null;
 }
 
 const secs = (ms: number) => sql`make_interval(secs => ${ms / 1000}::float8)`;
@@ -65,7 +66,8 @@ export async function claimDue(
     )
     select c.*, e.type as event_type, e.envelope as event_envelope, e.data as event_data,
            w.url as endpoint_url, w.enabled as endpoint_enabled, w.deleted_at as endpoint_deleted_at,
-           w.secret_sealed as endpoint_secret_sealed
+           w.secret_sealed as endpoint_secret_sealed, w.previous_secret_sealed as endpoint_previous_secret_sealed,
+           w.previous_secret_expires_at as endpoint_previous_secret_expires_at
     from claimed c
     join events e on e.id = c.event_id
     left join webhook_endpoints w on w.id = c.endpoint_id`);
@@ -89,6 +91,8 @@ export async function claimDue(
       enabled: r.endpoint_enabled === true,
       deleted: r.endpoint_deleted_at != null || r.endpoint_url == null,
       secretSealed: String(r.endpoint_secret_sealed ?? ""),
+      previousSecretSealed: r.endpoint_previous_secret_sealed == null ? null : String(r.endpoint_previous_secret_sealed),
+      previousSecretExpiresAt: r.endpoint_previous_secret_expires_at == null ? null : new Date(r.endpoint_previous_secret_expires_at as string | Date),
     },
   }));
 }

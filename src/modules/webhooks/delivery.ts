@@ -4,7 +4,7 @@ import { safePost, type HostLookup, type PostResult } from "../../lib/url-guard.
 import * as repo from "./deliveries.repo.js";
 import { resolveDestination } from "./destination.js";
 import { buildBody } from "./payload.js";
-import { nextAttemptDelayMs, type RetryKind } from "./retry-schedule.js";
+import { honourRetryAfter, nextAttemptDelayMs, type RetryKind } from "./retry-schedule.js";
 import type { Secrets } from "./secrets.js";
 import { webhookHeaders } from "./signing.js";
 
@@ -56,20 +56,21 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     legacy: nextAttemptDelayMs("legacy", 0, scale) ?? 0,
   };
 
-  async function signingSecret(d: repo.ClaimedDelivery): Promise<string> {
-    if (d.endpoint) return secrets.openEndpointSecret({ merchantId: d.merchantId, id: d.endpoint.id, secretSealed: d.endpoint.secretSealed });
-    return (await secrets.postbackSecret(db, { merchantId: d.merchantId, environment: d.environment })).secret;
+  /** The current secret, and the rotated-out one while it overlaps (each signs the attempt). */
+  async function signingSecrets(d: repo.ClaimedDelivery): Promise<string[]> {
+    if (d.endpoint) return secrets.endpointSigningSecrets({ ...d.endpoint, merchantId: d.merchantId });
+    return secrets.postbackSigningSecrets(db, { merchantId: d.merchantId, environment: d.environment });
   }
 
   /** Checks the destination again (DNS rebinding) and POSTs, all within one timeout. */
-  async function send(d: repo.ClaimedDelivery, url: string, secret: string): Promise<PostResult> {
+  async function send(d: repo.ClaimedDelivery, url: string, keys: string[]): Promise<PostResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const timedOut = { ok: false as const, message: `timeout after ${deps.timeoutMs}ms resolving the host` };
     const target = await withDeadline(resolveDestination(url, d.environment, config, deps.lookup), deps.timeoutMs, () => timedOut);
     if (!target.ok) return { status: null, durationMs: elapsed(), error: `not sent: ${target.message}` };
     const body = buildBody({ ...d.event, environment: d.environment });
-    const headers = webhookHeaders(secret, d.event.id, Math.floor(Date.now() / 1000), body);
+    const headers = webhookHeaders(keys, d.event.id, Math.floor(Date.now() / 1000), body);
     const remaining = Math.max(1, deps.timeoutMs - elapsed());
     const result = await safePost(target, body, headers, { timeoutMs: remaining, maxResponseBytes: EXCERPT_BYTES });
     // The post had what was left of the budget; report the budget itself.
@@ -86,20 +87,20 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     }
     // An endpoint's deliveries follow its current URL, so fixing a wrong URL fixes the retries.
     const url = d.endpoint?.url ?? d.url;
-    let secret: string | undefined;
+    let keys: string[] | undefined;
     try {
-      secret = await signingSecret(d);
+      keys = await signingSecrets(d);
     } catch {
       // A secret sealed under another ENCRYPTION_KEY: an operator error, logged as a failed
       // attempt so that it is visible and the schedule still ends.
     }
     const startedAt = new Date();
     let result: PostResult;
-    if (secret === undefined) {
+    if (keys === undefined) {
       result = { status: null, durationMs: 0, error: "internal error: the signing secret could not be read" };
     } else {
       // Whatever goes wrong is an attempt that failed, so that the schedule still ends.
-      result = await send(d, url, secret).catch(() => ({ status: null, durationMs: 0, error: "internal error while sending" }));
+      result = await send(d, url, keys).catch(() => ({ status: null, durationMs: 0, error: "internal error while sending" }));
     }
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const error = result.status === null ? result.error : ok ? null : `HTTP ${result.status}`;
@@ -119,7 +120,15 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     // Standard Webhooks: 410 Gone means "stop sending" (the endpoint is disabled when recorded).
     if (result.status === 410) return { ...base, status: "failed", lastError: "HTTP 410 Gone: no further attempts" };
     const delay = nextAttemptDelayMs(retryKind(d.kind), d.attempts + 1, scale);
-    return delay === null ? { ...base, status: "failed" } : { ...base, status: "pending", retryInMs: delay };
+    if (delay === null) return { ...base, status: "failed" };
+    // 429 Too Many Requests and 503 Service Unavailable are the answers where Retry-After
+    // means "come back then"; the log says where the time came from.
+    const asked = (result.status === 429 || result.status === 503) && result.retryAfter !== undefined
+      ? honourRetryAfter(retryKind(d.kind), delay, result.retryAfter, scale)
+      : null;
+    if (asked === null) return { ...base, status: "pending", retryInMs: delay };
+    const noted = `${error}; ${asked.note}`;
+    return { ...base, lastError: noted, attempt: { ...base.attempt, error: noted }, status: "pending", retryInMs: asked.delayMs };
   }
 
   /** Records finished outcomes and their effects on endpoints, in one transaction. */

@@ -1,4 +1,4 @@
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { postbackSecrets, webhookEndpoints } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
@@ -42,11 +42,38 @@ export async function updateEndpoint(
   q: Queryable,
   s: Scope,
   id: string,
-  patch: Partial<Pick<EndpointRow, "url" | "events" | "enabled" | "description" | "secretSealed" | "disabledReason" | "failingSince" | "deletedAt">>,
+  patch: Partial<Pick<EndpointRow, "url" | "events" | "enabled" | "description" | "disabledReason" | "failingSince" | "deletedAt">>,
 ): Promise<EndpointRow | undefined> {
   const [row] = await q
     .update(webhookEndpoints)
     .set({ ...patch, updatedAt: new Date() })
+    .where(and(scope(s), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+/**
+ * Puts a new secret in place and keeps the current one as the previous one for `overlapMs`.
+ * One UPDATE reads and writes the row, so two racing rotations serialize on its lock and the
+ * second keeps the first one's new secret as its previous one: no secret that was returned
+ * to the merchant is ever dropped without its overlap. A second rotation within the overlap
+ * thus ends the oldest secret at once.
+ */
+export async function rotateEndpointSecret(
+  q: Queryable,
+  s: Scope,
+  id: string,
+  secretSealed: string,
+  overlapMs: number,
+): Promise<EndpointRow | undefined> {
+  const [row] = await q
+    .update(webhookEndpoints)
+    .set({
+      previousSecretSealed: sql`${webhookEndpoints.secretSealed}`,
+      previousSecretExpiresAt: new Date(Date.now() + overlapMs),
+      secretSealed,
+      updatedAt: new Date(),
+    })
     .where(and(scope(s), eq(webhookEndpoints.id, id)))
     .returning();
   return row;
@@ -71,13 +98,20 @@ export async function insertPostbackSecretIfAbsent(q: Queryable, s: Scope, secre
   await q.insert(postbackSecrets).values({ merchantId: s.merchantId, environment: s.environment, secretSealed }).onConflictDoNothing();
 }
 
-export async function replacePostbackSecret(q: Queryable, s: Scope, secretSealed: string): Promise<PostbackSecretRow> {
+/** As rotateEndpointSecret; a rotation before first use just creates the secret. */
+export async function rotatePostbackSecret(q: Queryable, s: Scope, secretSealed: string, overlapMs: number): Promise<PostbackSecretRow> {
   const [row] = await q
     .insert(postbackSecrets)
     .values({ merchantId: s.merchantId, environment: s.environment, secretSealed })
     .onConflictDoUpdate({
       target: [postbackSecrets.merchantId, postbackSecrets.environment],
-      set: { secretSealed, createdAt: new Date() },
+      // In ON CONFLICT, the table's own columns are the existing row: its secret becomes the previous one.
+      set: {
+        previousSecretSealed: sql`${postbackSecrets.secretSealed}`,
+        previousSecretExpiresAt: new Date(Date.now() + overlapMs),
+        secretSealed,
+        createdAt: new Date(),
+      },
     })
     .returning();
   return row!;

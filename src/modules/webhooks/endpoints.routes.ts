@@ -8,6 +8,10 @@ import { DeliveryList, ListDeliveriesQuery } from "./events.schemas.js";
 
 const tags = ["webhooks"];
 
+// Both rotations keep the replaced secret signing for a day (SECRET_OVERLAP_MS).
+const rotationDescription = (issued: string, what: string) =>
+  `${issued} For 24 hours (until previousSecretExpiresAt) every ${what}, including retries, carries two signatures in webhook-signature, the new one first and the replaced one second, separated by a space (\`v1,<new> v1,<old>\`); Standard Webhooks receivers accept a message when any signature verifies, so receivers can switch to the new secret at any time in that window. Rotating again within the 24 hours ends the oldest secret at once: the one being replaced becomes the previous one.`;
+
 export function endpointRoutes(service: EndpointService, events: EventService) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -43,9 +47,10 @@ export function endpointRoutes(service: EndpointService, events: EventService) {
     app.post("/v1/webhook-endpoints/postback-secret/rotate", {
       schema: {
         operationId: "rotatePostbackSecret", tags, summary: "Rotate the postback signing secret",
-        description: "Replaces the postback secret at once: every postback sent from now on, including retries, is signed with the new one.",
+        description:
+          rotationDescription("Issues a new postback secret, returned this once.", "postback"),
         headers: IdempotencyHeaders,
-        response: { 200: s.PostbackSecret, ...errors(400, 401, 403, 409, 422) },
+        response: { 200: s.RotatedPostbackSecret, ...errors(400, 401, 403, 409, 422) },
       },
     }, async (req) => service.rotatePostbackSecret(req.ctx));
 
@@ -79,9 +84,10 @@ export function endpointRoutes(service: EndpointService, events: EventService) {
     app.post("/v1/webhook-endpoints/:id/rotate-secret", {
       schema: {
         operationId: "rotateWebhookEndpointSecret", tags, summary: "Rotate a webhook endpoint's signing secret",
-        description: "Issues a new secret, returned this once; every delivery sent from now on, including retries, is signed with it.",
+        description:
+          rotationDescription("Issues a new secret, returned this once.", "delivery"),
         headers: IdempotencyHeaders, params: IdParams,
-        response: { 200: s.WebhookEndpointWithSecret, ...errors(400, 401, 403, 404, 409, 422) },
+        response: { 200: s.RotatedEndpointSecret, ...errors(400, 401, 403, 404, 409, 422) },
       },
     }, async (req) => service.rotateSecret(req.ctx, req.params.id));
 

@@ -62,13 +62,29 @@ const Secret = Type.String({
 
 export const WebhookEndpointWithSecret = Type.Object({ ...endpointFields, secret: Secret });
 
+const PreviousSecretExpiresAt = Type.String({
+  format: "date-time",
+  description: "Until then deliveries carry a second signature, made with the secret this rotation replaced.",
+});
+
+export const RotatedEndpointSecret = Type.Object({ ...endpointFields, secret: Secret, previousSecretExpiresAt: PreviousSecretExpiresAt });
+
 export const EndpointList = ListOf(WebhookEndpoint);
 
 export const ListEndpointsQuery = Type.Object({ ...ListQuery }, { additionalProperties: false });
 
 export const DeletedEndpoint = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
-export const PostbackSecret = Type.Object({
+const postbackSecretFields = {
   secret: Secret,
   createdAt: Type.String({ format: "date-time" }),
+};
+
+export const PostbackSecret = Type.Object(postbackSecretFields);
+
+export const RotatedPostbackSecret = Type.Object({
+  ...postbackSecretFields,
+  previousSecretExpiresAt: Type.Union([PreviousSecretExpiresAt, Type.Null()], {
+    description: "Until then postbacks also carry a signature made with the replaced secret; null when there was none (first use).",
+  }),
 });

@@ -8,7 +8,7 @@ import type { HostLookup } from "../../lib/url-guard.js";
 import { checkDestination } from "./destination.js";
 import * as repo from "./endpoints.repo.js";
 import { MAX_ENDPOINTS } from "./endpoints.schemas.js";
-import type { Secrets } from "./secrets.js";
+import { SECRET_OVERLAP_MS, type Secrets } from "./secrets.js";
 import { generateWebhookSecret } from "./signing.js";
 
 export interface EndpointServiceDeps {
@@ -104,11 +104,11 @@ export function createEndpointService(deps: EndpointServiceDeps) {
   }
 
   async function rotateSecret(ctx: RequestCtx, id: string) {
-    await get(ctx, id);
     const secret = generateWebhookSecret();
-    const row = await repo.updateEndpoint(db, ctx, id, { secretSealed: secrets.sealEndpointSecret(ctx.merchantId, id, secret) });
+    const sealed = secrets.sealEndpointSecret(ctx.merchantId, id, secret);
+    const row = await repo.rotateEndpointSecret(db, ctx, id, sealed, SECRET_OVERLAP_MS);
     if (!row) throw notFound("Webhook endpoint", id);
-    return { ...toEndpoint(row), secret };
+    return { ...toEndpoint(row), secret, previousSecretExpiresAt: row.previousSecretExpiresAt!.toISOString() };
   }
 
   const present = (s: { secret: string; createdAt: Date }) => ({ secret: s.secret, createdAt: s.createdAt.toISOString() });
@@ -118,7 +118,8 @@ export function createEndpointService(deps: EndpointServiceDeps) {
   }
 
   async function rotatePostbackSecret(ctx: RequestCtx) {
-    return present(await secrets.rotatePostbackSecret(db, ctx));
+    const rotated = await secrets.rotatePostbackSecret(db, ctx);
+    return { ...present(rotated), previousSecretExpiresAt: rotated.previousSecretExpiresAt?.toISOString() ?? null };
   }
 
   return { get, create, list, update, remove, rotateSecret, postbackSecret, rotatePostbackSecret };

@@ -59,3 +59,52 @@ export function nextAttemptDelayMs(
   // A negative or NaN scale (bad config) must not produce a negative or NaN timer.
   return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
+
+// ---- Retry-After.
+//
+// A receiver answering 429 or 503 may say when to come back (RFC 9110 10.2.3: delta-seconds
+// or an HTTP-date). We honour it within the schedule's bounds: never sooner than the schedule
+// would retry anyway (a "Retry-After: 0" must not turn the backoff into a hot loop), never
+// later than the schedule's longest step (a receiver cannot park a delivery for a month and so
+// outlive its endpoint's 5-day disabling rule or the event's retention). It is still one
+// attempt, so the number of attempts, and therefore the end of the schedule, is unchanged.
+
+/** The longest wait between two attempts of a kind: 10 h for endpoints, 4 s for legacy (times scale). */
+export function longestDelayMs(kind: RetryKind, scale: number): number {
+  const ms = Math.round(Math.max(...scheduleSeconds(kind)) * 1000 * scale);
+  return Number.isFinite(ms) && ms > 0 ? ms : 0;
+}
+
+/** Milliseconds a Retry-After value asks for, or null when it is neither form. */
+export function parseRetryAfterMs(value: string, now: number = Date.now()): number | null {
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // Date.parse accepts nearly anything ("1.5" is a date in 2001); an HTTP-date always names
+  // its weekday or month in letters, so require some.
+  if (!/[a-z]{3}/i.test(value)) return null;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+const showMs = (ms: number) => (ms < 1000 ? `${ms}ms` : `${Math.round(ms / 1000)}s`);
+
+/**
+ * The next delay when the receiver sent Retry-After with a failed attempt that will be
+ * retried after `scheduledMs`, and a note for the delivery log; null when the header is
+ * unusable (the schedule's own delay stands).
+ */
+export function honourRetryAfter(
+  kind: RetryKind,
+  scheduledMs: number,
+  header: string,
+  scale: number,
+  now: number = Date.now(),
+): { delayMs: number; note: string } | null {
+  const asked = parseRetryAfterMs(header, now);
+  if (asked === null) return null;
+  // The ceiling never undercuts the scheduled delay (jitter may put a 10 h step slightly above 10 h).
+  const ceiling = Math.max(scheduledMs, longestDelayMs(kind, scale));
+  const delayMs = Math.min(Math.max(asked, scheduledMs), ceiling);
+  const bound = asked < scheduledMs ? ", raised to the retry schedule" : asked > ceiling ? ", capped by the retry schedule" : "";
+  // The header is the receiver's text: only a short piece of it goes into the log.
+  return { delayMs, note: `next attempt in ${showMs(delayMs)} (Retry-After: ${header.slice(0, 64)}${bound})` };
+}

@@ -37,18 +37,26 @@ export function signWebhook(secret: string, msgId: string, timestampSeconds: num
   return `v1,${signature}`;
 }
 
+/**
+ * The Standard Webhooks headers. `secrets` is the current secret, or the current one followed
+ * by the one it replaced while that one is still valid: the spec lets webhook-signature hold
+ * several space-separated signatures and receivers accept any that verifies, so a receiver
+ * still configured with the old secret keeps working while the merchant rolls out the new one.
+ */
 export function webhookHeaders(
-  secret: string,
+  secrets: string | readonly string[],
   msgId: string,
   timestampSeconds: number,
   body: string,
 ): Record<string, string> {
+  const keys = typeof secrets === "string" ? [secrets] : secrets;
+  if (keys.length === 0) throw new Error("at least one webhook secret is needed to sign");
   return {
     "content-type": "application/json",
     "webhook-id": msgId,
     // Unix seconds of this attempt (not of the event): receivers reject stale timestamps,
     // so every retry is signed afresh while webhook-id stays the same for deduplication.
     "webhook-timestamp": String(timestampSeconds),
-    "webhook-signature": signWebhook(secret, msgId, timestampSeconds, body),
+    "webhook-signature": keys.map((k) => signWebhook(k, msgId, timestampSeconds, body)).join(" "),
   };
 }

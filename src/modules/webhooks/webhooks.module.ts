@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
-import type { Db } from "../../db/client.js";
+import { withTx, type Db } from "../../db/client.js";
 import type { Sealer } from "../../lib/crypto.js";
 import type { Task } from "../../jobs/runner.js";
 import { createDeliveryWorker, type DeliveryOptions } from "./delivery.js";
@@ -8,6 +8,7 @@ import { endpointRoutes } from "./endpoints.routes.js";
 import { createEndpointService } from "./endpoints.service.js";
 import { eventRoutes } from "./events.routes.js";
 import { createEventService } from "./events.service.js";
+import { pruneEvents, PRUNE_BATCH } from "./retention.repo.js";
 import { createSecrets } from "./secrets.js";
 
 // A receiver gets 10 s to answer (Svix allows 15 s, Standard Webhooks suggests 15-30 s; our
@@ -40,7 +41,10 @@ export function createWebhookModule(deps: WebhookModuleDeps) {
   // runner that does not call it loses nothing either (their leases expire and they are sent
   // again), it only causes duplicates that receivers dedupe by webhook-id.
   const deliver = { name: "webhooks.deliver", intervalMs: config.workerPollMs, run: delivery.runOnce, stop: delivery.finish };
-  const tasks: Task[] = [deliver];
+  // One batch per run, each its own short transaction; the runner repeats a run that did work.
+  const prune = (limit = PRUNE_BATCH) => withTx(db, (tx) => pruneEvents(tx, config.eventRetentionDays, limit));
+  const pruneTask = { name: "webhooks.prune", intervalMs: 60 * 60 * 1000, run: () => prune() };
+  const tasks: Task[] = [deliver, pruneTask];
 
   return {
     routes: async (app: FastifyInstance) => {
@@ -51,6 +55,7 @@ export function createWebhookModule(deps: WebhookModuleDeps) {
     endpoints,
     events,
     delivery,
+    prune,
     options,
   };
 }
