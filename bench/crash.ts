@@ -101,12 +101,16 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
       }
     };
 
-    // The killer: at random moments, SIGKILL the API or the worker, and start it again.
+    // The killer: kill k falls at a random point of the k-th slice of the load (so the kills are
+    // spread over the whole run), plus a random delay; it SIGKILLs the API or the worker and
+    // starts it again.
     const kills = { api: 0, worker: 0 };
     let stopKilling = false;
     const killer = (async () => {
       for (let k = 0; k < opts.kills && !stopKilling; k++) {
-        await sleep(150 + random() * 900);
+        const at = Math.floor(((k + random()) / opts.kills) * opts.charges * 0.95);
+        while (acked.size < at && !stopKilling) await sleep(20);
+        await sleep(random() * 200);
         if (stopKilling) break;
         const target = split && random() < 0.5 ? "worker" : "api";
         if (target === "worker") {
@@ -122,8 +126,7 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
       }
     })();
     await Promise.all(Array.from({ length: opts.clients }, client));
-    // Every kill must happen during the load: if the load finished first, keep killing while
-    // re-sending nothing would prove little, so the run says so instead.
+    // A kill planned after the load ended would prove nothing; violations() reports it.
     stopKilling = true;
     await killer;
     if (failures.length > 0) throw new Error(`clients got unexpected answers: ${failures.slice(0, 3).join("; ")}`);
