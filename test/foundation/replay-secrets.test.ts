@@ -47,3 +47,31 @@ test("admin: a replay of a key rotation does not show the new keys again", async
   const res = await t.app.inject({ url: "/v1/customers", headers: { authorization: basic(first.json().apiKeys.sandbox) } });
   expectStatus(res, 200);
 });
+
+test("webhooks: replays of an endpoint's creation and of secret rotations answer the secret as null", async () => {
+  const m = await seedMerchant(t);
+  const post = (url: string, key: string, payload?: unknown) => t.app.inject({
+    method: "POST", url, headers: { authorization: basic(m.sandboxKey), "idempotency-key": key }, ...(payload ? { payload: payload as never } : {}),
+  });
+  const createKey = randomUUID();
+  const created = await post("/v1/webhook-endpoints", createKey, { url: "http://127.0.0.1:9/hooks" });
+  expectStatus(created, 201);
+  assert.match(created.json().secret, /^whsec_/);
+  const replay = await post("/v1/webhook-endpoints", createKey, { url: "http://127.0.0.1:9/hooks" });
+  expectStatus(replay, 201);
+  assert.equal(replay.json().secret, null);
+  assert.equal(replay.headers["idempotent-redacted-fields"], "secret");
+  assert.equal(replay.json().id, created.json().id);
+
+  for (const url of [`/v1/webhook-endpoints/${created.json().id}/rotate-secret`, "/v1/webhook-endpoints/postback-secret/rotate"]) {
+    const key = randomUUID();
+    const first = await post(url, key);
+    expectStatus(first, 200);
+    assert.match(first.json().secret, /^whsec_/);
+    const again = await post(url, key);
+    expectStatus(again, 200);
+    assert.equal(again.json().secret, null, url);
+    const [stored] = await storedBodies(key);
+    assert.ok(stored && !stored.includes("whsec_"), stored);
+  }
+});

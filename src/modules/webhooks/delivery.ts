@@ -1,5 +1,6 @@
 import type { Config } from "../../config.js";
 import { withTx, type Db, type Tx } from "../../db/client.js";
+import { faultPoint } from "../../lib/faults.js";
 import { safePost, type HostLookup, type PostResult } from "../../lib/url-guard.js";
 import * as repo from "./deliveries.repo.js";
 import { resolveDestination } from "./destination.js";
@@ -102,6 +103,7 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
       // Whatever goes wrong is an attempt that failed, so that the schedule still ends.
       result = await send(d, url, keys).catch(() => ({ status: null, durationMs: 0, error: "internal error while sending" }));
     }
+    faultPoint("delivery.after-send"); // sent, not recorded: the lease expires and it is sent again
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const error = result.status === null ? result.error : ok ? null : `HTTP ${result.status}`;
     const base = {

@@ -17,6 +17,8 @@ export function endpointRoutes(service: EndpointService, events: EventService) {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
     app.post("/v1/webhook-endpoints", {
+      // The secret is shown in this answer only: an idempotent replay answers it as null.
+      config: { secretFields: ["secret"] },
       schema: {
         operationId: "createWebhookEndpoint", tags, summary: "Create a webhook endpoint",
         description:
@@ -45,6 +47,8 @@ export function endpointRoutes(service: EndpointService, events: EventService) {
     }, async (req) => service.postbackSecret(req.ctx));
 
     app.post("/v1/webhook-endpoints/postback-secret/rotate", {
+      // The secret is shown in this answer only: an idempotent replay answers it as null.
+      config: { secretFields: ["secret"] },
       schema: {
         operationId: "rotatePostbackSecret", tags, summary: "Rotate the postback signing secret",
         description:
@@ -82,6 +86,8 @@ export function endpointRoutes(service: EndpointService, events: EventService) {
     }, async (req) => service.remove(req.ctx, req.params.id));
 
     app.post("/v1/webhook-endpoints/:id/rotate-secret", {
+      // The secret is shown in this answer only: an idempotent replay answers it as null.
+      config: { secretFields: ["secret"] },
       schema: {
         operationId: "rotateWebhookEndpointSecret", tags, summary: "Rotate a webhook endpoint's signing secret",
         description:

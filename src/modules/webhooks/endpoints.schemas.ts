@@ -56,8 +56,9 @@ const endpointFields = {
 
 export const WebhookEndpoint = Type.Object(endpointFields);
 
-const Secret = Type.String({
-  description: "Standard Webhooks signing secret (whsec_ + base64). Returned only when created or rotated; store it.",
+// Null only in an idempotent replay of the answer that showed it (Idempotent-Redacted-Fields).
+const Secret = Type.Union([Type.String(), Type.Null()], {
+  description: "Standard Webhooks signing secret (whsec_ + base64). Returned only when created or rotated; store it. Null in an idempotent replay: a secret is shown once.",
 });
 
 export const WebhookEndpointWithSecret = Type.Object({ ...endpointFields, secret: Secret });
