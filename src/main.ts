@@ -49,8 +49,10 @@ async function main(): Promise<void> {
   const unlisten = worker ? await database.listen("feira_outbox", () => worker.wake("webhooks.deliver")) : undefined;
 
   if (app) {
-    printFirstStart(config, await services.merchants.bootstrap({ demoMerchant: !config.production }));
+    // Listen first: if the port is taken the process stops before the first-start keys are
+    // made, so they are made (and printed) by the next start instead of being lost.
     await app.listen({ port: config.port, host: config.host });
+    printFirstStart(config, await services.merchants.bootstrap({ demoMerchant: !config.production }));
   }
   log.info({ role, database: database.kind }, "feira started");
   installShutdown({ app, worker, database, unlock, log, unlisten });

@@ -1,0 +1,31 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import net from "node:net";
+import { childEnv, freePort, nodeMain, tempDir } from "../helpers/process.js";
+
+// The first start prints the admin key and the demo merchant's keys once. If the port is
+// taken, the process must stop before making them, so that the next start shows them instead
+// of them being lost for good.
+test("a taken port stops the first start before any key is made; the next start prints them", { timeout: 90_000 }, async () => {
+  const dataDir = tempDir();
+  const blocker = net.createServer();
+  const port = await freePort();
+  await new Promise<void>((resolve) => blocker.listen(port, "127.0.0.1", resolve));
+  try {
+    const first = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" }));
+    assert.equal(await first.exited, 1, first.output());
+    assert.match(first.stderr(), /EADDRINUSE/);
+    assert.doesNotMatch(first.stdout(), /sk_test_|Admin key/, "no key printed by the start that failed");
+  } finally {
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+  }
+  const second = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: "warn" }));
+  try {
+    await second.waitFor(/sandbox key:\s+sk_test_[A-Za-z0-9]+/, 60_000);
+    assert.match(second.stdout(), /Admin key \(shown once, store it\): adm_/);
+  } finally {
+    await second.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
