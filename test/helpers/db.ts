@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -31,6 +31,10 @@ export async function freshDatabase(): Promise<Database & { url?: string }> {
     const tmp = `${template}.${process.pid}.tmp`;
     writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
     renameSync(tmp, template); // atomic: parallel test files never read half a template
+    // Templates of older migration sets are of no further use.
+    for (const f of readdirSync(os.tmpdir())) {
+      if (/^feira-pglite-[0-9a-f]{16}\.tar\.gz$/.test(f) && path.join(os.tmpdir(), f) !== template) rmSync(path.join(os.tmpdir(), f), { force: true });
+    }
     await proto.close();
   }
   const client = await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]) });
