@@ -37,7 +37,30 @@ export const securitySchemes = {
   adminKey: { type: "http", scheme: "basic", description: "Administrator key as the username, empty password." },
 } as const;
 
-const unauthorized = () => new AppError("unauthorized", "Unauthorized");
+// A 401 says what the route expected, and WWW-Authenticate names the scheme (RFC 9110 11.6.1),
+// so that a developer who sent the key the wrong way learns how from the answer itself.
+const EXPECTED: Record<Exclude<AuthMode, "public">, { challenge: string; how: string }> = {
+  secretKey: {
+    challenge: 'Basic realm="feira"',
+    how: "send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+  },
+  jwt: {
+    challenge: 'Bearer realm="feira"',
+    how: "this route takes the merchant's login token: Authorization: Bearer <accessToken from POST /v1/auth/login>",
+  },
+  keyOrJwt: {
+    challenge: 'Basic realm="feira", Bearer realm="feira"',
+    how: "send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
+  },
+  admin: { challenge: 'Basic realm="feira-admin"', how: "send the admin key as the HTTP Basic username with an empty password" },
+};
+
+class Unauthorized extends AppError {
+  constructor(readonly why: string) {
+    super("unauthorized", "Unauthorized");
+  }
+}
+const unauthorized = (why = "the credentials are missing, malformed, unknown or revoked") => new Unauthorized(why);
 
 function parseAuthorization(header: string | undefined): { scheme: string; value: string } | null {
   if (!header) return null;
@@ -85,7 +108,12 @@ export function registerAuth(app: FastifyInstance, auth: Authenticator, failures
     const [lock, outcome] = await Promise.allSettled([failures.check(req.ip, reply), authenticate(app, auth, req, mode)]);
     if (lock.status === "rejected") throw lock.reason;
     if (outcome.status === "rejected") {
-      if (outcome.reason instanceof AppError && outcome.reason.code === "unauthorized") await failures.recordFailure(req.ip, reply);
+      if (outcome.reason instanceof Unauthorized) {
+        await failures.recordFailure(req.ip, reply);
+        const expected = EXPECTED[mode];
+        reply.header("www-authenticate", expected.challenge);
+        throw new AppError("unauthorized", `Unauthorized: ${outcome.reason.why}; ${expected.how}`);
+      }
       throw outcome.reason;
     }
     req.ctx = outcome.value;
@@ -96,7 +124,7 @@ async function authenticate(app: FastifyInstance, auth: Authenticator, req: Fast
   const requestId = String(req.id);
   if (mode === "public") return { merchantId: "", environment: "sandbox", actor: { type: "public", id: "public" }, requestId };
   const parsed = parseAuthorization(req.headers.authorization);
-  if (!parsed) throw unauthorized();
+  if (!parsed) throw unauthorized("no Authorization header");
 
   if (parsed.scheme === "basic" && mode !== "jwt") {
     const key = basicUser(parsed.value);
@@ -106,7 +134,7 @@ async function authenticate(app: FastifyInstance, auth: Authenticator, req: Fast
       return { merchantId: "", environment: "production", actor: { type: "admin", id: "admin" }, requestId };
     }
     const principal = await auth.findKey(key);
-    if (!principal) throw unauthorized();
+    if (!principal) throw unauthorized("the key is unknown or revoked");
     if (principal.merchantStatus !== "active") throw new AppError("forbidden", "Forbidden: the merchant account is not active");
     return {
       merchantId: principal.merchantId,
@@ -121,7 +149,7 @@ async function authenticate(app: FastifyInstance, auth: Authenticator, req: Fast
     try {
       claims = app.jwt.verify(parsed.value);
     } catch {
-      throw unauthorized();
+      throw unauthorized("the token is invalid or expired");
     }
     const merchantId = typeof claims.sub === "string" ? claims.sub : "";
     const environment = claims.env === "production" ? "production" : "sandbox";

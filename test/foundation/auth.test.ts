@@ -34,7 +34,17 @@ function hs256(secret: string, claims: Record<string, unknown>): string {
 async function expect401(authorization: string | undefined, url = "/v1/customers") {
   const res = await t.app.inject({ url, headers: authorization === undefined ? {} : { authorization } });
   expectStatus(res, 401);
-  assert.deepEqual(res.json(), { statusCode: 401, message: "Unauthorized", error: "Unauthorized", code: "unauthorized" });
+  const body = res.json();
+  assert.deepEqual({ ...body, message: undefined }, { statusCode: 401, message: undefined, error: "Unauthorized", code: "unauthorized" });
+  // It says what the route expected, and names the scheme in WWW-Authenticate.
+  assert.match(body.message, /^Unauthorized: /);
+  if (url === "/test/jwt-only") {
+    assert.match(body.message, /Authorization: Bearer <accessToken from POST \/v1\/auth\/login>/);
+    assert.equal(res.headers["www-authenticate"], 'Bearer realm="feira"');
+  } else {
+    assert.match(body.message, /HTTP Basic username with an empty password/);
+    assert.match(String(res.headers["www-authenticate"]), /^Basic realm="feira"/);
+  }
 }
 
 async function login(body: Record<string, unknown>) {
