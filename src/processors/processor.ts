@@ -55,6 +55,17 @@ export type AuthorizeResult =
 
 export type CaptureResult = { outcome: "paid" } | { outcome: "refused" | "failed"; reason: string };
 export type RefundResult = { outcome: "succeeded"; refundRef: string } | { outcome: "failed"; reason: string };
+export type PayoutResult = { outcome: "paid"; payoutRef: string } | { outcome: "failed"; reason: string };
+
+/** A transfer to an account holder by Pix (a submerchant's payout to its CNPJ key). */
+export interface PayoutInput {
+  /** Also the idempotency key of the call: a repeated payout answers with its first result. */
+  payoutId: string;
+  amountMinor: number;
+  currency: string;
+  pixKey: string;
+  pixKeyType: "cnpj";
+}
 
 export interface PaymentProcessor {
   readonly name: string;
@@ -63,6 +74,8 @@ export interface PaymentProcessor {
   capture(input: { chargeId: string; pspRefId: string; amountMinor: number }): Promise<CaptureResult>;
   /** Idempotent per refundId: a repeated call answers with the first result. */
   refund(input: { chargeId: string; pspRefId: string | null; amountMinor: number; refundId: string }): Promise<RefundResult>;
+  /** Idempotent per payoutId: a repeated call answers with the first result. */
+  payout(input: PayoutInput): Promise<PayoutResult>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomToken } from "../../lib/ids.js";
 import {
   memoryRecords, type AuthorizeInput, type AuthorizeResult, type CaptureResult, type CardInstrument, type PaymentProcessor,
-  type ProcessorRecords, type RefundResult,
+  type PayoutResult, type ProcessorRecords, type RefundResult,
 } from "../processor.js";
 import { buildInstructions } from "./instruments.js";
 
@@ -32,7 +32,7 @@ export const SANDBOX_CARDS: Readonly<Record<string, CardRule>> = {
 
 const THREE_DS_VERSION = "2.2.0";
 
-const pspRef = (kind: "" | "re_") => `sbx_${kind}${randomToken(24)}`;
+const pspRef = (kind: "" | "re_" | "pix_") => `sbx_${kind}${randomToken(24)}`;
 
 function authorizeCard(input: AuthorizeInput, card: CardInstrument): AuthorizeResult {
   const rule = SANDBOX_CARDS[card.number.replace(/[\s-]/g, "")] ?? { outcome: "paid" };
@@ -88,6 +88,10 @@ export function createSandboxProcessor(records: ProcessorRecords = memoryRecords
     },
     async refund(input) {
       return (await records.once("refund", input.refundId, async () => ({ outcome: "succeeded", refundRef: pspRef("re_") }))) as RefundResult;
+    },
+    // The Pix transfer of a payout always goes through in the sandbox.
+    async payout(input) {
+      return (await records.once("payout", input.payoutId, async () => ({ outcome: "paid", payoutRef: pspRef("pix_") }))) as PayoutResult;
     },
   };
 }
