@@ -28,7 +28,15 @@ export const EVENT_FOR_STATUS: Record<ChargeStatus, EventType> = {
   authentication_required: "charge.updated",
 };
 
+/**
+ * Called in the transaction of every status change of a charge, after its own effects: another
+ * module that owns the charge's purpose (a subscription's invoice) reacts atomically with it.
+ */
+export type ChargeListener = (tx: Queryable, charge: ChargeRow, from: ChargeStatus) => Promise<void>;
+
 export function createChargeEffects(deps: EffectDeps) {
+  const listeners: ChargeListener[] = [];
+
   async function customerOf(tx: Queryable, c: ChargeRow) {
     if (!c.customerId) return null;
     const ctx = { merchantId: c.merchantId, environment: c.environment, actor: { type: "api_key" as const, id: "system" }, requestId: "" };
@@ -62,7 +70,7 @@ export function createChargeEffects(deps: EffectDeps) {
       await deps.ledger.postChargePaid(tx, {
         id: next.id, merchantId: next.merchantId, environment: next.environment, currency: next.currency,
         amount: next.amount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
-        paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(),
+        paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(), split: next.split,
       });
       await announce(tx, next, "charge.paid", {}, customer);
     } else if (to === "refused" || to === "failed") {
@@ -72,10 +80,16 @@ export function createChargeEffects(deps: EffectDeps) {
     } else if (to === "refunded") {
       await announce(tx, next, "charge.refunded", {}, customer);
     }
+    for (const listener of listeners) await listener(tx, next, from);
     return next;
   }
 
-  return { announce, moveTo };
+  /** Registers a listener of status changes (wired once, when the app is built). */
+  function onStatusChange(listener: ChargeListener): void {
+    listeners.push(listener);
+  }
+
+  return { announce, moveTo, onStatusChange };
 }
 
 export type ChargeEffects = ReturnType<typeof createChargeEffects>;

@@ -11,8 +11,11 @@ export interface EntryInput {
   amount: number;
 }
 
-/** merchant balances are pending/available; the platform's are receivable and fee revenue. */
-export type Account = "pending" | "available" | "processor_receivable" | "fee_revenue";
+/**
+ * A merchant's balances are pending, available and payout_reserved (requested payouts awaiting
+ * approval); the platform's are the processor receivable, fee revenue and paid_out (payouts sent).
+ */
+export type Account = "pending" | "available" | "payout_reserved" | "processor_receivable" | "fee_revenue" | "paid_out";
 
 /**
  * Writes one balanced ledger transaction. Throws when the entries do not sum to zero: an
@@ -72,6 +75,18 @@ export async function balances(q: Queryable, owner: string, environment: Environ
     .from(ledgerEntries)
     .where(and(eq(ledgerEntries.owner, owner), eq(ledgerEntries.environment, environment)))
     .groupBy(ledgerEntries.currency, ledgerEntries.account);
+}
+
+/** The balance of one account; the caller holds the lock that serializes debits of it. */
+export async function accountBalance(q: Queryable, a: { owner: string; environment: Environment; currency: string; account: Account }): Promise<number> {
+  const [row] = await q
+    .select({ amount: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)` })
+    .from(ledgerEntries)
+    .where(and(
+      eq(ledgerEntries.owner, a.owner), eq(ledgerEntries.environment, a.environment),
+      eq(ledgerEntries.currency, a.currency), eq(ledgerEntries.account, a.account),
+    ));
+  return Number(row?.amount ?? 0);
 }
 
 export async function listEntries(q: Queryable, owner: string, environment: Environment, query: PageQuery & { type?: string }) {

@@ -4,13 +4,16 @@ import type { PageQuery } from "../../http/pagination.js";
 import { newId } from "../../lib/ids.js";
 import { splitInstallments } from "./fees.js";
 import * as repo from "./ledger.repo.js";
+import { refundShares, splitShares, type SplitRule } from "./split.js";
 
 // Double-entry ledger per owner (merchant id or the platform), environment and currency.
 // Positive amounts are credits. A paid charge credits the merchant's pending balance with the
 // net, the platform's fee revenue with spread + anticipation fee, and debits the platform's
 // receivable from the processor with the gross: the three sum to zero. Settlement moves the
-// net from pending to available on its dates. Connect will add split shares as more credits
-// in the same transaction, and payouts as debits of available.
+// net from pending to available on its dates. A split (Connect) divides the net: each recipient's
+// share is credited to its own pending balance in the same transaction, with its own settlement
+// rows, and the originator keeps the rest. Payouts move available to payout_reserved when they
+// are requested, and out of the ledger (paid_out, fee revenue) when they are approved.
 export const PLATFORM = "platform";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -26,6 +29,31 @@ export interface PaidCharge {
   paymentMethodType: string;
   installments: number;
   paidAt: Date;
+  /** Shares of the net for other merchants of the originator's Connect (validated before). */
+  split?: readonly SplitRule[] | null;
+}
+
+/** What a refund needs to know of its charge; amount, net and split decide the recipients' part. */
+export interface RefundedCharge {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+  amount?: number;
+  net?: number;
+  split?: readonly SplitRule[] | null;
+  /** Refunded so far, this refund included (it was reserved before the ledger is posted). */
+  amountRefunded?: number;
+}
+
+export interface PayoutPosting {
+  id: string;
+  owner: string;
+  environment: Environment;
+  currency: string;
+  amount: number;
+  payoutFee: number;
+  netAmount: number;
 }
 
 /**
@@ -44,43 +72,104 @@ export function createLedgerService(deps: { db: Db }) {
   const { db } = deps;
 
   async function postChargePaid(tx: Queryable, c: PaidCharge): Promise<void> {
+    const { shares, originator } = splitShares(c.net, c.split);
+    const owners = [{ owner: c.merchantId, amount: originator }, ...shares];
     await repo.postTransaction(tx, {
       environment: c.environment, currency: c.currency, type: "charge", sourceId: c.id,
       entries: [
         { owner: PLATFORM, account: "processor_receivable", amount: -c.amount },
-        { owner: c.merchantId, account: "pending", amount: c.net },
+        ...owners.map((o) => ({ owner: o.owner, account: "pending" as const, amount: o.amount })),
         { owner: PLATFORM, account: "fee_revenue", amount: c.spread + c.anticipationFee },
       ],
     });
     const dates = settlementDates(c.paymentMethodType, c.installments, c.paidAt);
-    // The first installment absorbs the rounding remainder (splitInstallments).
-    const parts = splitInstallments(c.net, dates.length);
-    await repo.insertSettlements(tx, dates.map((dueAt, i) => ({
-      id: newId("stl"), owner: c.merchantId, environment: c.environment, currency: c.currency,
-      chargeId: c.id, installment: i + 1, amount: parts[i]!, dueAt,
-    })));
+    // Every owner's part settles on the charge's dates; the first installment absorbs the
+    // rounding remainder (splitInstallments).
+    await repo.insertSettlements(tx, owners.filter((o) => o.amount > 0).flatMap((o) => {
+      const parts = splitInstallments(o.amount, dates.length);
+      return dates.map((dueAt, i) => ({
+        id: newId("stl"), owner: o.owner, environment: c.environment, currency: c.currency,
+        chargeId: c.id, installment: i + 1, amount: parts[i]!, dueAt,
+      }));
+    }));
   }
 
   /**
    * A refund is taken from what the charge still has pending (latest installments first) and
    * the rest from the available balance, which may go negative. Fees are not returned, as
-   * with Stripe and most Brazilian acquirers.
+   * with Stripe and most Brazilian acquirers. With a split, each recipient gives back its share
+   * in proportion to the part of the gross refunded (split.ts refundShares) and the originator
+   * the rest, each from its own pending and then available balance.
    */
-  async function postRefund(tx: Queryable, c: { id: string; merchantId: string; environment: Environment; currency: string }, amount: number, refundId: string) {
+  async function postRefund(tx: Queryable, c: RefundedCharge, amount: number, refundId: string) {
+    const recipients = c.amount !== undefined && c.net !== undefined
+      ? refundShares({ amount: c.amount, net: c.net, split: c.split }, (c.amountRefunded ?? amount) - amount, amount)
+      : [];
+    const fromRecipients = recipients.reduce((sum, r) => sum + r.amount, 0);
+    const entries: repo.EntryInput[] = [];
+    for (const part of [{ owner: c.merchantId, amount: amount - fromRecipients }, ...recipients]) {
+      entries.push(...(await takeBack(tx, c.id, part.owner, part.amount)));
+    }
+    await repo.postTransaction(tx, {
+      environment: c.environment, currency: c.currency, type: "refund", sourceId: refundId,
+      description: `refund of ${c.id}`,
+      entries: [...entries, { owner: PLATFORM, account: "processor_receivable", amount }],
+    });
+  }
+
+  /** Debits `amount` of an owner's part of a charge: its unsettled rows first, then available. */
+  async function takeBack(tx: Queryable, chargeId: string, owner: string, amount: number): Promise<repo.EntryInput[]> {
     let left = amount;
-    for (const s of await repo.openSettlements(tx, c.id, c.merchantId)) {
+    for (const s of await repo.openSettlements(tx, chargeId, owner)) {
       if (left === 0) break;
       const take = Math.min(left, s.amount);
       await repo.setSettlementAmount(tx, s.id, s.amount - take, s.amount - take === 0 ? new Date() : null);
       left -= take;
     }
+    return [
+      { owner, account: "pending", amount: -(amount - left) },
+      { owner, account: "available", amount: -left },
+    ];
+  }
+
+  /**
+   * Reserves a payout: available -> payout_reserved, only when the available balance covers it.
+   * The caller holds a lock that serializes the payouts of this owner (connect locks the
+   * submerchant's row), so two requests cannot both see the same balance; false when it does not
+   * cover the amount, and then nothing is written.
+   */
+  async function reservePayout(tx: Queryable, p: PayoutPosting): Promise<boolean> {
+    const available = await repo.accountBalance(tx, { owner: p.owner, environment: p.environment, currency: p.currency, account: "available" });
+    if (available < p.amount) return false;
     await repo.postTransaction(tx, {
-      environment: c.environment, currency: c.currency, type: "refund", sourceId: refundId,
-      description: `refund of ${c.id}`,
+      environment: p.environment, currency: p.currency, type: "payout", sourceId: p.id, description: `payout ${p.id} requested`,
       entries: [
-        { owner: c.merchantId, account: "pending", amount: -(amount - left) },
-        { owner: c.merchantId, account: "available", amount: -left },
-        { owner: PLATFORM, account: "processor_receivable", amount },
+        { owner: p.owner, account: "available", amount: -p.amount },
+        { owner: p.owner, account: "payout_reserved", amount: p.amount },
+      ],
+    });
+    return true;
+  }
+
+  /** An approved payout leaves the ledger: the net was sent by Pix, the fee is revenue. */
+  async function completePayout(tx: Queryable, p: PayoutPosting): Promise<void> {
+    await repo.postTransaction(tx, {
+      environment: p.environment, currency: p.currency, type: "payout", sourceId: p.id, description: `payout ${p.id} approved`,
+      entries: [
+        { owner: p.owner, account: "payout_reserved", amount: -p.amount },
+        { owner: PLATFORM, account: "fee_revenue", amount: p.payoutFee },
+        { owner: PLATFORM, account: "paid_out", amount: p.netAmount },
+      ],
+    });
+  }
+
+  /** A rejected payout gives the reserved amount back to the available balance. */
+  async function releasePayout(tx: Queryable, p: PayoutPosting): Promise<void> {
+    await repo.postTransaction(tx, {
+      environment: p.environment, currency: p.currency, type: "payout", sourceId: p.id, description: `payout ${p.id} rejected`,
+      entries: [
+        { owner: p.owner, account: "payout_reserved", amount: -p.amount },
+        { owner: p.owner, account: "available", amount: p.amount },
       ],
     });
   }
@@ -133,7 +222,7 @@ export function createLedgerService(deps: { db: Db }) {
     };
   }
 
-  return { postChargePaid, postRefund, settle, balance, transactions };
+  return { postChargePaid, postRefund, reservePayout, completePayout, releasePayout, settle, balance, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;
