@@ -5,7 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 export type IdPrefix =
-  | "mer" | "key" | "cus" | "card" | "ch" | "re" | "evt" | "whe" | "whd" | "wha"
+  | "mer" | "key" | "cus" | "card" | "ch" | "re" | "evt" | "whe" | "whd" | "wha" | "inv"
   | "ltx" | "le" | "stl" | "fee" | "adm" | "po" | "sm" | "doc" | "sub" | "plan" | "pl" | "req";
 
 function encodeTime(ms: number): string {
@@ -57,4 +57,17 @@ export function randomToken(length: number): string {
     }
   }
   return out;
+}
+
+/**
+ * A seed derived from an existing id and a label (e.g. a subscription and a billing period):
+ * work that must happen once per (object, label) derives its ids from it with seededId, so a
+ * second worker or a retry after a crash lands on the same charge instead of making another.
+ */
+export function derivedSeed(parentId: string, label: string): string {
+  const time = parentId.slice(parentId.indexOf("_") + 1, parentId.indexOf("_") + 11);
+  const digest = createHash("sha256").update(`${parentId}:${label}`).digest();
+  let out = "";
+  for (let i = 0; i < 16; i++) out += ALPHABET[digest[i]! % 32];
+  return time + out;
 }

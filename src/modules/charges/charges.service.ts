@@ -59,17 +59,8 @@ export function createChargeService(deps: ChargeServiceDeps) {
       if (earlier) return createdView(earlier);
     }
     const at = now();
-    const { amountMinor, currency } = normalizeMoney(body.amount, body.currency);
-    checkCustomer(body.customer);
-    deps.customers.validateInline(body.customer);
-    checkSplit(ctx, body.split);
-    const method = await normalizeMethod(ctx, body.paymentMethod, { amountMinor, currency }, body.customer.id, { cards: deps.cards, now: at });
-    const postbackUrl = body.postbackUrl
-      ? await checkDestination(body.postbackUrl, ctx.environment, deps.config, "postbackUrl")
-      : null;
-    const processor = processorFor(ctx);
+    const { amountMinor, currency, method, postbackUrl, processor, existingCustomer } = await prepare(ctx, body, at);
     const merchant = await deps.merchants.getMerchant(ctx.merchantId);
-    const existingCustomer = body.customer.id ? await deps.customers.get(ctx, body.customer.id) : null;
     const fees = computeChargeFees(await deps.merchants.getFees(ctx.merchantId), {
       amountMinor, currency, paymentMethod: method.methodType, brand: method.brand, installments: method.installments,
     });
@@ -103,6 +94,28 @@ export function createChargeService(deps: ChargeServiceDeps) {
     if (!charge) throw new Error(`charge ${id} neither inserted nor found`);
     faultPoint("charge.after-commit");
     return createdView(charge);
+  }
+
+  /**
+   * Every check of a create, with no side effect: `validate` lets another module (subscriptions)
+   * refuse a request before it writes anything of its own, with the same rules and messages.
+   */
+  async function prepare(ctx: RequestCtx, body: Static<typeof CreateChargeBody>, at: Date) {
+    const { amountMinor, currency } = normalizeMoney(body.amount, body.currency);
+    checkCustomer(body.customer);
+    deps.customers.validateInline(body.customer);
+    checkSplit(ctx, body.split);
+    const method = await normalizeMethod(ctx, body.paymentMethod, { amountMinor, currency }, body.customer.id, { cards: deps.cards, now: at });
+    const postbackUrl = body.postbackUrl
+      ? await checkDestination(body.postbackUrl, ctx.environment, deps.config, "postbackUrl")
+      : null;
+    const processor = processorFor(ctx);
+    const existingCustomer = body.customer.id ? await deps.customers.get(ctx, body.customer.id) : null;
+    return { amountMinor, currency, method, postbackUrl, processor, existingCustomer };
+  }
+
+  async function validate(ctx: RequestCtx, body: Static<typeof CreateChargeBody>): Promise<void> {
+    await prepare(ctx, body, now());
   }
 
   const createdView = (c: ChargeRow) =>
@@ -216,7 +229,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return n;
   }
 
-  return { expireUnpaid, create, get, list, resendWebhook, pay, authenticate, review, bankDecision, findSandbox, processorFor };
+  return { expireUnpaid, create, validate, get, list, resendWebhook, pay, authenticate, review, bankDecision, findSandbox, processorFor };
 }
 
 export type ChargeService = ReturnType<typeof createChargeService>;

@@ -25,6 +25,16 @@ export const EVENT_CATALOG = {
   "charge.updated": { envelope: "legacy", toEndpoints: false, toPostback: true, description: "Legacy: block flow, 3DS failure or a processor status update; only to the charge's postbackUrl." },
   "payout.approved": { envelope: "payout", toEndpoints: true, toPostback: true, description: "A payout request was approved." },
   "payout.rejected": { envelope: "payout", toEndpoints: true, toPostback: true, description: "A payout request was rejected." },
+  // Subscriptions: data is the subscription (snake_case, amounts in cents), with the invoice of
+  // the period concerned where there is one. Each period's charge also sends its charge events.
+  "subscription.created": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A subscription was created (active, in trial, or pending_activation until its first payment)." },
+  "subscription.activated": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The first payment of a pending_activation subscription was paid; it is active." },
+  "subscription.renewed": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A new period began and its charge was made; for Pix and boleto the invoice carries the QR code or the boleto line and its due date." },
+  "subscription.payment_failed": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A period's charge was refused, failed or went unpaid; the invoice says whether and when it is retried." },
+  "subscription.paused": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A subscription was paused; nothing is billed while paused." },
+  "subscription.resumed": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A paused subscription was resumed; its next period starts on the resume date." },
+  "subscription.cancelled": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A subscription was cancelled (immediately, at the end of its period, or after failed payments per the merchant's setting)." },
+  "subscription.expired": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A subscription expired: its first payment never came, or its payment retries ran out." },
   "submerchant.status_changed": { envelope: "notification", toEndpoints: false, toPostback: true, description: "A submerchant's accreditation status changed (spec 6.3)." },
 } as const satisfies Record<string, EventSpec>;
 
