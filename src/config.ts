@@ -16,6 +16,11 @@ export interface Config {
   publicBaseUrl: string;
   panelUrl: string;
   shippingProviderUrl: string;
+  /**
+   * Contact e-mail in the User-Agent Melhor Envio requires ("feira (e-mail)"): SHIPPING_USER_AGENT_EMAIL,
+   * else the merchant's account e-mail.
+   */
+  shippingUserAgentEmail?: string;
   webhookRetryScale: number;
   webhookAllowPrivateUrls: boolean;
   /** Name of the processor used for production-key charges; none means they are refused. */
@@ -100,6 +105,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const databaseUrlOk = !databaseUrl || /^postgres(ql)?:\/\//.test(databaseUrl);
   if (!databaseUrlOk) problems.push("DATABASE_URL must start with postgres://");
 
+  if (env.SHIPPING_USER_AGENT_EMAIL && !/^[^\s()@]+@[^\s()@]+$/.test(env.SHIPPING_USER_AGENT_EMAIL)) {
+    problems.push("SHIPPING_USER_AGENT_EMAIL must be an e-mail address");
+  }
   const rateLimitPerKey = int("RATE_LIMIT_PER_KEY", 100, 0, 1_000_000);
   const eventRetentionDays = int("EVENT_RETENTION_DAYS", 30, 1, 3650);
   const idempotencyLeaseMs = int("IDEMPOTENCY_LEASE_MS", 30_000, 1_000, 3_600_000);
@@ -143,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     publicBaseUrl,
     panelUrl,
     shippingProviderUrl,
+    shippingUserAgentEmail: env.SHIPPING_USER_AGENT_EMAIL || undefined,
     webhookRetryScale,
     webhookAllowPrivateUrls,
     productionProcessor: env.PAYMENT_PROCESSOR || undefined,

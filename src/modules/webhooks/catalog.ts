@@ -35,6 +35,9 @@ export const EVENT_CATALOG = {
   "subscription.resumed": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A paused subscription was resumed; its next period starts on the resume date." },
   "subscription.cancelled": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A subscription was cancelled (immediately, at the end of its period, or after failed payments per the merchant's setting)." },
   "subscription.expired": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A subscription expired: its first payment never came, or its payment retries ran out." },
+  // data: {provider, environment, reason}; sent when Melhor Envio refuses the refresh token, so
+  // live freight stops until the merchant connects again.
+  "shipping.integration_inactive": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The shipping provider refused to renew the merchant's access (revoked or expired); live freight quotes stop until the merchant connects again." },
   "submerchant.status_changed": { envelope: "notification", toEndpoints: false, toPostback: true, description: "A submerchant's accreditation status changed (spec 6.3)." },
 } as const satisfies Record<string, EventSpec>;
 
