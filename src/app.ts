@@ -26,6 +26,7 @@ import { createChargeService } from "./modules/charges/charges.service.js";
 import { createRefundService } from "./modules/charges/refunds.service.js";
 import { ledgerRoutes } from "./modules/ledger/ledger.routes.js";
 import { createLedgerService } from "./modules/ledger/ledger.service.js";
+import { createConnectModule } from "./modules/connect/connect.module.js";
 import { createProcessorRegistry } from "./processors/registry.js";
 import { createProcessorRecords } from "./modules/charges/processor-records.repo.js";
 
@@ -50,9 +51,10 @@ export function createServices(deps: { config: Config; db: Db }) {
   const ledger = createLedgerService({ db });
   const processors = createProcessorRegistry({ productionProcessor: config.productionProcessor, sandboxRecords: createProcessorRecords(db) });
   const effects = createChargeEffects({ customers, ledger });
-  const charges = createChargeService({ db, config, processors, merchants, customers, cards: cards.service, effects });
+  const connect = createConnectModule({ db, config, sealer, merchants, ledger, processors });
+  const charges = createChargeService({ db, config, processors, merchants, customers, cards: cards.service, effects, connect: connect.service });
   const refunds = createRefundService({ db, effects, ledger, processorFor: charges.processorFor });
-  return { sealer, merchants, customers, webhooks, cards, ledger, charges, refunds };
+  return { sealer, merchants, customers, webhooks, cards, ledger, charges, refunds, connect };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -103,6 +105,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
         { name: "sandbox", description: "Sandbox-only actions standing in for payers, issuers and settlement" },
         { name: "webhooks", description: "Webhook endpoints and their delivery logs" },
         { name: "events", description: "Events recorded for the merchant" },
+        { name: "connect", description: "Marketplace: submerchants, KYC documents, split, payouts and fees of sub-accounts" },
         { name: "auth", description: "Merchant login" },
         { name: "admin", description: "Operator endpoints (admin key)" },
         { name: "ops", description: "Health" },
@@ -127,5 +130,6 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(sandboxBankRoutes(services.charges));
   await app.register(ledgerRoutes(services.ledger));
   await app.register(services.webhooks.routes);
+  await app.register(services.connect.routes);
   return app;
 }

@@ -9,6 +9,7 @@ import { seededId } from "../../lib/ids.js";
 import type { AuthorizeResult, PaymentProcessor } from "../../processors/processor.js";
 import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
+import type { ConnectService } from "../connect/connect.service.js";
 import { computeChargeFees } from "../ledger/fees.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { checkDestination } from "../webhooks/destination.js";
@@ -27,6 +28,8 @@ export interface ChargeServiceDeps {
   customers: Pick<CustomerService, "get" | "resolveForCharge" | "validateInline">;
   cards: SavedCards;
   effects: ChargeEffects;
+  /** Connect's rules: split recipients, default split, submerchants that are not active. */
+  connect: Pick<ConnectService, "checkCharge" | "checkCanResend">;
   now?: () => Date;
 }
 
@@ -59,7 +62,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
       if (earlier) return createdView(earlier);
     }
     const at = now();
-    const { amountMinor, currency, method, postbackUrl, processor, existingCustomer } = await prepare(ctx, body, at);
+    const { amountMinor, currency, method, postbackUrl, processor, existingCustomer, split } = await prepare(ctx, body, at);
     const merchant = await deps.merchants.getMerchant(ctx.merchantId);
     const fees = computeChargeFees(await deps.merchants.getFees(ctx.merchantId), {
       amountMinor, currency, paymentMethod: method.methodType, brand: method.brand, installments: method.installments,
@@ -83,7 +86,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
         paymentMethod: method.methodView, installments: method.installments, processor: processor.name,
         spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
         items: body.items ?? null, shippingAddress: body.shippingAddress ?? null, trackingInfo: body.trackingInfo ?? null,
-        metadata: body.metadata ?? null, postbackUrl, split: body.split ?? null, createdAt: at, updatedAt: at,
+        metadata: body.metadata ?? null, postbackUrl, split, createdAt: at, updatedAt: at,
       });
       // Taken over concurrently (a retry after the lease ran out, while this one was slow): the
       // other attempt committed this id first; answer with its charge.
@@ -105,13 +108,15 @@ export function createChargeService(deps: ChargeServiceDeps) {
     checkCustomer(body.customer);
     deps.customers.validateInline(body.customer);
     checkSplit(ctx, body.split);
+    // The charge's split, else the merchant's default; checked before the processor is called.
+    const split = await deps.connect.checkCharge(ctx, body.split);
     const method = await normalizeMethod(ctx, body.paymentMethod, { amountMinor, currency }, body.customer.id, { cards: deps.cards, now: at });
     const postbackUrl = body.postbackUrl
       ? await checkDestination(body.postbackUrl, ctx.environment, deps.config, "postbackUrl")
       : null;
     const processor = processorFor(ctx);
     const existingCustomer = body.customer.id ? await deps.customers.get(ctx, body.customer.id) : null;
-    return { amountMinor, currency, method, postbackUrl, processor, existingCustomer };
+    return { amountMinor, currency, method, postbackUrl, processor, existingCustomer, split };
   }
 
   async function validate(ctx: RequestCtx, body: Static<typeof CreateChargeBody>): Promise<void> {
@@ -162,6 +167,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
   async function resendWebhook(ctx: RequestCtx, id: string, status: ChargeStatus) {
     const charge = await get(ctx, id);
     if (charge.environment !== "sandbox") throw invalid("resend-webhook is only available for test-mode charges (created with a sandbox key)");
+    await deps.connect.checkCanResend(charge.merchantId);
     const event = EVENT_FOR_STATUS[status];
     const eventId = await withTx(db, (tx) => effects.announce(tx, charge, event, { status }));
     return { eventId, event, status };

@@ -83,6 +83,37 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     });
   }
 
+  /**
+   * A submerchant's account (Connect), in the caller's transaction: a merchant row linked to
+   * its master, with no login (login refuses accounts with a parent), its own sandbox and
+   * production keys, and copies of the master's fee definitions as its own rows, so later
+   * changes to the master's fees do not alter it.
+   */
+  async function createSubmerchantAccount(tx: Queryable, input: { id: string; parentId: string; name: string; pixKey: string }) {
+    const parent = await repo.findMerchant(tx, input.parentId);
+    if (!parent) throw notFound("Merchant", input.parentId);
+    const merchant = await repo.insertMerchant(tx, {
+      id: input.id,
+      name: input.name,
+      // Unique and never a deliverable address: the account has no login.
+      email: `${input.id}@submerchants.invalid`,
+      passwordHash: "!",
+      connectEnabled: false,
+      parentId: parent.id,
+      pixKey: input.pixKey,
+      city: parent.city,
+    });
+    if (!merchant) throw new AppError("conflict", `Merchant ${input.id} already exists`);
+    await issueKeys(tx, merchant.id);
+    const now = Date.now();
+    const inherited = await repo.listFees(tx, parent.id);
+    await repo.replaceFees(tx, merchant.id, inherited.map((f, i) => ({
+      id: newId("fee", now + i), merchantId: merchant.id, feeType: f.feeType, paymentMethod: f.paymentMethod,
+      currencyCode: f.currencyCode, brand: f.brand, definition: f.definition,
+    })));
+    return merchant;
+  }
+
   async function rotateKeys(merchantId: string) {
     return withTx(db, async (tx) => {
       if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
@@ -152,7 +183,9 @@ export function createMerchantService(deps: MerchantServiceDeps) {
 
   /** Checks e-mail and password; returns the merchant id or throws 401. */
   async function login(email: string, password: string): Promise<string> {
-    const merchant = await repo.findMerchantByEmail(db, email.trim().toLowerCase());
+    const found = await repo.findMerchantByEmail(db, email.trim().toLowerCase());
+    // Submerchants have no login; they answer like an unknown e-mail, in the same time.
+    const merchant = found?.parentId ? undefined : found;
     const ok = await verify(merchant?.passwordHash ?? (await DUMMY_HASH), password);
     if (!merchant || !ok) throw new AppError("unauthorized", "Unauthorized");
     if (merchant.status !== "active") throw new AppError("forbidden", "Forbidden: the merchant account is not active");
@@ -194,7 +227,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     return out;
   }
 
-  return { createMerchant, rotateKeys, revealKeys, updateMerchant, getMerchant, setFees, getFees, login, authenticator, bootstrap };
+  return { createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, getMerchant, setFees, getFees, login, authenticator, bootstrap };
 }
 
 export type MerchantService = ReturnType<typeof createMerchantService>;

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from "fastify";
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/client.js";
+import type { Sealer } from "../../lib/crypto.js";
+import type { LedgerService } from "../ledger/ledger.service.js";
+import type { MerchantService } from "../merchants/merchants.service.js";
+import type { ProcessorRegistry } from "../../processors/registry.js";
+import { connectRoutes } from "./connect.routes.js";
+import { createConnectService } from "./connect.service.js";
+import { createDocumentService } from "./documents.js";
+import { payoutRoutes } from "./payouts.routes.js";
+import { createPayoutService } from "./payouts.service.js";
+
+// Connect (spec 1, 2.5, 2.7, 2.8, 4.2, 8): submerchants with KYC documents and accreditation,
+// their keys, fees-info, the default split, and payout requests. The charges module asks it to
+// check a charge's split (checkCharge) before the processor is called; the ledger posts shares.
+export interface ConnectModuleDeps {
+  db: Db;
+  config: Pick<Config, "webhookAllowPrivateUrls" | "production">;
+  sealer: Sealer;
+  merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
+  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout">;
+  processors: ProcessorRegistry;
+}
+
+export function createConnectModule(deps: ConnectModuleDeps) {
+  const service = createConnectService(deps);
+  const documents = createDocumentService({ db: deps.db, sealer: deps.sealer, connect: service });
+  const payouts = createPayoutService({ ...deps, connect: service });
+  const routes = async (app: FastifyInstance) => {
+    await app.register(connectRoutes(service, documents));
+    await app.register(payoutRoutes(payouts));
+  };
+  return { service, documents, payouts, routes };
+}
+
+export type ConnectModule = ReturnType<typeof createConnectModule>;

@@ -1,0 +1,170 @@
+import { and, asc, count, desc, eq, gte, inArray, lt, sql, type AnyColumn } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { charges, connectSettings, merchants, submerchantDocuments, submerchants } from "../../db/schema.js";
+import type { Environment } from "../../http/context.js";
+import { allOf } from "../../http/pagination.js";
+import type { SubmerchantStatus } from "./submerchant-status.js";
+
+export type SubmerchantRow = typeof submerchants.$inferSelect;
+export type DocumentRow = typeof submerchantDocuments.$inferSelect;
+
+/** Who a merchant is for Connect: a master (Connect enabled or not) or a submerchant. */
+export interface ConnectAccount {
+  id: string;
+  parentId: string | null;
+  connectEnabled: boolean;
+  /** The submerchant's accreditation status; null for masters. */
+  status: SubmerchantStatus | null;
+}
+
+export async function findAccounts(q: Queryable, ids: string[]): Promise<ConnectAccount[]> {
+  if (ids.length === 0) return [];
+  const rows = await q
+    .select({ id: merchants.id, parentId: merchants.parentId, connectEnabled: merchants.connectEnabled, status: submerchants.status })
+    .from(merchants)
+    .leftJoin(submerchants, eq(submerchants.id, merchants.id))
+    .where(inArray(merchants.id, ids));
+  return rows.map((r) => ({ ...r, status: (r.status ?? null) as SubmerchantStatus | null }));
+}
+
+/** The account and its default split, in one query (it runs on every charge). */
+export async function findAccountWithSettings(q: Queryable, id: string, environment: Environment) {
+  const [row] = await q
+    .select({
+      id: merchants.id, parentId: merchants.parentId, connectEnabled: merchants.connectEnabled,
+      status: submerchants.status, defaultSplit: connectSettings.defaultSplit,
+    })
+    .from(merchants)
+    .leftJoin(submerchants, eq(submerchants.id, merchants.id))
+    .leftJoin(connectSettings, and(eq(connectSettings.merchantId, merchants.id), eq(connectSettings.environment, environment)))
+    .where(eq(merchants.id, id));
+  return row ? { ...row, status: (row.status ?? null) as SubmerchantStatus | null } : undefined;
+}
+
+export async function insertSubmerchant(tx: Queryable, row: typeof submerchants.$inferInsert): Promise<SubmerchantRow | undefined> {
+  const [inserted] = await tx.insert(submerchants).values(row).onConflictDoNothing().returning();
+  return inserted;
+}
+
+/** A submerchant of this master (undefined for anyone else's). */
+export async function findSubmerchant(q: Queryable, id: string, parentId?: string): Promise<SubmerchantRow | undefined> {
+  const [row] = await q.select().from(submerchants)
+    .where(allOf([eq(submerchants.id, id), parentId ? eq(submerchants.parentId, parentId) : undefined]));
+  return row;
+}
+
+export async function lockSubmerchant(tx: Queryable, id: string): Promise<SubmerchantRow | undefined> {
+  const [row] = await tx.select().from(submerchants).where(eq(submerchants.id, id)).for("update");
+  return row;
+}
+
+export async function taxIdTaken(q: Queryable, parentId: string, companyTaxId: string): Promise<boolean> {
+  const [row] = await q.select({ id: submerchants.id }).from(submerchants)
+    .where(and(eq(submerchants.parentId, parentId), eq(submerchants.companyTaxId, companyTaxId)));
+  return Boolean(row);
+}
+
+/** Applies a status move only if the submerchant is still in `from`. */
+export async function transition(
+  tx: Queryable, id: string, from: SubmerchantStatus, to: SubmerchantStatus, patch: Partial<typeof submerchants.$inferInsert>,
+): Promise<SubmerchantRow | undefined> {
+  const [row] = await tx.update(submerchants)
+    .set({ ...patch, status: to, updatedAt: new Date() })
+    .where(and(eq(submerchants.id, id), eq(submerchants.status, from)))
+    .returning();
+  return row;
+}
+
+export interface SubmerchantFilters {
+  parentId: string;
+  statuses?: SubmerchantStatus[];
+  companyTaxId?: string;
+  legalName?: string;
+  tradeName?: string;
+  currency?: string;
+  days: { column: keyof typeof DAY_COLUMNS; start: Date; end: Date }[];
+  order: { field: keyof typeof ORDER_COLUMNS; descending: boolean }[];
+  limit: number;
+  offset: number;
+}
+
+const DAY_COLUMNS = {
+  createdAt: submerchants.createdAt,
+  updatedAt: submerchants.updatedAt,
+  approvedAt: submerchants.approvedAt,
+  rejectedAt: submerchants.rejectedAt,
+  blockedAt: submerchants.blockedAt,
+  inactivatedAt: submerchants.inactivatedAt,
+};
+
+const ORDER_COLUMNS = {
+  createdAt: submerchants.createdAt,
+  updatedAt: submerchants.updatedAt,
+  tradeName: submerchants.tradeName,
+  legalName: submerchants.legalName,
+  companyTaxId: submerchants.companyTaxId,
+  status: submerchants.status,
+  approvedAt: submerchants.approvedAt,
+};
+
+// A substring match with position(), not LIKE: the caller's % and _ are plain characters.
+const contains = (column: AnyColumn, text: string) => sql`position(lower(${text}) in lower(${column})) > 0`;
+
+export async function listSubmerchants(q: Queryable, f: SubmerchantFilters): Promise<{ rows: SubmerchantRow[]; total: number }> {
+  const where = allOf([
+    eq(submerchants.parentId, f.parentId),
+    f.statuses ? inArray(submerchants.status, f.statuses) : undefined,
+    f.companyTaxId ? eq(submerchants.companyTaxId, f.companyTaxId) : undefined,
+    f.legalName ? contains(submerchants.legalName, f.legalName) : undefined,
+    f.tradeName ? contains(submerchants.tradeName, f.tradeName) : undefined,
+    f.currency ? eq(submerchants.currency, f.currency) : undefined,
+    ...f.days.flatMap((d) => [gte(DAY_COLUMNS[d.column], d.start), lt(DAY_COLUMNS[d.column], d.end)]),
+  ]);
+  const [totalRow] = await q.select({ n: count() }).from(submerchants).where(where);
+  const order = f.order.map((o) => (o.descending ? sql`${ORDER_COLUMNS[o.field]} desc nulls last` : sql`${ORDER_COLUMNS[o.field]} asc nulls last`));
+  const rows = await q.select().from(submerchants).where(where)
+    .orderBy(...order, desc(submerchants.id))
+    .limit(f.limit).offset(f.offset);
+  return { rows, total: totalRow?.n ?? 0 };
+}
+
+/** Paid charges (refunded ones included) per submerchant, in one environment. */
+export async function totalSales(q: Queryable, ids: string[], environment: Environment): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.select({ merchantId: charges.merchantId, n: count() }).from(charges)
+    .where(and(inArray(charges.merchantId, ids), eq(charges.environment, environment), inArray(charges.status, ["paid", "refunded"])))
+    .groupBy(charges.merchantId);
+  return new Map(rows.map((r) => [r.merchantId, r.n]));
+}
+
+export async function upsertDocuments(tx: Queryable, rows: (typeof submerchantDocuments.$inferInsert)[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.insert(submerchantDocuments).values(rows).onConflictDoUpdate({
+    target: [submerchantDocuments.submerchantId, submerchantDocuments.kind],
+    set: {
+      id: sql`excluded.id`, contentType: sql`excluded.content_type`, size: sql`excluded.size`,
+      sha256: sql`excluded.sha256`, contentSealed: sql`excluded.content_sealed`, uploadedAt: sql`excluded.uploaded_at`,
+    },
+  });
+}
+
+/** Metadata only: the sealed content is read by findDocumentContent alone. */
+export async function listDocuments(q: Queryable, submerchantId: string) {
+  return q.select({
+    id: submerchantDocuments.id, kind: submerchantDocuments.kind, contentType: submerchantDocuments.contentType,
+    size: submerchantDocuments.size, sha256: submerchantDocuments.sha256, uploadedAt: submerchantDocuments.uploadedAt,
+  }).from(submerchantDocuments).where(eq(submerchantDocuments.submerchantId, submerchantId)).orderBy(asc(submerchantDocuments.kind));
+}
+
+export async function findDocumentContent(q: Queryable, submerchantId: string, documentId: string): Promise<DocumentRow | undefined> {
+  const [row] = await q.select().from(submerchantDocuments)
+    .where(and(eq(submerchantDocuments.submerchantId, submerchantId), eq(submerchantDocuments.id, documentId)));
+  return row;
+}
+
+export async function upsertSettings(q: Queryable, row: typeof connectSettings.$inferInsert): Promise<void> {
+  await q.insert(connectSettings).values(row).onConflictDoUpdate({
+    target: [connectSettings.merchantId, connectSettings.environment],
+    set: { defaultSplit: row.defaultSplit, updatedAt: new Date() },
+  });
+}

@@ -1,0 +1,214 @@
+import { Type } from "typebox";
+import { FeeDefinitionSchema } from "../merchants/merchants.schemas.js";
+import { ADMIN_TARGETS, PUBLIC_STATUSES } from "./submerchant-status.js";
+
+// Wire schemas of the Connect routes: submerchants, their documents and keys, fees-info and the
+// default split. Payout requests are in payouts.schemas.ts.
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const DateTime = () => Type.String({ format: "date-time" });
+const Literals = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Unsafe<T>({ type: "string", enum: [...values], ...(description ? { description } : {}) });
+
+export const SUBMERCHANT_EXAMPLE = {
+  id: "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
+  tradeName: "Padaria Aurora",
+  legalName: "Aurora Alimentos LTDA",
+  companyTaxId: "11222333000181",
+  averageMonthlyRevenue: 50000,
+  averageOrderValue: 35.5,
+  productType: "physical",
+  website: "https://padaria-aurora.example.com",
+  gatewayId: "mer_01jd59z0c1v2b3n4m5k6j7h8g9",
+  approvedAt: null,
+  inactivatedAt: null,
+  status: "pending",
+  accreditationStatus: "pending",
+  statusReason: null,
+  contactEmail: "financeiro@padaria-aurora.example.com",
+  productDescription: "Breads, cakes and coffee delivered in Sao Paulo",
+  softDescriptor: "PADARIAAURORA",
+  postbackUrl: "https://padaria-aurora.example.com/feira/notifications",
+  currency: "BRL",
+  rejectedAt: null,
+  blockedAt: null,
+  createdAt: "2026-11-23T12:00:00.000Z",
+  updatedAt: "2026-11-23T12:00:00.000Z",
+  totalSales: 0,
+};
+
+export const CreateSubmerchantBody = Type.Object({
+  tradeName: Type.String({ minLength: 1, maxLength: 200 }),
+  legalName: Type.String({ minLength: 1, maxLength: 200 }),
+  companyTaxId: Type.String({ minLength: 14, maxLength: 18, description: "CNPJ, formatted (11.222.333/0001-81) or not; check digits are verified." }),
+  contactEmail: Type.String({ format: "email", maxLength: 254 }),
+  website: Type.String({ format: "uri", pattern: "^https?://", maxLength: 2048 }),
+  productType: Literals(["digital", "physical", "both"] as const),
+  productDescription: Type.String({ minLength: 1, maxLength: 1000 }),
+  averageMonthlyRevenue: Type.Number({ minimum: 0, description: "In BRL (currency units, at most 2 decimals)." }),
+  averageOrderValue: Type.Number({ minimum: 0, description: "In BRL (currency units, at most 2 decimals)." }),
+  softDescriptor: Type.Optional(Type.String({ minLength: 1, maxLength: 22, pattern: "^[A-Za-z0-9 .*-]+$", description: "Shown on card statements: letters, digits, spaces and . * -." })),
+  postbackUrl: Type.Optional(Type.String({ maxLength: 2048, description: "Receives the accreditation status notifications {merchantId, status, date} (https in production)." })),
+}, {
+  additionalProperties: false,
+  examples: [{
+    tradeName: "Padaria Aurora", legalName: "Aurora Alimentos LTDA", companyTaxId: "11.222.333/0001-81",
+    contactEmail: "financeiro@padaria-aurora.example.com", website: "https://padaria-aurora.example.com",
+    productType: "physical", productDescription: "Breads, cakes and coffee delivered in Sao Paulo",
+    averageMonthlyRevenue: 50000, averageOrderValue: 35.5, softDescriptor: "PADARIAAURORA",
+    postbackUrl: "https://padaria-aurora.example.com/feira/notifications",
+  }],
+});
+
+export const Submerchant = Type.Object({
+  id: Type.String({ description: "sm_ id; also the merchantId of its charges, balances, splits and payouts." }),
+  tradeName: Type.String(),
+  legalName: Type.String(),
+  companyTaxId: Type.String({ description: "CNPJ without punctuation." }),
+  averageMonthlyRevenue: Type.Number(),
+  averageOrderValue: Type.Number(),
+  productType: Literals(["digital", "physical", "both"] as const),
+  website: Type.String(),
+  gatewayId: Type.String({ description: "The master merchant the submerchant belongs to." }),
+  approvedAt: Nullable(DateTime()),
+  inactivatedAt: Nullable(DateTime()),
+  status: Literals(PUBLIC_STATUSES),
+  accreditationStatus: Literals(["pending", ...ADMIN_TARGETS] as const, "The status with the review stage: pre_approved shows as pending in status."),
+  statusReason: Nullable(Type.String()),
+  contactEmail: Type.String(),
+  productDescription: Type.String(),
+  softDescriptor: Nullable(Type.String()),
+  postbackUrl: Nullable(Type.String()),
+  currency: Type.String(),
+  rejectedAt: Nullable(DateTime()),
+  blockedAt: Nullable(DateTime()),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+  totalSales: Type.Integer({ description: "Paid charges (refunded ones included) of the submerchant in the key's environment." }),
+}, { examples: [SUBMERCHANT_EXAMPLE] });
+
+const DateFilter = (what: string) => Type.Optional(Type.String({ format: "date", description: `Only submerchants whose ${what} falls on this day (UTC), YYYY-MM-DD.` }));
+
+export const SORTABLE = ["createdAt", "updatedAt", "tradeName", "legalName", "companyTaxId", "status", "approvedAt"] as const;
+
+export const ListSubmerchantsQuery = Type.Object({
+  status: Type.Optional(Literals(PUBLIC_STATUSES)),
+  companyTaxId: Type.Optional(Type.String({ maxLength: 18, description: "Exact CNPJ, formatted or not." })),
+  legalName: Type.Optional(Type.String({ maxLength: 200, description: "Case-insensitive substring." })),
+  tradeName: Type.Optional(Type.String({ maxLength: 200, description: "Case-insensitive substring." })),
+  currency: Type.Optional(Type.String({ pattern: "^[A-Za-z]{3}$" })),
+  createdAt: DateFilter("creation"),
+  updatedAt: DateFilter("last change"),
+  approvedAt: DateFilter("approval"),
+  rejectedAt: DateFilter("rejection"),
+  blockedAt: DateFilter("blocking"),
+  inactivatedAt: DateFilter("inactivation"),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: "Starts at 1." })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Items per page, 1 to 100." })),
+  orderBy: Type.Optional(Type.String({
+    maxLength: 200,
+    description: `Comma-separated fields, - for descending (default -createdAt). Fields: ${SORTABLE.join(", ")}.`,
+    examples: ["-createdAt,tradeName"],
+  })),
+}, { additionalProperties: false });
+
+export const PageEnvelope = {
+  page: Type.Integer(),
+  pages: Type.Integer({ description: "Number of pages for this size (0 when nothing matches)." }),
+  total: Type.Integer({ description: "Items matching the filters." }),
+  size: Type.Integer(),
+};
+
+export const SubmerchantList = Type.Object({ data: Type.Array(Submerchant), ...PageEnvelope }, {
+  examples: [{ data: [SUBMERCHANT_EXAMPLE], page: 1, pages: 1, total: 1, size: 10 }],
+});
+
+export const DOCUMENT_KINDS = ["cnpj_card", "social_contract", "responsible_document_front", "responsible_document_back", "selfie_with_document"] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+/** The back of the responsible's document is optional: passports and the digital CNH have one side. */
+export const REQUIRED_DOCUMENTS: readonly DocumentKind[] = ["cnpj_card", "social_contract", "responsible_document_front", "selfie_with_document"];
+
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+const binary = (description: string) => Type.String({ format: "binary", description });
+export const UploadDocumentsBody = Type.Object({
+  cnpj_card: Type.Optional(binary("Cartão CNPJ (PDF, JPEG or PNG).")),
+  social_contract: Type.Optional(binary("Articles of association (contrato social).")),
+  responsible_document_front: Type.Optional(binary("Front of the legal representative's ID.")),
+  responsible_document_back: Type.Optional(binary("Back of the legal representative's ID (optional for one-sided documents).")),
+  selfie_with_document: Type.Optional(binary("Selfie of the representative holding the ID.")),
+});
+
+export const SubmerchantDocument = Type.Object({
+  id: Type.String(),
+  kind: Literals(DOCUMENT_KINDS),
+  contentType: Literals(["application/pdf", "image/jpeg", "image/png"] as const, "Detected from the file's content, not its name."),
+  size: Type.Integer({ description: "Bytes." }),
+  sha256: Type.String(),
+  uploadedAt: DateTime(),
+});
+
+export const DocumentsResponse = Type.Object({
+  submerchantId: Type.String(),
+  documents: Type.Array(SubmerchantDocument),
+  missing: Type.Array(Literals(DOCUMENT_KINDS), { description: "Required documents not yet on file." }),
+  complete: Type.Boolean({ description: "Whether every required document is on file, so the submerchant can be reviewed." }),
+}, {
+  examples: [{
+    submerchantId: SUBMERCHANT_EXAMPLE.id,
+    documents: [{ id: "doc_01jd5b0k3m4n5p6q7r8s9t0v1w", kind: "cnpj_card", contentType: "application/pdf", size: 48213, sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", uploadedAt: "2026-11-23T12:05:00.000Z" }],
+    missing: ["social_contract", "responsible_document_front", "selfie_with_document"],
+    complete: false,
+  }],
+});
+
+export const DocumentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), documentId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const ApiKeysResponse = Type.Object({
+  merchantId: Type.String(),
+  keys: Type.Array(Type.Object({
+    id: Type.String(),
+    environment: Literals(["sandbox", "production"] as const),
+    key: Type.String({ description: "The full secret key: sk_test_ acts in sandbox, sk_live_ in production." }),
+    createdAt: DateTime(),
+  })),
+}, {
+  examples: [{
+    merchantId: SUBMERCHANT_EXAMPLE.id,
+    keys: [
+      { id: "key_01jd5a8w2pqrs", environment: "sandbox", key: "sk_test_4eC39HqLyjWDarjtT1zdp7dcXXXXXXXX", createdAt: "2026-11-23T12:00:00.000Z" },
+      { id: "key_01jd5a8w2tuvw", environment: "production", key: "sk_live_9aB21CdEfGhIjKlMnOpQrStUXXXXXXXX", createdAt: "2026-11-23T12:00:00.000Z" },
+    ],
+  }],
+});
+
+export const FeesInfo = Type.Object({
+  merchant: Type.Object({ id: Type.String(), legalName: Type.String(), companyTaxId: Type.String() }),
+  fees: Type.Array(FeeDefinitionSchema),
+}, {
+  examples: [{
+    merchant: { id: SUBMERCHANT_EXAMPLE.id, legalName: "Aurora Alimentos LTDA", companyTaxId: "11222333000181" },
+    fees: [
+      { feeType: "tx_spread", paymentMethod: "credit_card", currencyCode: "BRL", brand: null, definition: { fixed: 35, percentages: [3.79, 4.19, 4.59] } },
+      { feeType: "tx_spread", paymentMethod: "credit_card", currencyCode: "BRL", brand: "amex", definition: { fixed: 35, percentages: [4.29] } },
+      { feeType: "anticipation", paymentMethod: "credit_card", currencyCode: "BRL", brand: null, definition: { fixed: 0, percentages: [1.99, 2.99] } },
+    ],
+  }],
+});
+
+export const SplitRuleSchema = Type.Object({
+  merchantId: Type.String({ minLength: 1, maxLength: 64 }),
+  percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, multipleOf: 0.01 }),
+}, { additionalProperties: false });
+
+export const ConnectSettings = Type.Object({
+  defaultSplit: Type.Array(SplitRuleSchema, {
+    maxItems: 20,
+    description: "Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none.",
+  }),
+}, { additionalProperties: false, examples: [{ defaultSplit: [{ merchantId: SUBMERCHANT_EXAMPLE.id, percentage: 10 }] }] });
+
+export const AdminStatusBody = Type.Object({
+  status: Literals(ADMIN_TARGETS),
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+}, { additionalProperties: false, examples: [{ status: "active" }, { status: "rejected", reason: "CNPJ card does not match the legal name" }] });

@@ -1,0 +1,267 @@
+import type { Static } from "typebox";
+import type { Config } from "../../config.js";
+import { withTx, type Db } from "../../db/client.js";
+import { AppError, invalid, notFound } from "../../http/errors.js";
+import type { RequestCtx } from "../../http/context.js";
+import { normalizeDocument } from "../../lib/documents.js";
+import { seededId } from "../../lib/ids.js";
+import { toMajor, toMinor } from "../../lib/money.js";
+import type { MerchantService } from "../merchants/merchants.service.js";
+import { checkDestination } from "../webhooks/destination.js";
+import { recordEvent } from "../webhooks/outbox.js";
+import * as repo from "./connect.repo.js";
+import type { CreateSubmerchantBody, ListSubmerchantsQuery } from "./connect.schemas.js";
+import { SORTABLE } from "./connect.schemas.js";
+import { checkSplitRules, type SplitRule } from "./split-rules.js";
+import {
+  assertSubmerchantTransition, NEEDS_DOCUMENTS, NOTIFIED, publicStatus, STAMP_OF,
+  type PublicSubmerchantStatus, type SubmerchantStatus,
+} from "./submerchant-status.js";
+import { documentsView } from "./documents.js";
+import { dayRange, envelope, pageWindow } from "./paging.js";
+
+export interface ConnectDeps {
+  db: Db;
+  config: Pick<Config, "webhookAllowPrivateUrls" | "production">;
+  merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
+  now?: () => Date;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const NO_CONNECT = () => new AppError("forbidden", "Forbidden: Connect is not enabled for this merchant");
+
+export function createConnectService(deps: ConnectDeps) {
+  const { db } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function accountOf(ctx: Pick<RequestCtx, "merchantId">): Promise<repo.ConnectAccount> {
+    const [account] = await repo.findAccounts(db, [ctx.merchantId]);
+    if (!account) throw new AppError("unauthorized", "Unauthorized");
+    return account;
+  }
+
+  /** Masters with Connect enabled and submerchants may use the Connect routes; nobody else. */
+  async function requireConnect(ctx: RequestCtx): Promise<repo.ConnectAccount> {
+    const account = await accountOf(ctx);
+    if (!account.parentId && !account.connectEnabled) throw NO_CONNECT();
+    return account;
+  }
+
+  /** Only the master manages submerchants (a submerchant never has submerchants of its own). */
+  async function requireMaster(ctx: RequestCtx): Promise<repo.ConnectAccount> {
+    const account = await requireConnect(ctx);
+    if (account.parentId) throw new AppError("forbidden", "Forbidden: only the master merchant manages submerchants");
+    return account;
+  }
+
+  /** The master's submerchant, or 404 (never another master's). */
+  async function ownSubmerchant(ctx: RequestCtx, id: string): Promise<repo.SubmerchantRow> {
+    const master = await requireMaster(ctx);
+    const row = await repo.findSubmerchant(db, id, master.id);
+    if (!row) throw notFound("Submerchant", id);
+    return row;
+  }
+
+  function view(s: repo.SubmerchantRow, totalSales: number) {
+    const status = s.status as SubmerchantStatus;
+    return {
+      id: s.id, tradeName: s.tradeName, legalName: s.legalName, companyTaxId: s.companyTaxId,
+      averageMonthlyRevenue: toMajor(s.averageMonthlyRevenue, "BRL"), averageOrderValue: toMajor(s.averageOrderValue, "BRL"),
+      productType: s.productType, website: s.website, gatewayId: s.parentId,
+      approvedAt: iso(s.approvedAt), inactivatedAt: iso(s.inactivatedAt),
+      status: publicStatus(status), accreditationStatus: status, statusReason: s.statusReason,
+      contactEmail: s.contactEmail, productDescription: s.productDescription, softDescriptor: s.softDescriptor,
+      postbackUrl: s.postbackUrl, currency: s.currency, rejectedAt: iso(s.rejectedAt), blockedAt: iso(s.blockedAt),
+      createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString(), totalSales,
+    };
+  }
+
+  async function viewOne(ctx: RequestCtx, s: repo.SubmerchantRow) {
+    const sales = await repo.totalSales(db, [s.id], ctx.environment);
+    return view(s, sales.get(s.id) ?? 0);
+  }
+
+  function brl(value: number, field: string): number {
+    const parsed = toMinor(value, "BRL", { minUnits: 0, field });
+    if (!parsed.ok) throw invalid(parsed.message);
+    return parsed.minor;
+  }
+
+  /**
+   * POST /v1/submerchants: a linked merchant, pending, with its own keys and copies of the
+   * master's fees, in one transaction. Under an Idempotency-Key the id comes from the claim's
+   * seed, so a retry after a crash answers with the submerchant the first attempt created.
+   */
+  async function create(ctx: RequestCtx, body: Static<typeof CreateSubmerchantBody>) {
+    const master = await requireMaster(ctx);
+    const id = seededId("sm", ctx.idempotencySeed);
+    if (ctx.idempotencySeed) {
+      const earlier = await repo.findSubmerchant(db, id, master.id);
+      if (earlier) return viewOne(ctx, earlier);
+    }
+    const cnpj = normalizeDocument("cnpj", body.companyTaxId);
+    if (!cnpj.ok) throw invalid("companyTaxId is not a valid CNPJ");
+    const averageMonthlyRevenue = brl(body.averageMonthlyRevenue, "averageMonthlyRevenue");
+    const averageOrderValue = brl(body.averageOrderValue, "averageOrderValue");
+    const postbackUrl = body.postbackUrl ? await checkDestination(body.postbackUrl, ctx.environment, deps.config, "postbackUrl") : null;
+    const duplicate = () => new AppError("conflict", `A submerchant with companyTaxId ${cnpj.value} already exists in this Connect`);
+    if (await repo.taxIdTaken(db, master.id, cnpj.value)) throw duplicate();
+
+    const row = await withTx(db, async (tx) => {
+      // Its Pix key is its CNPJ: the key payouts are sent to (spec 8).
+      await deps.merchants.createSubmerchantAccount(tx, { id, parentId: master.id, name: body.tradeName, pixKey: cnpj.value });
+      const inserted = await repo.insertSubmerchant(tx, {
+        id, parentId: master.id, environment: ctx.environment, tradeName: body.tradeName, legalName: body.legalName,
+        companyTaxId: cnpj.value, averageMonthlyRevenue, averageOrderValue, productType: body.productType,
+        website: body.website, contactEmail: body.contactEmail, productDescription: body.productDescription,
+        softDescriptor: body.softDescriptor ?? null, postbackUrl, status: "pending",
+      });
+      if (!inserted) throw duplicate(); // a concurrent request registered the same CNPJ
+      return inserted;
+    });
+    return view(row, 0);
+  }
+
+  function sortOrder(orderBy: string | undefined) {
+    if (!orderBy) return [{ field: "createdAt" as const, descending: true }];
+    const seen = new Set<string>();
+    return orderBy.split(",").map((raw) => raw.trim()).filter(Boolean).map((part) => {
+      const descending = part.startsWith("-");
+      const field = descending ? part.slice(1) : part;
+      if (!(SORTABLE as readonly string[]).includes(field)) {
+        throw invalid(`query.orderBy field ${field} is not one of ${SORTABLE.join(", ")}`);
+      }
+      if (seen.has(field)) throw invalid(`query.orderBy names ${field} twice`);
+      seen.add(field);
+      return { field: field as (typeof SORTABLE)[number], descending };
+    });
+  }
+
+  async function list(ctx: RequestCtx, q: Static<typeof ListSubmerchantsQuery>) {
+    const master = await requireMaster(ctx);
+    const window = pageWindow(q);
+    const days = (["createdAt", "updatedAt", "approvedAt", "rejectedAt", "blockedAt", "inactivatedAt"] as const)
+      .flatMap((column) => (q[column] ? [{ column, ...dayRange(q[column]) }] : []));
+    const statuses: SubmerchantStatus[] | undefined = q.status === "pending" ? ["pending", "pre_approved"] : q.status ? [q.status] : undefined;
+    const { rows, total } = await repo.listSubmerchants(db, {
+      parentId: master.id, statuses,
+      companyTaxId: q.companyTaxId?.replace(/[./-]/g, "").toUpperCase(),
+      legalName: q.legalName, tradeName: q.tradeName, currency: q.currency?.toUpperCase(),
+      days, order: sortOrder(q.orderBy), limit: window.limit, offset: window.offset,
+    });
+    const sales = await repo.totalSales(db, rows.map((r) => r.id), ctx.environment);
+    return envelope(rows.map((r) => view(r, sales.get(r.id) ?? 0)), total, window);
+  }
+
+  async function get(ctx: RequestCtx, id: string) {
+    return viewOne(ctx, await ownSubmerchant(ctx, id));
+  }
+
+  async function apiKeys(ctx: RequestCtx, id: string) {
+    const s = await ownSubmerchant(ctx, id);
+    return { merchantId: s.id, keys: (await deps.merchants.revealKeys(s.id)) as { id: string; environment: "sandbox" | "production"; key: string; createdAt: string }[] };
+  }
+
+  /**
+   * Spec 2.8, 5.4, 7: a submerchant always gets its own data whatever the path says; a master
+   * gets a linked submerchant's, and 404 for its own id, an unknown one or another master's.
+   */
+  async function feesInfo(ctx: RequestCtx, id: string) {
+    const account = await accountOf(ctx);
+    let target: repo.SubmerchantRow | undefined;
+    if (account.parentId) {
+      target = await repo.findSubmerchant(db, account.id);
+    } else {
+      if (!account.connectEnabled) throw NO_CONNECT();
+      target = await repo.findSubmerchant(db, id, account.id);
+    }
+    if (!target) throw notFound("Sub-account", id);
+    // As stored: brand overrides are rows of their own, nothing is merged or defaulted.
+    const fees = (await deps.merchants.getFees(target.id)).filter((f) => f.feeType === "tx_spread" || f.feeType === "anticipation");
+    return { merchant: { id: target.id, legalName: target.legalName, companyTaxId: target.companyTaxId }, fees };
+  }
+
+  async function getSettings(ctx: RequestCtx) {
+    const account = await requireConnect(ctx);
+    const row = await repo.findAccountWithSettings(db, account.id, ctx.environment);
+    return { defaultSplit: row?.defaultSplit ?? [] };
+  }
+
+  async function putSettings(ctx: RequestCtx, defaultSplit: SplitRule[]) {
+    const account = await requireConnect(ctx);
+    await checkSplitRules(db, ctx, account, defaultSplit, "defaultSplit");
+    await repo.upsertSettings(db, { merchantId: account.id, environment: ctx.environment, defaultSplit });
+    return { defaultSplit };
+  }
+
+  /**
+   * Connect's rules for a new charge, checked before the processor is called: a submerchant
+   * that is not active cannot charge in production, and the split (the charge's own, else the
+   * merchant's default) must name members of the originator's Connect. Returns the split to
+   * apply, or null.
+   */
+  async function checkCharge(ctx: RequestCtx, split: SplitRule[] | undefined): Promise<SplitRule[] | null> {
+    const account = await repo.findAccountWithSettings(db, ctx.merchantId, ctx.environment);
+    if (!account) throw new AppError("unauthorized", "Unauthorized");
+    if (account.parentId && ctx.environment === "production" && account.status !== "active") {
+      throw invalid(`Submerchant ${account.id} is not active (${publicStatus(account.status ?? "pending")}); only active submerchants can create production charges`);
+    }
+    if (split && split.length > 0) {
+      await checkSplitRules(db, ctx, account, split, "split");
+      return split;
+    }
+    if (split === undefined && account.defaultSplit && account.defaultSplit.length > 0) {
+      await checkSplitRules(db, ctx, account, account.defaultSplit, "defaultSplit");
+      return account.defaultSplit;
+    }
+    return null;
+  }
+
+  /** resend-webhook (spec 4.1, 7): a charge of a submerchant that is not active: 422. */
+  async function checkCanResend(merchantId: string): Promise<void> {
+    const [account] = await repo.findAccounts(db, [merchantId]);
+    if (account?.parentId && account.status !== "active") {
+      throw invalid(`Submerchant ${merchantId} is inactive (status ${publicStatus(account.status ?? "pending")}): webhooks of its charges cannot be resent until it is active`);
+    }
+  }
+
+  /**
+   * POST /v1/admin/submerchants/{id}/status: one guarded move of the table, with its timestamp;
+   * pre_approved and active need the required documents. The notification {merchantId, status,
+   * date} (spec 6.3) is recorded in the same transaction and delivered to the postbackUrl.
+   */
+  async function setStatus(id: string, to: Exclude<SubmerchantStatus, "pending">, reason: string | undefined) {
+    const current = await repo.findSubmerchant(db, id);
+    if (!current) throw notFound("Submerchant", id);
+    const from = current.status as SubmerchantStatus;
+    assertSubmerchantTransition(id, from, to);
+    if (NEEDS_DOCUMENTS.includes(to)) {
+      const { missing } = documentsView(id, await repo.listDocuments(db, id));
+      if (missing.length > 0) {
+        throw new AppError("invalid_state", `Submerchant ${id} cannot become ${to}: required documents missing: ${missing.join(", ")}`);
+      }
+    }
+    const at = now();
+    const stamp = STAMP_OF[to];
+    const updated = await withTx(db, async (tx) => {
+      const row = await repo.transition(tx, id, from, to, { statusReason: reason ?? null, ...(stamp ? { [stamp]: at } : {}) });
+      if (!row) throw new AppError("conflict", `Submerchant ${id} was changed by another request; retry`);
+      if (NOTIFIED.includes(to)) {
+        await recordEvent(tx, {
+          merchantId: id, environment: row.environment, type: "submerchant.status_changed", objectId: id,
+          data: { merchantId: id, status: to, date: at.toISOString() }, postbackUrl: row.postbackUrl,
+        });
+      }
+      return row;
+    });
+    return view(updated, (await repo.totalSales(db, [id], updated.environment)).get(id) ?? 0);
+  }
+
+  return {
+    requireConnect, requireMaster, ownSubmerchant, create, list, get, apiKeys, feesInfo,
+    getSettings, putSettings, checkCharge, checkCanResend, setStatus,
+  };
+}
+
+export type ConnectService = ReturnType<typeof createConnectService>;
+export type { PublicSubmerchantStatus };

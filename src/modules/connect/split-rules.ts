@@ -1,0 +1,50 @@
+import type { Queryable } from "../../db/client.js";
+import { invalid } from "../../http/errors.js";
+import type { RequestCtx } from "../../http/context.js";
+import type { SplitRule } from "../ledger/split.js";
+import { findAccounts, type ConnectAccount } from "./connect.repo.js";
+
+export type { SplitRule };
+
+// Who may receive a share of whose charges (spec 8): all participants belong to one Connect
+// (a master and its submerchants); master -> submerchant, submerchant -> master and
+// submerchant -> submerchant of the same master. Messages name the rule: "split.0.merchantId".
+
+const rootOf = (a: Pick<ConnectAccount, "id" | "parentId">) => a.parentId ?? a.id;
+
+/** Percentages with at most two decimals, each > 0, summing to at most 100; no self, no repeats. */
+function checkShape(originatorId: string, rules: readonly SplitRule[], field: string): void {
+  const seen = new Set<string>();
+  let basisPoints = 0;
+  for (const [i, rule] of rules.entries()) {
+    const bp = Math.round(rule.percentage * 100);
+    if (!(rule.percentage > 0) || Math.abs(bp - rule.percentage * 100) > 1e-6) {
+      throw invalid(`${field}.${i}.percentage must be greater than 0 with at most 2 decimals`);
+    }
+    if (rule.merchantId === originatorId) throw invalid(`${field}.${i}.merchantId is the charging merchant itself; its share is the remainder`);
+    if (seen.has(rule.merchantId)) throw invalid(`${field}.${i}.merchantId ${rule.merchantId} appears twice`);
+    seen.add(rule.merchantId);
+    basisPoints += bp;
+  }
+  if (basisPoints > 10_000) throw invalid(`${field} percentages add up to more than 100`);
+}
+
+export async function checkSplitRules(
+  q: Queryable, ctx: Pick<RequestCtx, "environment">, originator: ConnectAccount, rules: readonly SplitRule[], field: string,
+): Promise<void> {
+  checkShape(originator.id, rules, field);
+  if (rules.length === 0) return;
+  const root = rootOf(originator);
+  const accounts = new Map((await findAccounts(q, [root, ...rules.map((r) => r.merchantId)])).map((a) => [a.id, a]));
+  if (!accounts.get(root)?.connectEnabled) throw invalid(`${field} needs Connect, which is not enabled for this merchant's account`);
+  for (const [i, rule] of rules.entries()) {
+    const recipient = accounts.get(rule.merchantId);
+    if (!recipient || rootOf(recipient) !== root) {
+      throw invalid(`${field}.${i}.merchantId ${rule.merchantId} is not part of this merchant's Connect`);
+    }
+    // Live money goes only to accredited submerchants; the sandbox lets pending ones be tested.
+    if (ctx.environment === "production" && recipient.parentId && recipient.status !== "active") {
+      throw invalid(`${field}.${i}.merchantId ${rule.merchantId} is not an active submerchant`);
+    }
+  }
+}
