@@ -121,7 +121,11 @@ export async function listSubmerchants(q: Queryable, f: SubmerchantFilters): Pro
     ...f.days.flatMap((d) => [gte(DAY_COLUMNS[d.column], d.start), lt(DAY_COLUMNS[d.column], d.end)]),
   ]);
   const [totalRow] = await q.select({ n: count() }).from(submerchants).where(where);
-  const order = f.order.map((o) => (o.descending ? sql`${ORDER_COLUMNS[o.field]} desc nulls last` : sql`${ORDER_COLUMNS[o.field]} asc nulls last`));
+  // Names sort case-insensitively and by code point, the same on every server whatever its
+  // collation (PGlite sorts as C, a PostgreSQL server often as en_US).
+  const key = (field: keyof typeof ORDER_COLUMNS) =>
+    field === "tradeName" || field === "legalName" ? sql`lower(${ORDER_COLUMNS[field]}) collate "C"` : sql`${ORDER_COLUMNS[field]}`;
+  const order = f.order.map((o) => (o.descending ? sql`${key(o.field)} desc nulls last` : sql`${key(o.field)} asc nulls last`));
   const rows = await q.select().from(submerchants).where(where)
     .orderBy(...order, desc(submerchants.id))
     .limit(f.limit).offset(f.offset);
