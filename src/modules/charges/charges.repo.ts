@@ -85,7 +85,7 @@ export async function expiredPendingCharges(q: Queryable, limit: number): Promis
 }
 
 export async function listCharges(
-  q: Queryable, ctx: RequestCtx, query: PageQuery & { status?: string; paymentMethod?: string; customerId?: string },
+  q: Queryable, ctx: RequestCtx, query: PageQuery & { status?: string; paymentMethod?: string; customerId?: string; paymentLinkId?: string },
 ) {
   const page = pageFilters(query, charges);
   const rows = await q.select().from(charges)
@@ -94,6 +94,7 @@ export async function listCharges(
       query.status ? eq(charges.status, query.status) : undefined,
       query.paymentMethod ? eq(charges.paymentMethodType, query.paymentMethod) : undefined,
       query.customerId ? eq(charges.customerId, query.customerId) : undefined,
+      query.paymentLinkId ? eq(charges.paymentLinkId, query.paymentLinkId) : undefined,
       ...page.where,
     ]))
     .orderBy(page.orderBy)

@@ -109,6 +109,16 @@ export const Charge = Type.Object({
   paidAt: Nullable(Type.String({ format: "date-time" })),
   expiresAt: Nullable(Type.String({ format: "date-time" })),
   createdAt: Type.String({ format: "date-time" }),
+  paymentLinkId: Nullable(Type.String({ description: "The payment link the buyer paid through." })),
+  freight_amount: Nullable(Type.Number({ description: "Freight included in amount (currency units); set by the server for payment-link charges." })),
+  freight_details: Nullable(Type.Object({
+    provider: Type.String({ description: "melhor_envio for live freight, fixed for a link's fixed freight." }),
+    serviceId: Type.Optional(Type.Integer()),
+    serviceName: Type.Optional(Type.String()),
+    company: Type.Optional(Type.String()),
+    price: Type.Number(),
+    deliveryTime: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  })),
   updatedAt: Type.String({ format: "date-time" }),
 });
 

@@ -33,6 +33,16 @@ export interface ChargeServiceDeps {
   now?: () => Date;
 }
 
+/**
+ * What only the server sets on a charge (a payment link's re-quoted freight and its id): never
+ * from a client's body, where rejectServerFields refuses them.
+ */
+export interface ServerFields {
+  freightAmountMinor?: number | null;
+  freightDetails?: Record<string, unknown> | null;
+  paymentLinkId?: string | null;
+}
+
 const SANDBOX_ONLY = () => new AppError("forbidden", "Forbidden: sandbox endpoints need a sandbox (sk_test_) key");
 
 export function createChargeService(deps: ChargeServiceDeps) {
@@ -55,7 +65,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
    * committed, authorizes again under the same id, which the processor answers with its first
    * result: one authorization and one charge per key, whatever crashes.
    */
-  async function create(ctx: RequestCtx, body: Static<typeof CreateChargeBody>) {
+  async function create(ctx: RequestCtx, body: Static<typeof CreateChargeBody>, server: ServerFields = {}) {
     const id = seededId("ch", ctx.idempotencySeed);
     if (ctx.idempotencySeed) {
       const earlier = await repo.findCharge(db, ctx, id);
@@ -87,6 +97,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
         spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
         items: body.items ?? null, shippingAddress: body.shippingAddress ?? null, trackingInfo: body.trackingInfo ?? null,
         metadata: body.metadata ?? null, postbackUrl, split, createdAt: at, updatedAt: at,
+        freightAmount: server.freightAmountMinor ?? null, freightDetails: server.freightDetails ?? null, paymentLinkId: server.paymentLinkId ?? null,
       });
       // Taken over concurrently (a retry after the lease ran out, while this one was slow): the
       // other attempt committed this id first; answer with its charge.
@@ -158,7 +169,13 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return row;
   }
 
-  async function list(ctx: RequestCtx, query: PageQuery & { status?: string; paymentMethod?: string; customerId?: string }) {
+  /** A charge made through a payment link, for the checkout page's status poll. */
+  async function findForLink(scope: Pick<RequestCtx, "merchantId" | "environment">, paymentLinkId: string, id: string) {
+    const row = await repo.findCharge(db, scope as RequestCtx, id);
+    return row && row.paymentLinkId === paymentLinkId ? row : undefined;
+  }
+
+  async function list(ctx: RequestCtx, query: PageQuery & { status?: string; paymentMethod?: string; customerId?: string; paymentLinkId?: string }) {
     const page = await repo.listCharges(db, ctx, query);
     return { data: page.data.map(toChargeResponse), hasMore: page.hasMore };
   }
@@ -235,7 +252,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return n;
   }
 
-  return { expireUnpaid, create, validate, get, list, resendWebhook, pay, authenticate, review, bankDecision, findSandbox, processorFor };
+  return { expireUnpaid, create, validate, get, findForLink, list, resendWebhook, pay, authenticate, review, bankDecision, findSandbox, processorFor };
 }
 
 export type ChargeService = ReturnType<typeof createChargeService>;
