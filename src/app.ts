@@ -24,6 +24,7 @@ import { chargeRoutes } from "./modules/charges/charges.routes.js";
 import { sandboxBankRoutes } from "./modules/charges/sandbox-bank.routes.js";
 import { createChargeService } from "./modules/charges/charges.service.js";
 import { createRefundService } from "./modules/charges/refunds.service.js";
+import { createSubscriptionModule } from "./modules/subscriptions/subscriptions.module.js";
 import { ledgerRoutes } from "./modules/ledger/ledger.routes.js";
 import { createLedgerService } from "./modules/ledger/ledger.service.js";
 import { createConnectModule } from "./modules/connect/connect.module.js";
@@ -54,7 +55,8 @@ export function createServices(deps: { config: Config; db: Db }) {
   const connect = createConnectModule({ db, config, sealer, merchants, ledger, processors });
   const charges = createChargeService({ db, config, processors, merchants, customers, cards: cards.service, effects, connect: connect.service });
   const refunds = createRefundService({ db, effects, ledger, processorFor: charges.processorFor });
-  return { sealer, merchants, customers, webhooks, cards, ledger, charges, refunds, connect };
+  const subscriptions = createSubscriptionModule({ db, charges, effects, refunds, cards: cards.service, customers, merchants, leaseMs: config.idempotencyLeaseMs });
+  return { sealer, merchants, customers, webhooks, cards, ledger, charges, refunds, connect, subscriptions };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -101,6 +103,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
         { name: "customers", description: "Customers of a merchant" },
         { name: "cards", description: "Card vault: saved cards of a customer (numbers kept only encrypted)" },
         { name: "charges", description: "Charges, refunds and their webhooks" },
+        { name: "subscriptions", description: "Plans, subscriptions, their billing and dunning settings, and the sandbox test clock" },
         { name: "balance", description: "Ledger balances and balance transactions" },
         { name: "sandbox", description: "Sandbox-only actions standing in for payers, issuers and settlement" },
         { name: "webhooks", description: "Webhook endpoints and their delivery logs" },
@@ -130,6 +133,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(sandboxBankRoutes(services.charges));
   await app.register(ledgerRoutes(services.ledger));
   await app.register(services.webhooks.routes);
+  await app.register(services.subscriptions.routes);
   await app.register(services.connect.routes);
   return app;
 }

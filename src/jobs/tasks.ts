@@ -8,6 +8,7 @@ import type { Task } from "./runner.js";
 export function createTasks(deps: { config: Config; db: Db; services: Services }): Task[] {
   return [
     ...deps.services.webhooks.tasks,
+    ...deps.services.subscriptions.tasks,
     {
       // Moves pending balance to available on its settlement dates.
       name: "ledger.settle",

@@ -1,0 +1,82 @@
+import type { FastifyInstance } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { Db } from "../../db/client.js";
+import type { RequestCtx } from "../../http/context.js";
+import { AppError } from "../../http/errors.js";
+import { errors, IdempotencyHeaders } from "../../http/schemas.js";
+import { addDays } from "./billing.js";
+import type { BillingEngine, StepResult } from "./billing-engine.js";
+import * as repo from "./subscriptions.repo.js";
+import { AdvanceBody, AdvanceResult } from "./subscriptions.schemas.js";
+
+// The sandbox test clock: a per-merchant offset (sandbox_clocks) by which its sandbox time runs
+// ahead of real time. The billing engine takes "now" from it for sandbox subscriptions, so a year
+// of renewals, a dunning sequence or a trial end can be run in seconds. Advancing walks through
+// every step that falls due in the window in time order (each at its own simulated time, as
+// Stripe's test clocks do), synchronously, and then leaves the clock at the target.
+const DAY_MS = 86_400_000;
+const MAX_STEPS = 20_000;
+
+export function createSandboxClock(deps: { db: Db; engine: BillingEngine; leaseMs: number; now?: () => Date }) {
+  const { db, engine } = deps;
+  const realNow = deps.now ?? (() => new Date());
+  const forbidden = () => new AppError("forbidden", "Forbidden: the test clock moves sandbox time only; use a sandbox (sk_test_) key");
+
+  async function read(ctx: RequestCtx) {
+    if (ctx.environment !== "sandbox") throw forbidden();
+    const offset = await repo.clockOffset(db, ctx.merchantId);
+    return { now: new Date(realNow().getTime() + offset).toISOString(), offsetDays: offset / DAY_MS, actions: [] as ReturnType<typeof wire>[] };
+  }
+
+  const wire = (r: StepResult) => ({ ...r, at: r.at.toISOString() });
+
+  async function advance(ctx: RequestCtx, days: number) {
+    if (ctx.environment !== "sandbox") throw forbidden();
+    const target = addDays(await engine.clockNow(db, ctx), days);
+    const actions: StepResult[] = [];
+    const moveTo = (at: Date) => repo.raiseClockOffset(db, ctx.merchantId, at.getTime() - realNow().getTime());
+    let waits = 0;
+    for (let i = 0; i < MAX_STEPS; i++) {
+      const next = await repo.nextDueAt(db, ctx.merchantId, target);
+      if (!next) break;
+      const current = await engine.clockNow(db, ctx);
+      const at = next > current ? next : current;
+      await moveTo(at);
+      const claimed = await repo.claimDue(db, { limit: 50, leaseMs: deps.leaseMs, mode: { merchantId: ctx.merchantId, dueBy: at } });
+      if (claimed.length === 0) {
+        // Due but claimed by a worker right now: it bills them; wait for it, boundedly.
+        if (++waits > 250) break;
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
+      actions.push(...(await engine.runClaimed(claimed, async () => at)));
+    }
+    await moveTo(target);
+    const offset = await repo.clockOffset(db, ctx.merchantId);
+    return { now: target.toISOString(), offsetDays: offset / DAY_MS, actions: actions.map(wire) };
+  }
+
+  function routes() {
+    return async (base: FastifyInstance) => {
+      const app = base.withTypeProvider<TypeBoxTypeProvider>();
+      app.post("/v1/sandbox/clock/advance", {
+        schema: {
+          operationId: "advanceSandboxClock", tags: ["subscriptions", "sandbox"], summary: "Advance the sandbox clock",
+          description: "Moves the caller's sandbox time forward by `days` and runs, in time order and before answering, everything that falls due for its sandbox subscriptions: renewals, payment retries, cancels at period end, trial ends and unpaid first payments. Sandbox keys only (403 with a production key). Charges keep their real creation time; subscription periods and events follow the clock.",
+          headers: IdempotencyHeaders, body: AdvanceBody,
+          response: { 200: AdvanceResult, ...errors(400, 401, 403, 409, 422) },
+        },
+      }, async (req) => advance(req.ctx, req.body.days));
+
+      app.get("/v1/sandbox/clock", {
+        schema: {
+          operationId: "getSandboxClock", tags: ["subscriptions", "sandbox"], summary: "Read the sandbox clock",
+          description: "The caller's simulated sandbox time and how far it runs ahead of real time. Sandbox keys only.",
+          response: { 200: AdvanceResult, ...errors(401, 403) },
+        },
+      }, async (req) => read(req.ctx));
+    };
+  }
+
+  return { advance, read, routes };
+}

@@ -1,0 +1,73 @@
+import type { Db } from "../../db/client.js";
+import type { Task } from "../../jobs/runner.js";
+import type { CardService } from "../cards/cards.service.js";
+import type { ChargeEffects } from "../charges/charge-effects.js";
+import type { ChargeService } from "../charges/charges.service.js";
+import type { RefundService } from "../charges/refunds.service.js";
+import type { CustomerService } from "../customers/customers.service.js";
+import type { MerchantService } from "../merchants/merchants.service.js";
+import { createBillingEngine } from "./billing-engine.js";
+import { createSandboxClock } from "./clock.js";
+import { planRoutes } from "./plans.routes.js";
+import { createPlanService } from "./plans.service.js";
+import * as plansRepo from "./plans.repo.js";
+import type { EventContext } from "./subscription-events.js";
+import { subscriptionRoutes } from "./subscriptions.routes.js";
+import { createSubscriptionService } from "./subscriptions.service.js";
+import * as repo from "./subscriptions.repo.js";
+
+export interface SubscriptionModuleDeps {
+  db: Db;
+  charges: Pick<ChargeService, "create" | "validate">;
+  effects: Pick<ChargeEffects, "onStatusChange">;
+  refunds: Pick<RefundService, "refund">;
+  cards: Pick<CardService, "create">;
+  customers: Pick<CustomerService, "resolveForCharge">;
+  merchants: Pick<MerchantService, "getMerchant">;
+  /** How long a worker's claim on a subscription lasts (the idempotency lease is a good bound). */
+  leaseMs: number;
+  now?: () => Date;
+}
+
+const BATCH = 100;
+
+/**
+ * Plans, subscriptions, the billing engine and the sandbox clock. The engine listens to charge
+ * status changes (in the charge's own transaction) and its renewal task claims due
+ * subscriptions in batches.
+ */
+export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
+  const { db } = deps;
+  const events: EventContext = {
+    plan: async (q, s) => (await plansRepo.findPlan(q, s, s.planId)) ?? null,
+    customer: (q, s) => deps.customers.resolveForCharge(q, { merchantId: s.merchantId, environment: s.environment, actor: { type: "api_key", id: "billing" }, requestId: "" }, { id: s.customerId }),
+  };
+  const engine = createBillingEngine({ db, charges: deps.charges, events, now: deps.now });
+  deps.effects.onStatusChange(engine.onChargeStatus);
+  const plans = createPlanService({ db });
+  const service = createSubscriptionService({ ...deps, engine, events, plans });
+  const clock = createSandboxClock({ db, engine, leaseMs: deps.leaseMs, now: deps.now });
+
+  const tasks: Task[] = [{
+    // Renewals, retries, cancels at period end, trial ends and unpaid first payments that fell
+    // due, by real time, or by the merchant's test clock for sandbox subscriptions.
+    name: "subscriptions.bill",
+    intervalMs: 1_000,
+    run: async () => {
+      const rows = await repo.claimDue(db, { limit: BATCH, leaseMs: deps.leaseMs, mode: "real" });
+      if (rows.length < BATCH) rows.push(...(await repo.claimDue(db, { limit: BATCH - rows.length, leaseMs: deps.leaseMs, mode: "clocks" })));
+      await engine.runClaimed(rows, (s) => engine.clockNow(db, s));
+      return rows.length;
+    },
+  }];
+
+  async function routes(app: import("fastify").FastifyInstance) {
+    await app.register(planRoutes(plans));
+    await app.register(subscriptionRoutes(service));
+    await app.register(clock.routes());
+  }
+
+  return { routes, tasks, service, plans, engine, clock };
+}
+
+export type SubscriptionModule = ReturnType<typeof createSubscriptionModule>;

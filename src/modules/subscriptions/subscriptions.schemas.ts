@@ -1,0 +1,153 @@
+import { Type, type Static } from "typebox";
+import { Metadata } from "../../http/schemas.js";
+import { ChargeCustomer, SplitRule } from "../charges/charges.schemas.js";
+import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./subscription-status.js";
+
+const Status = Type.Unsafe<SubscriptionStatus>({ type: "string", enum: [...SUBSCRIPTION_STATUSES] });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const DateTime = Type.String({ format: "date-time" });
+
+const CardMethod = Type.Object({
+  type: Type.Literal("credit_card"),
+  number: Type.Optional(Type.String({ minLength: 12, maxLength: 23, description: "Card number; the card is saved in the customer's vault for the renewals." })),
+  holderName: Type.Optional(Type.String({ minLength: 2, maxLength: 100 })),
+  expirationMonth: Type.Optional(Type.String({ pattern: "^(0?[1-9]|1[0-2])$" })),
+  expirationYear: Type.Optional(Type.String({ pattern: "^([0-9]{2}|[0-9]{4})$" })),
+  cvv: Type.Optional(Type.String({ pattern: "^[0-9]{3,4}$", description: "Used for the first payment only; never stored." })),
+  cardId: Type.Optional(Type.String({ maxLength: 64, description: "A card already saved for this customer, instead of number, holder and expiry." })),
+  threeDSMode: Type.Optional(Type.Union([Type.Literal("managed"), Type.Literal("none")], { description: "3-D Secure for the first payment." })),
+}, { additionalProperties: false });
+const PixMethod = Type.Object({ type: Type.Literal("pix") }, { additionalProperties: false, description: "Each period's charge is a Pix BR Code, sent in the subscription.renewed event. BRL." });
+const BoletoMethod = Type.Object({ type: Type.Literal("boleto") }, { additionalProperties: false, description: "Each period's charge is a boleto due 3 days after the period starts. BRL." });
+
+const methods = Type.Union([CardMethod, PixMethod, BoletoMethod]);
+export const SubscriptionMethodInput = Type.Unsafe<Static<typeof methods>>({
+  type: "object", oneOf: [CardMethod, PixMethod, BoletoMethod], discriminator: { propertyName: "type" },
+  description: "credit_card (a new card, saved in the vault, or a saved cardId), pix or boleto.",
+});
+
+export const CreateSubscriptionBody = Type.Object({
+  planId: Type.String({ minLength: 1, maxLength: 64 }),
+  customer: ChargeCustomer,
+  paymentMethod: SubscriptionMethodInput,
+  billingDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 31, description: "Day of the month renewals fall on (month and year plans; clamped to the month's last day). The start day by default." })),
+  metadata: Type.Optional(Metadata),
+  split: Type.Optional(Type.Array(SplitRule, { maxItems: 20, description: "Split of every period's charge among Connect participants (percentages of the net)." })),
+}, {
+  additionalProperties: false,
+  examples: [{
+    planId: "plan_01jd3k2m4n5p6q7r8s9t0v1w2x",
+    customer: { name: "Maria Silva", email: "maria@example.com", document: { type: "cpf", id: "529.982.247-25" } },
+    paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030", cvv: "123" },
+    billingDay: 10, metadata: { order: "A-1001" },
+  }],
+});
+
+export const PlanSummary = Type.Object({ name: Type.String(), price: Type.Number({ description: "Currency units." }), currency: Type.String() });
+export const CustomerSummary = Type.Object({ name: Type.String(), email: Nullable(Type.String()) });
+
+const listItemFields = {
+  id: Type.String(),
+  status: Status,
+  currentPeriodStart: DateTime,
+  currentPeriodEnd: DateTime,
+  billingDay: Type.Integer(),
+  cancelledAt: Nullable(DateTime),
+  cancellationType: Nullable(Type.String({ description: "immediate, end_of_period or payment_failed (dunning ran out and the merchant's setting is cancel)." })),
+  refunded: Type.Boolean(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  plan: PlanSummary,
+  customer: CustomerSummary,
+};
+
+const example = {
+  id: "sub_01jd3k2m4n7a8b9c0d1e2f3g4h", status: "active", currentPeriodStart: "2026-11-23T12:00:00.000Z", currentPeriodEnd: "2026-12-10T12:00:00.000Z",
+  billingDay: 10, cancelledAt: null, cancellationType: null, refunded: false, createdAt: "2026-11-23T12:00:00.000Z", updatedAt: "2026-11-23T12:00:01.000Z",
+  plan: { name: "Pro monthly", price: 29.9, currency: "BRL" }, customer: { name: "Maria Silva", email: "maria@example.com" },
+};
+
+export const SubscriptionListItem = Type.Object(listItemFields);
+
+export const SubscriptionCharge = Type.Object({
+  chargeId: Type.String(),
+  periodStart: DateTime,
+  periodEnd: DateTime,
+  attempt: Type.Integer({ description: "1 for the period's first try, then one more per retry." }),
+  status: Type.String({ description: "The charge's status: paid, pending, refused, failed, refunded, ..." }),
+  reason: Nullable(Type.String()),
+  createdAt: DateTime,
+});
+
+export const Subscription = Type.Object({
+  ...listItemFields,
+  livemode: Type.Boolean(),
+  planId: Type.String(),
+  nextPlanId: Nullable(Type.String({ description: "The plan that takes over at the next period, after a plan change." })),
+  customerId: Type.String(),
+  paymentMethod: Type.Object({ type: Type.String(), cardId: Type.Optional(Type.String()) }),
+  trialEnd: Nullable(DateTime),
+  cancelAtPeriodEnd: Type.Boolean(),
+  pausedAt: Nullable(DateTime),
+  nextBillingAt: Nullable(Type.String({ format: "date-time", description: "When the next charge or retry is due (null when nothing is scheduled)." })),
+  unpaidInvoice: Nullable(Type.Object({
+    periodStart: DateTime, periodEnd: DateTime, amount: Type.Number(), attempts: Type.Integer(),
+    nextAttemptAt: Nullable(DateTime),
+  }, { description: "The period being collected (retries in progress), if any." })),
+  split: Nullable(Type.Array(Type.Object({ merchantId: Type.String(), percentage: Type.Number() }))),
+  metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  charges: Type.Array(SubscriptionCharge, { description: "The charges of each period, newest first (at most 100)." }),
+}, {
+  examples: [{
+    ...example, livemode: false, planId: "plan_01jd3k2m4n5p6q7r8s9t0v1w2x", nextPlanId: null, customerId: "cus_01jd3k2m4n9z8y7x6w5v4t3s2r",
+    paymentMethod: { type: "credit_card", cardId: "card_01jd3k2m4nq1w2e3r4t5y6u7i8" }, trialEnd: null, cancelAtPeriodEnd: false, pausedAt: null,
+    nextBillingAt: "2026-12-10T12:00:00.000Z", unpaidInvoice: null, split: null, metadata: { order: "A-1001" },
+    charges: [{ chargeId: "ch_01jd3k2m4nabcdefghjkmnpqrs", periodStart: "2026-11-23T12:00:00.000Z", periodEnd: "2026-12-10T12:00:00.000Z", attempt: 1, status: "paid", reason: null, createdAt: "2026-11-23T12:00:00.000Z" }],
+  }],
+});
+
+export const ListSubscriptionsQuery = Type.Object({
+  merchantId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "The caller's own id, or one of its submerchants' (Connect)." })),
+  customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  status: Type.Optional(Status),
+  search: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Case-insensitive text in the customer's name or e-mail or the plan's name." })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+}, { additionalProperties: false });
+
+export const SubscriptionList = Type.Object({
+  data: Type.Array(SubscriptionListItem),
+  meta: Type.Object({ total: Type.Integer(), page: Type.Integer(), limit: Type.Integer(), totalPages: Type.Integer() }),
+}, { examples: [{ data: [example], meta: { total: 1, page: 1, limit: 10, totalPages: 1 } }] });
+
+export const CancelBody = Type.Object({
+  atPeriodEnd: Type.Optional(Type.Boolean({ default: false, description: "Cancel when the current period ends instead of now." })),
+  refund: Type.Optional(Type.Boolean({ default: false, description: "Refund the current period's payment in full (immediate cancels only)." })),
+}, { additionalProperties: false, examples: [{ atPeriodEnd: false, refund: true }] });
+
+export const UpdateSubscriptionBody = Type.Object({
+  planId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "The plan billed from the next period on (same currency)." })),
+  metadata: Type.Optional(Metadata),
+}, { additionalProperties: false, minProperties: 1, examples: [{ planId: "plan_01jd3k2m4nzz9y8x7w6v5t4s3r" }] });
+
+export const SettingsBody = Type.Object({
+  retryDays: Type.Array(Type.Integer({ minimum: 1, maximum: 30 }), { maxItems: 8, description: "Days after each failed attempt before the next retry; [] means no retries." }),
+  onExhausted: Type.Union([Type.Literal("expire"), Type.Literal("cancel")], { description: "What happens when the last retry fails." }),
+}, { additionalProperties: false, examples: [{ retryDays: [1, 3, 5], onExhausted: "expire" }] });
+export const Settings = Type.Object({ retryDays: Type.Array(Type.Integer()), onExhausted: Type.String() }, { examples: [{ retryDays: [1, 3, 5], onExhausted: "expire" }] });
+
+export const AdvanceBody = Type.Object({
+  days: Type.Integer({ minimum: 1, maximum: 730, description: "How far to move the merchant's sandbox clock." }),
+}, { additionalProperties: false, examples: [{ days: 31 }] });
+
+export const AdvanceResult = Type.Object({
+  now: Type.String({ format: "date-time", description: "The sandbox clock after the advance." }),
+  offsetDays: Type.Number({ description: "How far the sandbox clock runs ahead of real time." }),
+  actions: Type.Array(Type.Object({
+    subscriptionId: Type.String(),
+    action: Type.String({ description: "renewed, payment_failed, retried, expired, cancelled or activated..." }),
+    at: Type.String({ format: "date-time", description: "Simulated time at which it happened." }),
+    chargeId: Type.Optional(Type.String()),
+    chargeStatus: Type.Optional(Type.String()),
+  })),
+}, { examples: [{ now: "2026-12-24T12:00:00.000Z", offsetDays: 31, actions: [{ subscriptionId: "sub_01jd3k2m4n7a8b9c0d1e2f3g4h", action: "renewed", at: "2026-12-10T12:00:00.000Z", chargeId: "ch_01jd3k2m4nabcdefghjkmnpqrs", chargeStatus: "paid" }] }] });

@@ -1,0 +1,231 @@
+import type { Static } from "typebox";
+import { withTx, type Db } from "../../db/client.js";
+import type { RequestCtx } from "../../http/context.js";
+import { AppError, invalid, notFound } from "../../http/errors.js";
+import { derivedSeed, seededId } from "../../lib/ids.js";
+import { toMajor } from "../../lib/money.js";
+import type { CardService } from "../cards/cards.service.js";
+import type { ChargeService } from "../charges/charges.service.js";
+import type { RefundService } from "../charges/refunds.service.js";
+import type { CustomerService } from "../customers/customers.service.js";
+import type { MerchantService } from "../merchants/merchants.service.js";
+import { ACTIVATION_WINDOW_MS, addDays, periodBounds, usesBillingDay } from "./billing.js";
+import type { BillingEngine, FirstPayment } from "./billing-engine.js";
+import type { PlanService } from "./plans.service.js";
+import { emit, type EventContext } from "./subscription-events.js";
+import { assertTransition, type SubscriptionStatus } from "./subscription-status.js";
+import { toListItem, toSubscription } from "./subscriptions.mapper.js";
+import * as repo from "./subscriptions.repo.js";
+import type { CancelBody, CreateSubscriptionBody, ListSubscriptionsQuery, UpdateSubscriptionBody } from "./subscriptions.schemas.js";
+
+export interface SubscriptionServiceDeps {
+  db: Db;
+  engine: BillingEngine;
+  events: EventContext;
+  plans: PlanService;
+  charges: Pick<ChargeService, "validate">;
+  refunds: Pick<RefundService, "refund">;
+  cards: Pick<CardService, "create">;
+  customers: Pick<CustomerService, "resolveForCharge">;
+  merchants: Pick<MerchantService, "getMerchant">;
+}
+
+type CreateBody = Static<typeof CreateSubscriptionBody>;
+
+export function createSubscriptionService(deps: SubscriptionServiceDeps) {
+  const { db, engine } = deps;
+
+  async function find(ctx: Pick<RequestCtx, "merchantId" | "environment">, id: string) {
+    const row = await repo.findSubscription(db, ctx, id);
+    if (!row) throw notFound("Subscription", id);
+    return row;
+  }
+
+  async function view(ctx: Pick<RequestCtx, "merchantId" | "environment">, id: string) {
+    const s = await find(ctx, id);
+    const plan = (await deps.events.plan(db, s))!;
+    const customer = await deps.events.customer(db, s);
+    const open = s.openInvoiceId ? (await repo.findInvoice(db, s.openInvoiceId)) ?? null : null;
+    return toSubscription(s, plan, customer, await repo.chargesOf(db, s.id, 100), open);
+  }
+
+  /** What the charge path would be asked for the first payment, as typed by the client. */
+  function firstChargeProbe(id: string, plan: { price: number; currency: string }, body: CreateBody) {
+    const pm = body.paymentMethod;
+    const paymentMethod = pm.type === "credit_card" ? { ...pm, installments: 1 } : { type: pm.type };
+    return {
+      amount: toMajor(plan.price, plan.currency), currency: plan.currency, customer: body.customer, paymentMethod,
+      metadata: { subscriptionId: id }, ...(body.split ? { split: body.split } : {}),
+    };
+  }
+
+  /**
+   * POST /v1/subscriptions. Everything is checked first, the first payment with the charge
+   * path's own rules (charges.validate); then the customer, the vault card, the subscription and
+   * its first invoice are written, and the first period is charged through the charge service.
+   * Ids come from the Idempotency-Key's seed: a retry after a crash finds the subscription and
+   * reruns the first attempt under the same charge id, which the charge service answers with
+   * the charge already made.
+   */
+  async function create(ctx: RequestCtx, body: CreateBody) {
+    const id = seededId("sub", ctx.idempotencySeed);
+    const pm = body.paymentMethod;
+    const first: FirstPayment = pm.type === "credit_card" ? { cvv: pm.cvv, threeDSMode: pm.threeDSMode } : {};
+    if (ctx.idempotencySeed) {
+      const earlier = await repo.findSubscription(db, ctx, id);
+      if (earlier) return finishFirstPayment(earlier, first).then(() => view(ctx, id));
+    }
+    const plan = await deps.plans.usable(ctx, body.planId, "planId");
+    if (body.billingDay !== undefined && !usesBillingDay(plan)) {
+      throw invalid(`billingDay applies to month and year plans; a ${plan.interval} plan bills every ${plan.intervalCount} ${plan.interval}(s) from its start`);
+    }
+    if (pm.type === "credit_card" && pm.cardId && !body.customer.id) throw invalid("customer.id is required with paymentMethod.cardId");
+    await deps.charges.validate(ctx, firstChargeProbe(id, plan, body) as never);
+
+    const now = await engine.clockNow(db, ctx);
+    const customer = await withTx(db, (tx) => deps.customers.resolveForCharge(tx, ctx, body.customer));
+    let cardId = pm.type === "credit_card" ? pm.cardId : undefined;
+    if (pm.type === "credit_card" && pm.number) {
+      // Kept in the vault for the renewals (sealed; the CVV is never kept).
+      const card = await deps.cards.create(ctx, customer.id, { number: pm.number, holderName: pm.holderName!, expirationMonth: pm.expirationMonth!, expirationYear: pm.expirationYear! });
+      cardId = card.id;
+    }
+    const trialEnd = plan.trialDays > 0 ? addDays(now, plan.trialDays) : null;
+    const anchor = trialEnd ?? now;
+    const billingDay = body.billingDay ?? anchor.getUTCDate();
+    const period = trialEnd ? { start: now, end: trialEnd } : periodBounds(anchor, billingDay, plan, 0);
+    const invoiceId = seededId("inv", derivedSeed(id, `period-${period.start.toISOString()}`));
+    const created = await withTx(db, async (tx) => {
+      const row = await repo.insertSubscription(tx, {
+        id, merchantId: ctx.merchantId, environment: ctx.environment, planId: plan.id, customerId: customer.id,
+        paymentMethod: cardId ? { type: "credit_card", cardId } : { type: pm.type }, status: trialEnd ? "active" : "pending_activation",
+        billingDay, anchorAt: anchor, cycle: trialEnd ? -1 : 0, currentPeriodStart: period.start, currentPeriodEnd: period.end, trialEnd,
+        openInvoiceId: trialEnd ? null : invoiceId, nextRunAt: trialEnd ?? new Date(now.getTime() + ACTIVATION_WINDOW_MS),
+        split: body.split ?? null, metadata: body.metadata ?? null, createdAt: now,
+      });
+      if (!row) return null; // a concurrent retry of this key got there first
+      const inv = trialEnd ? null : await repo.insertInvoice(tx, {
+        id: invoiceId, subscriptionId: id, merchantId: ctx.merchantId, environment: ctx.environment, cycle: 0,
+        periodStart: period.start, periodEnd: period.end, planId: plan.id, amount: plan.price, currency: plan.currency, status: "open",
+      });
+      await emit(tx, deps.events, "subscription.created", row);
+      return { row, inv };
+    });
+    if (created?.inv) await engine.attempt(created.row, created.inv, 1, now, { renewal: false, first });
+    return view(ctx, id);
+  }
+
+  /** A retry of a create whose first attempt may have been cut short: rerun it (same charge id). */
+  async function finishFirstPayment(s: repo.SubscriptionRow, first: FirstPayment) {
+    if (s.status !== "pending_activation" || !s.openInvoiceId) return;
+    const inv = await repo.findInvoice(db, s.openInvoiceId);
+    if (inv?.status === "open" && (inv.inFlight || inv.attempts === 0)) {
+      await engine.attempt(s, inv, Math.max(inv.attempts, 1), await engine.clockNow(db, s), { renewal: false, first });
+    }
+  }
+
+  async function list(ctx: RequestCtx, q: Static<typeof ListSubscriptionsQuery>) {
+    let merchantId = ctx.merchantId;
+    if (q.merchantId && q.merchantId !== ctx.merchantId) {
+      // A Connect master may list a submerchant's subscriptions; any other merchant is not found.
+      const other = await deps.merchants.getMerchant(q.merchantId).catch(() => null);
+      if (!other || other.parentId !== ctx.merchantId) throw notFound("Merchant", q.merchantId);
+      merchantId = other.id;
+    }
+    const page = q.page ?? 1;
+    const limit = q.limit ?? 10;
+    const { rows, total } = await repo.listSubscriptions(db, {
+      merchantId, environment: ctx.environment, customerId: q.customerId, status: q.status, search: q.search, page, limit,
+    });
+    return { data: rows.map(toListItem), meta: { total, page, limit, totalPages: Math.ceil(total / limit) } };
+  }
+
+  /** Applies a status change under the transition table, guarded by the status it was read in. */
+  async function move(s: repo.SubscriptionRow, to: SubscriptionStatus, patch: Partial<repo.SubscriptionRow>, event: Parameters<typeof emit>[2]) {
+    assertTransition(s.id, s.status as SubscriptionStatus, to);
+    const row = await withTx(db, async (tx) => {
+      if (s.openInvoiceId) await repo.updateInvoice(tx, s.openInvoiceId, { status: "void", currentChargeId: null, nextAttemptAt: null });
+      const moved = await repo.updateSubscription(tx, s.id, { ...patch, status: to }, s.status);
+      if (moved) await emit(tx, deps.events, event, moved);
+      return moved;
+    });
+    if (!row) throw new AppError("conflict", `Subscription ${s.id} was changed by another request; retry`);
+    return row;
+  }
+
+  async function cancel(ctx: RequestCtx, id: string, body: Static<typeof CancelBody>) {
+    const s = await find(ctx, id);
+    const now = await engine.clockNow(db, s);
+    if (body.atPeriodEnd) {
+      if (body.refund) throw invalid("refund applies to immediate cancels; a subscription cancelled at period end has used what it paid for");
+      if (s.status !== "active") throw new AppError("invalid_state", `Subscription ${id} is ${s.status}; only an active subscription can be cancelled at the end of its period`);
+      if (!s.cancelAtPeriodEnd) {
+        await withTx(db, (tx) => engine.save(tx, s, { cancelAtPeriodEnd: true, cancellationType: "end_of_period" }, null, "active"));
+      }
+      return view(ctx, id);
+    }
+    assertTransition(id, s.status as SubscriptionStatus, "cancelled");
+    let refunded = false;
+    if (body.refund) {
+      const paid = await repo.paidInvoiceOf(db, s.id, s.currentPeriodStart);
+      if (!paid?.currentChargeId) throw invalid("refund: the current period has no paid charge to refund");
+      // Keyed by the subscription: a retry of this cancel finds the same refund, never makes two.
+      const r = await deps.refunds.refund({ ...ctx, idempotencySeed: derivedSeed(s.id, "cancel-refund") }, paid.currentChargeId, undefined);
+      if (r.status !== "succeeded") throw new AppError("invalid_state", `refund: the processor refused the refund of ${paid.currentChargeId}; the subscription was not cancelled`);
+      refunded = true;
+    }
+    await move(s, "cancelled", {
+      cancelledAt: now, cancellationType: "immediate", cancelAtPeriodEnd: false, refunded, nextRunAt: null, openInvoiceId: null,
+    }, "subscription.cancelled");
+    return view(ctx, id);
+  }
+
+  async function pause(ctx: RequestCtx, id: string) {
+    const s = await find(ctx, id);
+    await move(s, "paused", { pausedAt: await engine.clockNow(db, s), nextRunAt: null, openInvoiceId: null }, "subscription.paused");
+    return view(ctx, id);
+  }
+
+  /**
+   * Resume: the next period starts on the resume date (its day becomes the billing day, as
+   * Stripe resets the billing cycle anchor), and is billed at once.
+   */
+  async function resume(ctx: RequestCtx, id: string) {
+    const s = await find(ctx, id);
+    const now = await engine.clockNow(db, s);
+    const row = await move(s, "active", {
+      pausedAt: null, anchorAt: now, billingDay: now.getUTCDate(), cycle: -1, currentPeriodStart: now, currentPeriodEnd: now,
+      nextRunAt: now, claimedUntil: new Date(Date.now() + 60_000),
+    }, "subscription.resumed");
+    await engine.runClaimed([row], async () => now);
+    return view(ctx, id);
+  }
+
+  async function update(ctx: RequestCtx, id: string, body: Static<typeof UpdateSubscriptionBody>) {
+    const s = await find(ctx, id);
+    if (s.status === "cancelled" || s.status === "expired") throw new AppError("invalid_state", `Subscription ${id} is ${s.status}; it can no longer change`);
+    const patch: Partial<repo.SubscriptionRow> = {};
+    if (body.planId !== undefined) {
+      const plan = await deps.plans.usable(ctx, body.planId, "planId");
+      const current = (await deps.events.plan(db, s))!;
+      if (plan.currency !== current.currency) throw invalid(`planId: the new plan is in ${plan.currency}, the subscription in ${current.currency}`);
+      patch.nextPlanId = plan.id === s.planId ? null : plan.id;
+    }
+    if (body.metadata !== undefined) patch.metadata = body.metadata;
+    await repo.updateSubscription(db, id, patch);
+    return view(ctx, id);
+  }
+
+  async function getSettings(ctx: RequestCtx) {
+    return engine.settingsOf(db, ctx);
+  }
+
+  async function putSettings(ctx: RequestCtx, body: { retryDays: number[]; onExhausted: "expire" | "cancel" }) {
+    await repo.putSettings(db, ctx, body.retryDays, body.onExhausted);
+    return engine.settingsOf(db, ctx);
+  }
+
+  return { create, get: view, list, cancel, pause, resume, update, getSettings, putSettings };
+}
+
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
