@@ -31,6 +31,7 @@ import { createConnectModule } from "./modules/connect/connect.module.js";
 import { createProcessorRegistry } from "./processors/registry.js";
 import { createProcessorRecords } from "./modules/charges/processor-records.repo.js";
 
+import { createPaymentLinksModule } from "./modules/payment-links/payment-links.module.js";
 export interface AppDeps {
   config: Config;
   db: Db;
@@ -56,7 +57,8 @@ export function createServices(deps: { config: Config; db: Db }) {
   const charges = createChargeService({ db, config, processors, merchants, customers, cards: cards.service, effects, connect: connect.service });
   const refunds = createRefundService({ db, effects, ledger, processorFor: charges.processorFor });
   const subscriptions = createSubscriptionModule({ db, charges, effects, refunds, cards: cards.service, customers, merchants, leaseMs: config.idempotencyLeaseMs });
-  return { sealer, merchants, customers, webhooks, cards, ledger, charges, refunds, connect, subscriptions };
+  const paymentLinks = createPaymentLinksModule({ db, config, sealer, charges, merchants });
+  return { sealer, merchants, customers, webhooks, cards, ledger, charges, refunds, connect, subscriptions, paymentLinks };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -134,6 +136,9 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(ledgerRoutes(services.ledger));
   await app.register(services.webhooks.routes);
   await app.register(services.subscriptions.routes);
+        { name: "payment-links", description: "Payment links and the calls of their hosted checkout page (/pay/{id})" },
+        { name: "shipping", description: "The merchant's Melhor Envio connection (OAuth) and live freight quotes" },
   await app.register(services.connect.routes);
   return app;
 }
+  await app.register(services.paymentLinks.routes);
