@@ -27,6 +27,12 @@ export const UpdatePlanBody = Type.Object({
   examples: [{ name: "Pro monthly (2027)" }],
 });
 
+const planExample = {
+  id: "plan_01jd3k2m4n5p6q7r8s9t0v1w2x", livemode: false, name: "Pro monthly", description: "Pro plan, billed monthly",
+  price: 29.9, currency: "BRL", interval: "month", intervalCount: 1, trialDays: 0, archived: false,
+  createdAt: "2026-11-23T12:00:00.000Z", updatedAt: "2026-11-23T12:00:00.000Z",
+};
+
 export const Plan = Type.Object({
   id: Type.String(),
   livemode: Type.Boolean(),
@@ -40,17 +46,11 @@ export const Plan = Type.Object({
   archived: Type.Boolean({ description: "Archived plans take no new subscriptions; existing ones keep renewing." }),
   createdAt: Type.String({ format: "date-time" }),
   updatedAt: Type.String({ format: "date-time" }),
-}, {
-  examples: [{
-    id: "plan_01jd3k2m4n5p6q7r8s9t0v1w2x", livemode: false, name: "Pro monthly", description: "Pro plan, billed monthly",
-    price: 29.9, currency: "BRL", interval: "month", intervalCount: 1, trialDays: 0, archived: false,
-    createdAt: "2026-11-23T12:00:00.000Z", updatedAt: "2026-11-23T12:00:00.000Z",
-  }],
-});
+}, { examples: [planExample] });
 
 export const ListPlansQuery = Type.Object({
   ...ListQuery,
   archived: Type.Optional(Type.Boolean({ description: "true: only archived plans; false: only active ones; absent: both." })),
 }, { additionalProperties: false });
 
-export const PlanList = ListOf(Plan);
+export const PlanList = { ...ListOf(Plan), examples: [{ data: [planExample], hasMore: false }] };
