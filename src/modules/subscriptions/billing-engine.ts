@@ -114,9 +114,11 @@ export function createBillingEngine(deps: EngineDeps) {
       if (inv.status !== "open") return; // paid after its period was written off: money kept, nothing reopens
       const paid = { ...inv, status: "paid", paidAt: at, currentChargeId: charge.id, nextAttemptAt: null };
       await repo.updateInvoice(tx, inv.id, { status: "paid", paidAt: at, currentChargeId: charge.id, nextAttemptAt: null });
-      const patch: Partial<SubscriptionRow> = s.openInvoiceId === inv.id ? { openInvoiceId: null } : {};
+      // While its attempt is in flight the attempt closes the invoice (and sends its events); a
+      // payment that comes later (Pix, boleto, 3-D Secure) closes it here.
+      const patch: Partial<SubscriptionRow> = s.openInvoiceId === inv.id && !inv.inFlight ? { openInvoiceId: null } : {};
       if (s.status === "pending_activation") {
-        const active = await save(tx, s, { ...patch, status: "active" }, null, "pending_activation");
+        const active = await save(tx, s, { ...patch, status: "active" }, patch.openInvoiceId === null ? null : paid, "pending_activation");
         if (active) await emit(tx, deps.events, "subscription.activated", active, { row: paid, extra: { chargeId: charge.id, chargeStatus: "paid" } });
       } else if (patch.openInvoiceId === null) {
         await save(tx, s, patch, null);
@@ -180,9 +182,10 @@ export function createBillingEngine(deps: EngineDeps) {
       }
       if ((result.status === "refused" || result.status === "failed") && current.status === "open") {
         await recordFailure(tx, fresh, view, result.reason ?? result.status, at, extra);
+      } else if (current.status === "open") {
+        await save(tx, fresh, {}, view); // awaiting the payer until the deadline
       } else {
-        // Paid (the listener closed the invoice) or awaiting the payer until the deadline.
-        await save(tx, fresh, {}, fresh.openInvoiceId ? (await repo.findInvoice(tx, fresh.openInvoiceId)) ?? null : null);
+        await save(tx, fresh, fresh.openInvoiceId === inv.id ? { openInvoiceId: null } : {}, null); // paid: the listener recorded it
       }
     });
     return result;
@@ -233,9 +236,10 @@ export function createBillingEngine(deps: EngineDeps) {
       });
       return row ? done("cancelled") : null;
     }
+    // An attempt cut short by a crash: rerun it under the same charge id (the charge service
+    // answers with the charge it made), so its outcome is handled once.
+    if (inv?.inFlight) return done("retried", await attempt(s, inv, inv.attempts, now, { renewal: !(inv.cycle === 0 && inv.periodStart.getTime() === s.createdAt.getTime()) }));
     if (inv && inv.status === "open") {
-      // An attempt cut short by a crash: rerun it under the same charge id.
-      if (inv.inFlight) return done("retried", await attempt(s, inv, inv.attempts, now, { renewal: true }));
       if (inv.nextAttemptAt && inv.nextAttemptAt > now) return null;
       if (inv.currentChargeId) {
         // A Pix or boleto (or a 3-D Secure page) left unpaid past its deadline: a failed attempt.

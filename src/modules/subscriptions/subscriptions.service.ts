@@ -117,9 +117,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
 
   /** A retry of a create whose first attempt may have been cut short: rerun it (same charge id). */
   async function finishFirstPayment(s: repo.SubscriptionRow, first: FirstPayment) {
-    if (s.status !== "pending_activation" || !s.openInvoiceId) return;
+    if (!s.openInvoiceId) return;
     const inv = await repo.findInvoice(db, s.openInvoiceId);
-    if (inv?.status === "open" && (inv.inFlight || inv.attempts === 0)) {
+    if (inv && inv.cycle === 0 && inv.periodStart.getTime() === s.createdAt.getTime() && (inv.inFlight || (inv.status === "open" && inv.attempts === 0))) {
       await engine.attempt(s, inv, Math.max(inv.attempts, 1), await engine.clockNow(db, s), { renewal: false, first });
     }
   }
