@@ -137,6 +137,8 @@ export const UploadDocumentsBody = Type.Object({
   responsible_document_front: Type.Optional(binary("Front of the legal representative's ID.")),
   responsible_document_back: Type.Optional(binary("Back of the legal representative's ID (optional for one-sided documents).")),
   selfie_with_document: Type.Optional(binary("Selfie of the representative holding the ID.")),
+}, {
+  examples: [{ cnpj_card: "(contents of cartao-cnpj.pdf)", social_contract: "(contents of contrato-social.pdf)", responsible_document_front: "(contents of rg-frente.jpg)", selfie_with_document: "(contents of selfie.png)" }],
 });
 
 export const SubmerchantDocument = Type.Object({
