@@ -27,6 +27,7 @@ export function page(opts: { title: string; body: string; lang?: string }): stri
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${esc(opts.title)}</title>
 <link rel="stylesheet" href="/pay/assets/checkout.css">
 <script src="/pay/assets/checkout.js" defer></script>

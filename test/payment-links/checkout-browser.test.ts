@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import type { AddressInfo } from "node:net";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { basic, expectStatus } from "../helpers/app.js";
+import { ROOT } from "../helpers/process.js";
+import { call, checkoutLink, connectMerchant, shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
+
+// The whole checkout in a real browser (Debian's Chromium driven by playwright-core): CEP, live
+// freight from the fake Melhor Envio, card with installments, Pix with the sandbox payer, and
+// the receipt. It also takes docs/checkout.png.
+const CHROMIUM = "/usr/bin/chromium";
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install -y chromium)`;
+
+let w: ShippingWorld;
+let browser: Browser;
+let base: string;
+let key: string;
+const problems: string[] = [];
+
+before(async () => {
+  if (skip) return;
+  w = await shippingWorld();
+  await w.t.app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(w.t.app.server.address() as AddressInfo).port}`;
+  const { merchant } = await connectMerchant(w);
+  key = basic(merchant.sandboxKey);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+after(async () => {
+  if (skip) return;
+  await browser?.close();
+  await w.close();
+});
+
+async function open(linkId: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 }, locale: "pt-BR" });
+  page.on("console", (msg) => { if (msg.type() === "error") problems.push(msg.text()); });
+  page.on("pageerror", (err) => problems.push(err.message));
+  // Nothing leaves the origin: no third-party request is ever made.
+  page.on("request", (req) => { if (!req.url().startsWith(base) && !req.url().startsWith("data:")) problems.push(`third-party request ${req.url()}`); });
+  await page.goto(`${base}/pay/${linkId}`);
+  return page;
+}
+
+async function fillBuyer(page: Page) {
+  await page.getByLabel("Nome completo").fill("Maria Silva");
+  await page.getByLabel("E-mail").fill("maria@example.com");
+  await page.getByLabel("CPF").fill("529.982.247-25");
+  await page.getByLabel("CEP").fill("20040-020");
+  await page.getByLabel("Rua").fill("Av. Rio Branco");
+  await page.getByLabel("Número", { exact: true }).fill("1");
+  await page.getByLabel("Cidade").fill("Rio de Janeiro");
+  await page.getByLabel("Estado").selectOption("RJ");
+}
+
+test("card: CEP, freight options, installments, receipt (and the screenshot)", { skip }, async () => {
+  const link = (await call(w.t, key, "POST", "/v1/payment-links", checkoutLink({ title: "Caneca artesanal <azul>" }))).json();
+  const page = await open(link.id);
+  assert.equal(await page.title(), "Caneca artesanal <azul> · " + (await page.locator(".merchant").textContent()));
+  await fillBuyer(page);
+  await page.getByRole("radio", { name: /SEDEX/ }).waitFor();
+  assert.equal(await page.locator("#freight-status").textContent(), "2 opções de frete encontradas.");
+  await page.getByRole("radio", { name: /SEDEX/ }).check();
+  await page.waitForFunction(() => document.getElementById("total-amount")?.textContent?.includes("157,80"));
+  await page.getByLabel("Número do cartão").fill("4111 1111 1111 1111");
+  await page.getByLabel("Nome impresso no cartão").fill("MARIA SILVA");
+  await page.getByLabel("Validade (MM/AAAA)").fill("12/2030");
+  await page.getByLabel("CVV").fill("123");
+  await page.getByLabel("Parcelamento").selectOption("3");
+  mkdirSync(path.join(ROOT, "docs"), { recursive: true });
+  await page.evaluate(() => { (document.activeElement as HTMLElement | null)?.blur(); window.scrollTo(0, 0); });
+  await page.screenshot({ path: path.join(ROOT, "docs/checkout.png"), fullPage: true });
+  await page.getByRole("button", { name: "Pagar" }).click();
+  await page.locator("#receipt").waitFor({ state: "visible" });
+  assert.match(await page.locator("#receipt-text").textContent() ?? "", /157,80/);
+  const chargeId = (await page.locator("#receipt-id").textContent())!;
+  const charge = (await call(w.t, key, "GET", `/v1/charges/${chargeId}`)).json();
+  assert.equal(charge.status, "paid");
+  assert.equal(charge.paymentMethod.installments, 3);
+  assert.equal(charge.freight_details.serviceName, "SEDEX");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("Pix: QR code and copy-paste code, paid by the sandbox payer, the page sees it and shows the receipt", { skip }, async () => {
+  const link = (await call(w.t, key, "POST", "/v1/payment-links", checkoutLink())).json();
+  const page = await open(link.id);
+  await fillBuyer(page);
+  await page.getByRole("radio", { name: /PAC/ }).check();
+  await page.getByRole("radio", { name: "Pix" }).check();
+  assert.equal(await page.locator("#card-fields").isHidden(), true);
+  await page.getByRole("button", { name: "Pagar" }).click();
+  await page.locator("#pix-panel").waitFor({ state: "visible" });
+  assert.match(await page.locator("#pix-qr").getAttribute("src") ?? "", /^data:image\/png;base64,/);
+  const code = await page.locator("#pix-code").inputValue();
+  assert.match(code, /^000201/);
+  const payments = (await call(w.t, key, "GET", `/v1/payment-links/${link.id}/payments`)).json().data;
+  assert.equal(payments.length, 1);
+  expectStatus(await call(w.t, key, "POST", `/v1/sandbox/charges/${payments[0].id}/pay`), 200);
+  await page.locator("#receipt").waitFor({ state: "visible", timeout: 15_000 });
+  assert.equal(await page.locator("#receipt-id").textContent(), payments[0].id);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("an unknown link is a friendly 404 page; a validation error is announced, not sent", { skip }, async () => {
+  const page = await open("pl_unknown");
+  assert.match(await page.locator("h1").textContent() ?? "", /indisponível/);
+  problems.length = 0; // the 404 document itself is logged by Chromium as a failed resource
+  const link = (await call(w.t, key, "POST", "/v1/payment-links", checkoutLink({ freightMode: "free" }))).json();
+  const form = await open(link.id);
+  await form.getByLabel("CPF").fill("111.111.111-11");
+  await form.getByRole("button", { name: "Pagar" }).click();
+  assert.match(await form.locator("#cpf-error").textContent() ?? "", /CPF inválido/);
+  assert.equal(await form.getByLabel("CPF").getAttribute("aria-invalid"), "true");
+  assert.equal((await call(w.t, key, "GET", `/v1/payment-links/${link.id}/payments`)).json().data.length, 0);
+  assert.deepEqual(problems, []);
+  await form.close();
+  await page.close();
+});
