@@ -77,8 +77,12 @@ if (baseDatabaseUrl) {
 const port = await freePort();
 const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn" };
 for (const name of ["ADMIN_API_KEY", "JWT_SECRET", "ENCRYPTION_KEY", "NODE_ENV", "PUBLIC_BASE_URL"]) delete env[name];
-if (scratch) env.DATABASE_URL = scratch.url;
-else delete env.DATABASE_URL;
+if (scratch) {
+  // PostgreSQL requires the shared secrets from the environment (config.ts); fresh ones per run.
+  env.DATABASE_URL = scratch.url;
+  env.JWT_SECRET = randomBytes(48).toString("base64");
+  env.ENCRYPTION_KEY = randomBytes(32).toString("base64");
+} else delete env.DATABASE_URL;
 
 const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
 let output = "";

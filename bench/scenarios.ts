@@ -102,7 +102,43 @@ export const scenarios: Scenario[] = [
       body: JSON.stringify({ amount: 50.5, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" }, paymentMethod: { type: "pix" } }),
     }),
   },
+  {
+    name: "charge-split",
+    description:
+      "charge-card with a split to three submerchants of the demo merchant (a master with Connect): adds the originator's " +
+      "Connect lookup, the recipients' check, and a ledger entry and settlement rows per recipient.",
+    expectStatus: 201,
+    async setup(s) {
+      splitRecipients = [];
+      for (const cnpj of ["11222333000181", "11444777000161", "45997418000153"]) {
+        const res = await fetch(`${s.baseUrl}/v1/submerchants`, {
+          method: "POST",
+          headers: { ...json, authorization: basicAuth(s.sandboxKey) },
+          body: JSON.stringify({
+            tradeName: `Bench ${cnpj}`, legalName: `Bench ${cnpj} LTDA`, companyTaxId: cnpj, contactEmail: "bench@example.com",
+            website: "https://bench.example.com", productType: "digital", productDescription: "Benchmark recipient",
+            averageMonthlyRevenue: 1000, averageOrderValue: 10,
+          }),
+        });
+        if (res.status !== 201) throw new Error(`charge-split setup: ${res.status} ${await res.text()}`);
+        splitRecipients.push(((await res.json()) as { id: string }).id);
+      }
+    },
+    request: (s) => ({
+      method: "POST",
+      path: "/v1/charges",
+      headers: { ...json, authorization: basicAuth(s.sandboxKey) },
+      body: JSON.stringify({
+        amount: 100, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" },
+        paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030", cvv: "123", installments: 3 },
+        split: splitRecipients.map((merchantId, i) => ({ merchantId, percentage: 10 + i * 5 })),
+      }),
+    }),
+  },
 ];
+
+/** Submerchants made by the charge-split scenario's setup. */
+let splitRecipients: string[] = [];
 
 /** What `npm run bench` runs when no scenario is named. */
 export const defaultScenarios = ["ceiling", "customers", "charge-card", "charge-pix"];
