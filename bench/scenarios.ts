@@ -34,6 +34,12 @@ export const basicAuth = (key: string) => `Basic ${Buffer.from(`${key}:`).toStri
 
 const json = { "content-type": "application/json" };
 
+/** A sandbox card charge paid at once (R$ 100.00 in 3 installments). */
+const CARD_CHARGE = {
+  amount: 100, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" },
+  paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030", cvv: "123", installments: 3 },
+};
+
 export const scenarios: Scenario[] = [
   {
     name: "ceiling",
@@ -84,10 +90,7 @@ export const scenarios: Scenario[] = [
       method: "POST",
       path: "/v1/charges",
       headers: { ...json, authorization: basicAuth(s.sandboxKey) },
-      body: JSON.stringify({
-        amount: 100, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" },
-        paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030", cvv: "123", installments: 3 },
-      }),
+      body: JSON.stringify(CARD_CHARGE),
     }),
   },
   {
@@ -128,11 +131,7 @@ export const scenarios: Scenario[] = [
       method: "POST",
       path: "/v1/charges",
       headers: { ...json, authorization: basicAuth(s.sandboxKey) },
-      body: JSON.stringify({
-        amount: 100, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" },
-        paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030", cvv: "123", installments: 3 },
-        split: splitRecipients.map((merchantId, i) => ({ merchantId, percentage: 10 + i * 5 })),
-      }),
+      body: JSON.stringify({ ...CARD_CHARGE, split: splitRecipients.map((merchantId, i) => ({ merchantId, percentage: 10 + i * 5 })) }),
     }),
   },
 ];
