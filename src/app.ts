@@ -29,9 +29,9 @@ import { ledgerRoutes } from "./modules/ledger/ledger.routes.js";
 import { createLedgerService } from "./modules/ledger/ledger.service.js";
 import { createConnectModule } from "./modules/connect/connect.module.js";
 import { createProcessorRegistry } from "./processors/registry.js";
+import { createPaymentLinksModule } from "./modules/payment-links/payment-links.module.js";
 import { createProcessorRecords } from "./modules/charges/processor-records.repo.js";
 
-import { createPaymentLinksModule } from "./modules/payment-links/payment-links.module.js";
 export interface AppDeps {
   config: Config;
   db: Db;
@@ -114,6 +114,8 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
         { name: "auth", description: "Merchant login" },
         { name: "admin", description: "Operator endpoints (admin key)" },
         { name: "ops", description: "Health" },
+        { name: "payment-links", description: "Payment links and the calls of their hosted checkout page (/pay/{id})" },
+        { name: "shipping", description: "The merchant's Melhor Envio connection (OAuth) and live freight quotes" },
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -136,9 +138,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(ledgerRoutes(services.ledger));
   await app.register(services.webhooks.routes);
   await app.register(services.subscriptions.routes);
-        { name: "payment-links", description: "Payment links and the calls of their hosted checkout page (/pay/{id})" },
-        { name: "shipping", description: "The merchant's Melhor Envio connection (OAuth) and live freight quotes" },
   await app.register(services.connect.routes);
+  await app.register(services.paymentLinks.routes);
   return app;
 }
-  await app.register(services.paymentLinks.routes);
