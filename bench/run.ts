@@ -28,11 +28,17 @@ const { values: opts, positionals } = parseArgs({
     duration: { type: "string", default: process.env.BENCH_DURATION ?? "10" },
     warmup: { type: "string", default: process.env.BENCH_WARMUP ?? "3" },
     connections: { type: "string", default: process.env.BENCH_CONNECTIONS ?? "10" },
+    // API processes of the server (WEB_CONCURRENCY; PostgreSQL only), e.g. --processes 4.
+    processes: { type: "string", default: process.env.WEB_CONCURRENCY ?? "1" },
+    // Extra node flags for the server, e.g. --server-args="--cpu-prof --cpu-prof-dir=/tmp/prof".
+    "server-args": { type: "string", default: "" },
   },
 });
 const duration = Number(opts.duration);
 const warmup = Number(opts.warmup);
 const connections = Number(opts.connections);
+const processes = Number(opts.processes);
+const serverArgs = opts["server-args"]!.split(/\s+/).filter(Boolean);
 const selected: Scenario[] = (positionals.length > 0 ? positionals : defaultScenarios).map((name) => {
   const s = scenarios.find((x) => x.name === name);
   if (!s) throw new Error(`Unknown scenario "${name}"; known: ${scenarios.map((x) => x.name).join(", ")}`);
@@ -75,7 +81,7 @@ if (baseDatabaseUrl) {
 
 // ---- The server, as an operator starts it.
 const port = await freePort();
-const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn" };
+const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", WEB_CONCURRENCY: String(processes) };
 for (const name of ["ADMIN_API_KEY", "JWT_SECRET", "ENCRYPTION_KEY", "NODE_ENV", "PUBLIC_BASE_URL"]) delete env[name];
 if (scratch) {
   // PostgreSQL requires the shared secrets from the environment (config.ts); fresh ones per run.
@@ -84,7 +90,7 @@ if (scratch) {
   env.ENCRYPTION_KEY = randomBytes(32).toString("base64");
 } else delete env.DATABASE_URL;
 
-const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+const child: ChildProcess = spawn(process.execPath, [...serverArgs, "--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
 let output = "";
 child.stdout!.on("data", (c: Buffer) => { output += c.toString(); });
 child.stderr!.on("data", (c: Buffer) => { output += c.toString(); process.stderr.write(c); });
@@ -152,7 +158,7 @@ try {
   const server = await startServer();
   console.log(
     `feira bench: ${scratch ? "PostgreSQL" : "PGlite"}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, ` +
-      `${connections} connections, ${warmup} s warm-up + ${duration} s per scenario; autocannon and the server share the CPUs`,
+      `${processes} API process(es), ${connections} connections, ${warmup} s warm-up + ${duration} s per scenario; autocannon and the server share the CPUs`,
   );
   for (const scenario of selected) {
     await scenario.setup?.(server);
@@ -176,7 +182,7 @@ try {
     console.log(`| ${r.scenario} | ${Math.round(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${r.requests} | ${ratio} |`);
   }
   console.log("");
-  console.log(JSON.stringify({ engine: scratch ? "postgres" : "pglite", cpus: os.cpus().length, node: process.version, connections, duration, rows }));
+  console.log(JSON.stringify({ engine: scratch ? "postgres" : "pglite", cpus: os.cpus().length, node: process.version, processes, connections, duration, rows }));
 } finally {
   await cleanup();
 }
