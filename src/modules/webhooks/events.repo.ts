@@ -1,4 +1,4 @@
-import { and, eq, like } from "drizzle-orm";
+import { and, asc, eq, gt, like } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { events } from "../../db/schema.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
@@ -27,4 +27,9 @@ export async function listEvents(q: Queryable, s: Scope, query: PageQuery & { ty
     .orderBy(page.orderBy)
     .limit(page.limit);
   return toPage(rows, query, page.reversed);
+}
+
+/** Events after `afterId` (exclusive), oldest first: the event stream's poll. */
+export async function eventsAfter(q: Queryable, s: Scope, afterId: string, limit: number): Promise<EventRow[]> {
+  return q.select().from(events).where(and(scope(s), gt(events.id, afterId))).orderBy(asc(events.id)).limit(limit);
 }

@@ -6,6 +6,8 @@ import type { Task } from "../../jobs/runner.js";
 import { createDeliveryWorker, type DeliveryOptions } from "./delivery.js";
 import { endpointRoutes } from "./endpoints.routes.js";
 import { createEndpointService } from "./endpoints.service.js";
+import { createEventStreams, type EventStreamOptions } from "./event-stream.js";
+import { eventStreamRoutes } from "./event-stream.routes.js";
 import { eventRoutes } from "./events.routes.js";
 import { createEventService } from "./events.service.js";
 import { pruneEvents, PRUNE_BATCH } from "./retention.repo.js";
@@ -20,6 +22,7 @@ export interface WebhookModuleDeps extends Partial<DeliveryOptions> {
   db: Db;
   config: Config;
   sealer: Sealer;
+  stream?: Partial<EventStreamOptions>;
 }
 
 /** Webhook endpoints, the events API and the delivery worker. */
@@ -35,6 +38,7 @@ export function createWebhookModule(deps: WebhookModuleDeps) {
   const secrets = createSecrets(sealer);
   const endpoints = createEndpointService({ db, config, secrets, lookup });
   const events = createEventService({ db, config });
+  const streams = createEventStreams({ db, options: deps.stream });
   const delivery = createDeliveryWorker({ db, config, secrets, ...options });
 
   // `stop` lets the deliveries in flight finish and be recorded on a graceful shutdown; a
@@ -49,11 +53,13 @@ export function createWebhookModule(deps: WebhookModuleDeps) {
   return {
     routes: async (app: FastifyInstance) => {
       await app.register(endpointRoutes(endpoints, events));
+      await app.register(eventStreamRoutes(streams));
       await app.register(eventRoutes(events));
     },
     tasks,
     endpoints,
     events,
+    streams,
     delivery,
     prune,
     options,

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { errors } from "../../http/schemas.js";
+import type { EventStreams } from "./event-stream.js";
+
+export const StreamHeaders = Type.Object({
+  "last-event-id": Type.Optional(Type.String({
+    pattern: "^evt_[0-9a-z]{1,40}$",
+    description: "Resume after this event: the id of the last event received (EventSource sends it when it reconnects).",
+  })),
+});
+
+export function eventStreamRoutes(streams: EventStreams) {
+  return async (base: FastifyInstance) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    const ends = new Set<() => void>();
+    // Fastify's close waits for open connections; a stream never ends by itself, so end them.
+    app.addHook("preClose", async () => {
+      for (const end of ends) end();
+    });
+
+    app.get("/v1/events/stream", {
+      schema: {
+        operationId: "streamEvents", tags: ["events"], summary: "Stream new events (server-sent events)",
+        description:
+          "Keeps the connection open and sends each new event of this merchant and environment as it is recorded, as `text/event-stream`: `id` is the event id, `event` its type and `data` the body a webhook endpoint receives. A comment line every 15 s keeps proxies from closing the connection. Send `Last-Event-ID` to resume after an event (EventSource does it when it reconnects). `feira listen` uses this route to forward events to a local URL. At most 5 open streams per merchant and environment.",
+        headers: StreamHeaders,
+        response: {
+          200: {
+            description: "An endless stream of events.",
+            content: { "text/event-stream": { schema: Type.String({ examples: ["id: evt_01jd3k5x7m9q2r4t6v8w0y2z4a\nevent: charge.paid\ndata: {\"id\":\"evt_01jd3k5x7m9q2r4t6v8w0y2z4a\",\"event\":\"charge.paid\",\"livemode\":false,\"data\":{}}\n\n"] }) } },
+          },
+          ...errors(401, 403, 422, 429),
+        },
+      },
+    }, async (req, reply) => {
+      const stream = streams.start(req.ctx, req.headers["last-event-id"], (chunk) => reply.raw.write(chunk));
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        "x-accel-buffering": "no",
+        "x-request-id": req.id,
+      });
+      reply.raw.write("retry: 1000\n\n");
+      const end = () => {
+        stream.stop();
+        ends.delete(end);
+        if (!reply.raw.writableEnded) reply.raw.end();
+      };
+      ends.add(end);
+      reply.raw.once("close", end);
+    });
+  };
+}
