@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { statSync } from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import { Webhook } from "standardwebhooks";
+import { createMerchant, makeStore, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
+import { ROOT, startProcess, tempDir, type ServerProcess } from "../helpers/process.js";
+import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
+
+// The CLI as a user runs it (bin/feira.mjs in a child process, its own config file) against a
+// real feira process, forwarding to a local receiver.
+const run = promisify(execFile);
+const BIN = path.join(ROOT, "bin/feira.mjs");
+
+let store: Store;
+let feira: FeiraProcess;
+let receiver: Receiver;
+let listener: ServerProcess | undefined;
+let key: string;
+const env = () => ({ ...process.env, FEIRA_CONFIG: path.join(configDir, "config.json"), FEIRA_API_KEY: "", FEIRA_URL: "" });
+let configDir: string;
+
+const feiraCli = (args: string[]) => run(process.execPath, [BIN, ...args], { cwd: ROOT, env: env() });
+
+before(async () => {
+  configDir = tempDir("feira-cli-");
+  store = await makeStore();
+  feira = await startFeira(store);
+  key = (await createMerchant(feira, store)).sandboxKey;
+  receiver = await startReceiver();
+});
+
+after(async () => {
+  await listener?.stop();
+  await receiver?.close();
+  await feira?.stop();
+  await store?.close();
+});
+
+test("login refuses a wrong key and stores a good one in a 0600 file", async () => {
+  await assert.rejects(feiraCli(["login", "--api-key", "sk_test_wrong", "--url", feira.url]), (err: { stderr: string }) => {
+    assert.match(err.stderr, /refused the key/);
+    return true;
+  });
+  const { stdout } = await feiraCli(["login", "--api-key", key, "--url", feira.url]);
+  assert.match(stdout, /Logged in to/);
+  assert.doesNotMatch(stdout, new RegExp(key), "the full key is not printed");
+  const mode = statSync(path.join(configDir, "config.json")).mode & 0o777;
+  assert.equal(mode, 0o600);
+});
+
+test("listen forwards a triggered charge.paid, signed with the secret it printed", async () => {
+  listener = startProcess(process.execPath, [BIN, "listen", "--forward-to", `${receiver.url}/webhooks`], env());
+  const [, secret] = await listener.waitFor(/signing secret is (whsec_[A-Za-z0-9+/=]+)/, 30_000);
+
+  const { stdout } = await feiraCli(["trigger", "charge.paid"]);
+  assert.match(stdout, /Created charge ch_\w+ .*paid/);
+  const chargeId = stdout.match(/charge (ch_\w+)/)![1];
+
+  const paid = await waitForRequest(receiver, (body) => body.event === "charge.paid");
+  const body = new Webhook(secret!).verify(paid.body, paid.headers as Record<string, string>) as { event: string; data: { id: string } };
+  assert.equal(body.data.id, chargeId);
+  assert.equal(paid.path, "/webhooks");
+  await listener.waitFor(/--> charge\.paid \[evt_\w+\]\s+<-- \[200\] POST/);
+
+  // The secret is stable per config: a second listener prints the same one.
+  const second = startProcess(process.execPath, [BIN, "listen", "--forward-to", `${receiver.url}/webhooks`], env());
+  try {
+    const [, again] = await second.waitFor(/signing secret is (whsec_[A-Za-z0-9+/=]+)/, 30_000);
+    assert.equal(again, secret);
+  } finally {
+    await second.stop();
+  }
+});
+
+test("trigger refuses production keys and unknown events", async () => {
+  await assert.rejects(feiraCli(["trigger", "charge.paid", "--api-key", "sk_live_abc"]), (err: { stderr: string }) => /sandbox keys/.test(err.stderr));
+  await assert.rejects(feiraCli(["trigger", "charge.exploded"]), (err: { stderr: string }) => /supported: charge\./.test(err.stderr));
+});
+
+async function waitForRequest(r: Receiver, match: (body: { event?: string }) => boolean) {
+  for (let n = 1; ; n++) {
+    const seen = await r.waitFor(n, 30_000);
+    const found = seen.find((req) => match(JSON.parse(req.body) as { event?: string }));
+    if (found) return found;
+  }
+}
