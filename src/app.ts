@@ -99,7 +99,9 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
         description:
           "Payments and marketplace API. The secret key decides the environment: sk_test_ keys act on sandbox data, sk_live_ keys on production data. Amounts in requests are in currency units; events carry cents.",
       },
-      servers: [{ url: config.publicBaseUrl }],
+      // Relative: "Try it out" calls the host the page was opened on (localhost, 127.0.0.1 or a
+      // proxy's name), whatever PUBLIC_BASE_URL says.
+      servers: [{ url: "/" }],
       components: { securitySchemes: securitySchemes as never },
       tags: [
         { name: "customers", description: "Customers of a merchant" },
@@ -120,7 +122,8 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
+  // The key entered under "Authorize" (username = key, empty password) survives a reload.
+  await app.register(fastifySwaggerUi, { routePrefix: "/docs", uiConfig: { persistAuthorization: true } });
   await app.register(fastifyJwt, { secret: config.jwtSecret, verify: { algorithms: ["HS256"] }, sign: { algorithm: "HS256" } });
 
   const rateLimits = createRateLimits({ config, db, policies: deps.rateLimitPolicies });

@@ -23,6 +23,7 @@ export const CreateCardBody = Type.Object({
 }, {
   additionalProperties: false,
   description: "No CVV: it may never be stored, so the vault does not take it (PCI DSS 3.3.1.2).",
+  examples: [{ number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030" }],
 });
 
 export const Card = Type.Object({

@@ -17,7 +17,7 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
       schema: {
         operationId: "createCharge", tags: ["charges"], summary: "Create a charge",
         description:
-          "Charges a customer (spec 2.2, 2.3). Cards are answered at once (paid, refused, failed, in_analysis or authentication_required); " +
+          "Charges a customer. Cards are answered at once (paid, refused, failed, in_analysis or authentication_required); " +
           "Pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei and pse answer pending with payment instructions in paymentDetails. " +
           "Sandbox cards: 4111111111111111 paid, 4000000000000002 card_declined, 4000000000009995 insufficient_funds, 4000000000000119 failed, " +
           "4000000000000259 in_analysis, 4000000000003220 3DS with threeDSMode managed, 4000000000000101 blocked. freight_amount and freight_details are refused (set by the server).",
@@ -56,7 +56,7 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
     app.post("/v1/charges/:id/resend-webhook", {
       schema: {
         operationId: "resendChargeWebhook", tags: ["charges"], summary: "Send a webhook with a simulated status",
-        description: "Test-mode charges only (spec 4.1): records and sends the event of the given status (charge.updated for refused, failed, in_analysis and authentication_required) without changing the charge. Production charges: 422.",
+        description: "Test-mode charges only: records and sends the event of the given status (charge.updated for refused, failed, in_analysis and authentication_required) without changing the charge. Production charges: 422.",
         headers: IdempotencyHeaders, params: IdParams, body: s.ResendWebhookBody,
         response: { 202: s.ResendWebhookResponse, ...errors(401, 403, 404, 422) },
       },

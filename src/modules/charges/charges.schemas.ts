@@ -53,8 +53,8 @@ export const SplitRule = Type.Object({
 }, { additionalProperties: false });
 
 export const CreateChargeBody = Type.Object({
-  amount: Type.Number({ description: "In currency units (10 = 10.00 BRL), at least 1, at most the currency's decimals." }),
-  currency: Type.String({ pattern: "^[A-Za-z]{3}$", description: "ISO 4217 code." }),
+  amount: Type.Number({ description: "In currency units, not cents (10 = 10.00 BRL). At least 1 (1.00 BRL) and at most as many decimals as the currency has: 2 for BRL, USD, MXN and COP, 0 for JPY and CLP. More decimals, zero, negatives: 422." }),
+  currency: Type.String({ pattern: "^[A-Za-z]{3}$", description: "ISO 4217 code, e.g. BRL; stored and answered upper-case. Cards take any ISO 4217 currency; Pix, boleto, open_finance, qr_code and bank_transfer BRL only, oxxo and spei MXN, pse COP." }),
   customer: ChargeCustomer,
   paymentMethod: PaymentMethodInput,
   items: Type.Optional(Type.Array(Item, { maxItems: 100 })),
@@ -63,7 +63,16 @@ export const CreateChargeBody = Type.Object({
   metadata: Type.Optional(Metadata),
   postbackUrl: Type.Optional(Type.String({ maxLength: 2048, description: "Receives this charge's events (https in production)." })),
   split: Type.Optional(Type.Array(SplitRule, { maxItems: 20, description: "Percentages of the net; the sum may not exceed 100." })),
-}, { additionalProperties: false });
+}, {
+  additionalProperties: false,
+  examples: [{
+    amount: 49.9,
+    currency: "BRL",
+    customer: { name: "Maria Silva", email: "maria@example.com", document: { type: "cpf", id: "529.982.247-25" } },
+    paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030", cvv: "123", installments: 1 },
+    metadata: { orderId: "1001" },
+  }],
+});
 
 export const ChargeCreated = Type.Object({
   id: Type.String(),
@@ -133,7 +142,7 @@ export const ChargeList = ListOf(Charge);
 
 export const RefundBody = Type.Object({
   amount: Type.Optional(Type.Number({ description: "Currency units; the whole refundable rest by default." })),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ amount: 10 }] });
 
 export const Refund = Type.Object({
   id: Type.String(),
@@ -145,7 +154,7 @@ export const Refund = Type.Object({
   createdAt: Type.String({ format: "date-time" }),
 });
 
-export const ResendWebhookBody = Type.Object({ status: Status }, { additionalProperties: false });
+export const ResendWebhookBody = Type.Object({ status: Status }, { additionalProperties: false, examples: [{ status: "paid" }] });
 export const ResendWebhookResponse = Type.Object({
   eventId: Type.String(),
   event: Type.String(),
@@ -154,7 +163,7 @@ export const ResendWebhookResponse = Type.Object({
 
 export const AuthenticateBody = Type.Object({
   result: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ result: "succeeded" }] });
 export const ReviewBody = Type.Object({
   result: Type.Union([Type.Literal("approved"), Type.Literal("rejected")]),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ result: "approved" }] });

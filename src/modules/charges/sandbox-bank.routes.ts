@@ -51,7 +51,7 @@ export function sandboxBankRoutes(charges: ChargeService) {
       schema: {
         operationId: "sandboxBankDecision", tags: ["sandbox"], summary: "Approve or reject on the sandbox bank page",
         params: Params,
-        body: Type.Object({ decision: Type.Union([Type.Literal("approve"), Type.Literal("reject")]) }),
+        body: Type.Object({ decision: Type.Union([Type.Literal("approve"), Type.Literal("reject")]) }, { examples: [{ decision: "approve" }] }),
         response: { 200: Html, ...errors(404, 409, 422) },
       },
     }, async (req, reply) => {

@@ -11,7 +11,7 @@ export function customerRoutes(service: CustomerService) {
     app.post("/v1/customers", {
       schema: {
         operationId: "createCustomer", tags: ["customers"], summary: "Create a customer",
-        description: "Stores a customer of the merchant (spec 2.1). CPF and CNPJ check digits are verified; the document is stored without punctuation.",
+        description: "Stores a customer of the merchant. CPF and CNPJ check digits are verified; the document is stored without punctuation.",
         headers: IdempotencyHeaders, body: s.CreateCustomerBody,
         response: { 201: s.CreatedId, ...errors(400, 401, 403, 409, 422) },
       },

@@ -12,7 +12,7 @@ export const CreateCustomerBody = Type.Object({
   documentId: Type.String({ minLength: 1, maxLength: 30, description: "Document number, with or without punctuation." }),
   documentType: DocumentType,
   phoneNumber: Type.Optional(Type.String({ pattern: "^\\+?[0-9 ()-]{8,20}$", description: "Phone number, e.g. +5511912345678." })),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ name: "Maria Silva", email: "maria@example.com", documentId: "529.982.247-25", documentType: "cpf", phoneNumber: "+5511912345678" }] });
 
 export const CreatedId = Type.Object({ id: Type.String() });
 

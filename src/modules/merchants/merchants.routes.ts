@@ -37,7 +37,7 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
       config: { auth: "admin" },
       schema: {
         operationId: "adminSetMerchantFees", tags: ["admin"], summary: "Replace a merchant's fee definitions",
-        description: "Stores tx_spread, anticipation and payout fee definitions (spec 2.7, 2.8). Replaces all earlier ones.",
+        description: "Stores tx_spread, anticipation and payout fee definitions (fixed part in cents, percentages by installment count). Replaces all earlier ones.",
         params: IdParams, body: s.PutFeesBody,
         response: { 200: s.FeesResponse, ...errors(401, 404, 422) },
       },

@@ -23,14 +23,14 @@ export const CreateMerchantBody = Type.Object({
   connectEnabled: Type.Optional(Type.Boolean({ description: "Enables the Connect (marketplace) module." })),
   pixKey: Type.Optional(Type.String({ minLength: 1, maxLength: 77, description: "Pix key written into BR Codes; a random key by default." })),
   city: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: "City written into BR Codes." })),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ name: "Loja Exemplo", email: "dono@loja-exemplo.com.br", password: "correct horse battery", connectEnabled: false }] });
 
 export const MerchantWithKeys = Type.Object({ ...Merchant.properties, apiKeys: ApiKeys });
 
 export const PatchMerchantBody = Type.Object({
   connectEnabled: Type.Optional(Type.Boolean()),
   status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("inactive"), Type.Literal("blocked")])),
-}, { additionalProperties: false, minProperties: 1 });
+}, { additionalProperties: false, minProperties: 1, examples: [{ connectEnabled: true }] });
 
 export const FeeDefinitionSchema = Type.Object({
   feeType: Type.Union([Type.Literal("tx_spread"), Type.Literal("anticipation"), Type.Literal("payout")]),
@@ -46,7 +46,13 @@ export const FeeDefinitionSchema = Type.Object({
   }, { additionalProperties: false }),
 }, { additionalProperties: false });
 
-export const PutFeesBody = Type.Object({ fees: Type.Array(FeeDefinitionSchema, { maxItems: 200 }) }, { additionalProperties: false });
+export const PutFeesBody = Type.Object({ fees: Type.Array(FeeDefinitionSchema, { maxItems: 200 }) }, {
+  additionalProperties: false,
+  examples: [{ fees: [
+    { feeType: "tx_spread", paymentMethod: "credit_card", currencyCode: "BRL", brand: null, definition: { fixed: 30, percentages: [3.99, 4.99, 5.99] } },
+    { feeType: "tx_spread", paymentMethod: "pix", currencyCode: "BRL", brand: null, definition: { fixed: 0, percentages: [0.99] } },
+  ] }],
+});
 export const FeesResponse = Type.Object({ merchantId: Type.String(), fees: Type.Array(FeeDefinitionSchema) });
 
 export const LoginBody = Type.Object({
@@ -55,7 +61,7 @@ export const LoginBody = Type.Object({
   environment: Type.Optional(Type.Union([Type.Literal("sandbox"), Type.Literal("production")], {
     description: "Environment the token acts in; sandbox by default.",
   })),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ email: "dono@loja-exemplo.com.br", password: "correct horse battery" }] });
 
 export const LoginResponse = Type.Object({
   accessToken: Type.String(),

@@ -98,7 +98,7 @@ export function paymentLinkRoutes(links: PaymentLinkService, limit: ReturnType<t
       preHandler: limit("quote"),
       schema: {
         operationId: "quotePaymentLinkFreight", tags: ["payment-links", "shipping"], summary: "Quote live freight",
-        description: "No key (spec 4.4). Only for freightMode checkout links (else 409) in BRL (else 422), with physical products that have measures. Only the merchant's enabled services, entries the provider could not price dropped, cheapest first; cached 15 minutes per link, CEP and items. 503 when the provider is unavailable or busy.",
+        description: "No key (called by the checkout page). Only for freightMode checkout links (else 409) in BRL (else 422), with physical products that have measures. Only the merchant's enabled services, entries the provider could not price dropped, cheapest first; cached 15 minutes per link, CEP and items. 503 when the provider is unavailable or busy.",
         params: IdParams, body: s.QuoteBody,
         response: { 200: s.QuoteResponse, ...errors(404, 409, 422, 429, 503) },
       },

@@ -45,7 +45,7 @@ export function shippingRoutes(shipping: ShippingService) {
       config: jwt,
       schema: {
         operationId: "shippingStatus", tags, summary: "Integration status",
-        description: "Spec 2.9: connected, status, hasCredentials, originPostalCode, enabledServices, tokenExpiresAt.",
+        description: "The Melhor Envio connection: connected, status, hasCredentials, originPostalCode, enabledServices, tokenExpiresAt.",
         response: { 200: s.IntegrationStatus, ...errors(401, 403) },
       },
     }, async (req) => shipping.status(req.ctx));

@@ -28,14 +28,14 @@ export const CreateEndpointBody = Type.Object({
   events: Type.Optional(EventFilter),
   enabled: Type.Optional(Type.Boolean({ default: true, description: "A disabled endpoint receives nothing." })),
   description: Type.Optional(Description),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ url: "https://loja-exemplo.com.br/webhooks/feira", events: ["charge.paid", "charge.refunded"], description: "Order fulfilment" }] });
 
 export const PatchEndpointBody = Type.Object({
   url: Type.Optional(Url),
   events: Type.Optional(EventFilter),
   enabled: Type.Optional(Type.Boolean({ description: "true re-enables an endpoint disabled by the service (410 Gone, or failing for days) and clears disabledReason." })),
   description: Type.Optional(Type.Union([Description, Type.Null()])),
-}, { additionalProperties: false, minProperties: 1 });
+}, { additionalProperties: false, minProperties: 1, examples: [{ events: ["*"], enabled: true }] });
 
 const endpointFields = {
   id: Type.String({ description: "whe_..." }),

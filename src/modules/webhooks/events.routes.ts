@@ -35,7 +35,7 @@ export function eventRoutes(service: EventService) {
         description:
           "Queues new deliveries of the event: to `endpointId` only, or to every enabled endpoint that receives its type now and to the postback URL it went to. The body and the webhook-id header are those of the first delivery, so receivers deduplicate it. 409 when there is no destination or the endpoint is disabled.",
         headers: IdempotencyHeaders, params: IdParams,
-        body: Type.Union([s.RedeliverBody, Type.Null()]),
+        body: Type.Union([s.RedeliverBody, Type.Null()], { examples: [{ endpointId: "whe_01jd3k5x7m9q2r4t6v8w0y2z4a" }] }),
         response: { 201: s.DeliveryBatch, ...errors(400, 401, 403, 404, 409, 422) },
       },
     }, async (req, reply) => reply.code(201).send(await service.redeliver(req.ctx, req.params.id, req.body?.endpointId)));

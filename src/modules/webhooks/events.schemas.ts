@@ -43,7 +43,7 @@ const eventFields = {
   type: Type.String({ description: "e.g. charge.paid" }),
   livemode: Type.Boolean(),
   objectId: Nullable(Type.String({ description: "The charge, payout or submerchant the event reports." })),
-  data: Type.Record(Type.String(), Type.Unknown(), { description: "The payload's data as sent (spec 2.4 for charge events)." }),
+  data: Type.Record(Type.String(), Type.Unknown(), { description: "The payload's data as webhook endpoints receive it (for charge events: the charge, snake_case, amounts in cents)." }),
   createdAt: DateTime,
 };
 
