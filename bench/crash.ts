@@ -73,11 +73,18 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
     if (endpoint?.status !== 201) throw new Error(`endpoint: ${JSON.stringify(endpoint)}`);
 
     const acked = new Map<string, string>(); // idempotency key -> charge id
+    // Kill k falls when the k-th slice of the load is reached (at a random point of it). Clients
+    // may run only a little ahead of the next kill, so every kill lands while charges are in
+    // flight, however long the restarts take.
+    const thresholds = Array.from({ length: opts.kills }, (_, k) => Math.floor(((k + random()) / opts.kills) * opts.charges * 0.85));
+    let killsDone = 0;
+    const gate = () => (killsDone >= opts.kills ? Infinity : thresholds[killsDone]! + opts.clients * 4);
     let next = 0;
     let retries = 0;
     const failures: string[] = [];
     const client = async () => {
       for (;;) {
+        while (next >= gate() && next < opts.charges) await sleep(5);
         const i = next++;
         if (i >= opts.charges) return;
         const key = randomUUID();
@@ -101,16 +108,13 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
       }
     };
 
-    // The killer: kill k falls at a random point of the k-th slice of the load (so the kills are
-    // spread over the whole run), plus a random delay; it SIGKILLs the API or the worker and
-    // starts it again.
+    // The killer: SIGKILLs the API or the worker at each threshold and starts it again.
     const kills = { api: 0, worker: 0 };
     let stopKilling = false;
     const killer = (async () => {
       for (let k = 0; k < opts.kills && !stopKilling; k++) {
-        const at = Math.floor(((k + random()) / opts.kills) * opts.charges * 0.95);
-        while (acked.size < at && !stopKilling) await sleep(20);
-        await sleep(random() * 200);
+        while (acked.size < thresholds[k]! && !stopKilling) await sleep(5);
+        await sleep(random() * 50);
         if (stopKilling) break;
         const target = split && random() < 0.5 ? "worker" : "api";
         if (target === "worker") {
@@ -122,6 +126,7 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
           kills.api++;
           api = await startApi();
         }
+        killsDone++;
         log(`kill ${kills.api + kills.worker}: ${target}; ${acked.size}/${opts.charges} acknowledged`);
       }
     })();
