@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { DestinationStream } from "pino";
 import fastifyJwt from "@fastify/jwt";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
@@ -8,6 +9,7 @@ import { registerAuth, securitySchemes } from "./http/auth.js";
 import { registerErrorHandling, registerNotFound } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerOps } from "./http/ops.js";
+import { registerRequestLog } from "./http/request-log.js";
 import { createRateLimits, registerRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";
 import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
@@ -38,6 +40,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions["logger"];
   /** Lockout thresholds for login and failed authentication; tests make them small. */
   rateLimitPolicies?: Partial<RateLimitPolicies>;
+  /** Where the default logger writes (main.ts: readable on a terminal, JSON otherwise). */
+  logStream?: DestinationStream;
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -69,6 +73,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   const app = Fastify({
     logger: deps.logger ?? {
       level: config.logLevel,
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
       redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" },
     },
     // A caller's X-Request-Id is kept when it is short and plain (it reaches the logs).
@@ -76,6 +81,8 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomToken(20)}`;
     },
+    // One line per request instead of two, written by registerRequestLog.
+    disableRequestLogging: true,
     bodyLimit: 1024 * 1024,
     // `/v1/customers/` is the list, not a customer with an empty id.
     routerOptions: { ignoreTrailingSlash: true },
@@ -85,6 +92,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
     reply.header("x-request-id", req.id);
   });
 
+  registerRequestLog(app);
   registerValidation(app);
   registerErrorHandling(app);
   registerNotFound(app);

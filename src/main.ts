@@ -6,6 +6,7 @@ import { lockDataDir, restrictDataDir } from "./db/lock.js";
 import { armFault } from "./lib/faults.js";
 import { createTasks } from "./jobs/tasks.js";
 import { startWorker, type Worker } from "./jobs/runner.js";
+import { logStream } from "./lib/log-stream.js";
 
 // Entry point. Roles: no argument runs API and worker in one process (the default for
 // `npm start`); `api` and `worker` run them apart (PostgreSQL only, any number of each);
@@ -18,7 +19,8 @@ async function main(): Promise<void> {
     throw new Error(`Unknown role "${role}": use api, worker, migrate, or nothing for both api and worker`);
   }
   const config = loadConfig(process.env);
-  const log = pino({ level: config.logLevel });
+  const stream = logStream();
+  const log = pino({ level: config.logLevel }, stream);
   if (!config.databaseUrl && (role === "api" || role === "worker")) {
     throw new Error(`The ${role} role alone needs DATABASE_URL: the embedded database admits one process, so run \`npm start\` instead`);
   }
@@ -40,9 +42,9 @@ async function main(): Promise<void> {
   }
 
   const services = createServices({ config, db: database.db });
-  const app = role === "worker" ? undefined : await buildApp({ config, db: database.db }, services);
+  const app = role === "worker" ? undefined : await buildApp({ config, db: database.db, logStream: stream }, services);
   const worker: Worker | undefined =
-    role === "api" ? undefined : startWorker(createTasks({ config, db: database.db, services }), log);
+    role === "api" ? undefined : startWorker(createTasks({ config, db: database.db, services, log }), log);
 
   // New deliveries wake the delivery task at once (a trigger NOTIFYs on commit); polling stays
   // as the fallback, so a lost notification only costs one poll interval.

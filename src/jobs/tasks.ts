@@ -1,13 +1,16 @@
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
+import type { FastifyBaseLogger } from "fastify";
 import type { Services } from "../app.js";
 import { purgeIdempotencyKeys } from "../http/idempotency.js";
+import { deliveryLogTask } from "../modules/webhooks/delivery-log.js";
 import type { Task } from "./runner.js";
 
 /** The catalog of background tasks; a new kind of work is one entry here. */
-export function createTasks(deps: { config: Config; db: Db; services: Services }): Task[] {
+export function createTasks(deps: { config: Config; db: Db; services: Services; log?: FastifyBaseLogger }): Task[] {
   return [
     ...deps.services.webhooks.tasks,
+    ...(deps.log ? [deliveryLogTask(deps.services.webhooks.delivery, deps.log)] : []),
     ...deps.services.subscriptions.tasks,
     {
       // Moves pending balance to available on its settlement dates.

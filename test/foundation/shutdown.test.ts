@@ -27,7 +27,7 @@ function slowRequest(port: number, head: string, body: string) {
 test("second process refused; SIGTERM finishes the in-flight request, exits 0 and removes the lock", async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
-  const server = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "info" }));
+  const server = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "debug" }));
   t.after(() => server.stop());
   const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 25_000);
   await waitForHttp(`http://127.0.0.1:${port}/health`);

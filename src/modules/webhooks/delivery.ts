@@ -158,6 +158,7 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
   // whole batch, so it cannot stall the deliveries to everyone else.
   const inflight = new Map<string, Promise<void>>();
   const finished: { d: repo.ClaimedDelivery; outcome: repo.Outcome }[] = [];
+  const observers: DeliveryObserver[] = [];
   const errors: unknown[] = [];
 
   function start(d: repo.ClaimedDelivery): void {
@@ -176,6 +177,8 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
   async function recordFinished(): Promise<number> {
     const batch = finished.splice(0);
     if (batch.length > 0) await withTx(db, (tx) => record(tx, batch));
+    // After the commit: observers (the worker's log) see only what was recorded.
+    for (const { d, outcome } of batch) for (const observer of observers) observer(d, outcome);
     // An unexpected error leaves its delivery leased, to be retried when the lease expires;
     // the runner logs it.
     if (errors.length > 0) throw errors.shift();
@@ -201,7 +204,14 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     }
   }
 
-  return { runOnce, finish };
+  /** Calls `observer` with every recorded outcome (the worker logs failures and a summary). */
+  function observe(observer: DeliveryObserver): void {
+    observers.push(observer);
+  }
+
+  return { runOnce, finish, observe };
 }
+
+export type DeliveryObserver = (d: repo.ClaimedDelivery, outcome: repo.Outcome) => void;
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
