@@ -9,7 +9,7 @@ import { registerAuth, securitySchemes } from "./http/auth.js";
 import { registerErrorHandling, registerNotFound } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerOps } from "./http/ops.js";
-import { registerRequestLog } from "./http/request-log.js";
+import { RequestLog } from "./http/request-log.js";
 import { createRateLimits, registerRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";
 import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
@@ -81,8 +81,8 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomToken(20)}`;
     },
-    // One line per request instead of two, written by registerRequestLog.
-    disableRequestLogging: true,
+    // One line per request instead of two (src/http/request-log.ts).
+    logController: new RequestLog(),
     bodyLimit: 1024 * 1024,
     // `/v1/customers/` is the list, not a customer with an empty id.
     routerOptions: { ignoreTrailingSlash: true },
@@ -92,7 +92,6 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
     reply.header("x-request-id", req.id);
   });
 
-  registerRequestLog(app);
   registerValidation(app);
   registerErrorHandling(app);
   registerNotFound(app);

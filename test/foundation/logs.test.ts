@@ -48,6 +48,11 @@ test("one info line per request with method, path, status, duration and request 
   assert.equal(line.reqId, "req-logs-1");
   assert.match(String(line.msg), /^GET \/v1\/customers 200 [\d.]+ms$/);
   assert.equal(requestLog.lines.filter((l) => /incoming request|request completed/.test(String(l.msg))).length, 0, "Fastify's own pair of lines is off");
+
+  requestLog.lines.length = 0;
+  await t.app.inject({ url: "/v1/nowhere" });
+  assert.deepEqual(requestLog.lines.map((l) => l.msg), [requestLog.lines[0]?.msg], "an unknown route is one line too");
+  assert.match(String(requestLog.lines[0]?.msg), /^GET \/v1\/nowhere 404 /);
 });
 
 test("a terminal gets readable lines, anything else JSON", () => {
