@@ -88,3 +88,10 @@ test("descriptions name no internal documents (spec sections, the contract)", ()
   walk(doc, "#");
   assert.deepEqual(found, []);
 });
+
+test("the charge operation teaches the sandbox cards, the minimum amount and the currency rules", () => {
+  const op = doc.paths["/v1/charges"]!.post!;
+  for (const needle of ["4111111111111111", "4000000000000002", "4000000000009995", "4000000000000119", "4000000000000259", "4000000000003220", "4000000000000101", "Luhn", "at least 1", "ISO 4217", "upper-case"]) {
+    assert.ok(op.description?.includes(needle), `createCharge description names ${needle}`);
+  }
+});

@@ -20,7 +20,8 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
           "Charges a customer. Cards are answered at once (paid, refused, failed, in_analysis or authentication_required); " +
           "Pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei and pse answer pending with payment instructions in paymentDetails. " +
           "Sandbox cards: 4111111111111111 paid, 4000000000000002 card_declined, 4000000000009995 insufficient_funds, 4000000000000119 failed, " +
-          "4000000000000259 in_analysis, 4000000000003220 3DS with threeDSMode managed, 4000000000000101 blocked. freight_amount and freight_details are refused (set by the server).",
+          "4000000000000259 in_analysis, 4000000000003220 3DS with threeDSMode managed, 4000000000000101 blocked; any other Luhn-valid number is paid (5555555555554444 too), a Luhn-invalid one is 422. " +
+          "Amounts are in currency units, at least 1, with at most the currency's decimals (BRL 2, JPY 0); currency codes are ISO 4217, answered upper-case. freight_amount and freight_details are refused (set by the server).",
         headers: IdempotencyHeaders, body: s.CreateChargeBody,
         response: { 201: s.ChargeCreated, ...errors(400, 401, 403, 404, 409, 422, 500) },
       },
