@@ -65,6 +65,13 @@ test("listen forwards a triggered charge.paid, signed with the secret it printed
   assert.equal(paid.path, "/webhooks");
   await listener.waitFor(/--> charge\.paid \[evt_\w+\]\s+<-- \[200\] POST/);
 
+  // Other triggers: a Pix charge left pending, and a card charge refunded.
+  await feiraCli(["trigger", "charge.pending"]);
+  await waitForRequest(receiver, (b) => b.event === "charge.pending");
+  await feiraCli(["trigger", "charge.refunded"]);
+  const refunded = await waitForRequest(receiver, (b) => b.event === "charge.refunded");
+  new Webhook(secret!).verify(refunded.body, refunded.headers as Record<string, string>);
+
   // The secret is stable per config: a second listener prints the same one.
   const second = startProcess(process.execPath, [BIN, "listen", "--forward-to", `${receiver.url}/webhooks`], env());
   try {

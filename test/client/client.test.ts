@@ -20,7 +20,11 @@ after(() => t.close());
 test("the checked-in client types match the server's OpenAPI document", async () => {
   const fresh = await generateSchema(await openApiDocument());
   const checkedIn = readFileSync(SCHEMA_FILE, "utf8");
-  assert.ok(fresh === checkedIn, "clients/typescript/src/schema.d.ts is stale: run `npm run client:generate` and commit it");
+  if (fresh === checkedIn) return;
+  const a = checkedIn.split("\n");
+  const b = fresh.split("\n");
+  const line = a.findIndex((l, i) => l !== b[i]);
+  assert.fail(`clients/typescript/src/schema.d.ts is stale: run \`npm run client:generate\` and commit it. First difference at line ${line + 1}:\n- ${a[line]}\n+ ${b[line]}`);
 });
 
 test("the typed client creates a customer and a charge against a running server", async () => {
