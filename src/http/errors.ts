@@ -63,7 +63,10 @@ function classify(err: FastifyError): { status: number; code: string; message: s
   const mapped = err.code ? fastifyCodes[err.code] : undefined;
   if (mapped) {
     const message = mapped === "bad_request" && err.code !== "FST_ERR_CTP_EMPTY_JSON_BODY"
-      ? "Malformed JSON in request body" : err.message;
+      ? "Malformed JSON in request body"
+      // No parser for the body's type: say which one is (the upload routes, which take
+      // multipart/form-data, answer their own 415).
+      : mapped === "unsupported_media_type" ? "Unsupported Media Type: send the body as application/json (Content-Type: application/json)" : err.message;
     return { status: statusOf[mapped], code: mapped, message };
   }
   if (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
