@@ -30,6 +30,8 @@ export interface Config {
   workerPollMs: number;
   /** Requests per second per API key (with a burst allowance); 0 turns the limit off. */
   rateLimitPerKey: number;
+  /** WEB_CONCURRENCY: API processes sharing the port (node:cluster); above 1 only on PostgreSQL. */
+  webConcurrency: number;
   /** Events and their delivery logs older than this many days are pruned by the worker. */
   eventRetentionDays: number;
   /**
@@ -111,6 +113,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const rateLimitPerKey = int("RATE_LIMIT_PER_KEY", 100, 0, 1_000_000);
   const eventRetentionDays = int("EVENT_RETENTION_DAYS", 30, 1, 3650);
   const idempotencyLeaseMs = int("IDEMPOTENCY_LEASE_MS", 30_000, 1_000, 3_600_000);
+  const webConcurrency = int("WEB_CONCURRENCY", 1, 1, 256);
+  if (webConcurrency > 1 && !databaseUrl) {
+    problems.push(`WEB_CONCURRENCY=${webConcurrency} needs DATABASE_URL: the embedded database admits one process; unset WEB_CONCURRENCY or use PostgreSQL`);
+  }
 
   if (production) {
     for (const name of ["ENCRYPTION_KEY", "JWT_SECRET", "ADMIN_API_KEY"]) {
@@ -158,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     logLevel,
     workerPollMs: 500,
     rateLimitPerKey,
+    webConcurrency,
     eventRetentionDays,
     idempotencyLeaseMs,
     faultPoint: production ? undefined : env.FEIRA_FAULT || undefined,

@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import pino from "pino";
 import { buildApp, createServices } from "./app.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
@@ -7,17 +8,23 @@ import { armFault } from "./lib/faults.js";
 import { createTasks } from "./jobs/tasks.js";
 import { startWorker, type Worker } from "./jobs/runner.js";
 import { logStream } from "./lib/log-stream.js";
+import { clusterChildRole, superviseCluster, tellPrimary } from "./cluster.js";
 
 // Entry point. Roles: no argument runs API and worker in one process (the default for
 // `npm start`); `api` and `worker` run them apart (PostgreSQL only, any number of each);
-// `migrate` applies migrations and exits.
+// `migrate` applies migrations and exits. With WEB_CONCURRENCY=N (PostgreSQL), `api` and the
+// default run N API processes under a node:cluster primary (src/cluster.ts); the default adds
+// one worker process.
 type Role = "all" | "api" | "worker" | "migrate";
 
 async function main(): Promise<void> {
-  const role = (process.argv[2] ?? "all") as Role;
-  if (!["all", "api", "worker", "migrate"].includes(role)) {
-    throw new Error(`Unknown role "${role}": use api, worker, migrate, or nothing for both api and worker`);
+  const asked = (process.argv[2] ?? "all") as Role;
+  if (!["all", "api", "worker", "migrate"].includes(asked)) {
+    throw new Error(`Unknown role "${asked}": use api, worker, migrate, or nothing for both api and worker`);
   }
+  // A child of the cluster runs the role its primary gave it.
+  const childRole = clusterChildRole();
+  const role: Role = childRole ?? asked;
   const config = loadConfig(process.env);
   const stream = logStream();
   const log = pino({ level: config.logLevel }, stream);
@@ -30,7 +37,8 @@ async function main(): Promise<void> {
   process.umask(0o077);
   const unlock = config.databaseUrl ? () => undefined : await lockDataDir(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await database.migrate();
+  if (!childRole) await database.migrate(); // the primary migrated before forking
+
   // PGlite creates its files 0666 whatever the umask: tighten them once they exist. Files it
   // makes later are still out of other users' reach, inside the 0700 directory.
   if (!config.databaseUrl) restrictDataDir(config.dataDir);
@@ -38,6 +46,16 @@ async function main(): Promise<void> {
     log.info("migrations applied");
     await database.close();
     unlock();
+    return;
+  }
+  if (cluster.isPrimary && config.webConcurrency > 1 && (role === "all" || role === "api")) {
+    const { firstListening } = superviseCluster({ apiProcesses: config.webConcurrency, withWorker: role === "all", log });
+    // The first-start keys are made once, here, after an API process listens (see below why).
+    await firstListening;
+    const services = createServices({ config, db: database.db });
+    printFirstStart(config, await services.merchants.bootstrap({ demoMerchant: !config.production }));
+    await database.close();
+    log.info({ role, processes: config.webConcurrency, database: database.kind }, "feira started");
     return;
   }
 
@@ -54,10 +72,13 @@ async function main(): Promise<void> {
     // Listen first: if the port is taken the process stops before the first-start keys are
     // made, so they are made (and printed) by the next start instead of being lost.
     await app.listen({ port: config.port, host: config.host });
-    printFirstStart(config, await services.merchants.bootstrap({ demoMerchant: !config.production }));
+    if (childRole) tellPrimary("listening");
+    else printFirstStart(config, await services.merchants.bootstrap({ demoMerchant: !config.production }));
   }
   log.info({ role, database: database.kind }, "feira started");
-  installShutdown({ app, worker, database, unlock, log, unlisten });
+  // In a cluster, a stopping process stays reachable for a moment after readiness turns off, so
+  // that keep-alive clients get one more answer (with Connection: close) instead of a reset.
+  installShutdown({ app, worker, database, unlock, log, unlisten, drainMs: childRole ? 1_000 : 0 });
 }
 
 function printFirstStart(config: Config, first: Awaited<ReturnType<ReturnType<typeof createServices>["merchants"]["bootstrap"]>>) {
@@ -76,7 +97,7 @@ function printFirstStart(config: Config, first: Awaited<ReturnType<ReturnType<ty
 
 function installShutdown(parts: {
   app?: Awaited<ReturnType<typeof buildApp>>; worker?: Worker; database: Database; unlock: () => void; log: pino.Logger;
-  unlisten?: () => Promise<void>;
+  unlisten?: () => Promise<void>; drainMs: number;
 }) {
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -86,6 +107,9 @@ function installShutdown(parts: {
     const force = setTimeout(() => process.exit(1), 20_000);
     force.unref();
     try {
+      parts.app?.startDraining(); // /health 503, every answer closes its connection
+      tellPrimary("draining"); // the primary starts a replacement now
+      if (parts.drainMs > 0) await new Promise((r) => setTimeout(r, parts.drainMs));
       await parts.app?.close(); // stops accepting, waits for in-flight requests
       await parts.unlisten?.();
       await parts.worker?.stop();

@@ -3,9 +3,27 @@ import { Type } from "typebox";
 import { Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { queryRows, sql, type Db } from "../db/client.js";
 
-// /health answers 200 once the database answers; /metrics is Prometheus text. Both are public
-// and hidden from the API document, as they describe the process, not the API.
+declare module "fastify" {
+  interface FastifyInstance {
+    /**
+     * Readiness off, for a graceful stop: /health answers 503 and every answer closes its
+     * connection, so load balancers and keep-alive clients move to other processes while the
+     * requests in flight finish. Called before close().
+     */
+    startDraining(): void;
+  }
+}
+
+// /health answers 200 once the database answers (503 once the process is draining); /metrics
+// is Prometheus text. Both are public and hidden from the API document, as they describe the
+// process, not the API.
 export function registerOps(app: FastifyInstance, db: Db): void {
+  let draining = false;
+  app.decorate("startDraining", () => { draining = true; });
+  app.addHook("onSend", async (_req, reply) => {
+    if (draining) reply.header("connection", "close");
+  });
+
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "feira_" });
   const duration = new Histogram({
@@ -29,6 +47,7 @@ export function registerOps(app: FastifyInstance, db: Db): void {
       response: { 200: Type.Object({ status: Type.Literal("ok") }), 503: Type.Object({ status: Type.Literal("unavailable") }) },
     },
   }, async (_req, reply) => {
+    if (draining) return reply.code(503).send({ status: "unavailable" as const });
     try {
       await queryRows(db, sql`select 1`);
       return { status: "ok" as const };

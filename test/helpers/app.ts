@@ -26,6 +26,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Off by default so that suites firing bursts test what they test; the rate-limit tests
     // turn it on.
     rateLimitPerKey: 0,
+    webConcurrency: 1,
     eventRetentionDays: 30,
     idempotencyLeaseMs: 30_000,
     faultPoint: undefined,

@@ -1,0 +1,118 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ConfigError, loadConfig } from "../../src/config.js";
+import { buildTestApp } from "../helpers/app.js";
+import { freshDatabase } from "../helpers/db.js";
+import { basicAuth, childEnv, freePort, nodeMain, tempDir } from "../helpers/process.js";
+
+// WEB_CONCURRENCY=N runs N API processes on one port (src/cluster.ts). A process told to stop
+// turns readiness off, keeps answering (each answer closing its connection) while its
+// replacement starts, then finishes what is in flight and exits: a rolling restart under load
+// loses no request.
+
+const ON_POSTGRES = Boolean(process.env.DATABASE_URL);
+
+async function until(what: string, ok: () => boolean, timeoutMs = 60_000, context = () => ""): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} ${context()}`);
+    await sleep(50);
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test("WEB_CONCURRENCY above 1 is refused on the embedded database, with the reason", () => {
+  try {
+    loadConfig({ DATA_DIR: tempDir(), WEB_CONCURRENCY: "2" });
+    assert.fail("loadConfig accepted WEB_CONCURRENCY=2 without DATABASE_URL");
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    assert.match(err.message, /WEB_CONCURRENCY=2 needs DATABASE_URL: the embedded database admits one process/);
+  }
+  assert.equal(loadConfig({ DATA_DIR: tempDir() }).webConcurrency, 1);
+});
+
+test("a draining process answers /health 503 and closes every connection after its answer", async (t) => {
+  const app = await buildTestApp();
+  t.after(() => app.close());
+  const before = await app.app.inject({ method: "GET", url: "/health" });
+  assert.equal(before.statusCode, 200, before.body);
+  assert.notEqual(before.headers.connection, "close");
+  app.app.startDraining();
+  const health = await app.app.inject({ method: "GET", url: "/health" });
+  assert.equal(health.statusCode, 503, health.body);
+  assert.deepEqual(health.json(), { status: "unavailable" });
+  assert.equal(health.headers.connection, "close");
+  const other = await app.app.inject({ method: "GET", url: "/v1/customers", headers: { authorization: basicAuth(app.admin) } });
+  assert.equal(other.headers.connection, "close", "every answer, not only /health");
+});
+
+test("WEB_CONCURRENCY=2: SIGTERM to each API process in turn, under a steady load, drops no request", {
+  skip: ON_POSTGRES ? false : "PostgreSQL only: the embedded database admits one process, so WEB_CONCURRENCY > 1 is refused there",
+  timeout: 180_000,
+}, async (t) => {
+  const db = await freshDatabase();
+  t.after(() => db.close());
+  const port = await freePort();
+  const server = nodeMain(childEnv({
+    DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: "info", WEB_CONCURRENCY: "2", RATE_LIMIT_PER_KEY: "0",
+    JWT_SECRET: randomBytes(48).toString("base64"), ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+  }));
+  t.after(() => server.stop());
+  const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 90_000);
+  const listening = () => [...server.output().matchAll(/"childPid":(\d+),"msg":"API process listening"/g)].map((m) => Number(m[1]));
+  await until("two API processes", () => listening().length >= 2);
+  const original = listening().slice(0, 2);
+
+  // Four clients, each sending one request after another on keep-alive connections.
+  const failures: string[] = [];
+  let answered = 0;
+  let running = true;
+  const client = async (n: number) => {
+    for (let i = 0; running; i++) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/v1/customers`, {
+          method: "POST",
+          headers: { authorization: basicAuth(key!), "content-type": "application/json" },
+          body: JSON.stringify({ name: "Maria Silva", email: `c${n}-${i}@example.com`, documentId: "52998224725", documentType: "cpf" }),
+        });
+        const text = await res.text();
+        if (res.status === 201) answered++;
+        else failures.push(`${res.status} ${text}`);
+      } catch (err) {
+        failures.push(String((err as Error).cause ?? err));
+      }
+    }
+  };
+  const clients = [1, 2, 3, 4].map(client);
+  const seen = () => `(answered ${answered}, failures: ${failures.slice(0, 3).join("; ")})`;
+  await until("the first answers", () => answered >= 20, 60_000, seen);
+
+  for (const pid of original) {
+    const before = listening().length;
+    const answeredBefore = answered;
+    process.kill(pid, "SIGTERM");
+    await until(`the replacement of ${pid} to listen`, () => listening().length > before, 60_000, () => server.output().slice(-2000));
+    await until(`${pid} to exit`, () => !alive(pid));
+    await until("answers after the restart", () => answered >= answeredBefore + 20, 60_000, seen);
+  }
+  running = false;
+  await Promise.all(clients);
+
+  assert.deepEqual(failures, [], `${failures.length} of ${answered + failures.length} requests failed`);
+  assert.ok(answered >= 60, `answered ${answered}`);
+  const now = listening().slice(-2);
+  assert.ok(now.every(alive) && !now.some((p) => original.includes(p)), "two new API processes serve");
+  assert.doesNotMatch(server.output(), /"level":50/, "no error was logged");
+  assert.equal(await server.stop(), 0, server.output());
+});
