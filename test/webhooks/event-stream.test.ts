@@ -97,3 +97,14 @@ test("needs a key, checks Last-Event-ID, and bounds open streams", async () => {
     for (const s of streams) s.close();
   }
 });
+
+test("closing the server ends open streams instead of waiting for them", async () => {
+  const own = await buildTestApp();
+  const ownUrl = await own.app.listen({ port: 0, host: "127.0.0.1" });
+  const merchant = await seedMerchant(own);
+  const res = await fetch(`${ownUrl}/v1/events/stream`, { headers: { authorization: basic(merchant.sandboxKey) } });
+  assert.equal(res.status, 200);
+  const reading = (async () => { for await (const _ of readSse(res.body!)) { /* until the server ends it */ } })();
+  await own.close(); // would hang here if the stream kept the connection open
+  await reading;
+});
