@@ -11,7 +11,12 @@ import { basic, buildTestApp, expectStatus, seedMerchant, type TestApp } from ".
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 interface MediaType { schema?: Record<string, unknown>; example?: unknown; examples?: Record<string, { value: unknown }> }
-interface Operation { requestBody?: { content?: Record<string, MediaType> }; description?: string; summary?: string }
+interface Operation {
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { content?: Record<string, MediaType> }>;
+  description?: string;
+  summary?: string;
+}
 interface Doc { servers?: { url: string }[]; paths: Record<string, Record<string, Operation>>; components: Record<string, unknown> }
 
 let t: TestApp;
@@ -57,6 +62,28 @@ test("every JSON request body has an example that its own schema accepts", () =>
   assert.deepEqual(problems, []);
 });
 
+test("every response example is valid for its schema", () => {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const problems: string[] = [];
+  let seen = 0;
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        const media = response.content?.["application/json"];
+        if (!media?.schema) continue;
+        const validate = ajv.compile({ ...media.schema, components: doc.components });
+        for (const example of examplesOf(media)) {
+          seen++;
+          if (!validate(example)) problems.push(`${method.toUpperCase()} ${path} ${status}: ${ajv.errorsText(validate.errors)}`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(seen > 0, "the charge answer at least has an example");
+});
+
 test("the POST /v1/charges example makes a charge with a sandbox key", async () => {
   const m = await seedMerchant(t);
   const media = doc.paths["/v1/charges"]!.post!.requestBody!.content!["application/json"]!;
@@ -65,6 +92,9 @@ test("the POST /v1/charges example makes a charge with a sandbox key", async () 
   for (const example of examples) {
     const res = await t.app.inject({ method: "POST", url: "/v1/charges", headers: { authorization: basic(m.sandboxKey) }, payload: example as object });
     expectStatus(res, 201);
+    // The documented answer has the shape of the real one.
+    const documented = examplesOf(doc.paths["/v1/charges"]!.post!.responses!["201"]!.content!["application/json"]!)[0] as Record<string, unknown>;
+    assert.deepEqual(Object.keys(res.json()).sort(), Object.keys(documented).sort());
   }
 });
 

@@ -79,7 +79,15 @@ export const ChargeCreated = Type.Object({
   status: Status,
   paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown())),
   reason: Nullable(Type.String()),
-}, { description: "Card paymentDetails: firstSix, lastFour, expirationMonth, expirationYear, holderName, installments, brand. Pix: qrCode, qrCodeImage, expiresAt, txid." });
+}, {
+  description: "Card paymentDetails: firstSix, lastFour, expirationMonth, expirationYear, holderName, installments, brand. Pix: qrCode, qrCodeImage, expiresAt, txid.",
+  examples: [{
+    id: "ch_01m83z4fb49ymhph6hwrvbtqq2",
+    status: "paid",
+    paymentDetails: { brand: "visa", firstSix: "411111", lastFour: "1111", holderName: "MARIA SILVA", installments: 1, expirationYear: "2030", expirationMonth: "12" },
+    reason: null,
+  }],
+});
 
 export const Charge = Type.Object({
   id: Type.String(),
