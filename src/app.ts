@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import { stdSerializers } from "pino";
 import type { DestinationStream } from "pino";
 import fastifyJwt from "@fastify/jwt";
 import fastifySwagger from "@fastify/swagger";
@@ -6,7 +7,7 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
 import { registerAuth, securitySchemes } from "./http/auth.js";
-import { registerErrorHandling, registerNotFound } from "./http/errors.js";
+import { handleFrameworkError, registerErrorHandling, registerNotFound } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerOps } from "./http/ops.js";
 import { RequestLog } from "./http/request-log.js";
@@ -15,6 +16,7 @@ import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
 import { createSealer } from "./lib/crypto.js";
 import { randomToken } from "./lib/ids.js";
+import { maskCardNumbers, redactDeep } from "./lib/redact.js";
 import { createCustomerService } from "./modules/customers/customers.service.js";
 import { customerRoutes } from "./modules/customers/customers.routes.js";
 import { createMerchantService } from "./modules/merchants/merchants.service.js";
@@ -67,23 +69,43 @@ export function createServices(deps: { config: Config; db: Db }) {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+// Whatever logger options are given, log lines carry the path without its query string (which
+// can hold e-mails and documents) and nothing that looks like a card number: not in the message,
+// a field or an error (the request id, bound to every line, is checked in genReqId).
+const safeLogging = {
+  serializers: {
+    req: (req: FastifyRequest) => ({ method: req.method, url: maskCardNumbers(req.url.split("?")[0] ?? ""), host: req.host, remoteAddress: req.ip }),
+    // The serialized error is not a plain object; a copy of it is.
+    err: (err: Error) => redactDeep({ ...stdSerializers.err(err) }),
+  },
+  hooks: {
+    logMethod(this: unknown, args: unknown[], log: (...args: unknown[]) => void) {
+      log.apply(this, args.map((arg) => redactDeep(arg)));
+    },
+  },
+};
+
 /** The Fastify instance with every plugin and route; it never listens (main.ts does). */
 export async function buildApp(deps: AppDeps, services = createServices(deps)): Promise<FastifyInstance> {
   const { config, db } = deps;
   const app = Fastify({
-    logger: deps.logger ?? {
+    logger: deps.logger === false ? false : {
       level: config.logLevel,
       ...(deps.logStream ? { stream: deps.logStream } : {}),
       redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" },
+      ...(typeof deps.logger === "object" ? deps.logger : {}),
+      ...safeLogging,
     },
-    // A caller's X-Request-Id is kept when it is short and plain (it reaches the logs).
+    // A caller's X-Request-Id is kept when it is short and plain, and not a card number (it
+    // reaches every log line of the request).
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomToken(20)}`;
+      return typeof given === "string" && REQUEST_ID.test(given) && maskCardNumbers(given) === given ? given : `req_${randomToken(20)}`;
     },
     // One line per request instead of two (src/http/request-log.ts).
     logController: new RequestLog(),
     bodyLimit: 1024 * 1024,
+    frameworkErrors: handleFrameworkError,
     // `/v1/customers/` is the list, not a customer with an empty id.
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: { coerceTypes: false } },

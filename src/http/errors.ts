@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { maskCardNumbers } from "../lib/redact.js";
 
 // One error class, one code -> status table, one handler. Services throw AppError with a code;
 // TypeScript makes every code have a status.
@@ -41,8 +42,10 @@ export interface ErrorBody {
   code: string;
 }
 
+// Every error body is built here, so this is where a message stops echoing a card number
+// typed where an id, a field or a path was expected ("Charge 411111******1111 not found").
 export function errorBody(statusCode: number, message: string, code: string): ErrorBody {
-  return { statusCode, message, error: STATUS_CODES[statusCode] ?? "Error", code };
+  return { statusCode, message: maskCardNumbers(message), error: STATUS_CODES[statusCode] ?? "Error", code };
 }
 
 // Fastify's own errors keep their status when it is a client error; everything else is a 500
@@ -92,6 +95,8 @@ function validationMessage(err: FastifyError): string {
     return `${context}${base ? `${base}.` : ""}${String(params.additionalProperty)} is not a recognized field`;
   }
   const field = `${context}${base}` || (context ? context.slice(0, -1) : "body");
+  // propertyNames (metadata keys): the error is about a key of the object, not the object.
+  if ((first as { propertyName?: string }).propertyName !== undefined) return `${field} keys ${first.message ?? "are invalid"}`;
   if (first.keyword === "discriminator") {
     return `${field}.${String(params.tag)} is missing or not one of the supported values`;
   }
@@ -107,6 +112,19 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Fastify's own URL errors, which never reach the error handler: a path that is not valid
+ * percent-encoded UTF-8 (FST_ERR_BAD_URL) or a path parameter over maxParamLength. Answered 400
+ * in the contract's shape, without echoing the path (it may carry anything).
+ */
+export function handleFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const message = err.code === "FST_ERR_MAX_PARAM_LENGTH"
+    ? "A path parameter is longer than 100 characters"
+    : "Malformed URL: the path is not valid percent-encoded UTF-8";
+  req.log.info({ code: err.code, status: 400 }, message);
+  void reply.code(400).header("x-request-id", req.id).send(errorBody(400, message, "bad_request"));
+}
+
 /** 404 for unknown routes, 405 (with Allow) when the path exists under other methods. */
 export function registerNotFound(app: FastifyInstance): void {
   const known: { method: string; pattern: RegExp }[] = [];
@@ -115,7 +133,7 @@ export function registerNotFound(app: FastifyInstance): void {
     const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`);
     for (const method of methods) known.push({ method, pattern });
   });
-  app.setNotFoundHandler((req, reply) => {
+  const answer = (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split("?")[0] ?? "";
     const allowed = [...new Set(known.filter((r) => r.pattern.test(path)).map((r) => r.method))];
     if (allowed.length > 0) {
@@ -125,5 +143,12 @@ export function registerNotFound(app: FastifyInstance): void {
         .send(errorBody(405, `Method ${req.method} not allowed on ${path}`, "method_not_allowed"));
     }
     return reply.code(404).send(errorBody(404, `Route ${req.method} ${path} not found`, "not_found"));
+  };
+  // Fastify runs the app's hooks for unknown routes too. Answering in an early preValidation
+  // hook (after the body is parsed, so malformed JSON stays a 400) keeps them from the
+  // idempotency hooks, which expect an authenticated route.
+  app.addHook("preValidation", async (req, reply) => {
+    if (!req.routeOptions.url) return answer(req, reply);
   });
+  app.setNotFoundHandler(answer);
 }
