@@ -45,7 +45,15 @@ export function ListOf<T extends TSchema>(item: T) {
   });
 }
 
-export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.Unknown(), {
-  description: "Free-form key/value data stored with the object (at most 50 keys).",
+export type MetadataValue = string | number | boolean | null;
+
+// Stripe's limits: at most 50 keys of 1 to 40 characters, flat values (a string of at most 500
+// characters, a number, a boolean or null). Metadata labels an object for lookups; a nested
+// object would be a document store with no limit on what it holds.
+export const Metadata = Type.Unsafe<Record<string, MetadataValue>>({
+  type: "object",
   maxProperties: 50,
+  propertyNames: { minLength: 1, maxLength: 40 },
+  additionalProperties: { type: ["string", "number", "boolean", "null"], maxLength: 500 },
+  description: "Free-form key/value data stored with the object: at most 50 keys of at most 40 characters; values are strings of at most 500 characters, numbers, booleans or null.",
 });

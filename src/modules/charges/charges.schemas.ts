@@ -18,7 +18,10 @@ export const ChargeCustomer = Type.Object({
   email: Type.Optional(Type.String({ format: "email", maxLength: 254 })),
   phone: Type.Optional(Type.String({ pattern: "^\\+?[0-9 ()-]{8,20}$" })),
   document: Type.Optional(DocumentRef),
-  address: Type.Optional(Type.Object({ country: Type.String({ pattern: "^[A-Za-z]{2}$" }) }, { additionalProperties: true })),
+  // Stored as given: any address fields, but flat and bounded.
+  address: Type.Optional(Type.Object({ country: Type.String({ pattern: "^[A-Za-z]{2}$" }) }, {
+    additionalProperties: Type.Union([Type.String({ maxLength: 200 }), Type.Number()]), maxProperties: 20,
+  })),
   ipAddress: Type.Optional(Type.String({ maxLength: 45, description: "The buyer's IP address (v4 or v6)." })),
 }, { additionalProperties: false, description: "Either id, or name plus email or phone (matched to an earlier customer by e-mail or document)." });
 

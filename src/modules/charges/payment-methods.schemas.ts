@@ -78,8 +78,12 @@ const union = Type.Union([
   CreditCardMethod, PixMethod, OpenFinanceMethod, QrCodeMethod, BoletoMethod, BankTransferMethod, OxxoMethod, SpeiMethod, PseMethod,
 ]);
 // oneOf + discriminator (enabled in http/validation.ts): Ajv validates only the branch named by
-// `type`, so an error names the field of that branch, e.g. paymentMethod.installments.
+// `type`, so an error names the field of that branch, e.g. paymentMethod.installments. Ajv
+// applies the discriminator to objects only and lets any other value through, so the schema
+// must say `type: "object"` itself: without it a string, array, number or null passed
+// validation and normalizeMethod failed on it (a 500).
 export const PaymentMethodInput = Type.Unsafe<Static<typeof union>>({
+  type: "object",
   oneOf: Object.values(PAYMENT_METHOD_SCHEMAS),
   discriminator: { propertyName: "type" },
   description: "Discriminated by type: credit_card, pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei, pse.",
