@@ -16,8 +16,8 @@ export function createProcessorRecords(db: Db): ProcessorRecords {
   return {
     async once(operation, key, compute) {
       const k = `${operation}:${key}`;
-      const earlier = await find(k);
-      if (earlier) return earlier;
+      // Computed first and offered with one INSERT: the first call (nearly every call) is one
+      // round trip; a repeated one computes an answer that loses to the recorded one.
       const result = JSON.parse(JSON.stringify(await compute())) as Record<string, unknown>;
       const [inserted] = await db.insert(sandboxProcessorRecords).values({ key: k, operation, result })
         .onConflictDoNothing().returning({ result: sandboxProcessorRecords.result });
