@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from "fastify";
-import { stdSerializers } from "pino";
-import type { DestinationStream } from "pino";
+import { stdSerializers, type DestinationStream } from "pino";
 import fastifyJwt from "@fastify/jwt";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
