@@ -68,7 +68,7 @@ export interface paths {
         get?: never;
         /**
          * Replace a merchant's fee definitions
-         * @description Stores tx_spread, anticipation and payout fee definitions (spec 2.7, 2.8). Replaces all earlier ones.
+         * @description Stores tx_spread, anticipation and payout fee definitions (fixed part in cents, percentages by installment count). Replaces all earlier ones.
          */
         put: operations["adminSetMerchantFees"];
         post?: never;
@@ -233,7 +233,7 @@ export interface paths {
         put?: never;
         /**
          * Create a charge
-         * @description Charges a customer (spec 2.2, 2.3). Cards are answered at once (paid, refused, failed, in_analysis or authentication_required); Pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei and pse answer pending with payment instructions in paymentDetails. Sandbox cards: 4111111111111111 paid, 4000000000000002 card_declined, 4000000000009995 insufficient_funds, 4000000000000119 failed, 4000000000000259 in_analysis, 4000000000003220 3DS with threeDSMode managed, 4000000000000101 blocked. freight_amount and freight_details are refused (set by the server).
+         * @description Charges a customer. Cards are answered at once (paid, refused, failed, in_analysis or authentication_required); Pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei and pse answer pending with payment instructions in paymentDetails. Sandbox cards: 4111111111111111 paid, 4000000000000002 card_declined, 4000000000009995 insufficient_funds, 4000000000000119 failed, 4000000000000259 in_analysis, 4000000000003220 3DS with threeDSMode managed, 4000000000000101 blocked; any other Luhn-valid number is paid (5555555555554444 too), a Luhn-invalid one is 422. Amounts are in currency units, at least 1, with at most the currency's decimals (BRL 2, JPY 0); currency codes are ISO 4217, answered upper-case. freight_amount and freight_details are refused (set by the server).
          */
         post: operations["createCharge"];
         delete?: never;
@@ -293,7 +293,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook with a simulated status
-         * @description Test-mode charges only (spec 4.1): records and sends the event of the given status (charge.updated for refused, failed, in_analysis and authentication_required) without changing the charge. Production charges: 422.
+         * @description Test-mode charges only: records and sends the event of the given status (charge.updated for refused, failed, in_analysis and authentication_required) without changing the charge. Production charges: 422.
          */
         post: operations["resendChargeWebhook"];
         delete?: never;
@@ -361,7 +361,7 @@ export interface paths {
         put?: never;
         /**
          * Create a customer
-         * @description Stores a customer of the merchant (spec 2.1). CPF and CNPJ check digits are verified; the document is stored without punctuation.
+         * @description Stores a customer of the merchant. CPF and CNPJ check digits are verified; the document is stored without punctuation.
          */
         post: operations["createCustomer"];
         delete?: never;
@@ -615,7 +615,7 @@ export interface paths {
         put?: never;
         /**
          * Quote live freight
-         * @description No key (spec 4.4). Only for freightMode checkout links (else 409) in BRL (else 422), with physical products that have measures. Only the merchant's enabled services, entries the provider could not price dropped, cheapest first; cached 15 minutes per link, CEP and items. 503 when the provider is unavailable or busy.
+         * @description No key (called by the checkout page). Only for freightMode checkout links (else 409) in BRL (else 422), with physical products that have measures. Only the merchant's enabled services, entries the provider could not price dropped, cheapest first; cached 15 minutes per link, CEP and items. 503 when the provider is unavailable or busy.
          */
         post: operations["quotePaymentLinkFreight"];
         delete?: never;
@@ -1059,7 +1059,7 @@ export interface paths {
         };
         /**
          * Integration status
-         * @description Spec 2.9: connected, status, hasCredentials, originPostalCode, enabledServices, tokenExpiresAt.
+         * @description The Melhor Envio connection: connected, status, hasCredentials, originPostalCode, enabledServices, tokenExpiresAt.
          */
         get: operations["shippingStatus"];
         put?: never;
@@ -1545,6 +1545,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Loja Exemplo",
+                 *       "email": "dono@loja-exemplo.com.br",
+                 *       "password": "correct horse battery",
+                 *       "connectEnabled": false
+                 *     }
+                 */
                 "application/json": {
                     /** @description City written into BR Codes. */
                     city?: string;
@@ -1633,6 +1641,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "connectEnabled": true
+                 *     }
+                 */
                 "application/json": {
                     connectEnabled?: boolean;
                     status?: "active" | "inactive" | "blocked";
@@ -1707,6 +1720,38 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fees": [
+                 *         {
+                 *           "feeType": "tx_spread",
+                 *           "paymentMethod": "credit_card",
+                 *           "currencyCode": "BRL",
+                 *           "brand": null,
+                 *           "definition": {
+                 *             "fixed": 30,
+                 *             "percentages": [
+                 *               3.99,
+                 *               4.99,
+                 *               5.99
+                 *             ]
+                 *           }
+                 *         },
+                 *         {
+                 *           "feeType": "tx_spread",
+                 *           "paymentMethod": "pix",
+                 *           "currencyCode": "BRL",
+                 *           "brand": null,
+                 *           "definition": {
+                 *             "fixed": 0,
+                 *             "percentages": [
+                 *               0.99
+                 *             ]
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     fees: {
                         /** @description Card brand override, or null for the default. */
@@ -2213,6 +2258,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "dono@loja-exemplo.com.br",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -2581,10 +2632,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 49.9,
+                 *       "currency": "BRL",
+                 *       "customer": {
+                 *         "name": "Maria Silva",
+                 *         "email": "maria@example.com",
+                 *         "document": {
+                 *           "type": "cpf",
+                 *           "id": "529.982.247-25"
+                 *         }
+                 *       },
+                 *       "paymentMethod": {
+                 *         "type": "credit_card",
+                 *         "number": "4111111111111111",
+                 *         "holderName": "MARIA SILVA",
+                 *         "expirationMonth": "12",
+                 *         "expirationYear": "2030",
+                 *         "cvv": "123",
+                 *         "installments": 1
+                 *       },
+                 *       "metadata": {
+                 *         "orderId": "1001"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
-                    /** @description In currency units (10 = 10.00 BRL), at least 1, at most the currency's decimals. */
+                    /** @description In currency units, not cents (10 = 10.00 BRL). At least 1 (1.00 BRL) and at most as many decimals as the currency has: 2 for BRL, USD, MXN and COP, 0 for JPY and CLP. More decimals, zero, negatives: 422. */
                     amount: number;
-                    /** @description ISO 4217 code. */
+                    /** @description ISO 4217 code, e.g. BRL; stored and answered upper-case. Cards take any ISO 4217 currency; Pix, boleto, open_finance, qr_code and bank_transfer BRL only, oxxo and spei MXN, pse COP. */
                     currency: string;
                     /** @description Either id, or name plus email or phone (matched to an earlier customer by e-mail or document). */
                     customer: {
@@ -2728,6 +2805,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ch_01m83z4fb49ymhph6hwrvbtqq2",
+                     *       "status": "paid",
+                     *       "paymentDetails": {
+                     *         "brand": "visa",
+                     *         "firstSix": "411111",
+                     *         "lastFour": "1111",
+                     *         "holderName": "MARIA SILVA",
+                     *         "installments": 1,
+                     *         "expirationYear": "2030",
+                     *         "expirationMonth": "12"
+                     *       },
+                     *       "reason": null
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         paymentDetails: {
@@ -2951,6 +3044,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 10
+                 *     }
+                 */
                 "application/json": {
                     /** @description Currency units; the whole refundable rest by default. */
                     amount?: number;
@@ -3047,6 +3145,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "paid"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
@@ -3496,6 +3599,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Maria Silva",
+                 *       "email": "maria@example.com",
+                 *       "documentId": "529.982.247-25",
+                 *       "documentType": "cpf",
+                 *       "phoneNumber": "+5511912345678"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Document number, with or without punctuation. */
                     documentId: string;
@@ -3743,6 +3855,14 @@ export interface operations {
         /** @description No CVV: it may never be stored, so the vault does not take it (PCI DSS 3.3.1.2). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "number": "4111111111111111",
+                 *       "holderName": "MARIA SILVA",
+                 *       "expirationMonth": "12",
+                 *       "expirationYear": "2030"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 12, e.g. "07". */
                     expirationMonth: string;
@@ -4014,7 +4134,7 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             createdAt: string;
-                            /** @description The payload's data as sent (spec 2.4 for charge events). */
+                            /** @description The payload's data as webhook endpoints receive it (for charge events: the charge, snake_case, amounts in cents). */
                             data: {
                                 [key: string]: unknown;
                             };
@@ -4088,7 +4208,7 @@ export interface operations {
                     "application/json": {
                         /** Format: date-time */
                         createdAt: string;
-                        /** @description The payload's data as sent (spec 2.4 for charge events). */
+                        /** @description The payload's data as webhook endpoints receive it (for charge events: the charge, snake_case, amounts in cents). */
                         data: {
                             [key: string]: unknown;
                         };
@@ -4190,6 +4310,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "endpointId": "whe_01jd3k5x7m9q2r4t6v8w0y2z4a"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Only to this endpoint; by default to every enabled endpoint that subscribes to the event, and to the postback URL when the event had one. */
                     endpointId?: string;
@@ -6574,6 +6699,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "decision": "approve"
+                 *     }
+                 */
                 "application/json": {
                     decision: "approve" | "reject";
                 };
@@ -6629,6 +6759,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "result": "succeeded"
+                 *     }
+                 */
                 "application/json": {
                     result: "succeeded" | "failed";
                 };
@@ -6919,6 +7054,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "result": "approved"
+                 *     }
+                 */
                 "application/json": {
                     result: "approved" | "rejected";
                 };
@@ -10784,6 +10924,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://loja-exemplo.com.br/webhooks/feira",
+                 *       "events": [
+                 *         "charge.paid",
+                 *         "charge.refunded"
+                 *       ],
+                 *       "description": "Order fulfilment"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Free text for the merchant's own reference. */
                     description?: string;
@@ -11032,6 +11182,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "*"
+                 *       ],
+                 *       "enabled": true
+                 *     }
+                 */
                 "application/json": {
                     description?: string | null;
                     /** @description true re-enables an endpoint disabled by the service (410 Gone, or failing for days) and clears disabledReason. */
