@@ -103,7 +103,8 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
   });
 
   app.addHook("preHandler", async (req, reply) => {
-    if (!applies(req)) return;
+    // req.ctx is set by auth on known routes only; an unknown route has nothing to claim.
+    if (!applies(req) || !req.ctx) return;
     const header = req.headers["idempotency-key"];
     if (typeof header !== "string") return;
     const claim: Claim = {
