@@ -9,6 +9,7 @@ import { createTasks } from "./jobs/tasks.js";
 import { startWorker, type Worker } from "./jobs/runner.js";
 import { logStream } from "./lib/log-stream.js";
 import { clusterChildRole, superviseCluster, tellPrimary } from "./cluster.js";
+import { AUTH_CHANGED_CHANNEL } from "./modules/merchants/key-cache.js";
 
 // Entry point. Roles: no argument runs API and worker in one process (the default for
 // `npm start`); `api` and `worker` run them apart (PostgreSQL only, any number of each);
@@ -66,7 +67,10 @@ async function main(): Promise<void> {
 
   // New deliveries wake the delivery task at once (a trigger NOTIFYs on commit); polling stays
   // as the fallback, so a lost notification only costs one poll interval.
-  const unlisten = worker ? await database.listen("feira_outbox", () => worker.wake("webhooks.deliver")) : undefined;
+  const unlistenOutbox = worker ? await database.listen("feira_outbox", () => worker.wake("webhooks.deliver")) : undefined;
+  // Key rotation or a merchant's status change in any process empties this one's key cache.
+  const unlistenAuth = app ? await database.listen(AUTH_CHANGED_CHANNEL, () => services.merchants.forgetKeys()) : undefined;
+  const unlisten = async () => { await unlistenOutbox?.(); await unlistenAuth?.(); };
 
   if (app) {
     // Listen first: if the port is taken the process stops before the first-start keys are

@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -31,6 +31,19 @@ const alive = (pid: number) => {
   }
 };
 
+/** `src/main.ts` with two API processes (and a worker) on a fresh PostgreSQL database. */
+async function startCluster(t: TestContext, env: Record<string, string> = {}) {
+  const db = await freshDatabase();
+  t.after(() => db.close());
+  const port = await freePort();
+  const server = nodeMain(childEnv({
+    DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: "info", WEB_CONCURRENCY: "2", RATE_LIMIT_PER_KEY: "0",
+    JWT_SECRET: randomBytes(48).toString("base64"), ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...env,
+  }));
+  t.after(() => server.stop());
+  return { port, server };
+}
+
 test("WEB_CONCURRENCY above 1 is refused on the embedded database, with the reason", () => {
   try {
     loadConfig({ DATA_DIR: tempDir(), WEB_CONCURRENCY: "2" });
@@ -61,14 +74,7 @@ test("WEB_CONCURRENCY=2: SIGTERM to each API process in turn, under a steady loa
   skip: ON_POSTGRES ? false : "PostgreSQL only: the embedded database admits one process, so WEB_CONCURRENCY > 1 is refused there",
   timeout: 180_000,
 }, async (t) => {
-  const db = await freshDatabase();
-  t.after(() => db.close());
-  const port = await freePort();
-  const server = nodeMain(childEnv({
-    DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: "info", WEB_CONCURRENCY: "2", RATE_LIMIT_PER_KEY: "0",
-    JWT_SECRET: randomBytes(48).toString("base64"), ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-  }));
-  t.after(() => server.stop());
+  const { port, server } = await startCluster(t);
   const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 90_000);
   const listening = () => [...server.output().matchAll(/"childPid":(\d+),"msg":"API process listening"/g)].map((m) => Number(m[1]));
   await until("two API processes", () => listening().length >= 2);
@@ -115,4 +121,26 @@ test("WEB_CONCURRENCY=2: SIGTERM to each API process in turn, under a steady loa
   assert.ok(now.every(alive) && !now.some((p) => original.includes(p)), "two new API processes serve");
   assert.doesNotMatch(server.output(), /"level":50/, "no error was logged");
   assert.equal(await server.stop(), 0, server.output());
+});
+
+test("WEB_CONCURRENCY=2: a key rotated through one process is refused by every process within a second (NOTIFY, not the 5 s cache TTL)", {
+  skip: ON_POSTGRES ? false : "PostgreSQL only: the embedded database admits one process, so WEB_CONCURRENCY > 1 is refused there",
+  timeout: 120_000,
+}, async (t) => {
+  const adminKey = `adm_${randomBytes(16).toString("hex")}`;
+  const { port, server } = await startCluster(t, { ADMIN_API_KEY: adminKey });
+  const [, merchantId] = await server.waitFor(/Demo merchant (mer_\S+)/, 90_000);
+  const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/);
+  await until("two API processes", () => (server.output().match(/"msg":"API process listening"/g) ?? []).length >= 2);
+  // A fresh connection per request, so that the primary spreads them over both processes.
+  const list = (k: string) => fetch(`http://127.0.0.1:${port}/v1/customers`, { headers: { authorization: basicAuth(k), connection: "close" } }).then((r) => r.status);
+  for (let i = 0; i < 10; i++) assert.equal(await list(key!), 200); // both processes now hold the key
+  const rotated = await fetch(`http://127.0.0.1:${port}/v1/admin/merchants/${merchantId}/rotate-keys`, {
+    method: "POST", headers: { authorization: basicAuth(adminKey) },
+  });
+  assert.equal(rotated.status, 200, await rotated.text());
+  await sleep(1_000);
+  const statuses = [];
+  for (let i = 0; i < 10; i++) statuses.push(await list(key!));
+  assert.deepEqual(statuses, Array(10).fill(401));
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
-import { withTx, type Db, type Queryable } from "../../db/client.js";
+import { sql, withTx, type Db, type Queryable } from "../../db/client.js";
 import { AppError, notFound } from "../../http/errors.js";
 import type { Authenticator } from "../../http/auth.js";
 import type { Environment } from "../../http/context.js";
@@ -8,6 +8,7 @@ import { safeEqual, sha256Hex, type Sealer } from "../../lib/crypto.js";
 import { newId, randomToken } from "../../lib/ids.js";
 import type { FeeDefinition } from "../ledger/fees.js";
 import * as repo from "./merchants.repo.js";
+import { AUTH_CHANGED_CHANNEL, createKeyCache } from "./key-cache.js";
 
 export interface MerchantServiceDeps {
   db: Db;
@@ -115,11 +116,14 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   }
 
   async function rotateKeys(merchantId: string) {
-    return withTx(db, async (tx) => {
+    const rotated = await withTx(db, async (tx) => {
       if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
       await repo.revokeApiKeys(tx, merchantId, new Date());
+      await announceAuthChange(tx);
       return { id: merchantId, apiKeys: await issueKeys(tx, merchantId) };
     });
+    keyCache.clear();
+    return rotated;
   }
 
   /** Full keys, for the Connect api-keys endpoint (a master reading its submerchant's keys). */
@@ -134,8 +138,13 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   }
 
   async function updateMerchant(merchantId: string, patch: { connectEnabled?: boolean; status?: "active" | "inactive" | "blocked" }) {
-    const row = await repo.updateMerchant(db, merchantId, patch);
+    const row = await withTx(db, async (tx) => {
+      const updated = await repo.updateMerchant(tx, merchantId, patch);
+      if (updated && patch.status) await announceAuthChange(tx);
+      return updated;
+    });
     if (!row) throw notFound("Merchant", merchantId);
+    if (patch.status) keyCache.clear(); // a key lookup carries its merchant's status
     return publicMerchant(row);
   }
 
@@ -192,12 +201,18 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     return merchant.id;
   }
 
+  const keyCache = createKeyCache();
+  /** Tells every process, at commit, to forget its cached key lookups. */
+  const announceAuthChange = (tx: Queryable) => tx.execute(sql`select pg_notify(${AUTH_CHANGED_CHANNEL}, '')`);
+
   const authenticator: Authenticator = {
     async findKey(key) {
       if (!key.startsWith("sk_test_") && !key.startsWith("sk_live_")) return null;
-      const row = await repo.findKeyPrincipal(db, sha256Hex(key));
-      if (!row) return null;
-      return { ...row, environment: row.environment as Environment };
+      const keyHash = sha256Hex(key);
+      return keyCache.get(keyHash, async () => {
+        const row = await repo.findKeyPrincipal(db, keyHash);
+        return row ? { ...row, environment: row.environment as Environment } : null;
+      });
     },
     async isAdminKey(key) {
       if (deps.adminApiKey) return safeEqual(sha256Hex(key), sha256Hex(deps.adminApiKey));
@@ -227,7 +242,11 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     return out;
   }
 
-  return { createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, getMerchant, setFees, getFees, login, authenticator, bootstrap };
+  return {
+    createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, getMerchant, setFees, getFees, login, authenticator, bootstrap,
+    /** Forgets cached key lookups (another process changed keys or a merchant's status). */
+    forgetKeys: () => keyCache.clear(),
+  };
 }
 
 export type MerchantService = ReturnType<typeof createMerchantService>;
