@@ -178,8 +178,8 @@ export const ApiKeysResponse = Type.Object({
   examples: [{
     merchantId: SUBMERCHANT_EXAMPLE.id,
     keys: [
-      { id: "key_01jd5a8w2pqrs", environment: "sandbox", key: "sk_test_4eC39HqLyjWDarjtT1zdp7dcXXXXXXXX", createdAt: "2026-11-23T12:00:00.000Z" },
-      { id: "key_01jd5a8w2tuvw", environment: "production", key: "sk_live_9aB21CdEfGhIjKlMnOpQrStUXXXXXXXX", createdAt: "2026-11-23T12:00:00.000Z" },
+      { id: "key_01jd5a8w2pqrs", environment: "sandbox", key: "sk_test_EXAMPLE-shown-in-full-here", createdAt: "2026-11-23T12:00:00.000Z" },
+      { id: "key_01jd5a8w2tuvw", environment: "production", key: "sk_live_EXAMPLE-shown-in-full-here", createdAt: "2026-11-23T12:00:00.000Z" },
     ],
   }],
 });
