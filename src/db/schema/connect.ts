@@ -1,0 +1,84 @@
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, money, ts, updatedAt } from "./columns.js";
+import { merchants } from "./core.js";
+
+// Connect (spec 2.5, 3.2). A submerchant is a merchant (merchants row with parent_id, its own
+// keys, no login); this row holds its registration and accreditation. It is an account, like its
+// master: the same in sandbox and production (its sandbox key tests while it is pending, its
+// production key charges once it is active). `environment` is where it was created: its status
+// notifications are events of that environment.
+export const submerchants = pgTable("submerchants", {
+  id: text("id").primaryKey().references(() => merchants.id),
+  parentId: text("parent_id").notNull().references(() => merchants.id),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  tradeName: text("trade_name").notNull(),
+  legalName: text("legal_name").notNull(),
+  /** Unmasked: 14 characters (digits, or the alphanumeric CNPJ). */
+  companyTaxId: text("company_tax_id").notNull(),
+  averageMonthlyRevenue: money("average_monthly_revenue").notNull(),
+  averageOrderValue: money("average_order_value").notNull(),
+  productType: text("product_type").$type<"digital" | "physical" | "both">().notNull(),
+  website: text("website").notNull(),
+  contactEmail: text("contact_email").notNull(),
+  productDescription: text("product_description").notNull(),
+  softDescriptor: text("soft_descriptor"),
+  postbackUrl: text("postback_url"),
+  currency: text("currency").notNull().default("BRL"),
+  /** pending, pre_approved, active, rejected, blocked, inactive (connect/submerchant-status.ts). */
+  status: text("status").notNull().default("pending"),
+  statusReason: text("status_reason"),
+  preApprovedAt: ts("pre_approved_at"),
+  approvedAt: ts("approved_at"),
+  rejectedAt: ts("rejected_at"),
+  blockedAt: ts("blocked_at"),
+  inactivatedAt: ts("inactivated_at"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [
+  index("submerchants_parent_idx").on(t.parentId, t.createdAt),
+  uniqueIndex("submerchants_tax_id_uq").on(t.parentId, t.companyTaxId),
+]);
+
+// KYC files, sealed (AES-256-GCM, AAD naming the submerchant and the kind); the latest upload of
+// each kind replaces the earlier one.
+export const submerchantDocuments = pgTable("submerchant_documents", {
+  id: text("id").primaryKey(),
+  submerchantId: text("submerchant_id").notNull().references(() => submerchants.id),
+  kind: text("kind").notNull(),
+  contentType: text("content_type").notNull(),
+  size: integer("size").notNull(),
+  sha256: text("sha256").notNull(),
+  contentSealed: text("content_sealed").notNull(),
+  uploadedAt: ts("uploaded_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("submerchant_documents_kind_uq").on(t.submerchantId, t.kind)]);
+
+// Per merchant and environment: the split applied to its charges that carry none.
+export const connectSettings = pgTable("connect_settings", {
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  defaultSplit: jsonb("default_split").$type<{ merchantId: string; percentage: number }[]>().notNull(),
+  updatedAt: updatedAt(),
+}, (t) => [primaryKey({ columns: [t.merchantId, t.environment] })]);
+
+// Payout requests (spec 2.7, 3.3): the amount is reserved on the ledger when the request is
+// made, paid out (by Pix to the submerchant's CNPJ) on approval, released on rejection.
+export const payoutRequests = pgTable("payout_requests", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  parentId: text("parent_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  amount: money("amount").notNull(),
+  currency: text("currency").notNull(),
+  payoutFee: money("payout_fee").notNull(),
+  netAmount: money("net_amount").notNull(),
+  status: text("status").$type<"pending" | "approved" | "rejected">().notNull(),
+  pixKey: text("pix_key").notNull(),
+  reason: text("reason"),
+  processorRef: text("processor_ref"),
+  processedAt: ts("processed_at"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [
+  index("payout_requests_merchant_idx").on(t.merchantId, t.environment, t.createdAt),
+  index("payout_requests_parent_idx").on(t.parentId, t.environment, t.createdAt),
+]);

@@ -1,0 +1,232 @@
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, money, ts, updatedAt } from "./columns.js";
+
+export const merchants = pgTable("merchants", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  email: text("email").notNull(),
+  passwordHash: text("password_hash").notNull(),
+  status: text("status").$type<"active" | "inactive" | "blocked">().notNull().default("active"),
+  connectEnabled: boolean("connect_enabled").notNull().default(false),
+  /** Set for submerchants (Connect): the master merchant that created them. */
+  parentId: text("parent_id"),
+  /** Receiver data written into Pix BR Codes. */
+  pixKey: text("pix_key").notNull(),
+  city: text("city").notNull().default("SAO PAULO"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [uniqueIndex("merchants_email_uq").on(t.email)]);
+
+export const apiKeys = pgTable("api_keys", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull().references(() => merchants.id),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  keyHash: text("key_hash").notNull(),
+  /** The key sealed with ENCRYPTION_KEY: a master may read a submerchant's keys (spec 4.2). */
+  keySealed: text("key_sealed").notNull(),
+  last4: text("last4").notNull(),
+  createdAt: createdAt(),
+  revokedAt: ts("revoked_at"),
+}, (t) => [
+  uniqueIndex("api_keys_hash_uq").on(t.keyHash),
+  index("api_keys_merchant_idx").on(t.merchantId, t.environment),
+]);
+
+export const adminKeys = pgTable("admin_keys", {
+  id: text("id").primaryKey(),
+  keyHash: text("key_hash").notNull(),
+  createdAt: createdAt(),
+});
+
+export const fees = pgTable("fees", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull().references(() => merchants.id),
+  feeType: text("fee_type").notNull(),
+  paymentMethod: text("payment_method").notNull(),
+  currencyCode: text("currency_code").notNull(),
+  brand: text("brand"),
+  definition: jsonb("definition").$type<{ fixed: number; percentages: number[] }>().notNull(),
+  createdAt: createdAt(),
+}, (t) => [index("fees_merchant_idx").on(t.merchantId)]);
+
+export const customers = pgTable("customers", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  name: text("name").notNull(),
+  email: text("email"),
+  phone: text("phone"),
+  documentType: text("document_type"),
+  documentId: text("document_id"),
+  address: jsonb("address").$type<Record<string, unknown>>(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [
+  index("customers_scope_idx").on(t.merchantId, t.environment, t.id),
+  index("customers_email_idx").on(t.merchantId, t.environment, t.email),
+  index("customers_document_idx").on(t.merchantId, t.environment, t.documentId),
+]);
+
+export const cards = pgTable("cards", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  customerId: text("customer_id").notNull(),
+  brand: text("brand").notNull(),
+  firstSix: text("first_six").notNull(),
+  lastFour: text("last_four").notNull(),
+  expirationMonth: text("expiration_month").notNull(),
+  expirationYear: text("expiration_year").notNull(),
+  holderName: text("holder_name").notNull(),
+  /** The PAN sealed with AES-256-GCM; never returned, never logged. CVV is never stored. */
+  numberSealed: text("number_sealed").notNull(),
+  createdAt: createdAt(),
+}, (t) => [index("cards_customer_idx").on(t.merchantId, t.environment, t.customerId)]);
+
+export const charges = pgTable("charges", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  customerId: text("customer_id"),
+  amount: money("amount").notNull(),
+  currency: text("currency").notNull(),
+  status: text("status").notNull(),
+  reason: text("reason"),
+  isBlocked: boolean("is_blocked").notNull().default(false),
+  paymentMethodType: text("payment_method_type").notNull(),
+  /** Safe view of the payment method: type, brand, first six, last four, holder, installments. */
+  paymentMethod: jsonb("payment_method").$type<Record<string, unknown>>().notNull(),
+  paymentDetails: jsonb("payment_details").$type<Record<string, unknown>>(),
+  installments: integer("installments").notNull().default(1),
+  processor: text("processor").notNull(),
+  pspRefId: text("psp_ref_id"),
+  spread: money("spread").notNull().default(0),
+  anticipationFee: money("anticipation_fee").notNull().default(0),
+  net: money("net").notNull().default(0),
+  amountRefunded: money("amount_refunded").notNull().default(0),
+  items: jsonb("items").$type<Record<string, unknown>[]>(),
+  shippingAddress: jsonb("shipping_address").$type<Record<string, unknown>>(),
+  trackingInfo: jsonb("tracking_info").$type<Record<string, unknown>>(),
+  metadata: jsonb("metadata").$type<Record<string, unknown>>(),
+  postbackUrl: text("postback_url"),
+  split: jsonb("split").$type<{ merchantId: string; percentage: number }[]>(),
+  freightAmount: money("freight_amount"),
+  freightDetails: jsonb("freight_details").$type<Record<string, unknown>>(),
+  /** The payment link the buyer paid through, when there is one. */
+  paymentLinkId: text("payment_link_id"),
+  paidAt: ts("paid_at"),
+  expiresAt: ts("expires_at"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+  deletedAt: ts("deleted_at"),
+}, (t) => [
+  index("charges_scope_idx").on(t.merchantId, t.environment, t.id),
+  index("charges_customer_idx").on(t.merchantId, t.environment, t.customerId),
+  index("charges_status_idx").on(t.merchantId, t.environment, t.status),
+  // The expiry janitor's scan: unpaid charges whose payment instructions have run out.
+  index("charges_expiry_idx").on(t.status, t.expiresAt),
+  index("charges_payment_link_idx").on(t.merchantId, t.environment, t.paymentLinkId, t.id),
+]);
+
+export const refunds = pgTable("refunds", {
+  id: text("id").primaryKey(),
+  chargeId: text("charge_id").notNull().references(() => charges.id),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  amount: money("amount").notNull(),
+  status: text("status").notNull(),
+  createdAt: createdAt(),
+}, (t) => [
+  index("refunds_charge_idx").on(t.chargeId),
+  // The refund janitor's scan: reservations still pending (a crash between the reservation and
+  // the processor's answer leaves one behind).
+  index("refunds_pending_idx").on(t.status, t.createdAt),
+]);
+
+// Double-entry ledger. An account is (owner, environment, currency, name); owner is a merchant
+// id or "platform". Amounts are signed minor units, positive = credit, and the entries of one
+// transaction always sum to zero.
+export const ledgerTransactions = pgTable("ledger_transactions", {
+  id: text("id").primaryKey(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  type: text("type").notNull(),
+  sourceId: text("source_id"),
+  description: text("description"),
+  createdAt: createdAt(),
+}, (t) => [index("ledger_tx_source_idx").on(t.sourceId)]);
+
+export const ledgerEntries = pgTable("ledger_entries", {
+  id: text("id").primaryKey(),
+  transactionId: text("transaction_id").notNull().references(() => ledgerTransactions.id),
+  owner: text("owner").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  currency: text("currency").notNull(),
+  account: text("account").notNull(),
+  amount: money("amount").notNull(),
+  type: text("type").notNull(),
+  sourceId: text("source_id"),
+  createdAt: createdAt(),
+}, (t) => [
+  index("ledger_entries_account_idx").on(t.owner, t.environment, t.currency, t.account),
+  index("ledger_entries_tx_idx").on(t.transactionId),
+]);
+
+// Money owed to an account holder that becomes available on a date (card: per installment,
+// Pix: next day). The unsettled rows of a merchant sum to its pending balance.
+export const settlements = pgTable("settlements", {
+  id: text("id").primaryKey(),
+  owner: text("owner").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  currency: text("currency").notNull(),
+  chargeId: text("charge_id").notNull(),
+  installment: integer("installment").notNull(),
+  amount: money("amount").notNull(),
+  dueAt: ts("due_at").notNull(),
+  settledAt: ts("settled_at"),
+  createdAt: createdAt(),
+}, (t) => [
+  index("settlements_due_idx").on(t.settledAt, t.dueAt),
+  index("settlements_charge_idx").on(t.chargeId),
+]);
+
+export const idempotencyKeys = pgTable("idempotency_keys", {
+  scope: text("scope").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  route: text("route").notNull(),
+  key: text("key").notNull(),
+  requestHash: text("request_hash").notNull(),
+  state: text("state").notNull(),
+  responseStatus: integer("response_status"),
+  responseBody: text("response_body"),
+  responseType: text("response_type"),
+  /**
+   * Random seed from which the request derives the ids of what it creates (http/idempotency.ts):
+   * a retry that takes over an abandoned claim derives the same ids, so it finds the charge or
+   * refund the dead process may have created, and the processor sees the same idempotency key.
+   */
+  seed: text("seed").notNull().default(""),
+  /** A "processing" claim belongs to its process until then; afterwards a retry may take it over. */
+  lockedUntil: ts("locked_until"),
+  createdAt: createdAt(),
+}, (t) => [
+  primaryKey({ columns: [t.scope, t.environment, t.route, t.key] }),
+  index("idempotency_keys_created_idx").on(t.createdAt),
+]);
+
+// What the sandbox processor has answered, by the idempotency key of the call (the charge id
+// for an authorization, the refund id for a refund). It stands in for the processor's own
+// records: a repeated call gets the first answer back instead of a second authorization.
+export const sandboxProcessorRecords = pgTable("sandbox_processor_records", {
+  key: text("key").primaryKey(),
+  operation: text("operation").notNull(),
+  result: jsonb("result").$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+});
+
+// Rate-limit counters shared by every API process on PostgreSQL (rate-limiter-flexible's
+// Drizzle store); the embedded database keeps them in memory.
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  points: integer("points").notNull().default(0),
+  expire: ts("expire"),
+});
