@@ -830,6 +830,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/charges/{id}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire a pending charge now (sandbox)
+         * @description Stands in for the clock: a pending Pix, boleto or other payer-paid charge fails at once with failureReason expired, as when its expiresAt passes unpaid. charge.failed goes to endpoints and the legacy charge.updated to the postback URL. Other charges: 409. Sandbox keys only.
+         */
+        post: operations["sandboxExpireCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/charges/{id}/pay": {
         parameters: {
             query?: never;
@@ -6769,6 +6789,148 @@ export interface operations {
                 };
             };
         };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Currency units. */
+                        amount: number;
+                        amountRefunded: number;
+                        anticipationFeeEstimated: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        customerId: string | null;
+                        expiresAt: string | null;
+                        failureReason: string | null;
+                        freight_amount: number | null;
+                        freight_details: {
+                            company?: string;
+                            deliveryTime?: number | null;
+                            price: number;
+                            /** @description melhor_envio for live freight, fixed for a link's fixed freight. */
+                            provider: string;
+                            serviceId?: number;
+                            serviceName?: string;
+                        } | null;
+                        id: string;
+                        isBlocked: boolean;
+                        items: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        livemode: boolean;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        net: number;
+                        paidAt: string | null;
+                        paymentDetails: {
+                            [key: string]: unknown;
+                        } | null;
+                        paymentLinkId: string | null;
+                        paymentMethod: {
+                            brand?: string;
+                            cardId?: string;
+                            expirationMonth?: string;
+                            expirationYear?: string;
+                            firstSix?: string;
+                            holderName?: string;
+                            installments?: number;
+                            lastFour?: string;
+                            type: string;
+                            walletType?: string;
+                        };
+                        postbackUrl: string | null;
+                        pspRefId: string | null;
+                        reason: string | null;
+                        shippingAddress: {
+                            [key: string]: unknown;
+                        } | null;
+                        split: {
+                            merchantId: string;
+                            percentage: number;
+                        }[] | null;
+                        spread: number;
+                        /** @enum {string} */
+                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                        trackingInfo: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxExpireCharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             /** @description Default Response */
             200: {

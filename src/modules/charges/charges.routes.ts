@@ -72,6 +72,10 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
       schema: sandbox("sandboxPayCharge", "Pay a pending charge (sandbox)", "Stands in for the payer of a Pix, boleto or other payer-paid charge: pending becomes paid, charge.paid is sent. Sandbox keys only."),
     }, async (req) => charges.pay(req.ctx, req.params.id));
 
+    app.post("/v1/sandbox/charges/:id/expire", {
+      schema: sandbox("sandboxExpireCharge", "Expire a pending charge now (sandbox)", "Stands in for the clock: a pending Pix, boleto or other payer-paid charge fails at once with failureReason expired, as when its expiresAt passes unpaid. charge.failed goes to endpoints and the legacy charge.updated to the postback URL. Other charges: 409. Sandbox keys only."),
+    }, async (req) => charges.expire(req.ctx, req.params.id));
+
     app.post("/v1/sandbox/charges/:id/authenticate", {
       schema: { ...sandbox("sandboxAuthenticateCharge", "Finish 3-D Secure (sandbox)", "succeeded: paid; failed: refused with reason authentication_failed and the legacy charge.updated. Sandbox keys only."), body: s.AuthenticateBody },
     }, async (req) => charges.authenticate(req.ctx, req.params.id, req.body.result));

@@ -43,6 +43,9 @@ export interface ServerFields {
   paymentLinkId?: string | null;
 }
 
+/** What expiry does to an unpaid payer-paid charge, for the janitor and the sandbox alike. */
+const EXPIRY = { to: "failed", patch: { reason: "expired" } } satisfies { to: ChargeStatus; patch: Partial<ChargeRow> };
+
 const SANDBOX_ONLY = () => new AppError("forbidden", "Forbidden: sandbox endpoints need a sandbox (sk_test_) key");
 
 export function createChargeService(deps: ChargeServiceDeps) {
@@ -203,6 +206,14 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return { to: "paid", patch: { paidAt: now() } };
   });
 
+  // Stands in for the clock: the same transition and reason as the expiry janitor, now.
+  const expire = (ctx: RequestCtx, id: string) => sandboxAct(ctx, id, async (c) => {
+    if (c.paymentMethodType === "credit_card" || c.status !== "pending") {
+      throw new AppError("invalid_state", `Charge ${c.id} is ${c.status === "pending" ? "a card charge" : c.status}; only a pending payer-paid charge (Pix, boleto, ...) expires`);
+    }
+    return EXPIRY;
+  });
+
   const authenticate = (ctx: RequestCtx, id: string, result: "succeeded" | "failed") => sandboxAct(ctx, id, async (c) => {
     if (c.status !== "authentication_required") throw new AppError("invalid_state", `Charge ${c.id} is ${c.status}, not authentication_required`);
     if (result === "failed") return { to: "refused", patch: { reason: "authentication_failed" } };
@@ -242,7 +253,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
   async function expireUnpaid(): Promise<number> {
     let n = 0;
     for (const c of await repo.expiredPendingCharges(db, 100)) {
-      const moved = await withTx(db, (tx) => effects.moveTo(tx, c, "failed", { reason: "expired" }))
+      const moved = await withTx(db, (tx) => effects.moveTo(tx, c, EXPIRY.to, EXPIRY.patch))
         .then(() => 1, (err: unknown) => {
           if (err instanceof AppError && (err.code === "conflict" || err.code === "invalid_state")) return 0; // paid meanwhile
           throw err;
@@ -252,7 +263,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return n;
   }
 
-  return { expireUnpaid, create, validate, get, findForLink, list, resendWebhook, pay, authenticate, review, bankDecision, findSandbox, processorFor };
+  return { expireUnpaid, create, validate, get, findForLink, list, resendWebhook, pay, expire, authenticate, review, bankDecision, findSandbox, processorFor };
 }
 
 export type ChargeService = ReturnType<typeof createChargeService>;
