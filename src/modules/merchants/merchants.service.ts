@@ -236,8 +236,14 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     }
     if (opts.demoMerchant && (await repo.countMerchants(db)) === 0) {
       const password = randomToken(16);
-      const created = await createMerchant({ name: "Loja Demo", email: "demo@feira.dev", password, connectEnabled: true });
-      out.demo = { email: created.email, password, sandboxKey: created.apiKeys.sandbox, merchantId: created.id };
+      try {
+        const created = await createMerchant({ name: "Loja Demo", email: "demo@feira.dev", password, connectEnabled: true });
+        out.demo = { email: created.email, password, sandboxKey: created.apiKeys.sandbox, merchantId: created.id };
+      } catch (err) {
+        // API processes started together on a fresh database all count no merchant; the first
+        // makes (and prints) the demo merchant, the others must start without it, not die.
+        if (!(err instanceof AppError && err.code === "conflict")) throw err;
+      }
     }
     return out;
   }
