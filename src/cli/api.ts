@@ -9,11 +9,13 @@ export class ApiError extends Error {
   }
 }
 
+/** A JSON call; a FormData body goes as multipart/form-data (fetch sets its boundary). */
 export async function call<T>(c: Connection, method: string, path: string, body?: unknown): Promise<T> {
+  const json = body !== undefined && !(body instanceof FormData);
   const res = await fetch(new URL(path, c.baseUrl), {
     method,
-    headers: { authorization: basicAuth(c.apiKey), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { authorization: basicAuth(c.apiKey), ...(json ? { "content-type": "application/json" } : {}) },
+    body: body === undefined ? undefined : json ? JSON.stringify(body) : (body as FormData),
   });
   const text = await res.text();
   if (!res.ok) throw new ApiError(res.status, text, `${method} ${path}`);

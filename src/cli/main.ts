@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { ApiError, call, type Connection } from "./api.js";
 import { configPath, DEFAULT_BASE_URL, ensureWebhookSecret, readConfig, writeConfig } from "./config.js";
 import { FatalError, listen } from "./listen.js";
-import { trigger, TRIGGERS } from "./trigger.js";
+import { ADMIN_TRIGGERS, trigger, TRIGGERS } from "./trigger.js";
 
 const USAGE = `feira: the command line of a feira server
 
@@ -11,12 +11,14 @@ const USAGE = `feira: the command line of a feira server
       Checks the key against the server and stores it (with the URL) in the config file.
   feira listen --forward-to http://localhost:4242/webhooks [--events charge.paid,charge.refunded]
       Streams your events and POSTs each to the URL, signed with a local secret (printed).
-  feira trigger <event>
+  feira trigger <event> [--admin-key adm_...]
       Creates sandbox objects that produce the event: ${Object.keys(TRIGGERS).join(", ")}.
+      ${ADMIN_TRIGGERS.join(" and ")} also need the operator's admin key (--admin-key or FEIRA_ADMIN_KEY):
+      they use a Connect submerchant (made, accredited and funded on first use) and have the admin decide its payout.
 
 Options for every command: --api-key, --url (default: the config, then ${DEFAULT_BASE_URL}).
 The config file is ~/.config/feira/config.json (FEIRA_CONFIG overrides it), mode 0600.
-Environment: FEIRA_API_KEY and FEIRA_URL override the config.
+Environment: FEIRA_API_KEY and FEIRA_URL override the config; FEIRA_ADMIN_KEY is the admin key (never stored).
 `;
 
 export async function run(argv: string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
@@ -25,6 +27,7 @@ export async function run(argv: string[], out: (line: string) => void = (l) => p
     allowPositionals: true,
     options: {
       "api-key": { type: "string" },
+      "admin-key": { type: "string" },
       url: { type: "string" },
       "forward-to": { type: "string" },
       events: { type: "string" },
@@ -64,7 +67,10 @@ export async function run(argv: string[], out: (line: string) => void = (l) => p
     case "trigger": {
       const event = rest[0];
       if (!event) throw new UsageError(`trigger needs an event: ${Object.keys(TRIGGERS).join(", ")}`);
-      for (const line of await trigger(needKey(baseUrl, apiKey), event)) out(`Created ${line}`);
+      const adminKey = values["admin-key"] || process.env.FEIRA_ADMIN_KEY || undefined;
+      const result = await trigger(needKey(baseUrl, apiKey), event, { adminKey });
+      for (const line of result.created) out(`Created ${line}`);
+      for (const line of result.notes) out(line);
       out(`Trigger succeeded: ${event} is on its way (see feira listen or GET /v1/events).`);
       return 0;
     }

@@ -1,8 +1,13 @@
 import { call, type Connection } from "./api.js";
+import { needAdminKey, payoutDecision } from "./trigger-payout.js";
 
 // `feira trigger <event>` makes, through the public API, the objects whose life produces that
 // event, like `stripe trigger`. Sandbox keys only: it creates real charges.
 interface Charge { id: string; status: string }
+
+/** What a trigger made (printed as "Created ..."), and what the user should know about it. */
+export interface TriggerOutput { created: string[]; notes: string[] }
+export interface TriggerOptions { adminKey?: string }
 
 const customer = { name: "Feira CLI", email: "cli@example.com" };
 const card = (number: string) => ({
@@ -13,7 +18,10 @@ const cardCharge = (c: Connection) =>
 const pixCharge = (c: Connection) =>
   call<Charge>(c, "POST", "/v1/charges", { amount: 25, currency: "BRL", metadata: { source: "feira trigger" }, customer, paymentMethod: { type: "pix" } });
 
-type Step = (c: Connection) => Promise<string[]>;
+type Step = (c: Connection, opts: TriggerOptions) => Promise<string[] | TriggerOutput>;
+
+const payout = (event: string, decision: "approve" | "reject"): Step => (c, opts) =>
+  opts.adminKey ? payoutDecision(c, opts.adminKey, decision) : needAdminKey(event);
 
 export const TRIGGERS: Record<string, Step> = {
   "charge.created": async (c) => [`charge ${(await cardCharge(c)).id} (card)`],
@@ -25,18 +33,29 @@ export const TRIGGERS: Record<string, Step> = {
     const ch = await pixCharge(c);
     return [`charge ${ch.id} (Pix, ${ch.status})`];
   },
+  "charge.failed": async (c) => {
+    const ch = await pixCharge(c);
+    const failed = await call<Charge & { failureReason: string | null }>(c, "POST", `/v1/sandbox/charges/${ch.id}/expire`);
+    return [`charge ${ch.id} (Pix, expired unpaid: ${failed.status}, ${failed.failureReason})`];
+  },
   "charge.refunded": async (c) => {
     const ch = await cardCharge(c);
     await call(c, "POST", `/v1/charges/${ch.id}/refund`, {});
     return [`charge ${ch.id} (card, paid)`, `refund of ${ch.id}`];
   },
+  "payout.approved": payout("payout.approved", "approve"),
+  "payout.rejected": payout("payout.rejected", "reject"),
 };
 
-export async function trigger(c: Connection, event: string): Promise<string[]> {
+/** Triggers that need the operator's admin key besides the sandbox key. */
+export const ADMIN_TRIGGERS = ["payout.approved", "payout.rejected"];
+
+export async function trigger(c: Connection, event: string, opts: TriggerOptions = {}): Promise<TriggerOutput> {
   if (c.apiKey.startsWith("sk_live_")) {
     throw new Error("feira trigger creates real objects: it runs with sandbox keys (sk_test_...) only");
   }
   const step = TRIGGERS[event];
   if (!step) throw new Error(`Cannot trigger ${event}; supported: ${Object.keys(TRIGGERS).join(", ")}`);
-  return step(c);
+  const out = await step(c, opts);
+  return Array.isArray(out) ? { created: out, notes: [] } : out;
 }
