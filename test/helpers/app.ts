@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { buildApp, createServices, type AppDeps, type Services } from "../../src/app.js";
 import type { Config } from "../../src/config.js";
 import type { Database } from "../../src/db/client.js";
 import { freshDatabase } from "./db.js";
+import { configEnv, countInProcess, InProcessOnly, recordApp, startTopology, topologyMode, type RunningTopology } from "./topology.js";
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
@@ -48,16 +49,51 @@ export interface TestAppOptions {
   logger?: AppDeps["logger"];
   /** Runs after buildApp and before ready(): the place to add test-only routes. */
   beforeReady?: (app: FastifyInstance, database: Database) => void | Promise<void>;
+  /** The in-process services, from the default ones (e.g. a module built with test options). */
+  services?: (base: Services, config: Config, database: Database) => Services;
+  /**
+   * Why this app must stay in-process in topology mode (e.g. a module option that has no
+   * environment variable); undefined when the processes can serve it.
+   */
+  inProcessOnly?: string;
 }
 
-/** The real app over a fresh real database (PGlite, or PostgreSQL with DATABASE_URL). */
+/**
+ * The real app over a fresh real database (PGlite, or PostgreSQL with DATABASE_URL). With
+ * FEIRA_TEST_TOPOLOGY (test/helpers/topology.ts), API and worker processes also run on that
+ * database and `app.inject` is sent to them over HTTP.
+ */
 export async function buildTestApp(overrides: Partial<Config> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const topology = topologyMode();
   const database = await freshDatabase();
   const config = testConfig(overrides);
-  const services = createServices({ config, db: database.db });
+  const base = createServices({ config, db: database.db });
+  const services = options.services ? options.services(base, config, database) : base;
   const app = await buildApp({ config, db: database.db, logger: options.logger }, services);
+  // Routes a test adds stay in-process in topology mode (the processes do not have them).
+  const testRoutes: string[] = [];
+  let collecting = true;
+  if (topology) app.addHook("onRoute", (route) => { if (collecting) testRoutes.push(route.url); });
   await options.beforeReady?.(app, database);
+  collecting = false;
   await app.ready();
+
+  let running: RunningTopology | undefined;
+  if (topology) {
+    const env = configEnv(config);
+    const reason = options.inProcessOnly ?? (options.logger ? "reads the in-process log stream" : undefined) ?? ("reason" in env ? env.reason : undefined);
+    recordApp(reason);
+    if (!reason && "env" in env) {
+      try {
+        running = await startTopology(topology, database.url!, env.env);
+      } catch (err) {
+        await app.close();
+        await database.close();
+        throw err;
+      }
+      routeThrough(app, running, testRoutes);
+    }
+  }
   return {
     app,
     database,
@@ -65,10 +101,38 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: Tes
     config,
     admin: config.adminApiKey!,
     async close() {
-      await app.close();
-      await database.close();
+      try {
+        await running?.close();
+      } finally {
+        await app.close();
+        await database.close();
+      }
     },
   };
+}
+
+/** `app.inject` and `app.listen` of a topology-mode app go to the API processes. */
+function routeThrough(app: FastifyInstance, running: RunningTopology, testRoutes: string[]): void {
+  const inProcess = app.inject.bind(app) as (opts: InjectOptions | string) => Promise<LightMyRequestResponse>;
+  const isTestRoute = (url: string) => {
+    const p = url.split("?")[0];
+    return testRoutes.some((r) => new RegExp(`^${r.replace(/:[^/]+/g, "[^/]+")}$`).test(p ?? ""));
+  };
+  app.inject = ((opts: InjectOptions | string) => {
+    const url = typeof opts === "string" ? opts : String(opts.url ?? opts.path ?? "/");
+    if (isTestRoute(url)) {
+      countInProcess("test-only route");
+      return inProcess(opts);
+    }
+    try {
+      return running.inject(opts);
+    } catch (err) {
+      if (!(err instanceof InProcessOnly)) throw err;
+      countInProcess(err.reason);
+      return inProcess(opts);
+    }
+  }) as typeof app.inject;
+  app.listen = (async () => running.listen()) as unknown as typeof app.listen;
 }
 
 export const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString("base64")}`;

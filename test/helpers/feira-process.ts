@@ -63,10 +63,15 @@ export interface FeiraProcess {
 
 /** Starts `node src/main.ts [role]` and waits until it answers /health (workers: until started). */
 export async function startFeira(
-  store: Store, opts: { role?: "api" | "worker"; env?: Record<string, string>; port?: number } = {},
+  store: Store,
+  opts: {
+    role?: "api" | "worker"; env?: Record<string, string>; port?: number;
+    /** What node runs instead of `--import tsx src/main.ts` (e.g. a prebuilt bundle of it). */
+    entry?: string[];
+  } = {},
 ): Promise<FeiraProcess> {
   const port = opts.port ?? await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...(opts.role ? [opts.role] : [])], {
+  const child = spawn(process.execPath, [...(opts.entry ?? ["--import", "tsx", "src/main.ts"]), ...(opts.role ? [opts.role] : [])], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: childEnv({

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { basic, expectStatus } from "../helpers/app.js";
 import { ROOT } from "../helpers/process.js";
@@ -23,8 +22,7 @@ const problems: string[] = [];
 before(async () => {
   if (skip) return;
   w = await shippingWorld();
-  await w.t.app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(w.t.app.server.address() as AddressInfo).port}`;
+  base = await w.t.app.listen({ port: 0, host: "127.0.0.1" });
   const { merchant } = await connectMerchant(w);
   key = basic(merchant.sandboxKey);
   browser = await chromium.launch({

@@ -1,15 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LightMyRequestResponse } from "fastify";
 import { Webhook } from "standardwebhooks";
-import { buildApp, createServices } from "../../src/app.js";
 import type { Config } from "../../src/config.js";
 import { queryRows, sql, withTx } from "../../src/db/client.js";
 import { drainTasks } from "../../src/jobs/runner.js";
 import type { HostLookup } from "../../src/lib/url-guard.js";
 import { recordEvent, type EventInput } from "../../src/modules/webhooks/outbox.js";
 import { createWebhookModule, type WebhookModule } from "../../src/modules/webhooks/webhooks.module.js";
-import { basic, expectStatus, testConfig, type TestApp } from "../helpers/app.js";
-import { freshDatabase } from "../helpers/db.js";
+import { basic, buildTestApp, expectStatus, type TestApp } from "../helpers/app.js";
 import { startReceiver, type ReceivedRequest, type Receiver } from "../helpers/webhook-receiver.js";
 
 // The real app over a fresh database, with the webhook module built from test options: a fake
@@ -25,22 +23,24 @@ export async function buildWebhookTestApp(opts: {
   timeoutMs?: number;
   leaseMs?: number;
 } = {}): Promise<WebhookTestApp> {
-  const database = await freshDatabase();
-  const config = testConfig(opts.config);
-  const base = createServices({ config, db: database.db });
-  const webhooks = createWebhookModule({
-    db: database.db, config, sealer: base.sealer, lookup: opts.lookup, timeoutMs: opts.timeoutMs, leaseMs: opts.leaseMs,
-  });
-  const services = { ...base, webhooks };
-  const app = await buildApp({ config, db: database.db }, services);
-  await app.ready();
-  return {
-    app, database, services, config, webhooks, admin: config.adminApiKey!,
-    async close() {
-      await app.close();
-      await database.close();
+  let webhooks: WebhookModule | undefined;
+  // In topology mode (test/helpers/topology.ts) the worker processes deliver too, with the
+  // real resolver and the default timeout: a test that depends on either stays in-process.
+  const inProcessOnly = opts.lookup
+    ? "fake DNS resolver (a module option; the processes resolve for real)"
+    : opts.timeoutMs !== undefined && opts.timeoutMs < 3_000
+      ? `delivery timeout of ${opts.timeoutMs} ms (a module option; the processes use the default)`
+      : undefined;
+  const t = await buildTestApp(opts.config, {
+    inProcessOnly,
+    services: (base, config, database) => {
+      webhooks = createWebhookModule({
+        db: database.db, config, sealer: base.sealer, lookup: opts.lookup, timeoutMs: opts.timeoutMs, leaseMs: opts.leaseMs,
+      });
+      return { ...base, webhooks };
     },
-  };
+  });
+  return { ...t, webhooks: webhooks! };
 }
 
 /** A resolver answering from a table; unknown names fail like a real NXDOMAIN. */

@@ -1,0 +1,54 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT } from "./process.js";
+
+// `npm run test:topology`: the whole suite (or the files given) with FEIRA_TEST_TOPOLOGY=2x2
+// on PostgreSQL, then an account of it: how many test apps ran against the API and worker
+// processes, which fell back to the in-process app and why, and which requests were answered
+// in-process (test-only routes, requests no HTTP client can send).
+
+interface Line { file: string; apps: number; fallbacks: string[]; requestsOverHttp: number; requestsInProcess: Record<string, number> }
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? testFiles(path.join(dir, e.name)) : e.name.endsWith(".test.ts") ? [path.join(dir, e.name)] : []);
+}
+
+if (!process.env.DATABASE_URL) {
+  process.stderr.write("test:topology needs DATABASE_URL (PostgreSQL): the embedded database admits one process\n");
+  process.exit(2);
+}
+const topology = process.env.FEIRA_TEST_TOPOLOGY || "2x2";
+const given = process.argv.slice(2);
+const files = given.length > 0 ? given : testFiles("test").map((f) => path.relative(ROOT, path.resolve(f))).sort();
+const report = path.join(os.tmpdir(), `feira-topology-${process.pid}.jsonl`);
+rmSync(report, { force: true });
+const started = Date.now();
+
+const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
+  cwd: ROOT, stdio: "inherit", env: { ...process.env, FEIRA_TEST_TOPOLOGY: topology, FEIRA_TOPOLOGY_REPORT: report },
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => {
+  const lines: Line[] = existsSync(report)
+    ? readFileSync(report, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Line)
+    : [];
+  rmSync(report, { force: true });
+  const apps = lines.reduce((n, l) => n + l.apps, 0);
+  const fallbacks = lines.flatMap((l) => l.fallbacks.map((reason) => `${l.file}: ${reason}`));
+  const overHttp = lines.reduce((n, l) => n + l.requestsOverHttp, 0);
+  const inProcess = lines.flatMap((l) => Object.entries(l.requestsInProcess).map(([reason, n]) => `${l.file}: ${n} (${reason})`));
+  const out = [
+    "",
+    `# topology ${topology}: ${files.length} test files, ${lines.length} of them built ${apps} test apps in ${((Date.now() - started) / 60_000).toFixed(1)} min`,
+    `# ${apps - fallbacks.length} apps ran against API and worker processes (${overHttp} requests over HTTP); ${fallbacks.length} stayed in-process:`,
+    ...fallbacks.map((f) => `#   ${f}`),
+    `# requests answered in-process by apps of the processes' mode:`,
+    ...(inProcess.length > 0 ? inProcess.map((f) => `#   ${f}`) : ["#   none"]),
+    "",
+  ];
+  process.stdout.write(out.join("\n"));
+  process.exit(code ?? (signal ? 1 : 0));
+});
