@@ -9,18 +9,12 @@
 //
 // With DATABASE_URL, a scratch database is created next to the given one and dropped at the
 // end. Scenarios live in bench/scenarios.ts. Results are recorded in bench/RESULTS.md.
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import autocannon, { type Result } from "autocannon";
-import pg from "pg";
-import { defaultScenarios, scenarios, type BenchServer, type Scenario } from "./scenarios.js";
-
-const ROOT = path.resolve(import.meta.dirname, "..");
+import { createScratchDatabase, freePort, measure, serverEnv, startServer, type Row, type ScratchDatabase } from "./harness.js";
+import { defaultScenarios, scenarios, type Scenario } from "./scenarios.js";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -45,131 +39,31 @@ const selected: Scenario[] = (positionals.length > 0 ? positionals : defaultScen
   return s;
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 // ---- The database: PGlite in a temp DATA_DIR, or a scratch PostgreSQL database.
 const baseDatabaseUrl = process.env.DATABASE_URL;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "feira-bench-"));
-let scratch: { url: string; drop(): Promise<void> } | undefined;
-if (baseDatabaseUrl) {
-  const name = `feira_bench_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: baseDatabaseUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(baseDatabaseUrl);
-  url.pathname = `/${name}`;
-  scratch = {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: baseDatabaseUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
+const scratch: ScratchDatabase | undefined = baseDatabaseUrl ? await createScratchDatabase(baseDatabaseUrl) : undefined;
 
 // ---- The server, as an operator starts it.
 const port = await freePort();
-const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", WEB_CONCURRENCY: String(processes) };
-for (const name of ["ADMIN_API_KEY", "JWT_SECRET", "ENCRYPTION_KEY", "NODE_ENV", "PUBLIC_BASE_URL"]) delete env[name];
-if (scratch) {
-  // PostgreSQL requires the shared secrets from the environment (config.ts); fresh ones per run.
-  env.DATABASE_URL = scratch.url;
-  env.JWT_SECRET = randomBytes(48).toString("base64");
-  env.ENCRYPTION_KEY = randomBytes(32).toString("base64");
-} else delete env.DATABASE_URL;
-
-const child: ChildProcess = spawn(process.execPath, [...serverArgs, "--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-let output = "";
-child.stdout!.on("data", (c: Buffer) => { output += c.toString(); });
-child.stderr!.on("data", (c: Buffer) => { output += c.toString(); process.stderr.write(c); });
-const childExited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+const server = startServer(serverEnv({ port, dataDir, databaseUrl: scratch?.url, extra: { WEB_CONCURRENCY: String(processes) } }), { nodeArgs: serverArgs });
 
 async function cleanup(): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill("SIGTERM");
-    await childExited;
-  }
+  await server.stop();
   await scratch?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 }
 process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
 
-async function startServer(): Promise<BenchServer> {
-  const deadline = Date.now() + 60_000;
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output}`);
-    if (Date.now() > deadline) throw new Error(`the server did not start within 60 s:\n${output}`);
-    const sandboxKey = /sandbox key:\s+(sk_test_[A-Za-z0-9]+)/.exec(output)?.[1];
-    if (sandboxKey) {
-      const ok = await fetch(`${baseUrl}/health`).then((r) => r.status === 200, () => false);
-      if (ok) {
-        return {
-          baseUrl,
-          sandboxKey,
-          adminKey: /Admin key \(shown once, store it\): (\S+)/.exec(output)?.[1] ?? "",
-          merchantId: /Demo merchant (mer_\S+)/.exec(output)?.[1] ?? "",
-        };
-      }
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function load(server: BenchServer, scenario: Scenario, seconds: number): Promise<Result> {
-  const req = scenario.request(server);
-  const base = { url: server.baseUrl + req.path, connections, duration: seconds };
-  const headers = req.headers ?? {};
-  if (!Object.values(headers).some((v) => v.includes("[<id>]"))) {
-    // autocannon's own idReplacement (body only) is cheaper than a per-request callback.
-    return autocannon({ ...base, method: req.method, headers, body: req.body, idReplacement: req.body?.includes("[<id>]") ?? false });
-  }
-  // A fresh id in the headers too (e.g. one Idempotency-Key per request).
-  const fill = (text: string) => text.replaceAll("[<id>]", randomUUID());
-  return autocannon({
-    ...base,
-    requests: [{
-      method: req.method,
-      setupRequest: (r) => ({
-        ...r,
-        headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, fill(v)])),
-        ...(req.body === undefined ? {} : { body: fill(req.body) }),
-      }),
-    }],
-  });
-}
-
-interface Row { scenario: string; requestsPerSecond: number; p50: number; p99: number; requests: number }
-
 const rows: Row[] = [];
 try {
-  const server = await startServer();
+  const bench = await server.ready();
   console.log(
     `feira bench: ${scratch ? "PostgreSQL" : "PGlite"}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, ` +
       `${processes} API process(es), ${connections} connections, ${warmup} s warm-up + ${duration} s per scenario; autocannon and the server share the CPUs`,
   );
   for (const scenario of selected) {
-    await scenario.setup?.(server);
-    if (warmup > 0) await load(server, scenario, warmup);
-    const r = await load(server, scenario, duration);
-    const statuses = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(", ");
-    const unexpected = Object.keys(r.statusCodeStats).filter((code) => Number(code) !== scenario.expectStatus);
-    if (unexpected.length > 0 || r.errors > 0 || r.timeouts > 0) {
-      throw new Error(`${scenario.name}: expected only ${scenario.expectStatus}; got ${statuses}, ${r.errors} errors, ${r.timeouts} timeouts`);
-    }
-    rows.push({ scenario: scenario.name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total });
+    rows.push(await measure(bench, scenario, { seconds: duration, warmup, connections }));
     console.log(`  ${scenario.name}: ${scenario.description}`);
   }
 

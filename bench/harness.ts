@@ -1,0 +1,143 @@
+// What the HTTP benchmarks share: a scratch PostgreSQL database next to DATABASE_URL, the real
+// server started as an operator starts it (reading the printed first-start keys), and one
+// scenario measured with autocannon. Used by bench/run.ts and bench/growth.ts.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import path from "node:path";
+import autocannon, { type Result } from "autocannon";
+import pg from "pg";
+import { freePort } from "../test/helpers/process.js";
+import type { BenchServer, Scenario } from "./scenarios.js";
+
+export { freePort };
+
+export const ROOT = path.resolve(import.meta.dirname, "..");
+
+export interface ScratchDatabase { name: string; url: string; drop(): Promise<void> }
+
+/** A fresh database next to `baseUrl`'s (same server and credentials); `drop()` removes it. */
+export async function createScratchDatabase(baseUrl: string, prefix = "feira_bench"): Promise<ScratchDatabase> {
+  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** The environment of a benchmark server: fresh secrets on PostgreSQL, none of the caller's. */
+export function serverEnv(opts: { port: number; dataDir: string; databaseUrl?: string; extra?: NodeJS.ProcessEnv }): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(opts.port), DATA_DIR: opts.dataDir, LOG_LEVEL: "warn", ...opts.extra };
+  for (const name of ["ADMIN_API_KEY", "JWT_SECRET", "ENCRYPTION_KEY", "NODE_ENV", "PUBLIC_BASE_URL"]) delete env[name];
+  if (opts.databaseUrl) {
+    // PostgreSQL requires the shared secrets from the environment (config.ts).
+    env.DATABASE_URL = opts.databaseUrl;
+    env.JWT_SECRET = randomBytes(48).toString("base64");
+    env.ENCRYPTION_KEY = randomBytes(32).toString("base64");
+  } else delete env.DATABASE_URL;
+  return env;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** Everything the server printed so far. */
+  output(): string;
+  /** Waits for /health and, on a first start, for the printed keys (`keys` from an earlier start otherwise). */
+  ready(keys?: Omit<BenchServer, "baseUrl">): Promise<BenchServer>;
+  stop(): Promise<void>;
+}
+
+/** `node [nodeArgs] --import tsx src/main.ts [args]`, as an operator starts it. */
+export function startServer(env: NodeJS.ProcessEnv, opts: { args?: string[]; nodeArgs?: string[] } = {}): ServerProcess {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", "src/main.ts", ...(opts.args ?? [])], {
+    cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => { output += c.toString(); });
+  child.stderr!.on("data", (c: Buffer) => { output += c.toString(); process.stderr.write(c); });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const baseUrl = `http://127.0.0.1:${env.PORT}`;
+  return {
+    child,
+    output: () => output,
+    async ready(keys) {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output}`);
+        if (Date.now() > deadline) throw new Error(`the server did not start within 60 s:\n${output}`);
+        const sandboxKey = keys?.sandboxKey ?? /sandbox key:\s+(sk_test_[A-Za-z0-9]+)/.exec(output)?.[1];
+        if (sandboxKey && (await fetch(`${baseUrl}/health`).then((r) => r.status === 200, () => false))) {
+          return {
+            baseUrl,
+            sandboxKey,
+            adminKey: keys?.adminKey ?? /Admin key \(shown once, store it\): (\S+)/.exec(output)?.[1] ?? "",
+            merchantId: keys?.merchantId ?? /Demo merchant (mer_\S+)/.exec(output)?.[1] ?? "",
+          };
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+    },
+  };
+}
+
+/** One scenario for `seconds` with `connections` connections (closed loop). */
+export function load(server: BenchServer, scenario: Scenario, seconds: number, connections: number): Promise<Result> {
+  const req = scenario.request(server);
+  const base = { url: server.baseUrl + req.path, connections, duration: seconds };
+  const headers = req.headers ?? {};
+  if (!Object.values(headers).some((v) => v.includes("[<id>]"))) {
+    // autocannon's own idReplacement (body only) is cheaper than a per-request callback.
+    return autocannon({ ...base, method: req.method, headers, body: req.body, idReplacement: req.body?.includes("[<id>]") ?? false });
+  }
+  // A fresh id in the headers too (e.g. one Idempotency-Key per request).
+  const fill = (text: string) => text.replaceAll("[<id>]", randomUUID());
+  return autocannon({
+    ...base,
+    requests: [{
+      method: req.method,
+      setupRequest: (r) => ({
+        ...r,
+        headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, fill(v)])),
+        ...(req.body === undefined ? {} : { body: fill(req.body) }),
+      }),
+    }],
+  });
+}
+
+export interface Row { scenario: string; requestsPerSecond: number; p50: number; p99: number; requests: number }
+
+/** Warm-up, then the measured run; any status other than the scenario's own fails the run. */
+export async function measure(server: BenchServer, scenario: Scenario, o: { seconds: number; warmup: number; connections: number }): Promise<Row> {
+  await scenario.setup?.(server);
+  if (o.warmup > 0) await load(server, scenario, o.warmup, o.connections);
+  const r = await load(server, scenario, o.seconds, o.connections);
+  const statuses = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(", ");
+  const unexpected = Object.keys(r.statusCodeStats).filter((code) => Number(code) !== scenario.expectStatus);
+  if (unexpected.length > 0 || r.errors > 0 || r.timeouts > 0) {
+    throw new Error(`${scenario.name}: expected only ${scenario.expectStatus}; got ${statuses}, ${r.errors} errors, ${r.timeouts} timeouts`);
+  }
+  return { scenario: scenario.name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total };
+}
