@@ -1,0 +1,203 @@
+// How cost grows (issue 12, target 6): card charges/s and p99, and every list route of the
+// OpenAPI document with its filters and cursor pages, as the database fills up, next to the
+// HTTP ceiling of the same server in the same round; then EXPLAIN (ANALYZE, BUFFERS) of each
+// list query as the server issues it, at the largest level.
+//
+//   DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira_ci npx tsx bench/growth.ts
+//   ... bench/growth.ts --levels 10000,1000000,5000000 --merchants 1,100,10000 --merchant-charges 1000000
+//   ... bench/growth.ts --levels 10000 --merchants "" --duration 2 --warmup 1     # a quick try
+//
+// Two series, each in scratch databases next to DATABASE_URL's (dropped at the end, also on failure):
+// - charges: one database that grows through --levels; 100 merchants, the demo merchant (whose key
+//   the benchmark uses) owns half of the charges, the others share the rest.
+// - merchants: for each of --merchants, a fresh database with --merchant-charges charges spread
+//   evenly over that many merchants (the other merchants are the demo merchant's submerchants).
+// Existing data is written by set-based SQL (INSERT ... SELECT generate_series) and ANALYZEd. The
+// server is started per level as an operator starts it (`src/main.ts api`, rate limits off). Only
+// the API role runs: a worker would settle, expire and purge the seeded rows while we measure.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { drizzle } from "drizzle-orm/node-postgres";
+import * as schema from "../src/db/schema.js";
+import type { Db } from "../src/db/client.js";
+import { createScratchDatabase, freePort, measure, serverEnv, startServer, type Row, type ScratchDatabase } from "./harness.js";
+import { basicAuth, scenarios, type BenchServer, type Scenario } from "./scenarios.js";
+import { explainListQueries, type PlanSummary } from "./growth-explain.js";
+import { seedLevel, prepareSeed, type SeedIds } from "./growth-seed.js";
+
+const { values: opts } = parseArgs({
+  options: {
+    levels: { type: "string", default: "10000,1000000,5000000" },
+    merchants: { type: "string", default: "1,100,10000" },
+    "merchant-charges": { type: "string", default: "1000000" },
+    duration: { type: "string", default: "5" },
+    warmup: { type: "string", default: "1" },
+    connections: { type: "string", default: "10" },
+  },
+});
+const list = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean).map(Number);
+const levels = list(opts.levels!);
+const merchantCounts = list(opts.merchants!);
+const merchantCharges = Number(opts["merchant-charges"]);
+const timing = { seconds: Number(opts.duration), warmup: Number(opts.warmup), connections: Number(opts.connections) };
+const baseUrl = process.env.DATABASE_URL;
+if (!baseUrl) {
+  console.log("bench/growth.ts needs DATABASE_URL (a PostgreSQL server): skipped.");
+  process.exit(0);
+}
+
+const json = { "content-type": "application/json" };
+const get = (name: string, description: string, path: (s: BenchServer) => string): Scenario => ({
+  name, description, expectStatus: 200,
+  request: (s) => ({ method: "GET", path: path(s), headers: { authorization: basicAuth(s.sandboxKey) } }),
+});
+const byName = (name: string) => scenarios.find((s) => s.name === name)!;
+
+/** The scenarios of one level; ids come from the seeded data (a customer of the demo merchant, a cursor...). */
+function levelScenarios(ids: SeedIds): Scenario[] {
+  const q = encodeURIComponent;
+  return [
+    byName("ceiling"),
+    byName("charge-card"),
+    get("charges", "GET /v1/charges: the newest page", () => "/v1/charges"),
+    get("charges-page", "GET /v1/charges?startingAfter=<an id in the middle>&limit=100: a cursor page deep in the list", () => `/v1/charges?limit=100&startingAfter=${ids.middleChargeId}`),
+    get("charges-before", "GET /v1/charges?endingBefore=<an id in the middle>: a cursor page backwards", () => `/v1/charges?endingBefore=${ids.middleChargeId}`),
+    get("charges-status", "GET /v1/charges?status=refunded (5 % of charges)", () => "/v1/charges?status=refunded"),
+    get("charges-status-rare", "GET /v1/charges?status=in_analysis (2 %)", () => "/v1/charges?status=in_analysis"),
+    get("charges-method", "GET /v1/charges?paymentMethod=boleto (8 %)", () => "/v1/charges?paymentMethod=boleto"),
+    get("charges-customer", "GET /v1/charges?customerId=<a customer>", () => `/v1/charges?customerId=${ids.customerId}`),
+    get("charges-created", "GET /v1/charges?createdGte=<30 days ago>&createdLte=<29 days ago>", () => `/v1/charges?createdGte=${q(ids.dayStart)}&createdLte=${q(ids.dayEnd)}`),
+    get("link-payments", "GET /v1/payment-links/:id/payments", () => `/v1/payment-links/${ids.linkId}/payments`),
+    get("customers", "GET /v1/customers", () => "/v1/customers"),
+    get("customers-email", "GET /v1/customers?email=<one>", () => `/v1/customers?email=${q(ids.customerEmail)}`),
+    get("cards", "GET /v1/customers/:id/cards", () => `/v1/customers/${ids.customerId}/cards`),
+    get("events", "GET /v1/events", () => "/v1/events"),
+    get("events-type", "GET /v1/events?type=charge.refunded", () => "/v1/events?type=charge.refunded"),
+    get("events-family", "GET /v1/events?type=charge.*", () => "/v1/events?type=charge.*"),
+    get("deliveries", "GET /v1/webhook-endpoints/:id/deliveries", () => `/v1/webhook-endpoints/${ids.endpointId}/deliveries`),
+    get("webhook-endpoints", "GET /v1/webhook-endpoints", () => "/v1/webhook-endpoints"),
+    get("balance-transactions", "GET /v1/balance-transactions", () => "/v1/balance-transactions"),
+    get("balance", "GET /v1/balance (not a list: the sums of the merchant's ledger entries)", () => "/v1/balance"),
+    get("payment-links", "GET /v1/payment-links", () => "/v1/payment-links"),
+    get("plans", "GET /v1/plans", () => "/v1/plans"),
+    get("subscriptions", "GET /v1/subscriptions (page 1, with its total)", () => "/v1/subscriptions"),
+    get("subscriptions-status", "GET /v1/subscriptions?status=paused", () => "/v1/subscriptions?status=paused"),
+    get("submerchants", "GET /v1/submerchants (page 1, with its total and sales)", () => "/v1/submerchants"),
+    get("payout-requests", "GET /v1/payout-requests (page 1, with its total)", () => "/v1/payout-requests"),
+  ];
+}
+
+interface LevelResult { series: string; charges: number; merchants: number; seedSeconds: number; load: string; rows: Row[] }
+const results: LevelResult[] = [];
+let plans: PlanSummary[] = [];
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "feira-growth-"));
+const scratches: ScratchDatabase[] = [];
+
+async function round(series: string, db: ScratchDatabase, spec: { charges: number[]; merchants: number; demoShare: number; explain: boolean }) {
+  const port = await freePort();
+  const env = serverEnv({ port, dataDir, databaseUrl: db.url, extra: { RATE_LIMIT_PER_KEY: "0" } });
+  // The first start migrates and makes the demo merchant, whose key the scenarios use.
+  let server = startServer(env, { args: ["api"] });
+  let keys: BenchServer;
+  try {
+    keys = await server.ready();
+  } finally {
+    await server.stop();
+  }
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    await prepareSeed(client, keys.merchantId, spec.merchants);
+    let have = 0;
+    for (const target of spec.charges) {
+      const started = performance.now();
+      const ids = await seedLevel(client, { demo: keys.merchantId, merchants: spec.merchants, demoShare: spec.demoShare, from: have, to: target });
+      have = target;
+      const seedSeconds = Math.round((performance.now() - started) / 100) / 10;
+      console.log(`${series}: ${target} charges, ${spec.merchants} merchants seeded in ${seedSeconds} s`);
+      server = startServer(env, { args: ["api"] });
+      const rows: Row[] = [];
+      try {
+        const bench = await server.ready(keys);
+        for (const scenario of levelScenarios(ids)) {
+          rows.push(await measure(bench, scenario, timing));
+        }
+      } finally {
+        await server.stop();
+      }
+      results.push({ series, charges: target, merchants: spec.merchants, seedSeconds, load: os.loadavg().map((x) => x.toFixed(1)).join(" "), rows });
+      printLevel(results.at(-1)!);
+      if (spec.explain && target === spec.charges.at(-1)) {
+        const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+        try {
+          plans = await explainListQueries((text, params) => pool.query(text, params), (logger) => drizzle(pool, { schema, logger }) as unknown as Db, keys.merchantId, ids);
+        } finally {
+          await pool.end();
+        }
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+function printLevel(r: LevelResult) {
+  const ceiling = r.rows.find((x) => x.scenario === "ceiling")!;
+  console.log(`\n${r.series}: ${r.charges.toLocaleString("en")} charges, ${r.merchants.toLocaleString("en")} merchants (load average ${r.load})`);
+  console.log("| scenario | req/s | p50 ms | p99 ms | vs ceiling |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const x of r.rows) {
+    console.log(`| ${x.scenario} | ${Math.round(x.requestsPerSecond)} | ${x.p50} | ${x.p99} | ${((x.requestsPerSecond / ceiling.requestsPerSecond) * 100).toFixed(1)} % |`);
+  }
+}
+
+/** One table per series: a column per level, a row per scenario, "req/s / p99 ms". */
+function printSeries(series: string) {
+  const rs = results.filter((r) => r.series === series);
+  if (rs.length === 0) return;
+  console.log(`\n${series}`);
+  console.log(`| scenario | ${rs.map((r) => `${r.charges.toLocaleString("en")} charges, ${r.merchants.toLocaleString("en")} merchants`).join(" | ")} |`);
+  console.log(`|---|${rs.map(() => "---:").join("|")}|`);
+  for (const name of rs[0]!.rows.map((x) => x.scenario)) {
+    console.log(`| ${name} | ${rs.map((r) => { const x = r.rows.find((y) => y.scenario === name)!; return `${Math.round(x.requestsPerSecond)} / ${x.p99}`; }).join(" | ")} |`);
+  }
+  console.log(`| load average (1, 5, 15 min) | ${rs.map((r) => r.load).join(" | ")} |`);
+  console.log(`| seeding, s | ${rs.map((r) => r.seedSeconds).join(" | ")} |`);
+}
+
+try {
+  console.log(`feira growth: ${os.cpus().length} CPUs, node ${process.version}, ${timing.connections} connections, ` +
+    `${timing.warmup} s warm-up + ${timing.seconds} s per scenario; autocannon, the server and PostgreSQL share the CPUs`);
+  if (levels.length > 0) {
+    const db = await createScratchDatabase(baseUrl, "feira_growth");
+    scratches.push(db);
+    await round("charges", db, { charges: levels, merchants: 100, demoShare: 50, explain: true });
+    await db.drop();
+    scratches.splice(scratches.indexOf(db), 1);
+  }
+  for (const merchants of merchantCounts) {
+    const db = await createScratchDatabase(baseUrl, "feira_growth");
+    scratches.push(db);
+    await round("merchants", db, { charges: [merchantCharges], merchants, demoShare: 0, explain: levels.length === 0 });
+    await db.drop();
+    scratches.splice(scratches.indexOf(db), 1);
+  }
+  printSeries("charges");
+  printSeries("merchants");
+  if (plans.length > 0) {
+    console.log("\nEXPLAIN (ANALYZE, BUFFERS) at the largest level");
+    console.log("| query | plan (scans) | rows | buffers hit/read | ms | seq scan on a big table |");
+    console.log("|---|---|---:|---:|---:|---|");
+    for (const p of plans) {
+      console.log(`| ${p.name} | ${p.scans.join("; ")} | ${p.rows} | ${p.hit}/${p.read} | ${p.ms.toFixed(2)} | ${p.bigSeqScans.join(", ") || "none"} |`);
+    }
+  }
+  console.log("");
+  console.log(JSON.stringify({ cpus: os.cpus().length, node: process.version, timing, results, plans: plans.map(({ plan: _plan, ...p }) => p) }));
+} finally {
+  for (const db of scratches) await db.drop().catch((e: unknown) => console.error(`could not drop ${db.name}:`, e));
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,80 @@
+// Every list query reads the big tables through an index chosen by the planner itself: enough
+// rows (40,000 charges over 40 merchants, with their customers, events, ledger entries...) and
+// ANALYZE, never enable_seqscan = off. The queries are the ones the server issues: the repo
+// functions of the list routes, run with a logger that records each statement and its parameters
+// (bench/growth-explain.ts), then EXPLAIN (ANALYZE, FORMAT JSON) of each. Dropping one of the
+// indexes named below makes this test fail.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Logger } from "drizzle-orm";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import type { PGlite } from "@electric-sql/pglite";
+import type pg from "pg";
+import * as schema from "../../src/db/schema.js";
+import type { Database, Db } from "../../src/db/client.js";
+import { explainListQueries, scansOf, type PlanSummary } from "../../bench/growth-explain.js";
+import { prepareSeed, seedLevel } from "../../bench/growth-seed.js";
+import { freshDatabase } from "../helpers/db.js";
+
+const DEMO = "mer_0listindexes000000000000";
+let database: Database;
+let plans: PlanSummary[];
+
+before(async () => {
+  database = await freshDatabase();
+  const client = (database.db as unknown as { $client: pg.Pool | PGlite }).$client;
+  // pg's Pool and PGlite both answer query(text, params) with { rows }.
+  const run = (text: string, params: unknown[] = []) => (client as pg.Pool).query(text, params) as Promise<{ rows: unknown[] }>;
+  await run(`insert into merchants (id, name, email, password_hash, connect_enabled, pix_key) values ($1, 'Demo', 'demo@example.com', 'x', true, 'pix')`, [DEMO]);
+  await prepareSeed({ query: (text) => run(text) }, DEMO, 40);
+  const ids = await seedLevel({ query: (text) => run(text) }, { demo: DEMO, merchants: 40, demoShare: 0, from: 0, to: 40_000 });
+  const makeDb = (logger: Logger) => (database.kind === "postgres"
+    ? drizzlePg(client as pg.Pool, { schema, logger })
+    : drizzlePglite(client as PGlite, { schema, logger })) as unknown as Db;
+  plans = await explainListQueries(run, makeDb, DEMO, ids);
+});
+after(async () => { await database?.close(); });
+
+const show = (p: PlanSummary) => `${p.name}: ${p.scans.join("; ")}\n${p.sql}`;
+
+/** The index (or one of them) each main list reads its big table through: the planner's own choice at this size. */
+const CUSTOMER_SCOPE = ["customers_scope_idx", "customers_email_idx", "customers_document_idx"]; // all lead with (merchant_id, environment)
+const EXPECTED: Record<string, string | string[]> = {
+  "charges": "charges_scope_idx",
+  "charges startingAfter limit 100": "charges_scope_idx",
+  "charges endingBefore": "charges_scope_idx",
+  "charges status=refunded": "charges_status_id_idx",
+  "charges status=in_analysis": "charges_status_id_idx",
+  "charges paymentMethod=boleto": "charges_method_id_idx",
+  "charges customerId": "charges_customer_id_idx",
+  "charges created one day": "charges_created_idx",
+  "charges status + cursor": "charges_status_id_idx",
+  "payment link payments": "charges_payment_link_idx",
+  "customers": CUSTOMER_SCOPE,
+  "customers cursor": CUSTOMER_SCOPE,
+  "customers email": "customers_email_idx",
+  "events": "events_scope_idx",
+  "endpoint deliveries": "webhook_deliveries_endpoint_idx",
+  "balance transactions": "ledger_entries_owner_idx",
+};
+
+// The tables that are big at this size (10,000 rows and more, or thousands of the demo merchant's
+// own). Cards, subscriptions, submerchants and payout requests are a few hundred rows here, where a
+// Seq Scan is the right plan; bench/growth.ts checks them at millions of charges.
+const BIG_HERE = new Set(["charges", "customers", "events", "webhook_deliveries", "ledger_entries", "ledger_transactions", "settlements"]);
+
+test("no list query reads a big table by Seq Scan", () => {
+  const seq = plans.filter((p) => scansOf(p.plan, BIG_HERE).bigSeqScans.length > 0);
+  assert.deepEqual(seq.map(show), []);
+});
+
+test("each main list uses its index", () => {
+  const wrong = Object.entries(EXPECTED).flatMap(([name, expected]) => {
+    const p = plans.find((x) => x.name === name);
+    if (!p) return [`${name}: not explained`];
+    const indexes = [expected].flat();
+    return p.scans.some((s) => s.split(" ").some((word) => indexes.includes(word))) ? [] : [`${name}: expected ${indexes.join(" or ")}; ${show(p)}`];
+  });
+  assert.deepEqual(wrong, []);
+});
