@@ -44,7 +44,7 @@ export function registerOps(app: FastifyInstance, db: Db): void {
     config: { auth: "public" },
     schema: {
       operationId: "health", tags: ["ops"], summary: "Health check",
-      response: { 200: Type.Object({ status: Type.Literal("ok") }), 503: Type.Object({ status: Type.Literal("unavailable") }) },
+      response: { 200: Type.Object({ status: Type.Literal("ok") }, { examples: [{ status: "ok" }] }), 503: Type.Object({ status: Type.Literal("unavailable") }) },
     },
   }, async (_req, reply) => {
     if (draining) return reply.code(503).send({ status: "unavailable" as const });

@@ -4,14 +4,17 @@ import { Ajv } from "ajv";
 import addFormatsModule from "ajv-formats";
 import { basic, buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
 
-// What a reader of /docs meets: every JSON request body has an example ("Try it out" starts
-// from it), the example is valid for its own operation, the charge example really makes a
+// What a reader of /docs meets: every JSON request body and every success response has a
+// hand-written example ("Try it out" starts from it; swagger-ui would show "string" and 0),
+// every example anywhere in the document is valid for its own schema, the charge example really makes a
 // charge, the page talks to the server it was loaded from, and descriptions carry no
 // references to documents a reader does not have.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 interface MediaType { schema?: Record<string, unknown>; example?: unknown; examples?: Record<string, { value: unknown }> }
+interface Parameter { name: string; in: string; schema?: Record<string, unknown>; example?: unknown; examples?: Record<string, { value: unknown }> }
 interface Operation {
+  parameters?: Parameter[];
   requestBody?: { content?: Record<string, MediaType> };
   responses?: Record<string, { content?: Record<string, MediaType> }>;
   description?: string;
@@ -29,59 +32,144 @@ before(async () => {
 });
 after(() => t.close());
 
-function jsonBodies(): { name: string; media: MediaType }[] {
-  const out: { name: string; media: MediaType }[] = [];
-  for (const [path, item] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      const media = op.requestBody?.content?.["application/json"];
-      if (media) out.push({ name: `${method.toUpperCase()} ${path}`, media });
-    }
-  }
-  return out;
-}
+type Schema = Record<string, unknown>;
+interface Found { where: string; schema: Schema; example: unknown }
 
 const examplesOf = (m: MediaType): unknown[] =>
   m.example !== undefined ? [m.example] : Object.values(m.examples ?? {}).map((e) => e.value);
 
-test("every JSON request body has an example that its own schema accepts", () => {
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  addFormats(ajv);
-  const problems: string[] = [];
-  for (const { name, media } of jsonBodies()) {
-    const examples = examplesOf(media);
-    if (examples.length === 0) {
-      problems.push(`${name}: no example`);
-      continue;
-    }
-    // The schema's $refs point into the document's components: validate with them at hand.
-    const validate = ajv.compile({ ...media.schema, components: doc.components });
-    for (const example of examples) {
-      if (!validate(example)) problems.push(`${name}: example ${JSON.stringify(example)} is invalid: ${ajv.errorsText(validate.errors)}`);
-    }
+/** Every `example` and `examples` entry inside a schema, each with the subschema it belongs to. */
+function schemaExamples(schema: unknown, where: string, out: Found[]): void {
+  if (!schema || typeof schema !== "object") return;
+  if (Array.isArray(schema)) {
+    schema.forEach((s, i) => schemaExamples(s, `${where}/${i}`, out));
+    return;
   }
-  assert.deepEqual(problems, []);
-});
+  const s = schema as Schema;
+  if ("example" in s) out.push({ where: `${where}/example`, schema: s, example: s.example });
+  if (Array.isArray(s.examples)) s.examples.forEach((example, i) => out.push({ where: `${where}/examples/${i}`, schema: s, example }));
+  for (const key of ["properties", "patternProperties", "$defs"]) {
+    for (const [name, sub] of Object.entries((s[key] as Record<string, unknown> | undefined) ?? {})) schemaExamples(sub, `${where}/${key}/${name}`, out);
+  }
+  for (const key of ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"]) schemaExamples(s[key], `${where}/${key}`, out);
+  for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) schemaExamples(s[key], `${where}/${key}`, out);
+}
 
-test("every response example is valid for its schema", () => {
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  addFormats(ajv);
-  const problems: string[] = [];
-  let seen = 0;
+/** A media type's examples (`example`, `examples`) and those nested in its schema. */
+function mediaExamples(media: MediaType, where: string, out: Found[]): void {
+  const schema = media.schema ?? {};
+  for (const example of examplesOf(media)) out.push({ where, schema, example });
+  schemaExamples(media.schema, `${where} schema`, out);
+}
+
+/** Every example of the document: parameters, request bodies, responses and shared components. */
+function allExamples(): Found[] {
+  const out: Found[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
+      const name = `${method.toUpperCase()} ${path}`;
+      for (const p of op.parameters ?? []) {
+        if (p.example !== undefined) out.push({ where: `${name} ${p.in} ${p.name}`, schema: p.schema ?? {}, example: p.example });
+        for (const [k, e] of Object.entries(p.examples ?? {})) out.push({ where: `${name} ${p.in} ${p.name} ${k}`, schema: p.schema ?? {}, example: e.value });
+        schemaExamples(p.schema, `${name} ${p.in} ${p.name}`, out);
+      }
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) mediaExamples(media, `${name} request ${type}`, out);
       for (const [status, response] of Object.entries(op.responses ?? {})) {
-        const media = response.content?.["application/json"];
-        if (!media?.schema) continue;
-        const validate = ajv.compile({ ...media.schema, components: doc.components });
-        for (const example of examplesOf(media)) {
-          seen++;
-          if (!validate(example)) problems.push(`${method.toUpperCase()} ${path} ${status}: ${ajv.errorsText(validate.errors)}`);
+        for (const [type, media] of Object.entries(response.content ?? {})) mediaExamples(media, `${name} ${status} ${type}`, out);
+      }
+    }
+  }
+  for (const [id, schema] of Object.entries((doc.components.schemas ?? {}) as Record<string, unknown>)) schemaExamples(schema, `components/${id}`, out);
+  return out;
+}
+
+function newAjv(): Ajv {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addFormat("binary", true); // OpenAPI's file content: any string
+  return ajv;
+}
+
+/** The problems of the examples given; empty when every one is valid for its own schema. */
+function invalidExamples(found: Found[]): string[] {
+  const ajv = newAjv();
+  const problems: string[] = [];
+  for (const { where, schema, example } of found) {
+    // The schema's $refs point into the document's components: validate with them at hand.
+    const validate = ajv.compile({ ...schema, components: doc.components });
+    if (!validate(example)) problems.push(`${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(example).slice(0, 300)}`);
+  }
+  return problems;
+}
+
+test("every JSON request body has an example", () => {
+  const missing: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+        if (examplesOf(media).length === 0) missing.push(`${method.toUpperCase()} ${path} ${type}`);
+      }
+    }
+  }
+  assert.deepEqual(missing, []);
+});
+
+test("every success response with a body has a hand-written example (swagger-ui shows placeholders otherwise)", () => {
+  const missing: string[] = [];
+  let operations = 0;
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      operations++;
+      const statuses = Object.keys(op.responses ?? {});
+      const success = Object.entries(op.responses ?? {}).filter(([status]) => /^2/.test(status));
+      // A redirect (the OAuth callback) answers no body to show.
+      assert.ok(success.length > 0 || statuses.some((s) => /^3/.test(s)), `${method.toUpperCase()} ${path} documents a success response`);
+      for (const [status, response] of success) {
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          if (examplesOf(media).length === 0) missing.push(`${method.toUpperCase()} ${path} ${status} ${type}`);
         }
       }
     }
   }
-  assert.deepEqual(problems, []);
-  assert.ok(seen > 0, "the charge answer at least has an example");
+  assert.deepEqual(missing, []);
+  assert.ok(operations >= 90, `the whole document is checked (${operations} operations)`);
+});
+
+test("every example in the document (parameters, bodies, responses, nested schemas) is valid for its own schema", () => {
+  const found = allExamples();
+  assert.deepEqual(invalidExamples(found), []);
+  assert.ok(found.length >= 130, `examples were found (${found.length})`);
+});
+
+// Keys, signing secrets and tokens in examples are visible placeholders (sk_test_EXAMPLE-...),
+// never strings that could be, or be mistaken for, real credentials.
+const SECRET_SHAPES = [
+  /\bsk_(test|live)_[A-Za-z0-9]{16,}/,
+  /\bwhsec_[A-Za-z0-9+/]{20,}/,
+  /\badm_[A-Za-z0-9]{16,}/,
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/,
+];
+const secretsIn = (found: Found[]) =>
+  found.flatMap(({ where, example }) => SECRET_SHAPES.filter((re) => re.test(JSON.stringify(example))).map((re) => `${where}: ${re}`));
+
+test("no example shows anything that passes for a real key, secret or token", () => {
+  assert.deepEqual(secretsIn(allExamples()), []);
+  const real = [`sk_live_${"a1B2".repeat(8)}`, "whsec_BHlD0e1aT0EGtTp/v70KauFIqy+oWicQt7LXSSmfExs=", `adm_${"9f".repeat(20)}`, "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtZXJfMDEifQ.Rs8URPIcuhe-znvwbrVAfbRaLGU"];
+  assert.equal(secretsIn(real.map((example) => ({ where: "probe", schema: {}, example }))).length, real.length, "each shape is recognized");
+});
+
+test("the check catches a broken example, a nested one and a parameter's", () => {
+  const found = allExamples();
+  const charge = found.find((f) => f.where === "POST /v1/charges 201 application/json")!;
+  const nested = found.find((f) => f.where.includes(" schema/") && typeof f.example === "object" && f.example !== null && !Array.isArray(f.example))!;
+  const param = found.find((f) => / query /.test(f.where))!;
+  assert.ok(charge && nested && param, "the document has each kind of example");
+  const broken = [
+    { ...charge, example: { ...(charge.example as object), status: "teleported" } },
+    { ...nested, example: 42 },
+    { ...param, example: { not: "a query value" } },
+  ];
+  assert.equal(invalidExamples(broken).length, 3);
 });
 
 test("the POST /v1/charges example makes a charge with a sandbox key", async () => {

@@ -26,6 +26,11 @@ export const CreateCardBody = Type.Object({
   examples: [{ number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030" }],
 });
 
+const CARD_EXAMPLE = {
+  id: "card_01jd3k3p5r7t9v1x3z5b7d9f1h", customerId: "cus_01jd3k2m4n9z8y7x6w5v4t3s2r", brand: "visa", firstSix: "411111", lastFour: "1111",
+  expirationMonth: "12", expirationYear: "2030", holderName: "MARIA SILVA", createdAt: "2026-11-23T12:00:00.000Z",
+};
+
 export const Card = Type.Object({
   id: Type.String({ description: "card_..." }),
   customerId: Type.String(),
@@ -36,11 +41,13 @@ export const Card = Type.Object({
   expirationYear: Type.String({ description: "Four digits." }),
   holderName: Type.String(),
   createdAt: Type.String({ format: "date-time" }),
-});
+}, { examples: [CARD_EXAMPLE] });
 
 export const CardList = Type.Object({
   data: Type.Array(Card, { description: "Newest first, at most 100." }),
   hasMore: Type.Boolean({ description: "True when the customer has more than 100 saved cards." }),
+}, {
+  examples: [{ data: [CARD_EXAMPLE, { ...CARD_EXAMPLE, id: "card_01jd3k1b3d5f7h9k1m3p5r7t9v", brand: "mastercard", firstSix: "555555", lastFour: "4444", expirationMonth: "08", expirationYear: "2029" }], hasMore: false }],
 });
 
 export const Deleted = Type.Null({ description: "The card and its encrypted number are deleted." });

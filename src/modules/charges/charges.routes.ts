@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
 import { rejectServerFields } from "./charge-input.js";
 import { toChargeResponse } from "./charges.mapper.js";
@@ -63,25 +64,26 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
       },
     }, async (req, reply) => reply.code(202).send(await charges.resendWebhook(req.ctx, req.params.id, req.body.status)));
 
-    const sandbox = (name: string, summary: string, description: string) => ({
+    // One Charge schema, with the example of the charge each action leaves behind.
+    const sandbox = (name: string, summary: string, description: string, example: object) => ({
       operationId: name, tags: ["sandbox"], summary, description, params: IdParams,
-      response: { 200: s.Charge, ...errors(401, 403, 404, 409, 422) },
+      response: { 200: Type.With(s.Charge, { examples: [example] }), ...errors(401, 403, 404, 409, 422) },
     });
 
     app.post("/v1/sandbox/charges/:id/pay", {
-      schema: sandbox("sandboxPayCharge", "Pay a pending charge (sandbox)", "Stands in for the payer of a Pix, boleto or other payer-paid charge: pending becomes paid, charge.paid is sent. Sandbox keys only."),
+      schema: sandbox("sandboxPayCharge", "Pay a pending charge (sandbox)", "Stands in for the payer of a Pix, boleto or other payer-paid charge: pending becomes paid, charge.paid is sent. Sandbox keys only.", s.PIX_PAID_EXAMPLE),
     }, async (req) => charges.pay(req.ctx, req.params.id));
 
     app.post("/v1/sandbox/charges/:id/expire", {
-      schema: sandbox("sandboxExpireCharge", "Expire a pending charge now (sandbox)", "Stands in for the clock: a pending Pix, boleto or other payer-paid charge fails at once with failureReason expired, as when its expiresAt passes unpaid. charge.failed goes to endpoints and the legacy charge.updated to the postback URL. Other charges: 409. Sandbox keys only."),
+      schema: sandbox("sandboxExpireCharge", "Expire a pending charge now (sandbox)", "Stands in for the clock: a pending Pix, boleto or other payer-paid charge fails at once with failureReason expired, as when its expiresAt passes unpaid. charge.failed goes to endpoints and the legacy charge.updated to the postback URL. Other charges: 409. Sandbox keys only.", s.PIX_EXPIRED_EXAMPLE),
     }, async (req) => charges.expire(req.ctx, req.params.id));
 
     app.post("/v1/sandbox/charges/:id/authenticate", {
-      schema: { ...sandbox("sandboxAuthenticateCharge", "Finish 3-D Secure (sandbox)", "succeeded: paid; failed: refused with reason authentication_failed and the legacy charge.updated. Sandbox keys only."), body: s.AuthenticateBody },
+      schema: { ...sandbox("sandboxAuthenticateCharge", "Finish 3-D Secure (sandbox)", "succeeded: paid; failed: refused with reason authentication_failed and the legacy charge.updated. Sandbox keys only.", s.THREE_DS_PAID_EXAMPLE), body: s.AuthenticateBody },
     }, async (req) => charges.authenticate(req.ctx, req.params.id, req.body.result));
 
     app.post("/v1/sandbox/charges/:id/review", {
-      schema: { ...sandbox("sandboxReviewCharge", "Finish the risk review (sandbox)", "approved: paid; rejected: refused with reason rejected_by_review. Sandbox keys only."), body: s.ReviewBody },
+      schema: { ...sandbox("sandboxReviewCharge", "Finish the risk review (sandbox)", "approved: paid; rejected: refused with reason rejected_by_review. Sandbox keys only.", s.REVIEWED_PAID_EXAMPLE), body: s.ReviewBody },
     }, async (req) => charges.review(req.ctx, req.params.id, req.body.result));
   };
 }

@@ -92,6 +92,50 @@ export const ChargeCreated = Type.Object({
   }],
 });
 
+// Examples: a paid card charge of R$ 49,90 and a Pix of R$ 120,00 under the fees of the
+// merchant example (card 0.30 + 3.99 %, Pix 0.99 %), in their lives' stages.
+const CUSTOMER_ID = "cus_01jd3k2m4n9z8y7x6w5v4t3s2r";
+const CARD_DETAILS = { brand: "visa", firstSix: "411111", lastFour: "1111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030", installments: 1 };
+const NO_EXTRAS = {
+  items: null, shippingAddress: null, trackingInfo: null, postbackUrl: null, split: null,
+  paymentLinkId: null, freight_amount: null, freight_details: null,
+};
+export const CARD_CHARGE_EXAMPLE = {
+  id: "ch_01m83z4fb49ymhph6hwrvbtqq2", livemode: false, status: "paid", reason: null, failureReason: null, isBlocked: false,
+  amount: 49.9, amountRefunded: 0, currency: "BRL", spread: 2.29, anticipationFeeEstimated: 0, net: 47.61, customerId: CUSTOMER_ID,
+  paymentMethod: { type: "credit_card", ...CARD_DETAILS }, paymentDetails: CARD_DETAILS, pspRefId: "sbx_N7c9wHEkOfPV2YuQNMtAxsgQ",
+  ...NO_EXTRAS, metadata: { orderId: "1001" },
+  paidAt: "2026-11-23T12:00:01.000Z", expiresAt: null, createdAt: "2026-11-23T12:00:01.000Z", updatedAt: "2026-11-23T12:00:01.000Z",
+};
+const PIX_PENDING_EXAMPLE = {
+  ...CARD_CHARGE_EXAMPLE, id: "ch_01jd3m7q2w4e6r8t0y2v4x6z8b", status: "pending", amount: 120, spread: 1.19, net: 118.81,
+  paymentMethod: { type: "pix" }, pspRefId: "sbx_XggIvLfIfqT6t0qVtS0IK3vZ", metadata: { orderId: "1002" },
+  paymentDetails: {
+    // A BR Code ("copia e cola") with a valid CRC16; the image is cut short here.
+    qrCode: "00020126580014br.gov.bcb.pix01360e7787f2-b5ba-4d3b-936a-420e50ec33a15204000053039865406120.005802BR5912Loja Exemplo6009SAO PAULO622905251jd3m7q2w4e6r8t0y2v4x6z8b630423C7",
+    qrCodeImage: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAOQAAADkCAYAAACIV4iNAAAAAklEQVR4AewaftIAAAwr",
+    expiresAt: "2026-11-23T13:00:00.000Z", txid: "1jd3m7q2w4e6r8t0y2v4x6z8b",
+  },
+  paidAt: null, expiresAt: "2026-11-23T13:00:00.000Z", createdAt: "2026-11-23T12:00:00.000Z", updatedAt: "2026-11-23T12:00:00.000Z",
+};
+export const PIX_PAID_EXAMPLE = { ...PIX_PENDING_EXAMPLE, status: "paid", paidAt: "2026-11-23T12:03:10.000Z", updatedAt: "2026-11-23T12:03:10.000Z" };
+export const PIX_EXPIRED_EXAMPLE = { ...PIX_PENDING_EXAMPLE, status: "failed", reason: "expired", failureReason: "expired", updatedAt: "2026-11-23T12:03:10.000Z" };
+export const THREE_DS_PAID_EXAMPLE = {
+  ...CARD_CHARGE_EXAMPLE, id: "ch_01jd3m9c5e7g9j1m3p5r7t9w1y",
+  paymentMethod: { ...CARD_CHARGE_EXAMPLE.paymentMethod, firstSix: "400000", lastFour: "3220" },
+  paymentDetails: {
+    ...CARD_DETAILS, firstSix: "400000", lastFour: "3220", threeDSVersion: "2.2.0",
+    authenticationUrl: "https://api.loja-exemplo.com.br/v1/sandbox/charges/ch_01jd3m9c5e7g9j1m3p5r7t9w1y/authenticate",
+  },
+  paidAt: "2026-11-23T12:01:30.000Z", updatedAt: "2026-11-23T12:01:30.000Z",
+};
+export const REVIEWED_PAID_EXAMPLE = {
+  ...CARD_CHARGE_EXAMPLE, id: "ch_01jd3mb2d4f6h8k0n2q4s6v8x0",
+  paymentMethod: { ...CARD_CHARGE_EXAMPLE.paymentMethod, firstSix: "400000", lastFour: "0259" },
+  paymentDetails: { ...CARD_DETAILS, firstSix: "400000", lastFour: "0259" },
+  paidAt: "2026-11-23T12:30:00.000Z", updatedAt: "2026-11-23T12:30:00.000Z",
+};
+
 export const Charge = Type.Object({
   id: Type.String(),
   livemode: Type.Boolean(),
@@ -140,7 +184,7 @@ export const Charge = Type.Object({
     deliveryTime: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
   })),
   updatedAt: Type.String({ format: "date-time" }),
-});
+}, { examples: [CARD_CHARGE_EXAMPLE] });
 
 export const ListChargesQuery = Type.Object({
   ...ListQuery,
@@ -149,7 +193,7 @@ export const ListChargesQuery = Type.Object({
   customerId: Type.Optional(Type.String({ maxLength: 64 })),
 }, { additionalProperties: false });
 
-export const ChargeList = ListOf(Charge);
+export const ChargeList = ListOf(Charge, { data: [PIX_PENDING_EXAMPLE, CARD_CHARGE_EXAMPLE], hasMore: true });
 
 export const RefundBody = Type.Object({
   amount: Type.Optional(Type.Number({ description: "Currency units; the whole refundable rest by default." })),
@@ -163,6 +207,11 @@ export const Refund = Type.Object({
   status: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),
   chargeStatus: Status,
   createdAt: Type.String({ format: "date-time" }),
+}, {
+  examples: [{
+    id: "re_01jd3mc4f6h8k0n2q4s6v8x0z2", chargeId: CARD_CHARGE_EXAMPLE.id, amount: 10, currency: "BRL", status: "succeeded", chargeStatus: "paid",
+    createdAt: "2026-11-23T14:00:00.000Z",
+  }],
 });
 
 export const ResendWebhookBody = Type.Object({ status: Status }, { additionalProperties: false, examples: [{ status: "paid" }] });
@@ -170,7 +219,7 @@ export const ResendWebhookResponse = Type.Object({
   eventId: Type.String(),
   event: Type.String(),
   status: Status,
-});
+}, { examples: [{ eventId: "evt_01jd3md6h8k0n2q4s6v8x0z2b4", event: "charge.paid", status: "paid" }] });
 
 export const AuthenticateBody = Type.Object({
   result: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),

@@ -24,7 +24,8 @@ export function sandboxBankRoutes(charges: ChargeService) {
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(String(body))));
     });
-    const Html = Type.String({ description: "An HTML page." });
+    const Html = (body: string, title = "Sandbox bank") => Type.String({ description: "An HTML page.", examples: [page(title, body)] });
+    const CHARGE = "ch_01jd3mg9m1p3r5t7w9y1a3c5e7";
     const Params = Type.Object({ bank: Type.Union([Type.Literal("open-finance"), Type.Literal("pse")]), id: Type.String({ maxLength: 64 }) });
 
     app.get("/v1/sandbox/:bank/:id", {
@@ -33,7 +34,10 @@ export function sandboxBankRoutes(charges: ChargeService) {
         operationId: "sandboxBankPage", tags: ["sandbox"], summary: "Sandbox bank page (Open Finance / PSE)",
         description: "Where a sandbox authorizationUrl or redirectUrl leads: shows the charge and lets the payer approve or reject it.",
         params: Params,
-        response: { 200: Html, 404: Html },
+        response: {
+          200: Html(`<p>Pay <strong>80 BRL</strong> for charge <code>${CHARGE}</code>?</p><form method="post"><button name="decision" value="approve">Approve</button><button name="decision" value="reject">Reject</button></form>`),
+          404: Html("<p>No such sandbox payment.</p>", "Not found"),
+        },
       },
     }, async (req, reply) => {
       const c = await charges.findSandbox(req.params.id);
@@ -52,7 +56,7 @@ export function sandboxBankRoutes(charges: ChargeService) {
         operationId: "sandboxBankDecision", tags: ["sandbox"], summary: "Approve or reject on the sandbox bank page",
         params: Params,
         body: Type.Object({ decision: Type.Union([Type.Literal("approve"), Type.Literal("reject")]) }, { examples: [{ decision: "approve" }] }),
-        response: { 200: Html, ...errors(404, 409, 422) },
+        response: { 200: Html("<p>The payment is paid.</p>"), ...errors(404, 409, 422) },
       },
     }, async (req, reply) => {
       const c = await charges.bankDecision(req.params.id, METHODS[req.params.bank], req.body.decision);

@@ -121,7 +121,10 @@ export function connectRoutes(connect: ConnectService, documents: DocumentServic
         operationId: "downloadSubmerchantDocument", tags: ["connect"], summary: "Download a submerchant's document",
         description: "The master's explicit download of one KYC file, decrypted, with its detected content type.",
         params: s.DocumentParams,
-        response: { 200: Type.Unsafe<Buffer>({ type: "string", format: "binary", description: "The file." }), ...errors(401, 403, 404) },
+        response: {
+          200: Type.Unsafe<Buffer>({ type: "string", format: "binary", description: "The file.", examples: ["%PDF-1.4\n%âãÏÓ\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n(... the rest of cartao-cnpj.pdf ...)"] }),
+          ...errors(401, 403, 404),
+        },
       },
     }, async (req, reply) => {
       const doc = await documents.download(req.ctx, req.params.id, req.params.documentId);

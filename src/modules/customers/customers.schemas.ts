@@ -14,7 +14,12 @@ export const CreateCustomerBody = Type.Object({
   phoneNumber: Type.Optional(Type.String({ pattern: "^\\+?[0-9 ()-]{8,20}$", description: "Phone number, e.g. +5511912345678." })),
 }, { additionalProperties: false, examples: [{ name: "Maria Silva", email: "maria@example.com", documentId: "529.982.247-25", documentType: "cpf", phoneNumber: "+5511912345678" }] });
 
-export const CreatedId = Type.Object({ id: Type.String() });
+const CUSTOMER_EXAMPLE = {
+  id: "cus_01jd3k2m4n9z8y7x6w5v4t3s2r", name: "Maria Silva", email: "maria@example.com", documentType: "cpf", documentId: "52998224725",
+  phoneNumber: "+5511912345678", createdAt: "2026-11-23T12:00:00.000Z", updatedAt: "2026-11-23T12:00:00.000Z",
+};
+
+export const CreatedId = Type.Object({ id: Type.String() }, { examples: [{ id: CUSTOMER_EXAMPLE.id }] });
 
 export const Customer = Type.Object({
   id: Type.String(),
@@ -25,7 +30,7 @@ export const Customer = Type.Object({
   phoneNumber: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String({ format: "date-time" }),
   updatedAt: Type.String({ format: "date-time" }),
-});
+}, { examples: [CUSTOMER_EXAMPLE] });
 
 export const ListCustomersQuery = Type.Object({
   ...ListQuery,
@@ -33,4 +38,4 @@ export const ListCustomersQuery = Type.Object({
   documentId: Type.Optional(Type.String({ maxLength: 30, description: "Exact document number, digits only for CPF/CNPJ." })),
 }, { additionalProperties: false });
 
-export const CustomerList = ListOf(Customer);
+export const CustomerList = ListOf(Customer, { data: [CUSTOMER_EXAMPLE], hasMore: false });

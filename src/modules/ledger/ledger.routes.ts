@@ -17,6 +17,22 @@ const BalanceTransaction = Type.Object({
   createdAt: Type.String({ format: "date-time" }),
 });
 
+// The merchant of the charge examples: a paid Pix of R$ 120,00 (0.99 % fee) still pending, and
+// a paid card charge of R$ 49,90 settled on its date (pending -> available).
+const PIX_ID = "ch_01jd3m7q2w4e6r8t0y2v4x6z8b";
+const CARD_ID = "ch_01m83z4fb49ymhph6hwrvbtqq2";
+const Balance = Type.Object({ available: Amounts, pending: Amounts }, {
+  examples: [{ available: [{ currency: "BRL", amount: 4761 }], pending: [{ currency: "BRL", amount: 11881 }] }],
+});
+const BalanceTransactions = ListOf(BalanceTransaction, {
+  data: [
+    { id: "le_01jd3mf8k0n2q4s6v8x0z2b4d6", type: "charge", balance: "pending", amount: 11881, currency: "BRL", sourceId: PIX_ID, transactionId: "ltx_01jd3mf8k0a2c4e6g8j0m2p4r6", createdAt: "2026-11-23T12:03:10.000Z" },
+    { id: "le_01jd3me7j9m1p3r5t7w9y1a3c5", type: "settlement", balance: "available", amount: 4761, currency: "BRL", sourceId: CARD_ID, transactionId: "ltx_01jd3me7j9b1d3f5h7k9n1q3s5", createdAt: "2026-11-23T12:02:00.000Z" },
+    { id: "le_01jd3me7j9x1z3b5d7f9h1k3m5", type: "settlement", balance: "pending", amount: -4761, currency: "BRL", sourceId: CARD_ID, transactionId: "ltx_01jd3me7j9b1d3f5h7k9n1q3s5", createdAt: "2026-11-23T12:02:00.000Z" },
+  ],
+  hasMore: true,
+});
+
 export function ledgerRoutes(ledger: LedgerService) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -25,7 +41,7 @@ export function ledgerRoutes(ledger: LedgerService) {
       schema: {
         operationId: "getBalance", tags: ["balance"], summary: "Retrieve the balance",
         description: "Pending (paid, not yet settled) and available amounts per currency, in cents.",
-        response: { 200: Type.Object({ available: Amounts, pending: Amounts }), ...errors(401, 403) },
+        response: { 200: Balance, ...errors(401, 403) },
       },
     }, async (req) => ledger.balance(req.ctx));
 
@@ -34,7 +50,7 @@ export function ledgerRoutes(ledger: LedgerService) {
         operationId: "listBalanceTransactions", tags: ["balance"], summary: "List balance transactions",
         description: "Every movement of the merchant's pending and available balances, newest first.",
         querystring: Type.Object({ ...ListQuery, type: Type.Optional(Type.String({ maxLength: 30 })) }, { additionalProperties: false }),
-        response: { 200: ListOf(BalanceTransaction), ...errors(401, 403, 422) },
+        response: { 200: BalanceTransactions, ...errors(401, 403, 422) },
       },
     }, async (req) => ledger.transactions(req.ctx, req.query));
 
@@ -42,7 +58,7 @@ export function ledgerRoutes(ledger: LedgerService) {
       schema: {
         operationId: "sandboxSettle", tags: ["sandbox"], summary: "Settle everything now (sandbox)",
         description: "Moves all of the merchant's pending sandbox balance to available, whatever the settlement dates. Sandbox keys only.",
-        response: { 200: Type.Object({ settled: Type.Integer({ description: "Settlement rows settled." }) }), ...errors(401, 403) },
+        response: { 200: Type.Object({ settled: Type.Integer({ description: "Settlement rows settled." }) }, { examples: [{ settled: 3 }] }), ...errors(401, 403) },
       },
     }, async (req) => {
       if (req.ctx.environment !== "sandbox") throw new AppError("forbidden", "Forbidden: sandbox endpoints need a sandbox (sk_test_) key");

@@ -1,5 +1,16 @@
 import { Type } from "typebox";
 
+// Examples show placeholders where a secret goes: nothing in /docs may pass for a real key.
+const MERCHANT_EXAMPLE = {
+  id: "mer_01jd59z0c1v2b3n4m5k6j7h8g9", name: "Loja Exemplo", email: "dono@loja-exemplo.com.br", status: "active",
+  connectEnabled: true, parentId: null, createdAt: "2026-11-23T12:00:00.000Z",
+};
+const FEES_EXAMPLE = [
+  { feeType: "tx_spread", paymentMethod: "credit_card", currencyCode: "BRL", brand: null, definition: { fixed: 30, percentages: [3.99, 4.99, 5.99] } },
+  { feeType: "tx_spread", paymentMethod: "pix", currencyCode: "BRL", brand: null, definition: { fixed: 0, percentages: [0.99] } },
+];
+const KEYS_EXAMPLE = { sandbox: "sk_test_EXAMPLE-shown-in-full-here", production: "sk_live_EXAMPLE-shown-in-full-here" };
+
 export const Merchant = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -8,7 +19,7 @@ export const Merchant = Type.Object({
   connectEnabled: Type.Boolean(),
   parentId: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String({ format: "date-time" }),
-});
+}, { examples: [MERCHANT_EXAMPLE] });
 
 // Null only in an idempotent replay: a key is shown once (Idempotent-Redacted-Fields names them).
 export const ApiKeys = Type.Object({
@@ -25,7 +36,9 @@ export const CreateMerchantBody = Type.Object({
   city: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: "City written into BR Codes." })),
 }, { additionalProperties: false, examples: [{ name: "Loja Exemplo", email: "dono@loja-exemplo.com.br", password: "correct horse battery", connectEnabled: false }] });
 
-export const MerchantWithKeys = Type.Object({ ...Merchant.properties, apiKeys: ApiKeys });
+export const MerchantWithKeys = Type.Object({ ...Merchant.properties, apiKeys: ApiKeys }, {
+  examples: [{ ...MERCHANT_EXAMPLE, connectEnabled: false, apiKeys: KEYS_EXAMPLE }],
+});
 
 export const PatchMerchantBody = Type.Object({
   connectEnabled: Type.Optional(Type.Boolean()),
@@ -48,12 +61,11 @@ export const FeeDefinitionSchema = Type.Object({
 
 export const PutFeesBody = Type.Object({ fees: Type.Array(FeeDefinitionSchema, { maxItems: 200 }) }, {
   additionalProperties: false,
-  examples: [{ fees: [
-    { feeType: "tx_spread", paymentMethod: "credit_card", currencyCode: "BRL", brand: null, definition: { fixed: 30, percentages: [3.99, 4.99, 5.99] } },
-    { feeType: "tx_spread", paymentMethod: "pix", currencyCode: "BRL", brand: null, definition: { fixed: 0, percentages: [0.99] } },
-  ] }],
+  examples: [{ fees: FEES_EXAMPLE }],
 });
-export const FeesResponse = Type.Object({ merchantId: Type.String(), fees: Type.Array(FeeDefinitionSchema) });
+export const FeesResponse = Type.Object({ merchantId: Type.String(), fees: Type.Array(FeeDefinitionSchema) }, {
+  examples: [{ merchantId: MERCHANT_EXAMPLE.id, fees: FEES_EXAMPLE }],
+});
 
 export const LoginBody = Type.Object({
   email: Type.String({ format: "email", maxLength: 254 }),
@@ -67,6 +79,8 @@ export const LoginResponse = Type.Object({
   accessToken: Type.String(),
   tokenType: Type.Literal("Bearer"),
   expiresIn: Type.Integer({ description: "Seconds until the token expires." }),
-});
+}, { examples: [{ accessToken: "eyJhbGciOiJIUzI1NiJ9.EXAMPLE-payload.EXAMPLE-signature", tokenType: "Bearer", expiresIn: 3600 }] });
 
-export const RotateKeysResponse = Type.Object({ id: Type.String(), apiKeys: ApiKeys });
+export const RotateKeysResponse = Type.Object({ id: Type.String(), apiKeys: ApiKeys }, {
+  examples: [{ id: MERCHANT_EXAMPLE.id, apiKeys: KEYS_EXAMPLE }],
+});

@@ -2,7 +2,6 @@ import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
-import { ChargeList } from "../charges/charges.schemas.js";
 import { rejectServerFields } from "../charges/charge-input.js";
 import type { PaymentLinkService } from "./payment-links.service.js";
 import type { createPublicLimits } from "./public-limits.js";
@@ -78,7 +77,7 @@ export function paymentLinkRoutes(links: PaymentLinkService, limit: ReturnType<t
       schema: {
         operationId: "listPaymentLinkPayments", tags, summary: "Charges made through a link",
         params: IdParams, querystring: PageQuery,
-        response: { 200: ChargeList, ...errors(401, 403, 404, 422) },
+        response: { 200: s.LinkPayments, ...errors(401, 403, 404, 422) },
       },
     }, async (req) => links.payments(req.ctx, req.params.id, req.query));
 

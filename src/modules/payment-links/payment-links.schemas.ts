@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import { ListOf, ListQuery } from "../../http/schemas.js";
-import { ChargeCustomer, ShippingAddressInput } from "../charges/charges.schemas.js";
+import { CARD_CHARGE_EXAMPLE, Charge, ChargeCustomer, ShippingAddressInput } from "../charges/charges.schemas.js";
 import { PaymentMethodInput } from "../charges/payment-methods.schemas.js";
 
 // Wire shapes of payment links (CONTRACT 7) and of the public checkout calls. Amounts are in
@@ -66,6 +66,13 @@ const Product = Type.Object({
   weight: Nullable(Type.Number()),
 });
 
+const LINK_EXAMPLE = {
+  ...example, id: "pl_01jd2x0000abcdefghjkmnpqrs", object: "payment_link", livemode: false, active: true,
+  url: "https://pay.example.com/pay/pl_01jd2x0000abcdefghjkmnpqrs", fixedFreightAmount: null, subtotal: 119.8, expiresAt: null,
+  products: [{ id: "item_1", title: "Caneca azul", unitPrice: 59.9, quantity: 2, physical: true, width: 12, height: 10, length: 12, weight: 0.4 }],
+  createdAt: "2026-11-23T10:00:00.000Z", updatedAt: "2026-11-23T10:00:00.000Z",
+};
+
 export const PaymentLink = Type.Object({
   id: Type.String(),
   object: Type.Literal("payment_link"),
@@ -83,16 +90,23 @@ export const PaymentLink = Type.Object({
   expiresAt: Nullable(Type.String({ format: "date-time" })),
   createdAt: Type.String({ format: "date-time" }),
   updatedAt: Type.String({ format: "date-time" }),
-}, {
-  examples: [{
-    ...example, id: "pl_01jd2x0000abcdefghjkmnpqrs", object: "payment_link", livemode: false, active: true,
-    url: "https://pay.example.com/pay/pl_01jd2x0000abcdefghjkmnpqrs", fixedFreightAmount: null, subtotal: 119.8, expiresAt: null,
-    products: [{ id: "item_1", title: "Caneca azul", unitPrice: 59.9, quantity: 2, physical: true, width: 12, height: 10, length: 12, weight: 0.4 }],
-    createdAt: "2026-11-23T10:00:00.000Z", updatedAt: "2026-11-23T10:00:00.000Z",
-  }],
-});
+}, { examples: [LINK_EXAMPLE] });
 
-export const PaymentLinkList = ListOf(PaymentLink);
+export const PaymentLinkList = ListOf(PaymentLink, { data: [LINK_EXAMPLE], hasMore: false });
+
+// The link example paid by card in 3 installments with PAC freight: 119,80 + 18,60 = 138,40;
+// fee 0,30 + 5,99 % (3 installments) = 8,59, net 129,81.
+const CARD_3X = { ...CARD_CHARGE_EXAMPLE.paymentDetails, installments: 3 };
+export const LinkPayments = ListOf(Charge, {
+  data: [{
+    ...CARD_CHARGE_EXAMPLE, id: "ch_01jd2x0000abcdefghjkmnpqrs", amount: 138.4, spread: 8.59, net: 129.81, paymentMethod: { type: "credit_card", ...CARD_3X },
+    paymentDetails: CARD_3X, metadata: null, paymentLinkId: LINK_EXAMPLE.id,
+    items: [{ title: "Caneca azul", unit_price: 59.9, quantity: 2 }],
+    shippingAddress: { postalCode: "20040-020", street: "Av. Rio Branco", number: "1", city: "Rio de Janeiro", state: "RJ", country: "BR" },
+    freight_amount: 18.6, freight_details: { provider: "melhor_envio", serviceId: 1, serviceName: "PAC", company: "Correios", price: 18.6, deliveryTime: 6 },
+  }],
+  hasMore: false,
+});
 export const ListLinksQuery = Type.Object({
   ...ListQuery,
   active: Type.Optional(Type.Boolean()),

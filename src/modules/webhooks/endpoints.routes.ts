@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
 import { toEndpoint, type EndpointService } from "./endpoints.service.js";
 import type { EventService } from "./events.service.js";
@@ -72,7 +73,7 @@ export function endpointRoutes(service: EndpointService, events: EventService) {
         description:
           "Changes the URL (checked as on creation; pending retries follow it), the event filter, the description, or enables and disables the endpoint. `enabled: true` re-enables an endpoint the service disabled (after a 410 Gone, or after failing for days) and clears disabledReason and failingSince.",
         params: IdParams, body: s.PatchEndpointBody,
-        response: { 200: s.WebhookEndpoint, ...errors(400, 401, 403, 404, 422) },
+        response: { 200: Type.With(s.WebhookEndpoint, { examples: [{ ...s.ENDPOINT_EXAMPLE, events: ["*"], updatedAt: "2026-11-24T09:00:00.000Z" }] }), ...errors(400, 401, 403, 404, 422) },
       },
     }, async (req) => service.update(req.ctx, req.params.id, req.body));
 

@@ -11,6 +11,15 @@ export const StreamHeaders = Type.Object({
   })),
 });
 
+const STREAM_EXAMPLE = [
+  "id: evt_01jd3k5x7m9q2r4t6v8w0y2z4a",
+  "event: charge.paid",
+  `data: ${JSON.stringify({ id: "evt_01jd3k5x7m9q2r4t6v8w0y2z4a", event: "charge.paid", livemode: false, data: { id: "ch_01jd3m7q2w4e6r8t0y2v4x6z8b", status: "paid", amount: 12000, net: 11881, currency: "BRL", payment_method: { type: "pix" }, paid_at: "2026-11-23T12:03:10.000Z" } })}`,
+  "",
+  ": heartbeat",
+  "",
+].join("\n");
+
 export function eventStreamRoutes(streams: EventStreams) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -29,7 +38,8 @@ export function eventStreamRoutes(streams: EventStreams) {
         response: {
           200: {
             description: "An endless stream of events.",
-            content: { "text/event-stream": { schema: Type.String({ examples: ["id: evt_01jd3k5x7m9q2r4t6v8w0y2z4a\nevent: charge.paid\ndata: {\"id\":\"evt_01jd3k5x7m9q2r4t6v8w0y2z4a\",\"event\":\"charge.paid\",\"livemode\":false,\"data\":{}}\n\n"] }) } },
+            // A media-level example: swagger-ui shows it instead of "string".
+            content: { "text/event-stream": { schema: Type.String(), example: STREAM_EXAMPLE } },
           },
           ...errors(401, 403, 422, 429),
         },
