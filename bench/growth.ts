@@ -90,9 +90,14 @@ function levelScenarios(ids: SeedIds): Scenario[] {
   ];
 }
 
-interface LevelResult { series: string; charges: number; merchants: number; seedSeconds: number; load: string; rows: Row[] }
+interface LevelResult {
+  series: string; charges: number; merchants: number; seedSeconds: number; load: string; rows: Row[];
+  /** Buffers and time of each list query at this level: unlike req/s, not moved by the other work on the machine. */
+  explained: { name: string; buffers: number; ms: number; scans: string[] }[];
+}
 const results: LevelResult[] = [];
 let plans: PlanSummary[] = [];
+let largest: PlanSummary[] = [];
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "feira-growth-"));
 const scratches: ScratchDatabase[] = [];
 
@@ -128,16 +133,18 @@ async function round(series: string, db: ScratchDatabase, spec: { charges: numbe
       } finally {
         await server.stop();
       }
-      results.push({ series, charges: target, merchants: spec.merchants, seedSeconds, load: os.loadavg().map((x) => x.toFixed(1)).join(" "), rows });
-      printLevel(results.at(-1)!);
-      if (spec.explain && target === spec.charges.at(-1)) {
-        const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-        try {
-          plans = await explainListQueries((text, params) => pool.query(text, params), (logger) => drizzle(pool, { schema, logger }) as unknown as Db, keys.merchantId, ids);
-        } finally {
-          await pool.end();
-        }
+      // Every level is explained: the buffers a query touches show how its cost grows; the largest
+      // level's plans are printed in full.
+      const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+      try {
+        plans = await explainListQueries((text, params) => pool.query(text, params), (logger) => drizzle(pool, { schema, logger }) as unknown as Db, keys.merchantId, ids);
+      } finally {
+        await pool.end();
       }
+      if (spec.explain) largest = plans;
+      const explained = plans.map((p) => ({ name: p.name, buffers: p.hit + p.read, ms: Number(p.ms.toFixed(2)), scans: p.scans }));
+      results.push({ series, charges: target, merchants: spec.merchants, seedSeconds, load: os.loadavg().map((x) => x.toFixed(1)).join(" "), rows, explained });
+      printLevel(results.at(-1)!);
     }
   } finally {
     await client.end();
@@ -168,6 +175,22 @@ function printSeries(series: string) {
   console.log(`| seeding, s | ${rs.map((r) => r.seedSeconds).join(" | ")} |`);
 }
 
+/** Buffers / ms of each list query at each level, one column per level. */
+function printExplained() {
+  if (results.length === 0) return;
+  console.log("\nEXPLAIN (ANALYZE, BUFFERS) of each list query at each level: buffers touched / execution ms");
+  console.log(`| query | ${results.map((r) => `${r.series}: ${r.charges.toLocaleString("en")} charges, ${r.merchants.toLocaleString("en")} merchants`).join(" | ")} |`);
+  console.log(`|---|${results.map(() => "---:").join("|")}|`);
+  for (const name of results[0]!.explained.map((x) => x.name)) {
+    console.log(`| ${name} | ${results.map((r) => { const x = r.explained.find((y) => y.name === name); return x ? `${x.buffers} / ${x.ms}` : "-"; }).join(" | ")} |`);
+  }
+}
+
+// Ctrl-C still drops the scratch databases (the finally below does not run on a signal).
+process.once("SIGINT", () => {
+  void Promise.all(scratches.map((db) => db.drop().catch(() => undefined))).then(() => process.exit(130));
+});
+
 try {
   console.log(`feira growth: ${os.cpus().length} CPUs, node ${process.version}, ${timing.connections} connections, ` +
     `${timing.warmup} s warm-up + ${timing.seconds} s per scenario; autocannon, the server and PostgreSQL share the CPUs`);
@@ -187,16 +210,17 @@ try {
   }
   printSeries("charges");
   printSeries("merchants");
-  if (plans.length > 0) {
+  printExplained();
+  if (largest.length > 0) {
     console.log("\nEXPLAIN (ANALYZE, BUFFERS) at the largest level");
     console.log("| query | plan (scans) | rows | buffers hit/read | ms | seq scan on a big table |");
     console.log("|---|---|---:|---:|---:|---|");
-    for (const p of plans) {
+    for (const p of largest) {
       console.log(`| ${p.name} | ${p.scans.join("; ")} | ${p.rows} | ${p.hit}/${p.read} | ${p.ms.toFixed(2)} | ${p.bigSeqScans.join(", ") || "none"} |`);
     }
   }
   console.log("");
-  console.log(JSON.stringify({ cpus: os.cpus().length, node: process.version, timing, results, plans: plans.map(({ plan: _plan, ...p }) => p) }));
+  console.log(JSON.stringify({ cpus: os.cpus().length, node: process.version, timing, results }));
 } finally {
   for (const db of scratches) await db.drop().catch((e: unknown) => console.error(`could not drop ${db.name}:`, e));
   rmSync(dataDir, { recursive: true, force: true });
