@@ -18,6 +18,7 @@ import { randomToken } from "./lib/ids.js";
 import { maskCardNumbers, redactDeep } from "./lib/redact.js";
 import { createCustomerService } from "./modules/customers/customers.service.js";
 import { customerRoutes } from "./modules/customers/customers.routes.js";
+import { createConfigChanges } from "./lib/config-changes.js";
 import { createMerchantService } from "./modules/merchants/merchants.service.js";
 import { merchantRoutes } from "./modules/merchants/merchants.routes.js";
 import { createWebhookModule } from "./modules/webhooks/webhooks.module.js";
@@ -51,19 +52,21 @@ export type Services = ReturnType<typeof createServices>;
 export function createServices(deps: { config: Config; db: Db }) {
   const { config, db } = deps;
   const sealer = createSealer(config.encryptionKey);
-  const merchants = createMerchantService({ db, sealer, adminApiKey: config.adminApiKey });
+  // Keys, merchant profiles and Connect accounts are cached per process; changes forget them.
+  const configChanges = createConfigChanges();
+  const merchants = createMerchantService({ db, sealer, adminApiKey: config.adminApiKey, configChanges });
   const customers = createCustomerService({ db });
   const webhooks = createWebhookModule({ db, config, sealer });
   const cards = createCardModule({ db, sealer, customers });
   const ledger = createLedgerService({ db });
   const processors = createProcessorRegistry({ productionProcessor: config.productionProcessor, sandboxRecords: createProcessorRecords(db) });
   const effects = createChargeEffects({ customers, ledger });
-  const connect = createConnectModule({ db, config, sealer, merchants, ledger, processors });
+  const connect = createConnectModule({ db, config, sealer, merchants, ledger, processors, configChanges });
   const charges = createChargeService({ db, config, processors, merchants, customers, cards: cards.service, effects, connect: connect.service });
   const refunds = createRefundService({ db, effects, ledger, processorFor: charges.processorFor });
   const subscriptions = createSubscriptionModule({ db, charges, effects, refunds, cards: cards.service, customers, merchants, leaseMs: config.idempotencyLeaseMs });
   const paymentLinks = createPaymentLinksModule({ db, config, sealer, charges, merchants });
-  return { sealer, merchants, customers, webhooks, cards, ledger, charges, refunds, connect, subscriptions, paymentLinks };
+  return { sealer, configChanges, merchants, customers, webhooks, cards, ledger, charges, refunds, connect, subscriptions, paymentLinks };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;

@@ -9,7 +9,7 @@ import { createTasks } from "./jobs/tasks.js";
 import { startWorker, type Worker } from "./jobs/runner.js";
 import { logStream } from "./lib/log-stream.js";
 import { clusterChildRole, superviseCluster, tellPrimary } from "./cluster.js";
-import { AUTH_CHANGED_CHANNEL } from "./modules/merchants/key-cache.js";
+import { CONFIG_CHANGED_CHANNEL } from "./lib/config-changes.js";
 
 // Entry point. Roles: no argument runs API and worker in one process (the default for
 // `npm start`); `api` and `worker` run them apart (PostgreSQL only, any number of each);
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   // as the fallback, so a lost notification only costs one poll interval.
   const unlistenOutbox = worker ? await database.listen("feira_outbox", () => worker.wake("webhooks.deliver")) : undefined;
   // Key rotation or a merchant's status change in any process empties this one's key cache.
-  const unlistenAuth = app ? await database.listen(AUTH_CHANGED_CHANNEL, () => services.merchants.forgetKeys()) : undefined;
+  const unlistenAuth = app ? await database.listen(CONFIG_CHANGED_CHANNEL, () => services.configChanges.forget()) : undefined;
   const unlisten = async () => { await unlistenOutbox?.(); await unlistenAuth?.(); };
 
   if (app) {

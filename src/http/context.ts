@@ -17,6 +17,8 @@ export interface RequestCtx {
    * of what it creates (lib/ids.ts seededId), the same on every retry of the key.
    */
   idempotencySeed?: string;
+  /** The seed was made for this request (a new claim): nothing can have been created with it. */
+  idempotencySeedFresh?: boolean;
 }
 
 export type AuthMode = "secretKey" | "jwt" | "keyOrJwt" | "admin" | "public";

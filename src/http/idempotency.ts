@@ -123,7 +123,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
         values (${claim.scope}, ${claim.environment}, ${claim.route}, ${claim.key}, ${requestHash}, 'processing', ${newSeed()}, now() + ${lease})
         on conflict do nothing
         returning seed`);
-      if (inserted) return hold(req, claim, inserted.seed);
+      if (inserted) return hold(req, claim, inserted.seed, true);
 
       const [row] = await queryRows<ClaimRow>(db, sql`
         select seed, state, request_hash, response_status, response_body, response_type,
@@ -156,7 +156,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
           where ${where(claim)} and state = 'processing' and request_hash = ${requestHash}
             and (locked_until is null or locked_until < now())
           returning seed`);
-        if (taken) return hold(req, claim, taken.seed);
+        if (taken) return hold(req, claim, taken.seed, false);
       }
       // Held by a request in flight (or gone in between, e.g. a 4xx dropped it): wait and look
       // again, boundedly.
@@ -171,9 +171,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
     }
   });
 
-  function hold(req: FastifyRequest, claim: Claim, seed: string): void {
+  function hold(req: FastifyRequest, claim: Claim, seed: string, fresh: boolean): void {
     req.idempotencyClaim = claim;
-    req.ctx = { ...req.ctx, idempotencySeed: seed };
+    req.ctx = { ...req.ctx, idempotencySeed: seed, idempotencySeedFresh: fresh };
   }
 
   app.addHook("onSend", async (req: FastifyRequest, reply, payload) => {

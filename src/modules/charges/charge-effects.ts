@@ -1,17 +1,19 @@
-import type { Queryable } from "../../db/client.js";
+import { charges } from "../../db/schema.js";
+import { WriteBatch, isUniqueViolation, type Sink } from "../../db/batch.js";
+import { withTx, type Db, type Queryable } from "../../db/client.js";
 import { AppError } from "../../http/errors.js";
 import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { LedgerService } from "../ledger/ledger.service.js";
-import { recordEvent } from "../webhooks/outbox.js";
+import { recordEvents } from "../webhooks/outbox.js";
 import type { EventType } from "../webhooks/catalog.js";
 import { assertTransition, type ChargeStatus } from "./charge-status.js";
 import { toEventData, toLegacyData, type ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
 
 // What happens, in the caller's transaction, when a charge changes: the guarded status
-// update, the ledger posting and the outbox event. Creation, the sandbox actions and refunds
-// all go through here, so a paid charge is always in the ledger and always announced.
+// update, the ledger posting and the outbox events. Creation, the sandbox actions and refunds
+// all go through `effectsOf`, so a paid charge is always in the ledger and always announced.
 export interface EffectDeps {
   customers: Pick<CustomerService, "resolveForCharge">;
   ledger: Pick<LedgerService, "postChargePaid">;
@@ -28,11 +30,31 @@ export const EVENT_FOR_STATUS: Record<ChargeStatus, EventType> = {
   authentication_required: "charge.updated",
 };
 
+/** The events a charge's move into `to` sends (refusals and failures: the legacy channel). */
+const EVENTS_ON_ENTRY: Partial<Record<ChargeStatus, EventType[]>> = {
+  paid: ["charge.paid"],
+  refused: ["charge.updated"],
+  // Endpoints never get the legacy charge.updated; a failure is theirs to know too.
+  failed: ["charge.updated", "charge.failed"],
+  refunded: ["charge.refunded"],
+};
+
 /**
  * Called in the transaction of every status change of a charge, after its own effects: another
  * module that owns the charge's purpose (a subscription's invoice) reacts atomically with it.
+ * `concerns` says, from the row alone, whether the listener may have anything to do with a
+ * charge: a charge no listener is concerned with is created in one statement, without a
+ * transaction around it.
  */
-export type ChargeListener = (tx: Queryable, charge: ChargeRow, from: ChargeStatus) => Promise<void>;
+export interface ChargeListener {
+  concerns(charge: ChargeRow): boolean;
+  onChange(tx: Queryable, charge: ChargeRow, from: ChargeStatus): Promise<void>;
+}
+
+/** The charge as it was when created: pending, before the processor's answer. */
+const AS_CREATED: Partial<ChargeRow> = {
+  status: "pending", pspRefId: null, paymentDetails: null, paidAt: null, expiresAt: null, reason: null, isBlocked: false,
+};
 
 export function createChargeEffects(deps: EffectDeps) {
   const listeners: ChargeListener[] = [];
@@ -43,16 +65,72 @@ export function createChargeEffects(deps: EffectDeps) {
     return deps.customers.resolveForCharge(tx, ctx, { id: c.customerId });
   }
 
+  /** Records events of types `types` for the charge as it is now (`snapshot` overrides fields). */
+  async function announceAll(
+    sink: Sink, c: ChargeRow, types: readonly { type: EventType; snapshot?: Partial<ChargeRow> }[], customer: CustomerRow | null,
+  ): Promise<string[]> {
+    return recordEvents(sink, types.map(({ type, snapshot }) => {
+      const view = { ...c, ...snapshot };
+      const data = type === "charge.updated" ? toLegacyData(view, customer) : toEventData(view, customer);
+      return { merchantId: c.merchantId, environment: c.environment, type, objectId: c.id, data, postbackUrl: c.postbackUrl };
+    }));
+  }
+
   /** Records `type` for the charge as it is now (`snapshot` overrides fields of the data). */
   async function announce(
-    tx: Queryable, c: ChargeRow, type: EventType, snapshot: Partial<ChargeRow> = {}, known?: CustomerRow | null,
+    sink: Sink, c: ChargeRow, type: EventType, snapshot: Partial<ChargeRow> = {}, known?: CustomerRow | null,
   ): Promise<string> {
-    const view = { ...c, ...snapshot };
-    const customer = known !== undefined ? known : await customerOf(tx, c);
-    const data = type === "charge.updated" ? toLegacyData(view, customer) : toEventData(view, customer);
-    return recordEvent(tx, {
-      merchantId: c.merchantId, environment: c.environment, type, objectId: c.id, data, postbackUrl: c.postbackUrl,
-    });
+    const customer = known !== undefined ? known : await customerOf(sink instanceof WriteBatch ? sink.q : sink, c);
+    const [id] = await announceAll(sink, c, [{ type, snapshot }], customer);
+    return id!;
+  }
+
+  /** The ledger posting and events of a charge that has just entered its status. */
+  async function effectsOf(sink: Sink, next: ChargeRow, customer: CustomerRow | null, created: boolean): Promise<void> {
+    const to = next.status as ChargeStatus;
+    if (to === "paid") {
+      await deps.ledger.postChargePaid(sink, {
+        id: next.id, merchantId: next.merchantId, environment: next.environment, currency: next.currency,
+        amount: next.amount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
+        paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(), split: next.split,
+      });
+    }
+    const types = [
+      ...(created ? [{ type: "charge.created" as const, snapshot: { ...AS_CREATED, updatedAt: next.createdAt } }] : []),
+      // A new charge still pending announces its payment instructions (Pix code, boleto).
+      ...(created && to === "pending" ? ["charge.pending" as const] : EVENTS_ON_ENTRY[to] ?? []).map((type) => ({ type })),
+    ];
+    if (types.length > 0) await announceAll(sink, next, types, customer);
+  }
+
+  async function notify(tx: Queryable, next: ChargeRow, from: ChargeStatus): Promise<void> {
+    for (const l of listeners) if (l.concerns(next)) await l.onChange(tx, next, from);
+  }
+
+  /**
+   * Inserts a new charge already in its first status (pending, or the processor's answer), with
+   * its charge.created and status events and, when paid, its ledger posting: one statement.
+   * Undefined when a charge with this id exists (a concurrent retry of the same Idempotency-Key
+   * committed it first): then nothing of this one was written.
+   */
+  async function create(db: Db, row: typeof charges.$inferInsert & { status: ChargeStatus }, customer: CustomerRow | null): Promise<ChargeRow | undefined> {
+    if (row.status !== "pending") assertTransition(row.id, "pending", row.status);
+    const concerned = listeners.some((l) => l.concerns(row as ChargeRow));
+    const write = async (q: Queryable) => {
+      const batch = new WriteBatch(q);
+      // The row as inserted: the events and the ledger are made from the same values.
+      const planned = { ...rowDefaults, ...row } as ChargeRow;
+      await effectsOf(batch, planned, customer, true);
+      const [created] = await batch.runReturning(q, charges, q.insert(charges).values(row).returning());
+      if (concerned) await notify(q, created!, "pending");
+      return created;
+    };
+    try {
+      return concerned ? await withTx(db, write) : await write(db);
+    } catch (err) {
+      if (isUniqueViolation(err) && (await repo.chargeExists(db, row.id))) return undefined;
+      throw err;
+    }
   }
 
   /**
@@ -66,21 +144,8 @@ export function createChargeEffects(deps: EffectDeps) {
     assertTransition(c.id, from, to);
     const next = await repo.transition(tx, c.id, from, to, patch);
     if (!next) throw new AppError("conflict", `Charge ${c.id} was changed by another request; retry`);
-    if (to === "paid") {
-      await deps.ledger.postChargePaid(tx, {
-        id: next.id, merchantId: next.merchantId, environment: next.environment, currency: next.currency,
-        amount: next.amount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
-        paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(), split: next.split,
-      });
-      await announce(tx, next, "charge.paid", {}, customer);
-    } else if (to === "refused" || to === "failed") {
-      await announce(tx, next, "charge.updated", {}, customer);
-      // Endpoints never get the legacy charge.updated; a failure is theirs to know too.
-      if (to === "failed") await announce(tx, next, "charge.failed", {}, customer);
-    } else if (to === "refunded") {
-      await announce(tx, next, "charge.refunded", {}, customer);
-    }
-    for (const listener of listeners) await listener(tx, next, from);
+    if (EVENTS_ON_ENTRY[to]) await effectsOf(tx, next, customer !== undefined ? customer : await customerOf(tx, next), false);
+    await notify(tx, next, from);
     return next;
   }
 
@@ -89,7 +154,14 @@ export function createChargeEffects(deps: EffectDeps) {
     listeners.push(listener);
   }
 
-  return { announce, moveTo, onStatusChange };
+  return { announce, create, moveTo, onStatusChange };
 }
+
+/** What the database fills in on a new charge, for the events made before it answers. */
+const rowDefaults: Partial<ChargeRow> = {
+  reason: null, isBlocked: false, amountRefunded: 0, paymentDetails: null, pspRefId: null, items: null, shippingAddress: null,
+  trackingInfo: null, metadata: null, postbackUrl: null, split: null, paidAt: null, expiresAt: null, freightAmount: null,
+  freightDetails: null, paymentLinkId: null,
+};
 
 export type ChargeEffects = ReturnType<typeof createChargeEffects>;

@@ -20,6 +20,12 @@ export async function findCharge(q: Queryable, ctx: Pick<RequestCtx, "merchantId
   return row;
 }
 
+/** Whether a charge with this id exists, in any scope (ids are unique across merchants). */
+export async function chargeExists(q: Queryable, id: string): Promise<boolean> {
+  const [row] = await q.select({ id: charges.id }).from(charges).where(eq(charges.id, id));
+  return Boolean(row);
+}
+
 /**
  * Applies a transition only if the charge is still in `from`; returns the new row, or
  * undefined when another request changed it first.

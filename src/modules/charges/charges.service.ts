@@ -24,7 +24,7 @@ export interface ChargeServiceDeps {
   db: Db;
   config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production">;
   processors: { forEnvironment(env: "sandbox" | "production"): PaymentProcessor | null };
-  merchants: Pick<MerchantService, "getMerchant" | "getFees">;
+  merchants: Pick<MerchantService, "chargeProfile">;
   customers: Pick<CustomerService, "get" | "resolveForCharge" | "validateInline">;
   cards: SavedCards;
   effects: ChargeEffects;
@@ -70,14 +70,16 @@ export function createChargeService(deps: ChargeServiceDeps) {
    */
   async function create(ctx: RequestCtx, body: Static<typeof CreateChargeBody>, server: ServerFields = {}) {
     const id = seededId("ch", ctx.idempotencySeed);
-    if (ctx.idempotencySeed) {
+    // A seed used before (a claim taken over, a retry after a 5xx, a subscription's attempt) may
+    // have committed this charge; a claim's fresh seed cannot have.
+    if (ctx.idempotencySeed && !ctx.idempotencySeedFresh) {
       const earlier = await repo.findCharge(db, ctx, id);
       if (earlier) return createdView(earlier);
     }
     const at = now();
     const { amountMinor, currency, method, postbackUrl, processor, existingCustomer, split } = await prepare(ctx, body, at);
-    const merchant = await deps.merchants.getMerchant(ctx.merchantId);
-    const fees = computeChargeFees(await deps.merchants.getFees(ctx.merchantId), {
+    const { merchant, fees: feeTable } = await deps.merchants.chargeProfile(ctx.merchantId);
+    const fees = computeChargeFees(feeTable, {
       amountMinor, currency, paymentMethod: method.methodType, brand: method.brand, installments: method.installments,
     });
 
@@ -91,23 +93,23 @@ export function createChargeService(deps: ChargeServiceDeps) {
     });
     faultPoint("charge.after-authorize");
 
-    const charge = await withTx(db, async (tx) => {
-      const customer = await deps.customers.resolveForCharge(tx, ctx, body.customer);
-      const created = await repo.insertCharge(tx, {
-        id, merchantId: ctx.merchantId, environment: ctx.environment, customerId: customer.id,
-        amount: amountMinor, currency, status: "pending", paymentMethodType: method.methodType,
-        paymentMethod: method.methodView, installments: method.installments, processor: processor.name,
-        spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
-        items: body.items ?? null, shippingAddress: body.shippingAddress ?? null, trackingInfo: body.trackingInfo ?? null,
-        metadata: body.metadata ?? null, postbackUrl, split, createdAt: at, updatedAt: at,
-        freightAmount: server.freightAmountMinor ?? null, freightDetails: server.freightDetails ?? null, paymentLinkId: server.paymentLinkId ?? null,
-      });
-      // Taken over concurrently (a retry after the lease ran out, while this one was slow): the
-      // other attempt committed this id first; answer with its charge.
-      if (!created) return null;
-      await effects.announce(tx, created, "charge.created", {}, customer);
-      return applyAuthorization(tx, created, result, method.methodView, at, customer);
-    }) ?? (await repo.findCharge(db, ctx, id));
+    // An inline customer is found by its contact or created first, on its own: a customer
+    // without a charge (the charge's statement failed, a crash) is found again by the retry.
+    const customer = existingCustomer ?? (await deps.customers.resolveForCharge(db, ctx, body.customer));
+    // The charge is inserted in its first status, the processor's answer, with its events and
+    // ledger posting: one statement (charge-effects create).
+    const charge = (await effects.create(db, {
+      id, merchantId: ctx.merchantId, environment: ctx.environment, customerId: customer.id,
+      amount: amountMinor, currency, paymentMethodType: method.methodType,
+      paymentMethod: method.methodView, installments: method.installments, processor: processor.name,
+      spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
+      items: body.items ?? null, shippingAddress: body.shippingAddress ?? null, trackingInfo: body.trackingInfo ?? null,
+      metadata: body.metadata ?? null, postbackUrl, split, createdAt: at, updatedAt: at,
+      freightAmount: server.freightAmountMinor ?? null, freightDetails: server.freightDetails ?? null, paymentLinkId: server.paymentLinkId ?? null,
+      ...outcome(result, method.methodType, method.methodView, at),
+    }, customer)) ?? (await repo.findCharge(db, ctx, id));
+    // Taken over concurrently (a retry after the lease ran out, while this one was slow): the
+    // other attempt committed this id first; its charge is the answer.
     if (!charge) throw new Error(`charge ${id} neither inserted nor found`);
     faultPoint("charge.after-commit");
     return createdView(charge);
@@ -140,29 +142,24 @@ export function createChargeService(deps: ChargeServiceDeps) {
   const createdView = (c: ChargeRow) =>
     ({ id: c.id, status: c.status as ChargeStatus, paymentDetails: c.paymentDetails, reason: c.reason });
 
-  async function applyAuthorization(tx: Tx, c: ChargeRow, r: AuthorizeResult, view: Record<string, unknown>, at: Date, customer: CustomerRow) {
-    const cardDetails = c.paymentMethodType === "credit_card"
+  /** The processor's answer as the charge's first status and fields. */
+  function outcome(r: AuthorizeResult, methodType: string, view: Record<string, unknown>, at: Date) {
+    const cardDetails = methodType === "credit_card"
       ? { firstSix: view.firstSix, lastFour: view.lastFour, expirationMonth: view.expirationMonth, expirationYear: view.expirationYear, holderName: view.holderName, installments: view.installments, brand: view.brand }
       : {};
     const details = { ...cardDetails, ...("details" in r ? r.details : {}) };
     const paymentDetails = Object.keys(details).length > 0 ? details : null;
     switch (r.outcome) {
-      case "pending": {
-        // Not a status change: the charge stays pending, now with its payment instructions.
-        const updated = await repo.transition(tx, c.id, "pending", "pending", { pspRefId: r.pspRefId, paymentDetails, expiresAt: r.expiresAt });
-        await effects.announce(tx, updated!, "charge.pending", {}, customer);
-        return updated!;
-      }
+      case "pending":
+        return { status: "pending" as const, pspRefId: r.pspRefId, paymentDetails, expiresAt: r.expiresAt };
       case "paid":
-        return effects.moveTo(tx, c, "paid", { pspRefId: r.pspRefId, paymentDetails, paidAt: at }, customer);
+        return { status: "paid" as const, pspRefId: r.pspRefId, paymentDetails, paidAt: at };
       case "in_analysis":
       case "authentication_required":
-        return effects.moveTo(tx, c, r.outcome, { pspRefId: r.pspRefId, paymentDetails }, customer);
+        return { status: r.outcome, pspRefId: r.pspRefId, paymentDetails };
       case "refused":
       case "failed":
-        return effects.moveTo(tx, c, r.outcome, {
-          pspRefId: r.pspRefId ?? null, paymentDetails, reason: r.reason, isBlocked: r.outcome === "refused" && Boolean(r.blocked),
-        }, customer);
+        return { status: r.outcome, pspRefId: r.pspRefId ?? null, paymentDetails, reason: r.reason, isBlocked: r.outcome === "refused" && Boolean(r.blocked) };
     }
   }
 

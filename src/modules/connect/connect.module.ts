@@ -1,3 +1,4 @@
+import type { ConfigChanges } from "../../lib/config-changes.js";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
@@ -21,6 +22,7 @@ export interface ConnectModuleDeps {
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
   ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout">;
   processors: ProcessorRegistry;
+  configChanges: ConfigChanges;
 }
 
 export function createConnectModule(deps: ConnectModuleDeps) {

@@ -6,6 +6,7 @@ import type { RequestCtx } from "../../http/context.js";
 import { normalizeDocument } from "../../lib/documents.js";
 import { seededId } from "../../lib/ids.js";
 import { toMajor, toMinor } from "../../lib/money.js";
+import { createTtlCache, type ConfigChanges } from "../../lib/config-changes.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { checkDestination } from "../webhooks/destination.js";
 import { recordEvent } from "../webhooks/outbox.js";
@@ -24,6 +25,8 @@ export interface ConnectDeps {
   db: Db;
   config: Pick<Config, "webhookAllowPrivateUrls" | "production">;
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
+  /** A merchant's Connect account and default split are cached per process for charges. */
+  configChanges: ConfigChanges;
   now?: () => Date;
 }
 
@@ -33,6 +36,8 @@ const NO_CONNECT = () => new AppError("forbidden", "Forbidden: Connect is not en
 export function createConnectService(deps: ConnectDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
+  const chargeAccounts = createTtlCache<NonNullable<Awaited<ReturnType<typeof repo.findAccountWithSettings>>>>();
+  deps.configChanges.onForget(() => chargeAccounts.clear());
 
   async function accountOf(ctx: Pick<RequestCtx, "merchantId">): Promise<repo.ConnectAccount> {
     const [account] = await repo.findAccounts(db, [ctx.merchantId]);
@@ -190,7 +195,11 @@ export function createConnectService(deps: ConnectDeps) {
   async function putSettings(ctx: RequestCtx, defaultSplit: SplitRule[]) {
     const account = await requireConnect(ctx);
     await checkSplitRules(db, ctx, account, defaultSplit, "defaultSplit");
-    await repo.upsertSettings(db, { merchantId: account.id, environment: ctx.environment, defaultSplit });
+    await withTx(db, async (tx) => {
+      await repo.upsertSettings(tx, { merchantId: account.id, environment: ctx.environment, defaultSplit });
+      await deps.configChanges.announce(tx);
+    });
+    deps.configChanges.forget();
     return { defaultSplit };
   }
 
@@ -201,7 +210,8 @@ export function createConnectService(deps: ConnectDeps) {
    * apply, or null.
    */
   async function checkCharge(ctx: RequestCtx, split: SplitRule[] | undefined): Promise<SplitRule[] | null> {
-    const account = await repo.findAccountWithSettings(db, ctx.merchantId, ctx.environment);
+    // Read on every charge, changed rarely: cached (configChanges forgets it on a change).
+    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, ctx.merchantId, ctx.environment));
     if (!account) throw new AppError("unauthorized", "Unauthorized");
     if (account.parentId && ctx.environment === "production" && account.status !== "active") {
       throw invalid(`Submerchant ${account.id} is not active (${publicStatus(account.status ?? "pending")}); only active submerchants can create production charges`);
@@ -252,8 +262,11 @@ export function createConnectService(deps: ConnectDeps) {
           data: { merchantId: id, status: to, date: at.toISOString() }, postbackUrl: row.postbackUrl,
         });
       }
+      // Whether the submerchant may charge in production is part of its cached account.
+      await deps.configChanges.announce(tx);
       return row;
     });
+    deps.configChanges.forget();
     return view(updated, (await repo.totalSales(db, [id], updated.environment)).get(id) ?? 0);
   }
 

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, isNull, lte, sql } from "drizzle-orm";
+import { write, type Sink } from "../../db/batch.js";
 import type { Queryable } from "../../db/client.js";
 import { ledgerEntries, ledgerTransactions, settlements } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
@@ -22,25 +23,26 @@ export type Account = "pending" | "available" | "payout_reserved" | "processor_r
  * unbalanced posting is a bug, and it must roll back the whole change it belongs to.
  */
 export async function postTransaction(
-  tx: Queryable,
+  sink: Sink,
   t: { environment: Environment; currency: string; type: string; sourceId: string; description?: string; entries: EntryInput[] },
+  settlementRows: (typeof settlements.$inferInsert)[] = [],
 ): Promise<string> {
   const entries = t.entries.filter((e) => e.amount !== 0);
   const sum = entries.reduce((s, e) => s + e.amount, 0);
   if (sum !== 0) throw new Error(`unbalanced ledger transaction ${t.type} for ${t.sourceId}: sums to ${sum}`);
   const id = newId("ltx");
-  await tx.insert(ledgerTransactions).values({ id, environment: t.environment, type: t.type, sourceId: t.sourceId, description: t.description ?? null });
-  if (entries.length > 0) {
-    await tx.insert(ledgerEntries).values(entries.map((e) => ({
-      id: newId("le"), transactionId: id, owner: e.owner, environment: t.environment, currency: t.currency,
-      account: e.account, amount: e.amount, type: t.type, sourceId: t.sourceId,
-    })));
-  }
+  // The transaction, its entries and the settlement rows it schedules: one statement.
+  await write(sink, (q) => [
+    q.insert(ledgerTransactions).values({ id, environment: t.environment, type: t.type, sourceId: t.sourceId, description: t.description ?? null }),
+    ...(entries.length > 0
+      ? [q.insert(ledgerEntries).values(entries.map((e) => ({
+          id: newId("le"), transactionId: id, owner: e.owner, environment: t.environment, currency: t.currency,
+          account: e.account, amount: e.amount, type: t.type, sourceId: t.sourceId,
+        })))]
+      : []),
+    ...(settlementRows.length > 0 ? [q.insert(settlements).values(settlementRows)] : []),
+  ]);
   return id;
-}
-
-export async function insertSettlements(tx: Queryable, rows: (typeof settlements.$inferInsert)[]): Promise<void> {
-  if (rows.length > 0) await tx.insert(settlements).values(rows);
 }
 
 /** Unsettled settlement rows of a charge for an owner, latest due first (refunds eat those). */

@@ -1,3 +1,4 @@
+import type { Sink } from "../../db/batch.js";
 import { withTx, type Db, type Queryable } from "../../db/client.js";
 import type { Environment, RequestCtx } from "../../http/context.js";
 import type { PageQuery } from "../../http/pagination.js";
@@ -71,27 +72,27 @@ export function settlementDates(method: string, installments: number, paidAt: Da
 export function createLedgerService(deps: { db: Db }) {
   const { db } = deps;
 
-  async function postChargePaid(tx: Queryable, c: PaidCharge): Promise<void> {
+  async function postChargePaid(sink: Sink, c: PaidCharge): Promise<void> {
     const { shares, originator } = splitShares(c.net, c.split);
     const owners = [{ owner: c.merchantId, amount: originator }, ...shares];
-    await repo.postTransaction(tx, {
+    const dates = settlementDates(c.paymentMethodType, c.installments, c.paidAt);
+    // Every owner's part settles on the charge's dates; the first installment absorbs the
+    // rounding remainder (splitInstallments).
+    const settlementRows = owners.filter((o) => o.amount > 0).flatMap((o) => {
+      const parts = splitInstallments(o.amount, dates.length);
+      return dates.map((dueAt, i) => ({
+        id: newId("stl"), owner: o.owner, environment: c.environment, currency: c.currency,
+        chargeId: c.id, installment: i + 1, amount: parts[i]!, dueAt,
+      }));
+    });
+    await repo.postTransaction(sink, {
       environment: c.environment, currency: c.currency, type: "charge", sourceId: c.id,
       entries: [
         { owner: PLATFORM, account: "processor_receivable", amount: -c.amount },
         ...owners.map((o) => ({ owner: o.owner, account: "pending" as const, amount: o.amount })),
         { owner: PLATFORM, account: "fee_revenue", amount: c.spread + c.anticipationFee },
       ],
-    });
-    const dates = settlementDates(c.paymentMethodType, c.installments, c.paidAt);
-    // Every owner's part settles on the charge's dates; the first installment absorbs the
-    // rounding remainder (splitInstallments).
-    await repo.insertSettlements(tx, owners.filter((o) => o.amount > 0).flatMap((o) => {
-      const parts = splitInstallments(o.amount, dates.length);
-      return dates.map((dueAt, i) => ({
-        id: newId("stl"), owner: o.owner, environment: c.environment, currency: c.currency,
-        chargeId: c.id, installment: i + 1, amount: parts[i]!, dueAt,
-      }));
-    }));
+    }, settlementRows);
   }
 
   /**

@@ -8,13 +8,16 @@ import { safeEqual, sha256Hex, type Sealer } from "../../lib/crypto.js";
 import { newId, randomToken } from "../../lib/ids.js";
 import type { FeeDefinition } from "../ledger/fees.js";
 import * as repo from "./merchants.repo.js";
-import { AUTH_CHANGED_CHANNEL, createKeyCache } from "./key-cache.js";
+import { createConfigChanges, createTtlCache, type ConfigChanges } from "../../lib/config-changes.js";
+import type { KeyPrincipal } from "../../http/auth.js";
 
 export interface MerchantServiceDeps {
   db: Db;
   sealer: Sealer;
   /** ADMIN_API_KEY from the configuration, when set; otherwise keys live in admin_keys. */
   adminApiKey: string | undefined;
+  /** Keys, a merchant's row and fees are cached per process; changes are announced here. */
+  configChanges?: ConfigChanges;
 }
 
 export interface CreateMerchantInput {
@@ -46,6 +49,7 @@ export function publicMerchant(m: repo.MerchantRow) {
 
 export function createMerchantService(deps: MerchantServiceDeps) {
   const { db, sealer } = deps;
+  const configChanges = deps.configChanges ?? createConfigChanges();
 
   async function issueKeys(tx: Queryable, merchantId: string): Promise<ApiKeyPair> {
     const out = {} as ApiKeyPair;
@@ -119,10 +123,10 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     const rotated = await withTx(db, async (tx) => {
       if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
       await repo.revokeApiKeys(tx, merchantId, new Date());
-      await announceAuthChange(tx);
+      await configChanges.announce(tx);
       return { id: merchantId, apiKeys: await issueKeys(tx, merchantId) };
     });
-    keyCache.clear();
+    configChanges.forget();
     return rotated;
   }
 
@@ -140,11 +144,12 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   async function updateMerchant(merchantId: string, patch: { connectEnabled?: boolean; status?: "active" | "inactive" | "blocked" }) {
     const row = await withTx(db, async (tx) => {
       const updated = await repo.updateMerchant(tx, merchantId, patch);
-      if (updated && patch.status) await announceAuthChange(tx);
+      // A key lookup carries its merchant's status; the charge profile its Connect flag.
+      if (updated) await configChanges.announce(tx);
       return updated;
     });
     if (!row) throw notFound("Merchant", merchantId);
-    if (patch.status) keyCache.clear(); // a key lookup carries its merchant's status
+    configChanges.forget();
     return publicMerchant(row);
   }
 
@@ -175,7 +180,9 @@ export function createMerchantService(deps: MerchantServiceDeps) {
         brand: f.brand ? f.brand.toLowerCase() : null,
         definition: f.definition,
       })));
+      await configChanges.announce(tx);
     });
+    configChanges.forget();
     return getFees(merchantId);
   }
 
@@ -201,9 +208,25 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     return merchant.id;
   }
 
-  const keyCache = createKeyCache();
-  /** Tells every process, at commit, to forget its cached key lookups. */
-  const announceAuthChange = (tx: Queryable) => tx.execute(sql`select pg_notify(${AUTH_CHANGED_CHANNEL}, '')`);
+  const keyCache = createTtlCache<KeyPrincipal>();
+  const profiles = createTtlCache<{ merchant: repo.MerchantRow; fees: FeeDefinition[] }>();
+  configChanges.onForget(() => {
+    keyCache.clear();
+    profiles.clear();
+  });
+
+  /**
+   * What a charge needs of its merchant (the row for the processor, the fees), cached for a few
+   * seconds: read on every charge, changed by an admin now and then (configChanges forgets it).
+   */
+  async function chargeProfile(merchantId: string) {
+    const found = await profiles.get(merchantId, async () => {
+      const merchant = await repo.findMerchant(db, merchantId);
+      return merchant ? { merchant, fees: await getFees(merchantId) } : null;
+    });
+    if (!found) throw notFound("Merchant", merchantId);
+    return found;
+  }
 
   const authenticator: Authenticator = {
     async findKey(key) {
@@ -249,9 +272,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   }
 
   return {
-    createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, getMerchant, setFees, getFees, login, authenticator, bootstrap,
-    /** Forgets cached key lookups (another process changed keys or a merchant's status). */
-    forgetKeys: () => keyCache.clear(),
+    createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, getMerchant, chargeProfile, setFees, getFees, login, authenticator, bootstrap,
   };
 }
 

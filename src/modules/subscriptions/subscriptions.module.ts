@@ -44,7 +44,12 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
     customer: (q, s) => deps.customers.resolveForCharge(q, { merchantId: s.merchantId, environment: s.environment, actor: { type: "api_key", id: "billing" }, requestId: "" }, { id: s.customerId }),
   };
   const engine = createBillingEngine({ db, charges: deps.charges, events, now: deps.now });
-  deps.effects.onStatusChange(engine.onChargeStatus);
+  // Charges made for a subscription carry its id in their metadata (chargeBody); no other
+  // charge can concern the billing engine, so they are created without a transaction around.
+  deps.effects.onStatusChange({
+    concerns: (charge) => typeof charge.metadata?.subscriptionId === "string",
+    onChange: engine.onChargeStatus,
+  });
   const plans = createPlanService({ db });
   const service = createSubscriptionService({ ...deps, engine, events, plans });
   const clock = createSandboxClock({ db, engine, leaseMs: deps.leaseMs, now: deps.now });

@@ -1,7 +1,6 @@
-import { and, eq, is, isNull, sql } from "drizzle-orm";
-import { PgTransaction } from "drizzle-orm/pg-core";
-import type { Queryable } from "../../db/client.js";
-import { webhookEndpoints } from "../../db/schema.js";
+import { sql, type SQLWrapper } from "drizzle-orm";
+import { write, type Sink } from "../../db/batch.js";
+import { events, webhookDeliveries } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
 import { newId } from "../../lib/ids.js";
 import { EVENT_CATALOG, type EventType } from "./catalog.js";
@@ -17,61 +16,53 @@ export interface EventInput {
   postbackUrl?: string | null;
 }
 
-/** The merchant's enabled endpoints, read once per transaction (a charge records two events). */
-type EndpointRow = { id: string; url: string; events: string[] };
-const endpointsSeen = new WeakMap<Queryable, Map<string, EndpointRow[]>>();
-
-async function enabledEndpoints(tx: Queryable, merchantId: string, environment: Environment): Promise<EndpointRow[]> {
-  // Only a transaction's reads are kept (and die with it); a call on the database reads afresh.
-  let seen = endpointsSeen.get(tx);
-  if (!seen && is(tx, PgTransaction)) endpointsSeen.set(tx, (seen = new Map()));
-  const key = `${merchantId}:${environment}`;
-  const known = seen?.get(key);
-  if (known) return known;
-  // Inside one transaction, the list read first is as valid for the second event as a fresh
-  // read would be: an endpoint added by a transaction that commits in between is not
-  // guaranteed either way, and both events of a charge then go to the same endpoints.
-  const rows = await tx
-    .select({ id: webhookEndpoints.id, url: webhookEndpoints.url, events: webhookEndpoints.events })
-    .from(webhookEndpoints)
-    .where(and(
-      eq(webhookEndpoints.merchantId, merchantId),
-      eq(webhookEndpoints.environment, environment),
-      eq(webhookEndpoints.enabled, true),
-      isNull(webhookEndpoints.deletedAt),
-    ));
-  seen?.set(key, rows);
-  return rows;
+/**
+ * Records events and their deliveries in the caller's transaction or batch (transactional
+ * outbox): the events commit with the change they report or not at all, and the worker delivers
+ * them after commit. Where each goes is decided by the catalog entry of its type, so a new kind
+ * of event is a catalog line, not new plumbing.
+ *
+ * Endpoint deliveries are queued by the database itself, INSERT ... SELECT from the merchant's
+ * enabled endpoints subscribed to the type, so recording costs no read: the events, the endpoint
+ * deliveries and the postback deliveries are parts of one statement. A delivery's id is the
+ * event's time and a digest of (event, endpoint): time-ordered like every id, unique per pair.
+ */
+export async function recordEvents(sink: Sink, inputs: EventInput[]): Promise<string[]> {
+  // Ids a millisecond apart in the given order: events are listed and delivered by id, and ids
+  // made within one millisecond would otherwise sort by their random part.
+  const now = Date.now();
+  const rows = inputs.map((input, i) => ({ input, id: newId("evt", now + i), spec: EVENT_CATALOG[input.type] }));
+  const postbacks = rows.flatMap(({ input, id, spec }) => spec.toPostback && input.postbackUrl
+    ? [{
+        id: newId("whd"), eventId: id, merchantId: input.merchantId, environment: input.environment, endpointId: null,
+        url: input.postbackUrl, kind: spec.envelope === "legacy" ? "legacy" : "postback",
+      }]
+    : []);
+  const toEndpoints = rows.filter((r) => r.spec.toEndpoints);
+  await write(sink, (q) => {
+    const parts: SQLWrapper[] = [q.insert(events).values(rows.map(({ input, id, spec }) => ({
+      id, merchantId: input.merchantId, environment: input.environment, type: input.type, envelope: spec.envelope,
+      objectId: input.objectId, data: input.data,
+    })))];
+    if (toEndpoints.length > 0) {
+      const wanted = sql.join(toEndpoints.map(({ input, id }) =>
+        sql`(${id}::text, ${input.type}::text, ${input.merchantId}::text, ${input.environment}::text)`), sql`, `);
+      parts.push(sql`insert into webhook_deliveries (id, event_id, merchant_id, environment, endpoint_id, url, kind)
+        select 'whd_' || substr(v.event_id, 5, 10) || substr(md5(v.event_id || ':' || e.id), 1, 16),
+               v.event_id, e.merchant_id, e.environment, e.id, e.url, 'endpoint'
+        from (values ${wanted}) as v (event_id, type, merchant_id, environment)
+        join webhook_endpoints e on e.merchant_id = v.merchant_id and e.environment = v.environment
+        where e.enabled and e.deleted_at is null
+          and (e.events @> '["*"]'::jsonb or e.events @> jsonb_build_array(v.type))`);
+    }
+    if (postbacks.length > 0) parts.push(q.insert(webhookDeliveries).values(postbacks));
+    return parts;
+  });
+  return rows.map((r) => r.id);
 }
 
-/**
- * Records an event and its deliveries in the caller's transaction (transactional outbox):
- * the event commits with the change it reports or not at all, and the worker delivers it
- * after commit. Where it goes is decided by the catalog entry of its type, so a new kind of
- * event is a catalog line, not new plumbing. The event and its deliveries are one statement
- * (a data-modifying CTE), one round trip.
- */
-export async function recordEvent(tx: Queryable, input: EventInput): Promise<string> {
-  const spec = EVENT_CATALOG[input.type];
-  const id = newId("evt");
-  const deliveries: { id: string; endpointId: string | null; url: string; kind: string }[] = [];
-  if (spec.toEndpoints) {
-    for (const e of await enabledEndpoints(tx, input.merchantId, input.environment)) {
-      if (e.events.includes("*") || e.events.includes(input.type)) deliveries.push({ id: newId("whd"), endpointId: e.id, url: e.url, kind: "endpoint" });
-    }
-  }
-  if (spec.toPostback && input.postbackUrl) {
-    deliveries.push({ id: newId("whd"), endpointId: null, url: input.postbackUrl, kind: spec.envelope === "legacy" ? "legacy" : "postback" });
-  }
-  const event = sql`insert into events (id, merchant_id, environment, type, envelope, object_id, data)
-    values (${id}, ${input.merchantId}, ${input.environment}, ${input.type}, ${spec.envelope}, ${input.objectId}, ${JSON.stringify(input.data)}::jsonb)`;
-  if (deliveries.length === 0) {
-    await tx.execute(event);
-    return id;
-  }
-  const rows = sql.join(deliveries.map((d) =>
-    sql`(${d.id}, ${id}, ${input.merchantId}, ${input.environment}, ${d.endpointId}, ${d.url}, ${d.kind})`), sql`, `);
-  await tx.execute(sql`with event as (${event})
-    insert into webhook_deliveries (id, event_id, merchant_id, environment, endpoint_id, url, kind) values ${rows}`);
-  return id;
+/** Records one event and its deliveries (recordEvents for one). */
+export async function recordEvent(sink: Sink, input: EventInput): Promise<string> {
+  const [id] = await recordEvents(sink, [input]);
+  return id!;
 }

@@ -1,0 +1,69 @@
+// How many statements a charge sends to the database: the charge path's cost is per round trip
+// (bench/RESULTS.md, issue 12), so the count is held here, where it cannot drift unnoticed.
+// PostgreSQL only: the statements are counted at node-postgres's Client.query, which every pooled
+// query and transaction goes through; PGlite runs the same code with the same statements.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import pg from "pg";
+import { basic, buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { CARDS, cardCharge, methodCharge } from "../helpers/charges.js";
+
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+describe("statements per charge", { skip: onPostgres ? false : "counted at node-postgres (run with DATABASE_URL)" }, () => {
+  let t: TestApp;
+  let m: SeededMerchant;
+  const seen: string[] = [];
+  let counting = false;
+  const original = pg.Client.prototype.query;
+
+  before(async () => {
+    t = await buildTestApp();
+    m = await seedMerchant(t);
+    // A merchant with an endpoint that takes every event: the deliveries are part of the cost.
+    const res = await t.app.inject({
+      method: "POST", url: "/v1/webhook-endpoints", headers: { authorization: basic(m.sandboxKey) },
+      payload: { url: "http://127.0.0.1:9/hooks", events: ["*"] },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      if (counting) {
+        const q = args[0] as string | { text: string };
+        seen.push(typeof q === "string" ? q : q.text);
+      }
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+  });
+  after(async () => {
+    pg.Client.prototype.query = original;
+    await t?.close();
+  });
+
+  async function count(payload: unknown, headers: Record<string, string> = {}): Promise<string[]> {
+    // A first charge warms the per-process caches (key, merchant profile), as on a running server.
+    await t.app.inject({ method: "POST", url: "/v1/charges", headers: { authorization: basic(m.sandboxKey) }, payload: payload as never });
+    seen.length = 0;
+    counting = true;
+    const res = await t.app.inject({ method: "POST", url: "/v1/charges", headers: { authorization: basic(m.sandboxKey), ...headers }, payload: payload as never });
+    counting = false;
+    assert.equal(res.statusCode, 201, res.body);
+    return [...seen];
+  }
+
+  const show = (s: string[]) => s.map((q, i) => `${i + 1}. ${q.replace(/\s+/g, " ").slice(0, 120)}`).join("\n");
+
+  it("a paid card charge: processor record, customer, and one statement for the charge with its events and ledger", async () => {
+    const s = await count(cardCharge(CARDS.visa));
+    assert.ok(s.length <= 3, `expected at most 3 statements, got ${s.length}:\n${show(s)}`);
+  });
+
+  it("a pending Pix charge: the same three", async () => {
+    const s = await count(methodCharge({ type: "pix" }));
+    assert.ok(s.length <= 3, `expected at most 3 statements, got ${s.length}:\n${show(s)}`);
+  });
+
+  it("with an Idempotency-Key, two more: the key's claim and its saved answer", async () => {
+    const s = await count(cardCharge(CARDS.visa), { "idempotency-key": `k-${Date.now()}-${Math.random()}` });
+    assert.ok(s.length <= 5, `expected at most 5 statements, got ${s.length}:\n${show(s)}`);
+  });
+});
