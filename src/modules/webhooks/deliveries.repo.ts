@@ -1,4 +1,6 @@
-import { and, asc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, is, lt, sql, type SQL } from "drizzle-orm";
+import { PgTransaction } from "drizzle-orm/pg-core";
+import pg from "pg";
 import { queryRows, type Queryable } from "../../db/client.js";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
@@ -27,6 +29,96 @@ export interface ClaimedDelivery {
 
 const secs = (ms: number) => sql`make_interval(secs => ${ms / 1000}::float8)`;
 
+// ---- The worker's two hot statements. Each is written once with $n placeholders and runs as a
+// named prepared statement on a pg pool (parsed and planned once per connection, not per batch),
+// and through drizzle otherwise: on PGlite, and inside a transaction, which must keep to its
+// own connection.
+
+interface Statement { name: string; text: string }
+
+/** The drizzle form of a statement: its text with each $n replaced by a bound parameter. */
+function asSql(st: Statement, values: unknown[]): SQL {
+  const parts = st.text.split(/\$(\d+)/);
+  return sql.join(parts.map((part, i) => (i % 2 === 1 ? sql.param(values[Number(part) - 1]) : sql.raw(part))));
+}
+
+async function run<T>(q: Queryable, st: Statement, values: unknown[]): Promise<T[]> {
+  const client = (q as { $client?: unknown }).$client;
+  if (!is(q, PgTransaction) && client instanceof pg.Pool) {
+    return (await client.query<T & pg.QueryResultRow>({ name: st.name, text: st.text, values })).rows;
+  }
+  return queryRows<T>(q, asSql(st, values));
+}
+
+// Two index-ordered scans rather than one OR: with a backlog, the due scan stops after `limit`
+// rows of webhook_deliveries_due_idx instead of sorting every due row.
+// $1 limit, $2 lease seconds, $3 and $4 first delays of legacy and other deliveries, in seconds.
+const CLAIM: Statement = {
+  name: "feira_webhooks_claim_v1",
+  text: `
+    with expired as (
+      select id from webhook_deliveries
+      where status = 'delivering' and lease_until < now()
+      limit $1
+      for update skip locked
+    ), due as (
+      select id from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= now()
+        and (attempts > 0 or created_at <= now() - case when kind = 'legacy'
+               then make_interval(secs => $3::float8) else make_interval(secs => $4::float8) end)
+      order by next_attempt_at
+      limit $1
+      for update skip locked
+    ), claimed as (
+      update webhook_deliveries d
+      set status = 'delivering', lease_until = date_trunc('milliseconds', now() + make_interval(secs => $2::float8)), updated_at = now()
+      where d.id in (select id from (select id from expired union all select id from due) picked limit $1)
+      returning d.id, d.event_id, d.merchant_id, d.environment, d.endpoint_id, d.url, d.kind, d.attempts, d.lease_until
+    )
+    select c.*, e.type as event_type, e.envelope as event_envelope, e.data as event_data,
+           w.url as endpoint_url, w.enabled as endpoint_enabled, w.deleted_at as endpoint_deleted_at,
+           w.secret_sealed as endpoint_secret_sealed, w.previous_secret_sealed as endpoint_previous_secret_sealed,
+           w.previous_secret_expires_at as endpoint_previous_secret_expires_at
+    from claimed c
+    join events e on e.id = c.event_id
+    left join webhook_endpoints w on w.id = c.endpoint_id`,
+};
+
+// The outcomes of a batch as arrays, one element per delivery, in this order:
+// $1 id, $2 lease token, $3 attempts made before, $4 status, $5 url, $6 last status,
+// $7 last error, $8 seconds to the next attempt, then the attempt to log (null id: none):
+// $9 id, $10 started at, $11 duration, $12 response status, $13 error, $14 response excerpt.
+const RECORD: Statement = {
+  name: "feira_webhooks_record_v1",
+  text: `
+    with v as (
+      select * from unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[], $5::text[], $6::int[],
+        $7::text[], $8::float8[], $9::text[], $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[])
+        as v(id, lease, made, status, url, last_status, last_error, retry_secs,
+             attempt_id, started_at, duration_ms, response_status, error, response_excerpt)
+    ), written as (
+      update webhook_deliveries d
+      set status = v.status, attempts = v.made + (v.attempt_id is not null)::int, lease_until = null, url = v.url,
+          last_status = v.last_status, last_error = v.last_error, updated_at = now(),
+          next_attempt_at = case when v.status = 'pending' then now() + make_interval(secs => v.retry_secs) else d.next_attempt_at end,
+          delivered_at = case when v.status = 'delivered' then now() else d.delivered_at end
+      from v
+      where d.id = v.id and d.status = 'delivering' and d.lease_until = v.lease and d.attempts = v.made
+      returning d.id, d.endpoint_id, v.status
+    ), logged as (
+      insert into webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, response_status, error, response_excerpt)
+      select v.attempt_id, v.id, v.made + 1, v.started_at, v.duration_ms, v.response_status, v.error, v.response_excerpt
+      from written w join v on v.id = w.id
+      where v.attempt_id is not null
+    ), cleared as (
+      update webhook_endpoints e set failing_since = null
+      where e.id in (select endpoint_id from written where status = 'delivered' and endpoint_id is not null)
+        and e.failing_since is not null
+    )
+    select id from written`,
+};
+
+
 /**
  * Claims up to `limit` due deliveries: pending ones whose time has come, and deliveries whose
  * worker died (lease expired). FOR UPDATE SKIP LOCKED lets concurrent workers claim disjoint
@@ -42,35 +134,23 @@ export async function claimDue(
   leaseMs: number,
   firstDelayMs: { endpoint: number; legacy: number },
 ): Promise<ClaimedDelivery[]> {
-  // Two index-ordered scans rather than one OR: with a backlog, the due scan stops after
-  // `limit` rows of webhook_deliveries_due_idx instead of sorting every due row.
-  const rows = await queryRows<Record<string, unknown>>(q, sql`
-    with expired as (
-      select id from webhook_deliveries
-      where status = 'delivering' and lease_until < now()
-      limit ${limit}
-      for update skip locked
-    ), due as (
-      select id from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= now()
-        and (attempts > 0 or created_at <= now() - case when kind = 'legacy'
-               then ${secs(firstDelayMs.legacy)} else ${secs(firstDelayMs.endpoint)} end)
-      order by next_attempt_at
-      limit ${limit}
-      for update skip locked
-    ), claimed as (
-      update webhook_deliveries d
-      set status = 'delivering', lease_until = date_trunc('milliseconds', now() + ${secs(leaseMs)}), updated_at = now()
-      where d.id in (select id from (select id from expired union all select id from due) picked limit ${limit})
-      returning d.id, d.event_id, d.merchant_id, d.environment, d.endpoint_id, d.url, d.kind, d.attempts, d.lease_until
-    )
-    select c.*, e.type as event_type, e.envelope as event_envelope, e.data as event_data,
-           w.url as endpoint_url, w.enabled as endpoint_enabled, w.deleted_at as endpoint_deleted_at,
-           w.secret_sealed as endpoint_secret_sealed, w.previous_secret_sealed as endpoint_previous_secret_sealed,
-           w.previous_secret_expires_at as endpoint_previous_secret_expires_at
-    from claimed c
-    join events e on e.id = c.event_id
-    left join webhook_endpoints w on w.id = c.endpoint_id`);
+  const rows = await run<Record<string, unknown>>(q, CLAIM, [limit, leaseMs / 1000, firstDelayMs.legacy / 1000, firstDelayMs.endpoint / 1000]);
+  // The deliveries of one event share one event object, so its body is built once (delivery.ts).
+  const eventsById = new Map<string, ClaimedDelivery["event"]>();
+  const eventOf = (r: Record<string, unknown>): ClaimedDelivery["event"] => {
+    const id = String(r.event_id);
+    let event = eventsById.get(id);
+    if (!event) {
+      event = {
+        id,
+        type: String(r.event_type),
+        envelope: String(r.event_envelope),
+        data: (typeof r.event_data === "string" ? JSON.parse(r.event_data) : r.event_data) as Record<string, unknown>,
+      };
+      eventsById.set(id, event);
+    }
+    return event;
+  };
   return rows.map((r) => ({
     id: String(r.id),
     kind: r.kind as ClaimedDelivery["kind"],
@@ -79,12 +159,7 @@ export async function claimDue(
     environment: r.environment as Environment,
     attempts: Number(r.attempts),
     leaseUntil: new Date(r.lease_until as string | Date),
-    event: {
-      id: String(r.event_id),
-      type: String(r.event_type),
-      envelope: String(r.event_envelope),
-      data: (typeof r.event_data === "string" ? JSON.parse(r.event_data) : r.event_data) as Record<string, unknown>,
-    },
+    event: eventOf(r),
     endpoint: r.endpoint_id == null ? null : {
       id: String(r.endpoint_id),
       url: String(r.endpoint_url ?? r.url),
@@ -112,35 +187,23 @@ export interface Outcome {
  * Writes the outcomes of finished attempts, but each only if its lease is still this
  * worker's: a worker that stalled past its lease finds the delivery claimed again (or
  * finished) by another, and its late result is dropped rather than overwriting the newer one.
- * Set-based (one UPDATE, one INSERT for the whole batch). Returns the ids written.
+ * One statement for the whole batch, whatever its size (RECORD): the attempts are logged and
+ * the failing streak of every endpoint that took a delivery is ended from what the UPDATE
+ * wrote, so a lost lease logs nothing. Run alone it is its own transaction, one commit for the
+ * batch. Returns the ids written.
  */
-export async function recordOutcomes(tx: Queryable, items: { d: ClaimedDelivery; outcome: Outcome }[]): Promise<Set<string>> {
+export async function recordOutcomes(q: Queryable, items: { d: ClaimedDelivery; outcome: Outcome }[]): Promise<Set<string>> {
   if (items.length === 0) return new Set();
-  const values = items.map(({ d, outcome: o }) => sql`(${d.id}::text, ${d.leaseUntil.toISOString()}::timestamptz,
-    ${d.attempts}::int, ${o.attempt ? d.attempts + 1 : d.attempts}::int, ${o.status}::text, ${o.url}::text,
-    ${o.lastStatus}::int, ${o.lastError}::text, ${(o.retryInMs ?? 0) / 1000}::float8)`);
-  const updated = await queryRows<{ id: string }>(tx, sql`
-    update webhook_deliveries d
-    set status = v.status, attempts = v.attempts, lease_until = null, url = v.url,
-        last_status = v.last_status, last_error = v.last_error, updated_at = now(),
-        next_attempt_at = case when v.status = 'pending' then now() + make_interval(secs => v.retry_secs) else d.next_attempt_at end,
-        delivered_at = case when v.status = 'delivered' then now() else d.delivered_at end
-    from (values ${sql.join(values, sql`, `)}) as v(id, lease, made, attempts, status, url, last_status, last_error, retry_secs)
-    where d.id = v.id and d.status = 'delivering' and d.lease_until = v.lease and d.attempts = v.made
-    returning d.id`);
-  const written = new Set(updated.map((r) => r.id));
-  const attempts = items
-    .filter(({ d, outcome }) => written.has(d.id) && outcome.attempt)
-    .map(({ d, outcome }) => ({ id: newId("wha"), deliveryId: d.id, attempt: d.attempts + 1, ...outcome.attempt! }));
-  if (attempts.length > 0) await tx.insert(webhookAttempts).values(attempts);
-  return written;
-}
-
-/** A success ends an endpoint's failing streak. */
-export async function clearFailing(tx: Queryable, endpointIds: string[]): Promise<void> {
-  if (endpointIds.length === 0) return;
-  await tx.update(webhookEndpoints).set({ failingSince: null })
-    .where(and(inArray(webhookEndpoints.id, endpointIds), isNotNull(webhookEndpoints.failingSince)));
+  const col = <T>(f: (d: ClaimedDelivery, o: Outcome) => T) => items.map(({ d, outcome }) => f(d, outcome));
+  const updated = await run<{ id: string }>(q, RECORD, [
+    col((d) => d.id), col((d) => d.leaseUntil.toISOString()), col((d) => d.attempts),
+    col((_, o) => o.status), col((_, o) => o.url), col((_, o) => o.lastStatus), col((_, o) => o.lastError),
+    col((_, o) => (o.retryInMs ?? 0) / 1000),
+    col((_, o) => (o.attempt ? newId("wha") : null)), col((_, o) => o.attempt?.startedAt.toISOString() ?? null),
+    col((_, o) => o.attempt?.durationMs ?? null), col((_, o) => o.attempt?.responseStatus ?? null),
+    col((_, o) => o.attempt?.error ?? null), col((_, o) => o.attempt?.responseExcerpt ?? null),
+  ]);
+  return new Set(updated.map((r) => r.id));
 }
 
 /**

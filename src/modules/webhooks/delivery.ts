@@ -1,8 +1,9 @@
 import type { Config } from "../../config.js";
 import { withTx, type Db, type Tx } from "../../db/client.js";
 import { faultPoint } from "../../lib/faults.js";
-import { safePost, type HostLookup, type PostResult } from "../../lib/url-guard.js";
+import type { HostLookup, PostResult } from "../../lib/url-guard.js";
 import * as repo from "./deliveries.repo.js";
+import { createDeliverySender } from "./delivery-http.js";
 import { resolveDestination } from "./destination.js";
 import { buildBody } from "./payload.js";
 import { honourRetryAfter, nextAttemptDelayMs, type RetryKind } from "./retry-schedule.js";
@@ -15,6 +16,12 @@ import { webhookHeaders } from "./signing.js";
 // nothing: its claimed deliveries stay "delivering" until the lease expires, and then any
 // worker claims them again. Delivery is therefore at least once; receivers dedupe on
 // webhook-id, which is the event id on every attempt and every destination.
+//
+// What one delivery costs is kept small, because a worker shares its machine with PostgreSQL
+// and the receivers: connections are kept alive per checked address (delivery-http.ts), the
+// claim of the next deliveries and the record of the finished ones run at once and each is
+// one statement for a whole batch, a body is serialised once per event, and an endpoint's
+// secrets are opened once per sealed value, not per delivery.
 
 /** An endpoint that has failed every delivery for this long (times the retry scale) is disabled. */
 export const ENDPOINT_DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
@@ -37,6 +44,9 @@ export interface DeliveryDeps extends DeliveryOptions {
   secrets: Secrets;
 }
 
+/** Opened signing secrets kept per sealed value; beyond this many the cache starts over. */
+const MAX_OPENED_SECRETS = 10_000;
+
 const retryKind = (kind: repo.ClaimedDelivery["kind"]): RetryKind => (kind === "legacy" ? "legacy" : "endpoint");
 
 function withDeadline<T>(promise: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
@@ -52,15 +62,41 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
   const disableDays = Math.round(ENDPOINT_DISABLE_AFTER_MS / 86_400_000);
 
   // The first attempt of a kind may itself wait (legacy: about 1 s after the change).
+  const minClaim = Math.max(1, Math.floor(deps.concurrency / 4));
   const firstDelayMs = {
     endpoint: nextAttemptDelayMs("endpoint", 0, scale) ?? 0,
     legacy: nextAttemptDelayMs("legacy", 0, scale) ?? 0,
   };
 
+  const sender = createDeliverySender({ connections: deps.concurrency });
+
+  // The key includes the owner and every sealed value, so a rotation (a new sealed value) or a
+  // value copied into another row (another AAD, which does not open) is never served from here.
+  // An entry with an overlapping previous secret lasts until that secret expires.
+  const opened = new Map<string, { keys: string[]; until: number }>();
+  function endpointSecrets(merchantId: string, e: NonNullable<repo.ClaimedDelivery["endpoint"]>): string[] {
+    const key = `${merchantId} ${e.id} ${e.secretSealed} ${e.previousSecretSealed} ${e.previousSecretExpiresAt?.getTime()}`;
+    const now = Date.now();
+    const hit = opened.get(key);
+    if (hit && now < hit.until) return hit.keys;
+    const keys = secrets.endpointSigningSecrets({ ...e, merchantId }, new Date(now));
+    if (opened.size >= MAX_OPENED_SECRETS) opened.clear();
+    opened.set(key, { keys, until: keys.length > 1 ? e.previousSecretExpiresAt!.getTime() : Infinity });
+    return keys;
+  }
+
   /** The current secret, and the rotated-out one while it overlaps (each signs the attempt). */
   async function signingSecrets(d: repo.ClaimedDelivery): Promise<string[]> {
-    if (d.endpoint) return secrets.endpointSigningSecrets({ ...d.endpoint, merchantId: d.merchantId });
+    if (d.endpoint) return endpointSecrets(d.merchantId, d.endpoint);
     return secrets.postbackSigningSecrets(db, { merchantId: d.merchantId, environment: d.environment });
+  }
+
+  // The deliveries of one event share its event object (claimDue), so its body is built once.
+  const bodies = new WeakMap<repo.ClaimedDelivery["event"], string>();
+  function bodyOf(d: repo.ClaimedDelivery): string {
+    let body = bodies.get(d.event);
+    if (body === undefined) bodies.set(d.event, (body = buildBody({ ...d.event, environment: d.environment })));
+    return body;
   }
 
   /** Checks the destination again (DNS rebinding) and POSTs, all within one timeout. */
@@ -70,10 +106,10 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     const timedOut = { ok: false as const, message: `timeout after ${deps.timeoutMs}ms resolving the host` };
     const target = await withDeadline(resolveDestination(url, d.environment, config, deps.lookup), deps.timeoutMs, () => timedOut);
     if (!target.ok) return { status: null, durationMs: elapsed(), error: `not sent: ${target.message}` };
-    const body = buildBody({ ...d.event, environment: d.environment });
+    const body = bodyOf(d);
     const headers = webhookHeaders(keys, d.event.id, Math.floor(Date.now() / 1000), body);
     const remaining = Math.max(1, deps.timeoutMs - elapsed());
-    const result = await safePost(target, body, headers, { timeoutMs: remaining, maxResponseBytes: EXCERPT_BYTES });
+    const result = await sender.post(target, body, headers, { timeoutMs: remaining, maxResponseBytes: EXCERPT_BYTES });
     // The post had what was left of the budget; report the budget itself.
     if (result.status === null && result.error.startsWith("timeout after")) return { ...result, durationMs: elapsed(), error: `timeout after ${deps.timeoutMs}ms` };
     return { ...result, durationMs: elapsed() };
@@ -133,14 +169,15 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     return { ...base, lastError: noted, attempt: { ...base.attempt, error: noted }, status: "pending", retryInMs: asked.delayMs };
   }
 
-  /** Records finished outcomes and their effects on endpoints, in one transaction. */
-  async function record(tx: Tx, batch: { d: repo.ClaimedDelivery; outcome: repo.Outcome }[]): Promise<void> {
+  /**
+   * Records outcomes that include failures to endpoints, with their effects (failing streak,
+   * disabling), in one transaction. A batch of successes needs none of this: recordOutcomes
+   * alone is one statement, its own transaction.
+   */
+  async function recordWithFailures(tx: Tx, batch: { d: repo.ClaimedDelivery; outcome: repo.Outcome }[]): Promise<void> {
     const written = await repo.recordOutcomes(tx, batch);
-    const mine = batch.filter(({ d, outcome }) => written.has(d.id) && d.endpoint && outcome.status !== "skipped");
-    const succeeded = mine.filter(({ outcome }) => outcome.status === "delivered").map(({ d }) => d.endpoint!.id);
-    await repo.clearFailing(tx, [...new Set(succeeded)]);
-    for (const { d, outcome } of mine) {
-      if (outcome.status === "delivered") continue;
+    const failed = batch.filter(({ d, outcome }) => written.has(d.id) && d.endpoint && outcome.status !== "skipped" && outcome.status !== "delivered");
+    for (const { d, outcome } of failed) {
       if (outcome.lastStatus === 410) {
         await repo.disableEndpoint(tx, d.endpoint!.id, "The endpoint answered 410 Gone");
         continue;
@@ -161,39 +198,64 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
   const observers: DeliveryObserver[] = [];
   const errors: unknown[] = [];
 
+  // The waits of nextFinished, ended by the next delivery to finish.
+  const waiting: (() => void)[] = [];
+
   function start(d: repo.ClaimedDelivery): void {
     const running = attempt(d)
       .then((outcome) => { finished.push({ d, outcome }); }, (err: unknown) => { errors.push(err); })
-      .finally(() => inflight.delete(d.id));
+      .finally(() => {
+        inflight.delete(d.id);
+        if (waiting.length > 0) for (const resolve of waiting.splice(0)) resolve();
+      });
     inflight.set(d.id, running);
   }
 
   /** Waits until some delivery in flight is finished, unless one already is. */
   async function nextFinished(): Promise<void> {
-    if (finished.length === 0 && errors.length === 0 && inflight.size > 0) await Promise.race(inflight.values());
+    if (finished.length > 0 || errors.length > 0 || inflight.size === 0) return;
+    await new Promise<void>((resolve) => { waiting.push(resolve); });
   }
 
-  /** Records every finished outcome in one transaction: one commit for many deliveries. */
-  async function recordFinished(): Promise<number> {
-    const batch = finished.splice(0);
-    if (batch.length > 0) await withTx(db, (tx) => record(tx, batch));
+  /** Records a batch of finished outcomes: one commit for many deliveries. */
+  async function record(batch: { d: repo.ClaimedDelivery; outcome: repo.Outcome }[]): Promise<number> {
+    if (batch.length === 0) return 0;
+    const failures = batch.some(({ d, outcome }) => d.endpoint && outcome.status !== "delivered" && outcome.status !== "skipped");
+    if (failures) await withTx(db, (tx) => recordWithFailures(tx, batch));
+    else await repo.recordOutcomes(db, batch);
     // After the commit: observers (the worker's log) see only what was recorded.
     for (const { d, outcome } of batch) for (const observer of observers) observer(d, outcome);
-    // An unexpected error leaves its delivery leased, to be retried when the lease expires;
-    // the runner logs it.
-    if (errors.length > 0) throw errors.shift();
     return batch.length;
   }
 
+  /** Records every finished outcome; rethrows an unexpected error of a delivery (the runner logs it). */
+  async function recordFinished(): Promise<number> {
+    const recorded = await record(finished.splice(0));
+    // An unexpected error leaves its delivery leased, to be retried when the lease expires.
+    if (errors.length > 0) throw errors.shift();
+    return recorded;
+  }
+
   /**
-   * One run of the task: fill the free slots with due deliveries, wait until at least one is
-   * finished, record what is. Returns how many it recorded; 0 when nothing is due or in flight.
+   * One run of the task: claim due deliveries into the free slots and record the finished
+   * ones, both at once (two connections; PGlite runs them one after the other), then wait
+   * until some delivery in flight is finished. Under load a claim waits for a quarter of the
+   * slots to be free, so that each claim is one statement for several deliveries. Returns how
+   * much it did; 0 when nothing was due, in flight or finished.
    */
   async function runOnce(): Promise<number> {
     const room = deps.concurrency - inflight.size;
-    if (room > 0) for (const d of await repo.claimDue(db, room, deps.leaseMs, firstDelayMs)) start(d);
+    const claiming = room > 0 && (room >= minClaim || inflight.size === 0)
+      ? repo.claimDue(db, room, deps.leaseMs, firstDelayMs).then((claimed) => {
+        for (const d of claimed) start(d);
+        return claimed.length;
+      })
+      : Promise.resolve(0);
+    const [claimed, recorded] = await Promise.allSettled([claiming, recordFinished()]);
+    if (claimed.status === "rejected") throw claimed.reason;
+    if (recorded.status === "rejected") throw recorded.reason;
     await nextFinished();
-    return recordFinished();
+    return claimed.value + recorded.value + inflight.size + finished.length;
   }
 
   /** Lets the deliveries in flight end and records them, claiming nothing new (shutdown). */
@@ -202,6 +264,7 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
       await nextFinished();
       await recordFinished();
     }
+    await sender.close();
   }
 
   /** Calls `observer` with every recorded outcome (the worker logs failures and a summary). */
