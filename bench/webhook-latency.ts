@@ -1,18 +1,114 @@
-// End-to-end webhook delay: from a charge's commit (its 201 answer arriving) to the receipt of
-// its charge.paid event at a local endpoint, through a real `src/main.ts` (API and worker in
-// one process). PGlite by default; with DATABASE_URL, a scratch PostgreSQL database.
+// End-to-end webhook delay, from a commit to the receipt of its event at a local endpoint.
 //
-//   npx tsx bench/webhook-latency.ts
-//   DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira npx tsx bench/webhook-latency.ts
+// Two modes:
 //
-// BENCH_CHARGES (default 300) charges are created at BENCH_RATE per second (default 20).
+// - charges (default): from a charge's commit (its 201 answer arriving) to the receipt of its
+//   charge.paid event, through a real `src/main.ts` (API and worker in one process). PGlite by
+//   default; with DATABASE_URL, a scratch PostgreSQL database. BENCH_CHARGES (default 300)
+//   charges are created at BENCH_RATE per second (default 20).
+//
+//     npx tsx bench/webhook-latency.ts
+//     DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira npx tsx bench/webhook-latency.ts
+//
+// - events (PostgreSQL): one `src/main.ts worker` process; events are recorded through the real
+//   outbox, one per transaction as a charge records them, at a fixed rate (open loop: an event is
+//   recorded when its time comes, whether or not earlier ones are delivered), and the delay runs
+//   from each transaction's commit to the receipt. The rate is BENCH_EVENT_RATE, or by default
+//   half the worker's throughput measured first in the same run (a backlog of BENCH_EVENTS,
+//   default 10000, delivered by the same worker). BENCH_SECONDS (default 10) at that rate.
+//
+//     BENCH_MODE=events DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira npx tsx bench/webhook-latency.ts
 import http from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { basicAuth, childEnv, freePort, nodeMain, tempDir, waitForHttp } from "../test/helpers/process.js";
+import { webhookBench } from "./webhook-bench.js";
+
+/** Prints p50/p90/p99/max of delays in milliseconds. */
+function report(delays: number[]): void {
+  const sorted = [...delays].sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  console.log(`commit -> receipt: p50 ${pct(50).toFixed(0)} ms, p90 ${pct(90).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
+}
+
+if (process.env.BENCH_MODE === "events") {
+  await eventsMode();
+  process.exit(process.exitCode ?? 0);
+}
+
+async function eventsMode(): Promise<void> {
+  const baseUrl = process.env.DATABASE_URL;
+  if (!baseUrl) throw new Error("BENCH_MODE=events needs DATABASE_URL (a PostgreSQL server)");
+  const backlog = Number(process.env.BENCH_EVENTS ?? 10000);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+
+  const arrivals = new Map<string, number>();
+  let onArrival: (() => void) | undefined;
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const id = String(req.headers["webhook-id"]);
+      if (!arrivals.has(id)) arrivals.set(id, performance.now());
+      onArrival?.();
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    });
+  });
+  receiver.listen(0, "127.0.0.1");
+  await once(receiver, "listening");
+  const until = (count: number, timeoutMs: number) => new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${arrivals.size} of ${count} delivered`)), timeoutMs);
+    onArrival = () => {
+      if (arrivals.size < count) return;
+      clearTimeout(timer);
+      onArrival = undefined;
+      resolve();
+    };
+    onArrival();
+  });
+
+  const bench = await webhookBench(baseUrl, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+  const worker = bench.startWorker();
+  try {
+    let rate = Number(process.env.BENCH_EVENT_RATE ?? 0);
+    if (!rate) {
+      await bench.seed(backlog);
+      await until(backlog, 600_000);
+      const times = [...arrivals.values()];
+      const throughput = backlog / ((Math.max(...times) - Math.min(...times)) / 1000);
+      rate = Math.round(throughput / 2);
+      console.log(`throughput: ${backlog} events in a backlog at ${Math.round(throughput)} events/s; fixed rate: half, ${rate} events/s`);
+    }
+    arrivals.clear();
+    const committed = new Map<string, number>();
+    const total = Math.round(rate * seconds);
+    const recording: Promise<void>[] = [];
+    const loadBefore = os.loadavg()[0]!;
+    const started = performance.now();
+    let next = 0;
+    while (next < total) {
+      const now = performance.now();
+      for (; next < total && started + (next * 1000) / rate <= now; next++) {
+        recording.push(bench.recordOne(1_000_000 + next).then((id) => { committed.set(id, performance.now()); }));
+      }
+      await sleep(1);
+    }
+    await Promise.all(recording);
+    const achieved = total / ((performance.now() - started) / 1000);
+    await until(total, 60_000);
+    const delays = [...committed].map(([id, at]) => arrivals.get(id)! - at);
+    console.log(`engine: postgres; 1 worker; ${total} events at ${rate}/s (${Math.round(achieved)}/s achieved), one per transaction; ${delays.length} received; load ${loadBefore.toFixed(1)} -> ${os.loadavg()[0]!.toFixed(1)}`);
+    report(delays);
+  } finally {
+    worker.kill("SIGTERM");
+    await once(worker, "exit");
+    await bench.close();
+    receiver.close();
+  }
+}
 
 const CHARGES = Number(process.env.BENCH_CHARGES ?? 300);
 const RATE = Number(process.env.BENCH_RATE ?? 20);
@@ -78,10 +174,9 @@ try {
   const deadline = Date.now() + 60_000;
   while (received.size < CHARGES && Date.now() < deadline) await sleep(50);
 
-  const delays = [...committed].map(([id, at]) => (received.get(id) ?? NaN) - at).filter(Number.isFinite).sort((a, b) => a - b);
-  const pct = (p: number) => delays[Math.min(delays.length - 1, Math.floor((p / 100) * delays.length))]!;
+  const delays = [...committed].map(([id, at]) => (received.get(id) ?? NaN) - at).filter(Number.isFinite);
   console.log(`engine: ${database ? "postgres" : "pglite"}; ${CHARGES} card charges at ${RATE}/s; ${delays.length} charge.paid received`);
-  console.log(`commit -> receipt: p50 ${pct(50).toFixed(0)} ms, p90 ${pct(90).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms, max ${delays.at(-1)!.toFixed(0)} ms`);
+  report(delays);
   if (delays.length < CHARGES) process.exitCode = 1;
 } finally {
   await server.stop();
