@@ -56,6 +56,11 @@ export interface TestAppOptions {
    * environment variable); undefined when the processes can serve it.
    */
   inProcessOnly?: string;
+  /**
+   * Why this app must run without worker processes in topology mode (the test is the worker:
+   * it runs the tasks by hand and asserts what each step did). The API processes still serve.
+   */
+  noWorkerProcesses?: string;
 }
 
 /**
@@ -82,10 +87,10 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: Tes
   if (topology) {
     const env = configEnv(config);
     const reason = options.inProcessOnly ?? (options.logger ? "reads the in-process log stream" : undefined) ?? ("reason" in env ? env.reason : undefined);
-    recordApp(reason);
+    recordApp(reason, options.noWorkerProcesses);
     if (!reason && "env" in env) {
       try {
-        running = await startTopology(topology, database.url!, env.env);
+        running = await startTopology({ ...topology, workers: options.noWorkerProcesses ? 0 : topology.workers }, database.url!, env.env);
       } catch (err) {
         await app.close();
         await database.close();

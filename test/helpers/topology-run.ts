@@ -9,7 +9,7 @@ import { ROOT } from "./process.js";
 // processes, which fell back to the in-process app and why, and which requests were answered
 // in-process (test-only routes, requests no HTTP client can send).
 
-interface Line { file: string; apps: number; fallbacks: string[]; requestsOverHttp: number; requestsInProcess: Record<string, number> }
+interface Line { file: string; apps: number; fallbacks: string[]; noWorkers: string[]; requestsOverHttp: number; requestsInProcess: Record<string, number> }
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -38,13 +38,16 @@ child.on("exit", (code, signal) => {
   rmSync(report, { force: true });
   const apps = lines.reduce((n, l) => n + l.apps, 0);
   const fallbacks = lines.flatMap((l) => l.fallbacks.map((reason) => `${l.file}: ${reason}`));
+  const noWorkers = lines.flatMap((l) => l.noWorkers.map((reason) => `${l.file}: ${reason}`));
   const overHttp = lines.reduce((n, l) => n + l.requestsOverHttp, 0);
   const inProcess = lines.flatMap((l) => Object.entries(l.requestsInProcess).map(([reason, n]) => `${l.file}: ${n} (${reason})`));
   const out = [
     "",
     `# topology ${topology}: ${files.length} test files, ${lines.length} of them built ${apps} test apps in ${((Date.now() - started) / 60_000).toFixed(1)} min`,
-    `# ${apps - fallbacks.length} apps ran against API and worker processes (${overHttp} requests over HTTP); ${fallbacks.length} stayed in-process:`,
+    `# ${apps - fallbacks.length} apps ran against the processes (${overHttp} requests over HTTP); ${fallbacks.length} stayed in-process:`,
     ...fallbacks.map((f) => `#   ${f}`),
+    `# ${noWorkers.length} of the apps on processes ran without worker processes (the test is the worker):`,
+    ...noWorkers.map((f) => `#   ${f}`),
     `# requests answered in-process by apps of the processes' mode:`,
     ...(inProcess.length > 0 ? inProcess.map((f) => `#   ${f}`) : ["#   none"]),
     "",

@@ -34,24 +34,28 @@ export function topologyMode(): Topology | undefined {
 // ---- the account of what ran where (one test file is one process under node --test) ----
 
 const testFile = path.relative(process.cwd(), process.argv.find((a) => a.endsWith(".test.ts")) ?? process.argv[1] ?? "?");
-const account = { apps: 0, fallbacks: [] as string[], viaHttp: 0, inProcess: new Map<string, number>() };
+const account = { apps: 0, fallbacks: [] as string[], noWorkers: [] as string[], viaHttp: 0, inProcess: new Map<string, number>() };
 
-/** One app built in topology mode; `fallback` says why it stays in-process, if it does. */
-export function recordApp(fallback: string | undefined): void {
+/**
+ * One app built in topology mode; `fallback` says why it stays in-process, if it does, and
+ * `noWorkers` why it runs without worker processes.
+ */
+export function recordApp(fallback: string | undefined, noWorkers?: string): void {
   account.apps += 1;
   if (fallback) account.fallbacks.push(fallback);
+  else if (noWorkers) account.noWorkers.push(noWorkers);
 }
 
 process.once("exit", () => {
   if (!process.env.FEIRA_TEST_TOPOLOGY || account.apps === 0) return;
   const line = {
-    file: testFile, apps: account.apps, fallbacks: account.fallbacks, requestsOverHttp: account.viaHttp,
+    file: testFile, apps: account.apps, fallbacks: account.fallbacks, noWorkers: account.noWorkers, requestsOverHttp: account.viaHttp,
     requestsInProcess: Object.fromEntries(account.inProcess),
   };
   const report = process.env.FEIRA_TOPOLOGY_REPORT;
   if (report) appendFileSync(report, JSON.stringify(line) + "\n");
-  if (account.fallbacks.length > 0 || account.inProcess.size > 0) {
-    process.stderr.write(`# topology ${testFile}: ${account.fallbacks.length}/${account.apps} app(s) in-process ${JSON.stringify(account.fallbacks)}; in-process requests ${JSON.stringify(line.requestsInProcess)}\n`);
+  if (account.fallbacks.length > 0 || account.noWorkers.length > 0 || account.inProcess.size > 0) {
+    process.stderr.write(`# topology ${testFile}: ${account.fallbacks.length}/${account.apps} app(s) in-process ${JSON.stringify(account.fallbacks)}; without workers ${JSON.stringify(account.noWorkers)}; in-process requests ${JSON.stringify(line.requestsInProcess)}\n`);
   }
 });
 
@@ -100,11 +104,20 @@ export async function startTopology(topology: Topology, databaseUrl: string, env
     inspect: () => Promise.reject(new Error("not used")), close: async () => undefined,
   };
   const entry = await feiraEntry();
+  // Each role names its connections (pg_stat_activity, and checks that tell a request's writes
+  // from the workers' background ones, such as the fuzz test's).
+  const named = (role: string) => {
+    const url = new URL(databaseUrl);
+    url.searchParams.set("application_name", `feira-${role}`);
+    return { DATABASE_URL: url.toString() };
+  };
   const started = await Promise.allSettled([
-    ...Array.from({ length: topology.api }, () => startFeira(store, { role: "api", entry })),
-    ...Array.from({ length: topology.workers }, () => startFeira(store, { role: "worker", entry })),
+    ...Array.from({ length: topology.api }, () => startFeira(store, { role: "api", entry, env: named("api") })),
+    ...Array.from({ length: topology.workers }, () => startFeira(store, { role: "worker", entry, env: named("worker") })),
   ]);
   const all = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  guardLive();
+  for (const p of all) live.add(p);
   const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
   const stopAll = () => Promise.all(all.map((p) => stopWithin(p, 10_000)));
   if (failed) {
@@ -133,20 +146,40 @@ export async function startTopology(topology: Topology, databaseUrl: string, env
       return `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
     },
     async close() {
+      // The processes first: a stopping process ends its open event streams, and the proxy
+      // passes that end on to the client, as a load balancer would.
+      const problems: string[] = [];
+      await Promise.all(all.map(async (p) => {
+        const code = await stopWithin(p, 10_000);
+        live.delete(p);
+        if (code !== 0) problems.push(`${p.url} ${p.child.spawnargs.at(-1)} exited ${String(code)}:\n${p.output().slice(-4_000)}`);
+      }));
       for (const proxy of proxies) {
         proxy.closeAllConnections();
         proxy.close();
       }
-      const problems: string[] = [];
-      await Promise.all(all.map(async (p) => {
-        const code = await stopWithin(p, 10_000);
-        if (code !== 0) problems.push(`${p.url} ${p.child.spawnargs.at(-1)} exited ${String(code)}:\n${p.output().slice(-4_000)}`);
-      }));
       // A process that crashed during the test is a failure of the test, even if every
       // assertion passed: say so with its output.
       if (problems.length > 0) throw new Error(`feira processes did not stop cleanly:\n${problems.join("\n")}`);
     },
   };
+}
+
+// Processes of apps that were never closed (a test file killed by the runner, a failed
+// before()) must not outlive the test file and hold their database.
+// (Installed by the first topology start only: the normal mode keeps its signal handling.)
+const live = new Set<FeiraProcess>();
+let guarded = false;
+function guardLive(): void {
+  if (guarded) return;
+  guarded = true;
+  process.once("exit", () => { for (const p of live) p.child.kill("SIGKILL"); });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      for (const p of live) p.child.kill("SIGKILL");
+      process.exit(130);
+    });
+  }
 }
 
 /** SIGTERM, then SIGKILL if it has not ended within `ms`. Resolves with the exit code or signal. */

@@ -22,6 +22,8 @@ export async function buildWebhookTestApp(opts: {
   lookup?: HostLookup;
   timeoutMs?: number;
   leaseMs?: number;
+  /** Why no worker process may deliver in topology mode (the test steps the delivery task). */
+  noWorkerProcesses?: string;
 } = {}): Promise<WebhookTestApp> {
   let webhooks: WebhookModule | undefined;
   // In topology mode (test/helpers/topology.ts) the worker processes deliver too, with the
@@ -33,6 +35,7 @@ export async function buildWebhookTestApp(opts: {
       : undefined;
   const t = await buildTestApp(opts.config, {
     inProcessOnly,
+    noWorkerProcesses: opts.noWorkerProcesses,
     services: (base, config, database) => {
       webhooks = createWebhookModule({
         db: database.db, config, sealer: base.sealer, lookup: opts.lookup, timeoutMs: opts.timeoutMs, leaseMs: opts.leaseMs,
@@ -42,6 +45,13 @@ export async function buildWebhookTestApp(opts: {
   });
   return { ...t, webhooks: webhooks! };
 }
+
+/**
+ * For `noWorkerProcesses`: a test that runs the delivery task itself and asserts the state
+ * between attempts (pending, attempt counts, schedules). Worker processes delivering at the
+ * same time would take those attempts from it; the API processes still serve its requests.
+ */
+export const STEPS_DELIVERY = "the test steps the delivery task and asserts the state between attempts";
 
 /** A resolver answering from a table; unknown names fail like a real NXDOMAIN. */
 export function fakeDns(table: Record<string, string[]>): HostLookup {
