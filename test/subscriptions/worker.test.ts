@@ -14,7 +14,9 @@ let t: TestApp;
 let m: SeededMerchant;
 let plan: { id: string };
 before(async () => {
-  t = await buildTestApp();
+  // The test is the billing worker (it counts claims and expires leases by hand): in topology
+  // mode the API processes serve, and no worker process bills behind its back.
+  t = await buildTestApp({}, { noWorkerProcesses: "the test is the billing worker: it counts claims and expires leases" });
   m = await seedMerchant(t);
   plan = await createPlan(t, m.sandboxKey);
 });

@@ -7,7 +7,7 @@ import { seedMerchant, type SeededMerchant } from "../helpers/app.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 import { drainTasks } from "../../src/jobs/runner.js";
 import {
-  buildWebhookTestApp, call, chargeData, createEndpoint, deliveriesOf as logOf, paidEvent, receiverPool, record, settle, verified,
+  STEPS_DELIVERY, buildWebhookTestApp, call, chargeData, createEndpoint, deliveriesOf as logOf, paidEvent, receiverPool, record, settle, verified,
   type WebhookTestApp,
 } from "./harness.js";
 
@@ -22,7 +22,7 @@ const receiver = receivers.start;
 const paid = paidEvent;
 
 before(async () => {
-  t = await buildWebhookTestApp({ timeoutMs: 3_000 });
+  t = await buildWebhookTestApp({ timeoutMs: 3_000, noWorkerProcesses: STEPS_DELIVERY });
   m = await seedMerchant(t);
 });
 after(async () => {
@@ -163,7 +163,7 @@ describe("retries", () => {
   });
 
   test("a receiver slower than the timeout is a failed attempt, retried with the same event id", async () => {
-    const quick = await buildWebhookTestApp({ timeoutMs: 300 });
+    const quick = await buildWebhookTestApp({ timeoutMs: 300, noWorkerProcesses: STEPS_DELIVERY });
     try {
       const merchant = await seedMerchant(quick);
       const r = await receiver((_req, i) => (i === 0 ? { status: 200, delayMs: 2_000 } : { status: 200 }));

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { drainTasks } from "../../src/jobs/runner.js";
 import { seedMerchant } from "../helpers/app.js";
 import {
-  buildWebhookTestApp, call, createEndpoint, deliveriesOf as logOf, paidEvent, receiverPool, record, settle, type WebhookTestApp,
+  STEPS_DELIVERY, buildWebhookTestApp, call, createEndpoint, deliveriesOf as logOf, paidEvent, receiverPool, record, settle, type WebhookTestApp,
 } from "./harness.js";
 
 // Endpoints that are disabled, deleted, gone (410) or failing for days, and the two retry
@@ -15,7 +15,7 @@ const receiver = receivers.start;
 const paid = paidEvent;
 
 before(async () => {
-  t = await buildWebhookTestApp({ timeoutMs: 3_000 });
+  t = await buildWebhookTestApp({ timeoutMs: 3_000, noWorkerProcesses: STEPS_DELIVERY });
 });
 after(async () => {
   await receivers.close();
@@ -94,7 +94,7 @@ describe("disabled and deleted endpoints", () => {
 describe("schedules in real time", () => {
   test("legacy charge.updated: exactly 3 attempts, about 1 s, 2 s and 4 s apart (scaled), then failed", async () => {
     // Scale 0.1: waits of 100 ms, 200 ms and 400 ms, long enough to measure.
-    const slow = await buildWebhookTestApp({ config: { webhookRetryScale: 0.1 }, timeoutMs: 3_000 });
+    const slow = await buildWebhookTestApp({ config: { webhookRetryScale: 0.1 }, timeoutMs: 3_000, noWorkerProcesses: STEPS_DELIVERY });
     try {
       const merchant = await seedMerchant(slow);
       const pb = await receiver(() => ({ status: 500 }));
@@ -121,7 +121,7 @@ describe("schedules in real time", () => {
 
   test("an endpoint gives up after 8 attempts; one failing for over 5 days (scaled) is disabled; success clears the streak", async () => {
     // Scale 1e-5: the whole 8-attempt schedule takes about 1 s and "5 days" is 4.3 s.
-    const fast = await buildWebhookTestApp({ config: { webhookRetryScale: 0.00001 }, timeoutMs: 3_000 });
+    const fast = await buildWebhookTestApp({ config: { webhookRetryScale: 0.00001 }, timeoutMs: 3_000, noWorkerProcesses: STEPS_DELIVERY });
     try {
       const merchant = await seedMerchant(fast);
       let up = false;

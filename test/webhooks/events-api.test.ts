@@ -3,14 +3,14 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { basic, expectStatus, seedMerchant, type SeededMerchant } from "../helpers/app.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
-import { buildWebhookTestApp, call, chargeData, createEndpoint, record, settle, type WebhookTestApp } from "./harness.js";
+import { STEPS_DELIVERY, buildWebhookTestApp, call, chargeData, createEndpoint, record, settle, type WebhookTestApp } from "./harness.js";
 
 let t: WebhookTestApp;
 let r: Receiver;
 let pb: Receiver;
 
 before(async () => {
-  t = await buildWebhookTestApp();
+  t = await buildWebhookTestApp({ noWorkerProcesses: STEPS_DELIVERY });
   r = await startReceiver();
   pb = await startReceiver();
 });

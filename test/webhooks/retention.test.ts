@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { queryRows, sql } from "../../src/db/client.js";
 import { drainTasks } from "../../src/jobs/runner.js";
 import { seedMerchant, type SeededMerchant } from "../helpers/app.js";
-import { buildWebhookTestApp, call, createEndpoint, receiverPool, settle, type WebhookTestApp } from "./harness.js";
+import { STEPS_DELIVERY, buildWebhookTestApp, call, createEndpoint, receiverPool, settle, type WebhookTestApp } from "./harness.js";
 
 // Retention (EVENT_RETENTION_DAYS, 30 in tests): the webhooks.prune task deletes events older
 // than that with their deliveries and attempts, but never an event still being delivered.
@@ -13,7 +13,7 @@ let m: SeededMerchant;
 const receivers = receiverPool();
 
 before(async () => {
-  t = await buildWebhookTestApp({ timeoutMs: 3_000 });
+  t = await buildWebhookTestApp({ timeoutMs: 3_000, noWorkerProcesses: STEPS_DELIVERY });
   m = await seedMerchant(t);
 });
 after(async () => {

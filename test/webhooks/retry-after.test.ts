@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { sql } from "../../src/db/client.js";
 import { drainTasks } from "../../src/jobs/runner.js";
 import { seedMerchant, type SeededMerchant } from "../helpers/app.js";
-import { buildWebhookTestApp, call, createEndpoint, paidEvent, record, settle, type WebhookTestApp } from "./harness.js";
+import { STEPS_DELIVERY, buildWebhookTestApp, call, createEndpoint, paidEvent, record, settle, type WebhookTestApp } from "./harness.js";
 
 // Retry-After from a real receiver on 127.0.0.1. WEBHOOK_RETRY_SCALE is 1 here, so the bounds
 // are the production ones (endpoint retries 5 s .. 10 h, legacy 1 s / 2 s / 4 s) and every
@@ -35,7 +35,7 @@ async function receiver(answers: Answer[]): Promise<{ url: string; hits: () => n
 }
 
 before(async () => {
-  t = await buildWebhookTestApp({ timeoutMs: 3_000, config: { webhookRetryScale: 1 } });
+  t = await buildWebhookTestApp({ timeoutMs: 3_000, config: { webhookRetryScale: 1 }, noWorkerProcesses: STEPS_DELIVERY });
 });
 // A merchant per test, so that each test's endpoint is the only one its events go to.
 beforeEach(async () => {
