@@ -56,7 +56,8 @@ test("WEB_CONCURRENCY above 1 is refused on the embedded database, with the reas
 });
 
 test("a draining process answers /health 503 and closes every connection after its answer", async (t) => {
-  const app = await buildTestApp();
+  // startDraining() is called on this process's app, so its requests must reach it.
+  const app = await buildTestApp({}, { inProcessOnly: "drains the in-process app (startDraining)" });
   t.after(() => app.close());
   const before = await app.app.inject({ method: "GET", url: "/health" });
   assert.equal(before.statusCode, 200, before.body);
