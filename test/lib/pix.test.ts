@@ -1,5 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { PNG } from "pngjs";
+import { create as createQr } from "qrcode";
 import { isValidPixPayload } from "@brazilian-utils/brazilian-utils/is-valid-pix-payload";
 import { getPixPayloadInfo } from "@brazilian-utils/brazilian-utils/get-pix-payload-info";
 import { buildPixBrCode, crc16ccittFalse, parseBrCode, qrCodeDataUrl, sanitizeTxid } from "../../src/lib/pix.js";
@@ -158,4 +160,27 @@ test("qrCodeDataUrl returns a PNG data URL", async () => {
   assert.match(url, /^data:image\/png;base64,/);
   const png = Buffer.from(url.slice("data:image/png;base64,".length), "base64");
   assert.deepEqual([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+});
+
+test("the QR image decodes, pixel by pixel, to the BR Code's QR matrix with a quiet zone", async () => {
+  // Decoded by pngjs (an independent PNG reader: CRCs, zlib, 1-bit unpacking), compared with
+  // the matrix the qrcode library makes for the same text.
+  const url = qrCodeDataUrl(EXAMPLE);
+  const img = PNG.sync.read(Buffer.from(url.slice("data:image/png;base64,".length), "base64"));
+  const { modules } = createQr(EXAMPLE, { errorCorrectionLevel: "M" });
+  const scale = 4;
+  const margin = 4;
+  assert.equal(img.width, (modules.size + 2 * margin) * scale);
+  assert.equal(img.height, img.width);
+  let mismatches = 0;
+  for (let y = 0; y < img.height; y++) {
+    for (let x = 0; x < img.width; x++) {
+      const r = Math.floor(y / scale) - margin;
+      const c = Math.floor(x / scale) - margin;
+      const dark = r >= 0 && c >= 0 && r < modules.size && c < modules.size && Boolean(modules.get(r, c));
+      const pixel = img.data[(y * img.width + x) * 4]!; // RGBA after decoding
+      if ((pixel === 0) !== dark || (pixel !== 0 && pixel !== 255)) mismatches++;
+    }
+  }
+  assert.equal(mismatches, 0);
 });
