@@ -3,6 +3,7 @@
 // scenario measured with autocannon. Used by bench/run.ts and bench/growth.ts.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import autocannon, { type Result } from "autocannon";
 import pg from "pg";
@@ -127,17 +128,70 @@ export function load(server: BenchServer, scenario: Scenario, seconds: number, c
   });
 }
 
-export interface Row { scenario: string; requestsPerSecond: number; p50: number; p99: number; requests: number }
+export interface Row {
+  scenario: string; requestsPerSecond: number; p50: number; p99: number; requests: number;
+  /** CPU milliseconds per request of the server's processes and of its database backends. */
+  serverCpuMs?: number; dbCpuMs?: number;
+}
+
+/**
+ * CPU time (seconds) used so far by the server's process tree and by the PostgreSQL backends
+ * connected to its database, read from /proc (Linux). Per request, these move much less than
+ * requests per second when other work shares the machine: what a change saves shows here
+ * even on a loaded machine.
+ */
+export function cpuProbe(rootPid: number, dbName?: string): () => { server: number; db: number } {
+  const ticks = 100; // USER_HZ on Linux
+  return () => {
+    const procs = new Map<number, { ppid: number; cpu: number; db: boolean }>();
+    for (const entry of readdirSync("/proc")) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const cpu = (Number(fields[11]) + Number(fields[12])) / ticks;
+        const db = dbName !== undefined && readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("postgres: ") &&
+          readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(` ${dbName} `);
+        procs.set(pid, { ppid: Number(fields[1]), cpu, db });
+      } catch {
+        // gone meanwhile
+      }
+    }
+    const inTree = (pid: number): boolean => {
+      for (let p = pid, hops = 0; p > 1 && hops < 16; hops++) {
+        if (p === rootPid) return true;
+        p = procs.get(p)?.ppid ?? 0;
+      }
+      return false;
+    };
+    let server = 0;
+    let db = 0;
+    for (const [pid, p] of procs) {
+      if (inTree(pid)) server += p.cpu;
+      else if (p.db) db += p.cpu;
+    }
+    return { server, db };
+  };
+}
 
 /** Warm-up, then the measured run; any status other than the scenario's own fails the run. */
-export async function measure(server: BenchServer, scenario: Scenario, o: { seconds: number; warmup: number; connections: number }): Promise<Row> {
+export async function measure(
+  server: BenchServer, scenario: Scenario, o: { seconds: number; warmup: number; connections: number; cpu?: ReturnType<typeof cpuProbe> },
+): Promise<Row> {
   await scenario.setup?.(server);
   if (o.warmup > 0) await load(server, scenario, o.warmup, o.connections);
+  const before = o.cpu?.();
   const r = await load(server, scenario, o.seconds, o.connections);
+  const after = o.cpu?.();
   const statuses = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(", ");
   const unexpected = Object.keys(r.statusCodeStats).filter((code) => Number(code) !== scenario.expectStatus);
   if (unexpected.length > 0 || r.errors > 0 || r.timeouts > 0) {
     throw new Error(`${scenario.name}: expected only ${scenario.expectStatus}; got ${statuses}, ${r.errors} errors, ${r.timeouts} timeouts`);
   }
-  return { scenario: scenario.name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total };
+  const perRequest = (a: number, b: number) => Math.round(((b - a) * 1000 / r.requests.total) * 100) / 100;
+  return {
+    scenario: scenario.name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total,
+    ...(before && after ? { serverCpuMs: perRequest(before.server, after.server), dbCpuMs: perRequest(before.db, after.db) } : {}),
+  };
 }

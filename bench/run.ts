@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { createScratchDatabase, freePort, measure, serverEnv, startServer, type Row, type ScratchDatabase } from "./harness.js";
+import { cpuProbe, createScratchDatabase, freePort, measure, serverEnv, startServer, type Row, type ScratchDatabase } from "./harness.js";
 import { defaultScenarios, scenarios, type Scenario } from "./scenarios.js";
 
 const { values: opts, positionals } = parseArgs({
@@ -63,17 +63,17 @@ try {
       `${processes} API process(es), ${connections} connections, ${warmup} s warm-up + ${duration} s per scenario; autocannon and the server share the CPUs`,
   );
   for (const scenario of selected) {
-    rows.push(await measure(bench, scenario, { seconds: duration, warmup, connections }));
+    rows.push(await measure(bench, scenario, { seconds: duration, warmup, connections, cpu: cpuProbe(server.child.pid!, scratch?.name) }));
     console.log(`  ${scenario.name}: ${scenario.description}`);
   }
 
   const ceiling = rows.find((r) => r.scenario === "ceiling");
   console.log("");
-  console.log("| scenario | req/s | p50 ms | p99 ms | requests | req/s vs ceiling |");
-  console.log("|---|---:|---:|---:|---:|---:|");
+  console.log("| scenario | req/s | p50 ms | p99 ms | requests | req/s vs ceiling | server CPU ms/req | db CPU ms/req |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     const ratio = ceiling ? `${((r.requestsPerSecond / ceiling.requestsPerSecond) * 100).toFixed(1)} %` : "-";
-    console.log(`| ${r.scenario} | ${Math.round(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${r.requests} | ${ratio} |`);
+    console.log(`| ${r.scenario} | ${Math.round(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${r.requests} | ${ratio} | ${r.serverCpuMs ?? "-"} | ${scratch ? (r.dbCpuMs ?? "-") : "(in server)"} |`);
   }
   console.log("");
   console.log(JSON.stringify({ engine: scratch ? "postgres" : "pglite", cpus: os.cpus().length, node: process.version, processes, connections, duration, rows }));
