@@ -17,10 +17,20 @@ function encodeTime(ms: number): string {
   return out;
 }
 
+// Random bytes are drawn from the system 4 KiB at a time: a charge makes about fifteen ids, and
+// one randomBytes call per id showed in its profile.
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let poolAt = 0;
+
 function randomChars(n: number): string {
-  const bytes = randomBytes(n);
+  if (poolAt + n > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolAt = 0;
+  }
   let out = "";
-  for (let i = 0; i < n; i++) out += ALPHABET[bytes[i]! % 32];
+  for (let i = 0; i < n; i++) out += ALPHABET[pool[poolAt + i]! % 32];
+  poolAt += n;
   return out;
 }
 
