@@ -188,13 +188,17 @@ export async function seedLevel(c: SqlRunner, o: { demo: string; merchants: numb
     where ev.id like 'evt_%' and ev.created_at > to_timestamp(${t0} / 1000.0)
     on conflict (id) do nothing`);
   await c.query("analyze");
+  return lookupIds(c, o.demo, now);
+}
 
+/** Ids of the demo merchant's seeded data for the scenarios: a customer with a card, a charge 90 days back... */
+export async function lookupIds(c: SqlRunner, demo: string, now = Date.now()): Promise<SeedIds> {
   const one = async (text: string) => {
     const r = await c.query(text);
     if (!r.rows[0]) throw new Error(`seed lookup found nothing: ${text}`);
     return Object.values(r.rows[0] as Record<string, string>)[0]!;
   };
-  const scope = `merchant_id = '${o.demo}' and environment = 'sandbox'`;
+  const scope = `merchant_id = '${demo}' and environment = 'sandbox'`;
   const customerId = await one(`select customer_id from charges where ${scope} and customer_id is not null
     and exists (select 1 from cards where cards.customer_id = charges.customer_id) order by id desc limit 1`);
   const dayStart = new Date(now - 30 * DAY).toISOString();

@@ -3,6 +3,7 @@
 // the migration runs (which blocks writes to the table meanwhile).
 //
 //   DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira_ci npx tsx bench/index-build.ts [charges, default 1000000]
+//   npx tsx bench/index-build.ts postgres://.../feira_growth_xxxx      # a database bench/growth.ts left seeded
 //
 // Seeds a scratch database next to DATABASE_URL's with bench/growth-seed.ts (100 merchants, the
 // first one holding half of the charges) and drops it at the end.
@@ -14,27 +15,30 @@ import { createScratchDatabase, ROOT } from "./harness.js";
 import { prepareSeed, seedLevel } from "./growth-seed.js";
 
 const baseUrl = process.env.DATABASE_URL;
-if (!baseUrl) {
+if (!baseUrl && !process.argv[2]?.startsWith("postgres")) {
   console.log("bench/index-build.ts needs DATABASE_URL (a PostgreSQL server): skipped.");
   process.exit(0);
 }
-const charges = Number(process.argv[2] ?? 1_000_000);
+const existing = process.argv[2]?.startsWith("postgres") ? process.argv[2] : undefined;
+const charges = existing ? 0 : Number(process.argv[2] ?? 1_000_000);
 const DEMO = "mer_0indexbuild0000000000000";
 const statements = readFileSync(path.join(ROOT, "src/db/migrations/0007_list_indexes.sql"), "utf8")
   .split("\n").filter((l) => l.startsWith("CREATE INDEX")).map((l) => l.replace(/;.*$/, ""));
 
-const db = await createScratchDatabase(baseUrl, "feira_index_build");
+const db = existing ? { url: existing, drop: async () => undefined } : await createScratchDatabase(baseUrl!, "feira_index_build");
 try {
-  const database = await openDatabase({ databaseUrl: db.url });
-  await database.migrate();
-  await database.close();
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
-  await c.query(`insert into merchants (id, name, email, password_hash, connect_enabled, pix_key) values ($1, 'Demo', 'demo@example.com', 'x', true, 'pix')`, [DEMO]);
-  await prepareSeed(c, DEMO, 100);
   let t = performance.now();
-  await seedLevel(c, { demo: DEMO, merchants: 100, demoShare: 50, from: 0, to: charges });
-  console.log(`seeded ${charges} charges in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  if (!existing) {
+    const database = await openDatabase({ databaseUrl: db.url });
+    await database.migrate();
+    await database.close();
+    await c.query(`insert into merchants (id, name, email, password_hash, connect_enabled, pix_key) values ($1, 'Demo', 'demo@example.com', 'x', true, 'pix')`, [DEMO]);
+    await prepareSeed(c, DEMO, 100);
+    await seedLevel(c, { demo: DEMO, merchants: 100, demoShare: 50, from: 0, to: charges });
+    console.log(`seeded ${charges} charges in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
   console.log("| index | table rows | CONCURRENTLY, s | plain CREATE INDEX, s | size |");
   console.log("|---|---:|---:|---:|---:|");
   for (const stmt of statements) {
