@@ -1,12 +1,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgTransaction } from "drizzle-orm/pg-core";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import * as schema from "./schema.js";
 
@@ -29,20 +27,14 @@ export interface Database {
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
-/** PGlite (embedded, one process) when no URL is given, PostgreSQL otherwise. */
+/**
+ * PGlite (embedded, one process) when no URL is given, PostgreSQL otherwise. PGlite is imported
+ * here, on use: a PostgreSQL process never loads it (tens of MB of JavaScript and WASM).
+ */
 export async function openDatabase(opts: { databaseUrl?: string; dataDir?: string; pglite?: PGlite }): Promise<Database> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
-  const client = opts.pglite ?? (await PGlite.create(opts.dataDir));
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
-  return {
-    db,
-    kind: "pglite",
-    migrate: async () => migratePglite(db as never, { migrationsFolder: MIGRATIONS }),
-    listen: async (channel, onNotify) => client.listen(channel, onNotify),
-    close: async () => {
-      if (!client.closed) await client.close();
-    },
-  };
+  const { openPglite } = await import("./pglite.js");
+  return openPglite(opts);
 }
 
 function openPostgres(url: string): Database {
