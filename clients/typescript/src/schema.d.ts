@@ -504,7 +504,7 @@ export interface paths {
         };
         /**
          * Stream new events (server-sent events)
-         * @description Keeps the connection open and sends each new event of this merchant and environment as it is recorded, as `text/event-stream`: `id` is the event id, `event` its type and `data` the body a webhook endpoint receives. A comment line every 15 s keeps proxies from closing the connection. Send `Last-Event-ID` to resume after an event (EventSource does it when it reconnects). `feira listen` uses this route to forward events to a local URL. At most 5 open streams per merchant and environment.
+         * @description Keeps the connection open and sends each new event of this merchant and environment as it is recorded, as `text/event-stream`: `id` is the event id, `event` its type and `data` the body a webhook endpoint receives. A comment line every 15 s keeps proxies from closing the connection. Send `Last-Event-ID` to resume after an event (EventSource does it when it reconnects). `feira listen` uses this route to forward events to a local URL. At most 5 open streams per merchant and environment, counted across every API process; the slot of a stream whose process died frees itself within 45 s.
          */
         get: operations["streamEvents"];
         put?: never;

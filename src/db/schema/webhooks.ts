@@ -87,3 +87,13 @@ export const webhookAttempts = pgTable("webhook_attempts", {
   error: text("error"),
   responseExcerpt: text("response_excerpt"),
 }, (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId)]);
+
+// Open GET /v1/events/stream connections, so that the limit per merchant and environment holds
+// across every API process. A stream renews its row while open and deletes it when it ends; the
+// row of a process that died expires on its own.
+export const eventStreams = pgTable("event_streams", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  expiresAt: ts("expires_at").notNull(),
+}, (t) => [index("event_streams_scope_idx").on(t.merchantId, t.environment)]);

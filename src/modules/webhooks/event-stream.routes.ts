@@ -33,7 +33,7 @@ export function eventStreamRoutes(streams: EventStreams) {
       schema: {
         operationId: "streamEvents", tags: ["events"], summary: "Stream new events (server-sent events)",
         description:
-          "Keeps the connection open and sends each new event of this merchant and environment as it is recorded, as `text/event-stream`: `id` is the event id, `event` its type and `data` the body a webhook endpoint receives. A comment line every 15 s keeps proxies from closing the connection. Send `Last-Event-ID` to resume after an event (EventSource does it when it reconnects). `feira listen` uses this route to forward events to a local URL. At most 5 open streams per merchant and environment.",
+          "Keeps the connection open and sends each new event of this merchant and environment as it is recorded, as `text/event-stream`: `id` is the event id, `event` its type and `data` the body a webhook endpoint receives. A comment line every 15 s keeps proxies from closing the connection. Send `Last-Event-ID` to resume after an event (EventSource does it when it reconnects). `feira listen` uses this route to forward events to a local URL. At most 5 open streams per merchant and environment, counted across every API process; the slot of a stream whose process died frees itself within 45 s.",
         headers: StreamHeaders,
         response: {
           200: {
@@ -45,7 +45,12 @@ export function eventStreamRoutes(streams: EventStreams) {
         },
       },
     }, async (req, reply) => {
-      const stream = streams.start(req.ctx, req.headers["last-event-id"], (chunk) => reply.raw.write(chunk));
+      const stream = await streams.start(req.ctx, req.headers["last-event-id"], (chunk) => reply.raw.write(chunk));
+      // The client may have gone while the slot was taken: give it back at once.
+      if (req.raw.destroyed || reply.raw.destroyed) {
+        stream.stop();
+        return reply.hijack();
+      }
       reply.hijack();
       reply.raw.writeHead(200, {
         "content-type": "text/event-stream; charset=utf-8",

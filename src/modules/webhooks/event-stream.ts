@@ -1,4 +1,6 @@
-import type { Db } from "../../db/client.js";
+import { and, eq, lt, sql } from "drizzle-orm";
+import { queryRows, withTx, type Db } from "../../db/client.js";
+import { eventStreams } from "../../db/schema.js";
 import { AppError } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
 import { newId } from "../../lib/ids.js";
@@ -16,7 +18,7 @@ export interface EventStreamOptions {
   pollMs: number;
   heartbeatMs: number;
   lookbackMs: number;
-  /** Open streams per merchant and environment; more are refused with 429. */
+  /** Open streams per merchant and environment, across every API process; more get 429. */
   maxPerScope: number;
 }
 
@@ -38,12 +40,33 @@ export function createEventStreams(deps: { db: Db; options?: Partial<EventStream
   const opts = { ...STREAM_DEFAULTS, ...deps.options };
   const open = new Map<string, Set<EventStream>>();
 
-  function start(ctx: RequestCtx, lastEventId: string | undefined, write: (chunk: string) => void): EventStream {
+  // A stream's slot lives this long without renewal: the slot of a process that died frees itself.
+  const slotTtl = () => sql`now() + make_interval(secs => ${(opts.heartbeatMs * 3) / 1000}::float8)`;
+
+  /**
+   * Takes one of the merchant's slots in the database, so the limit holds behind any number of
+   * API processes: counted and taken under a transaction-scoped advisory lock of the scope.
+   */
+  async function claimSlot(ctx: RequestCtx, id: string): Promise<boolean> {
+    const scope = and(eq(eventStreams.merchantId, ctx.merchantId), eq(eventStreams.environment, ctx.environment));
+    return withTx(deps.db, async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`feira_event_streams:${ctx.merchantId}:${ctx.environment}`}))`);
+      await tx.delete(eventStreams).where(and(scope, lt(eventStreams.expiresAt, sql`now()`)));
+      const [row] = await queryRows<{ n: number }>(tx, sql`select count(*)::int as n from event_streams where merchant_id = ${ctx.merchantId} and environment = ${ctx.environment}`);
+      if ((row?.n ?? 0) >= opts.maxPerScope) return false;
+      await tx.insert(eventStreams).values({ id, merchantId: ctx.merchantId, environment: ctx.environment, expiresAt: slotTtl() });
+      return true;
+    });
+  }
+
+  async function start(ctx: RequestCtx, lastEventId: string | undefined, write: (chunk: string) => void): Promise<EventStream> {
     const key = `${ctx.merchantId}:${ctx.environment}`;
-    const streams = open.get(key) ?? new Set<EventStream>();
-    if (streams.size >= opts.maxPerScope) {
+    const slot = newId("req");
+    if (!(await claimSlot(ctx, slot))) {
       throw new AppError("rate_limited", `At most ${opts.maxPerScope} event streams may be open per merchant and environment; close one first`);
     }
+    const streams = open.get(key) ?? new Set<EventStream>();
+    let lastRenewal = Date.now();
     // Without Last-Event-ID the stream starts now; with it, right after that event.
     const startAfter = lastEventId ?? idFloorAt(Date.now());
     let highest = startAfter;
@@ -73,6 +96,10 @@ export function createEventStreams(deps: { db: Db; options?: Partial<EventStream
         after = rows[rows.length - 1]!.id;
       }
       if (Date.now() - lastWrite >= opts.heartbeatMs) send(": heartbeat\n\n");
+      if (Date.now() - lastRenewal >= opts.heartbeatMs / 3) {
+        lastRenewal = Date.now();
+        await deps.db.update(eventStreams).set({ expiresAt: slotTtl() }).where(eq(eventStreams.id, slot));
+      }
     }
 
     const loop = () => {
@@ -88,6 +115,8 @@ export function createEventStreams(deps: { db: Db; options?: Partial<EventStream
         clearTimeout(timer);
         streams.delete(stream);
         if (streams.size === 0) open.delete(key);
+        // Best effort: a slot not deleted (the database unreachable) expires on its own.
+        deps.db.delete(eventStreams).where(eq(eventStreams.id, slot)).catch(() => undefined);
       },
     };
     streams.add(stream);
