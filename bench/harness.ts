@@ -105,9 +105,10 @@ export function startServer(env: NodeJS.ProcessEnv, opts: { args?: string[]; nod
 }
 
 /** One scenario for `seconds` with `connections` connections (closed loop). */
-export function load(server: BenchServer, scenario: Scenario, seconds: number, connections: number): Promise<Result> {
+export function load(server: BenchServer, scenario: Scenario, seconds: number, connections: number, rate?: number): Promise<Result> {
   const req = scenario.request(server);
-  const base = { url: server.baseUrl + req.path, connections, duration: seconds };
+  // With a rate: an open-loop load at that many requests per second in all (autocannon's overallRate).
+  const base = { url: server.baseUrl + req.path, connections, duration: seconds, ...(rate ? { overallRate: rate } : {}) };
   const headers = req.headers ?? {};
   if (!Object.values(headers).some((v) => v.includes("[<id>]"))) {
     // autocannon's own idReplacement (body only) is cheaper than a per-request callback.
@@ -177,12 +178,13 @@ export function cpuProbe(rootPid: number, dbName?: string): () => { server: numb
 
 /** Warm-up, then the measured run; any status other than the scenario's own fails the run. */
 export async function measure(
-  server: BenchServer, scenario: Scenario, o: { seconds: number; warmup: number; connections: number; cpu?: ReturnType<typeof cpuProbe> },
+  server: BenchServer, scenario: Scenario,
+  o: { seconds: number; warmup: number; connections: number; cpu?: ReturnType<typeof cpuProbe>; rate?: number },
 ): Promise<Row> {
   await scenario.setup?.(server);
   if (o.warmup > 0) await load(server, scenario, o.warmup, o.connections);
   const before = o.cpu?.();
-  const r = await load(server, scenario, o.seconds, o.connections);
+  const r = await load(server, scenario, o.seconds, o.connections, o.rate);
   const after = o.cpu?.();
   const statuses = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(", ");
   const unexpected = Object.keys(r.statusCodeStats).filter((code) => Number(code) !== scenario.expectStatus);

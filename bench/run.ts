@@ -24,6 +24,8 @@ const { values: opts, positionals } = parseArgs({
     connections: { type: "string", default: process.env.BENCH_CONNECTIONS ?? "10" },
     // API processes of the server (WEB_CONCURRENCY; PostgreSQL only), e.g. --processes 4.
     processes: { type: "string", default: process.env.WEB_CONCURRENCY ?? "1" },
+    // A fixed total rate (requests/s) instead of a closed loop, e.g. --rate 500 for p99 at a load.
+    rate: { type: "string", default: "" },
     // Extra node flags for the server, e.g. --server-args="--cpu-prof --cpu-prof-dir=/tmp/prof".
     "server-args": { type: "string", default: "" },
   },
@@ -63,7 +65,7 @@ try {
       `${processes} API process(es), ${connections} connections, ${warmup} s warm-up + ${duration} s per scenario; autocannon and the server share the CPUs`,
   );
   for (const scenario of selected) {
-    rows.push(await measure(bench, scenario, { seconds: duration, warmup, connections, cpu: cpuProbe(server.child.pid!, scratch?.name) }));
+    rows.push(await measure(bench, scenario, { seconds: duration, warmup, connections, cpu: cpuProbe(server.child.pid!, scratch?.name), rate: opts.rate ? Number(opts.rate) : undefined }));
     console.log(`  ${scenario.name}: ${scenario.description}`);
   }
 

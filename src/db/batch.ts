@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import pg from "pg";
 import { getTableColumns, sql, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
 import { queryRows, type Queryable } from "./client.js";
 
@@ -31,11 +33,7 @@ export class WriteBatch {
   /** Sends every part in one statement; nothing when empty. */
   async run(on: Queryable = this.q): Promise<void> {
     if (this.parts.length === 0) return;
-    if (this.parts.length === 1) {
-      await on.execute(this.parts[0]!);
-      return;
-    }
-    await on.execute(sql`with ${this.ctes()} select 1`);
+    await send(on, this.parts.length === 1 ? this.parts[0]! : sql`with ${this.ctes()} select 1`);
   }
 
   /**
@@ -43,15 +41,47 @@ export class WriteBatch {
    * answers main's rows mapped like drizzle's own (`table`'s columns: camelCase keys, Dates).
    */
   async runReturning<T extends Table>(on: Queryable, table: T, main: SQLWrapper): Promise<T["$inferSelect"][]> {
-    const rows = this.parts.length === 0
-      ? await queryRows<Record<string, unknown>>(on, main.getSQL())
-      : await queryRows<Record<string, unknown>>(on, sql`with main as (${main.getSQL()}), ${this.ctes()} select * from main`);
+    const rows = await send(on, this.parts.length === 0 ? main.getSQL() : sql`with main as (${main.getSQL()}), ${this.ctes()} select * from main`);
     return rows.map((r) => fromDriver(table, r));
   }
 
   private ctes(): SQL {
     return sql.join(this.parts.map((p, i) => sql`${sql.raw(`w${i}`)} as (${p})`), sql`, `);
   }
+}
+
+// On PostgreSQL a batch is sent as a named prepared statement, named by its text: a charge's
+// statement has a few shapes (events, entries and settlement rows per installment), each parsed
+// and planned once per connection instead of on every charge. The names are bounded: past
+// MAX_NAMED distinct texts, batches go unnamed. (PGlite's connection prepares every statement.)
+const MAX_NAMED = 500;
+const names = new Map<string, string>();
+
+function nameOf(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED) {
+    name = `feira_batch_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+interface DrizzleInternals { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } }; session: { client: unknown } }
+
+/**
+ * Runs one statement, as a named prepared statement on PostgreSQL (the hot path's statements:
+ * batches, the sandbox processor record, the charge's customer), and answers its raw rows.
+ */
+export async function send(on: Queryable, query: SQLWrapper): Promise<Record<string, unknown>[]> {
+  const statement = query.getSQL();
+  const { dialect, session } = on as unknown as DrizzleInternals;
+  const client = session.client;
+  if (client instanceof pg.Pool || client instanceof pg.Client) {
+    const { sql: text, params } = dialect.sqlToQuery(statement);
+    const result = await client.query({ name: nameOf(text), text, values: params });
+    return result.rows as Record<string, unknown>[];
+  }
+  return queryRows<Record<string, unknown>>(on, statement);
 }
 
 /**
@@ -66,6 +96,11 @@ export async function write(sink: Sink, build: (q: Queryable) => SQLWrapper[]): 
   const batch = new WriteBatch(sink);
   batch.add(...build(sink));
   await batch.run();
+}
+
+/** Runs a select of `table`'s rows (`select().from(table)`) through `send`, rows mapped like drizzle's. */
+export async function selectRows<T extends Table>(on: Queryable, table: T, query: SQLWrapper): Promise<T["$inferSelect"][]> {
+  return (await send(on, query)).map((r) => fromDriver(table, r));
 }
 
 /** A raw row (snake_case columns, driver values) as drizzle would answer it for `table`. */

@@ -1,4 +1,5 @@
 import { and, eq, or, type SQL } from "drizzle-orm";
+import { selectRows } from "../../db/batch.js";
 import type { Queryable } from "../../db/client.js";
 import { customers } from "../../db/schema.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
@@ -25,7 +26,7 @@ export async function findCustomerByContact(q: Queryable, ctx: RequestCtx, c: { 
   if (c.email) match.push(eq(customers.email, c.email));
   if (c.documentId) match.push(eq(customers.documentId, c.documentId));
   if (match.length === 0) return undefined;
-  const [row] = await q.select().from(customers).where(and(scope(ctx), or(...match))).orderBy(customers.id).limit(1);
+  const [row] = await selectRows(q, customers, q.select().from(customers).where(and(scope(ctx), or(...match))).orderBy(customers.id).limit(1));
   return row;
 }
 
