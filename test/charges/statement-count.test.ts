@@ -18,7 +18,7 @@ describe("statements per charge", { skip: onPostgres ? false : "counted at node-
   const original = pg.Client.prototype.query;
 
   before(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({}, { inProcessOnly: "counts the statements node-postgres sends from this process" });
     m = await seedMerchant(t);
     // A merchant with an endpoint that takes every event: the deliveries are part of the cost.
     const res = await t.app.inject({
