@@ -68,7 +68,8 @@ test("a terminal gets readable lines, anything else JSON", () => {
 let w: WebhookTestApp;
 let receiver: Receiver;
 test("the worker logs each failed delivery and a summary of counts", async (ctx) => {
-  w = await buildWebhookTestApp();
+  // It is the worker: it steps the delivery task and reads the log lines it writes.
+  w = await buildWebhookTestApp({ noWorkerProcesses: "steps the delivery task and reads the worker's own log lines" });
   receiver = await startReceiver({ respond: (_req, i) => ({ status: i === 0 ? 500 : 200 }) });
   ctx.after(async () => {
     await receiver.close();
