@@ -11,6 +11,7 @@
 //
 //   RATE_LIMIT_PER_KEY=0 DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira_ci npx tsx bench/memory.ts
 //   BENCH_CHARGES=20000 BENCH_CHECKPOINTS=1000,10000,20000 npx tsx bench/memory.ts      # shorter, PGlite
+//   BENCH_COMPILED=1 ... npx tsx bench/memory.ts      # `node dist/main.js` as docs/deploy.md runs it (after `npm run build`)
 //
 // Results are recorded in bench/RESULTS.md ("Memory of an API process").
 import { randomBytes } from "node:crypto";
@@ -18,7 +19,8 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import autocannon, { type Options } from "autocannon";
 import pg from "pg";
-import { basicAuth, childEnv, freePort, nodeMain, tempDir, waitForHttp, type ServerProcess } from "../test/helpers/process.js";
+import { existsSync } from "node:fs";
+import { basicAuth, childEnv, freePort, nodeMain, startProcess, tempDir, waitForHttp, type ServerProcess } from "../test/helpers/process.js";
 
 const TOTAL = Number(process.env.BENCH_CHARGES ?? 100_000);
 const CHECKPOINTS = (process.env.BENCH_CHECKPOINTS ?? "10000,50000,100000").split(",").map(Number).filter((n) => n <= TOTAL);
@@ -67,13 +69,17 @@ const env = childEnv({
     : { DATA_DIR: tempDir("feira-bench-") }),
 });
 const base = `http://127.0.0.1:${port}`;
-const api = nodeMain(env, databaseUrl ? ["api"] : []);
+// Through tsx by default (as `npm run api` does); BENCH_COMPILED=1 runs the build as deployed.
+const COMPILED = process.env.BENCH_COMPILED === "1";
+if (COMPILED && !existsSync("dist/main.js")) throw new Error("BENCH_COMPILED=1 needs `npm run build` first");
+const start = (e: NodeJS.ProcessEnv, args: string[]) => (COMPILED ? startProcess(process.execPath, ["dist/main.js", ...args], e) : nodeMain(e, args));
+const api = start(env, databaseUrl ? ["api"] : []);
 let worker: ServerProcess | undefined;
 try {
   const key = (await api.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 120_000))[1]!;
   await waitForHttp(`${base}/health`);
   // The worker starts after the API has migrated; its RSS is not measured here.
-  if (databaseUrl) worker = nodeMain({ ...env, LOG_LEVEL: "info" }, ["worker"]);
+  if (databaseUrl) worker = start({ ...env, LOG_LEVEL: "info" }, ["worker"]);
   await worker?.waitFor(/feira started/, 120_000);
 
   const pid = api.child.pid!;
@@ -110,7 +116,7 @@ try {
     console.log(`| ${r.charges.toLocaleString("en")} | ${r.rssMb.toFixed(1)} | ${r.heapUsed.toFixed(1)} | ${r.heapTotal.toFixed(1)} | ${r.external.toFixed(1)} | ${r.rate ? r.rate.toFixed(0) : "-"} | ${r.errors} | ${r.loadavg} |`);
   }
   if (first && first !== last) console.log(`\ngrowth from ${first.charges.toLocaleString("en")} to ${last.charges.toLocaleString("en")} charges: ${(last.rssMb - first.rssMb).toFixed(1)} MB RSS, ${(last.heapUsed - first.heapUsed).toFixed(1)} MB heap used`);
-  console.log(JSON.stringify({ engine: databaseUrl ? "postgres" : "pglite", role: databaseUrl ? "api" : "all", connections: CONNECTIONS, rows }));
+  console.log(JSON.stringify({ engine: databaseUrl ? "postgres" : "pglite", build: COMPILED ? "dist" : "tsx", role: databaseUrl ? "api" : "all", connections: CONNECTIONS, rows }));
 } finally {
   await worker?.stop();
   await api.stop();
