@@ -12,6 +12,7 @@
 //   RATE_LIMIT_PER_KEY=0 DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira_ci npx tsx bench/memory.ts
 //   BENCH_CHARGES=20000 BENCH_CHECKPOINTS=1000,10000,20000 npx tsx bench/memory.ts      # shorter, PGlite
 //   BENCH_COMPILED=1 ... npx tsx bench/memory.ts      # `node dist/main.js` as docs/deploy.md runs it (after `npm run build`)
+//   BENCH_NODE_ARGS="--max-semi-space-size=2" ... npx tsx bench/memory.ts   # V8 flags for the API and worker processes
 //
 // Results are recorded in bench/RESULTS.md ("Memory of an API process").
 import { randomBytes } from "node:crypto";
@@ -20,7 +21,7 @@ import os from "node:os";
 import autocannon, { type Options } from "autocannon";
 import pg from "pg";
 import { existsSync } from "node:fs";
-import { basicAuth, childEnv, freePort, nodeMain, startProcess, tempDir, waitForHttp, type ServerProcess } from "../test/helpers/process.js";
+import { basicAuth, childEnv, freePort, startProcess, tempDir, waitForHttp, type ServerProcess } from "../test/helpers/process.js";
 
 const TOTAL = Number(process.env.BENCH_CHARGES ?? 100_000);
 const CHECKPOINTS = (process.env.BENCH_CHECKPOINTS ?? "10000,50000,100000").split(",").map(Number).filter((n) => n <= TOTAL);
@@ -34,11 +35,23 @@ const CHARGE = JSON.stringify({
   paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2030", cvv: "123" },
 });
 
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  if (!kb) throw new Error(`no VmRSS for pid ${pid}`);
-  return Number(kb) / 1024;
+/** VmRSS, and its anonymous part (heap, malloc, stacks) apart from mapped files (the node binary). */
+function rssMb(pid: number): { rssMb: number; anonMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  const rss = kb("VmRSS");
+  if (Number.isNaN(rss)) throw new Error(`no VmRSS for pid ${pid}`);
+  return { rssMb: rss, anonMb: kb("RssAnon") };
 }
+
+/** CPU time of the process so far, all threads (V8's GC helpers included), in ms. */
+function cpuMs(pid: number): number {
+  // Fields 14 and 15 of /proc/<pid>/stat (utime, stime) in clock ticks; the command name
+  // (field 2) is in parentheses and may hold spaces, so count from after it.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100; // sysconf(_SC_CLK_TCK) on Linux
 
 /** Heap and external memory as the process itself reports them (prom-client default metrics). */
 async function selfReport(base: string): Promise<{ heapUsed: number; heapTotal: number; external: number }> {
@@ -72,7 +85,10 @@ const base = `http://127.0.0.1:${port}`;
 // Through tsx by default (as `npm run api` does); BENCH_COMPILED=1 runs the build as deployed.
 const COMPILED = process.env.BENCH_COMPILED === "1";
 if (COMPILED && !existsSync("dist/main.js")) throw new Error("BENCH_COMPILED=1 needs `npm run build` first");
-const start = (e: NodeJS.ProcessEnv, args: string[]) => (COMPILED ? startProcess(process.execPath, ["dist/main.js", ...args], e) : nodeMain(e, args));
+// Node/V8 flags put before the entry point (space-separated), e.g. to compare heap settings.
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+const start = (e: NodeJS.ProcessEnv, args: string[]) =>
+  startProcess(process.execPath, [...NODE_ARGS, ...(COMPILED ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"]), ...args], e);
 const api = start(env, databaseUrl ? ["api"] : []);
 let worker: ServerProcess | undefined;
 try {
@@ -83,12 +99,20 @@ try {
   await worker?.waitFor(/feira started/, 120_000);
 
   const pid = api.child.pid!;
-  const rows: { charges: number; rssMb: number; heapUsed: number; heapTotal: number; external: number; rate: number; errors: number; loadavg: string }[] = [];
+  const rows: { charges: number; rssMb: number; anonMb: number; heapUsed: number; heapTotal: number; external: number; rate: number; cpuMsPerCharge: number; errors: number; loadavg: string }[] = [];
+  let cpuBefore = cpuMs(pid);
+  let chargesBefore = 0;
   const sample = async (charges: number, rate: number, errors: number) => {
     const load = os.loadavg().map((l) => l.toFixed(1)).join(" ");
-    rows.push({ charges, rssMb: rssMb(pid), ...(await selfReport(base)), rate, errors, loadavg: load });
+    // The API process's CPU per charge: what a flag costs, less sensitive than charges/s to the
+    // other work on a shared machine.
+    const cpu = cpuMs(pid);
+    const cpuMsPerCharge = charges > chargesBefore ? (cpu - cpuBefore) / (charges - chargesBefore) : 0;
+    cpuBefore = cpu;
+    chargesBefore = charges;
+    rows.push({ charges, ...rssMb(pid), ...(await selfReport(base)), rate, cpuMsPerCharge, errors, loadavg: load });
     const r = rows.at(-1)!;
-    console.log(`${charges} charges: RSS ${r.rssMb.toFixed(1)} MB (heap used ${r.heapUsed.toFixed(1)} / total ${r.heapTotal.toFixed(1)}, external ${r.external.toFixed(1)}), ${rate.toFixed(0)} charges/s, ${errors} non-201, load ${load}`);
+    console.log(`${charges} charges: RSS ${r.rssMb.toFixed(1)} MB (anonymous ${r.anonMb.toFixed(1)}; heap used ${r.heapUsed.toFixed(1)} / total ${r.heapTotal.toFixed(1)}, external ${r.external.toFixed(1)}), ${rate.toFixed(0)} charges/s, ${r.cpuMsPerCharge.toFixed(2)} ms CPU/charge, ${errors} non-201, load ${load}`);
   };
   await sample(0, 0, 0);
 
@@ -110,13 +134,13 @@ try {
   const at = (n: number) => rows.find((r) => r.charges === n);
   const first = at(CHECKPOINTS[0]!);
   const last = rows.at(-1)!;
-  console.log(`\n| charges | RSS MB | heap used MB | heap total MB | external MB | charges/s | non-201 | load avg |`);
-  console.log(`|---:|---:|---:|---:|---:|---:|---:|---|`);
+  console.log(`\n| charges | RSS MB | anonymous MB | heap used MB | heap total MB | external MB | charges/s | API CPU ms/charge | non-201 | load avg |`);
+  console.log(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
   for (const r of rows) {
-    console.log(`| ${r.charges.toLocaleString("en")} | ${r.rssMb.toFixed(1)} | ${r.heapUsed.toFixed(1)} | ${r.heapTotal.toFixed(1)} | ${r.external.toFixed(1)} | ${r.rate ? r.rate.toFixed(0) : "-"} | ${r.errors} | ${r.loadavg} |`);
+    console.log(`| ${r.charges.toLocaleString("en")} | ${r.rssMb.toFixed(1)} | ${r.anonMb.toFixed(1)} | ${r.heapUsed.toFixed(1)} | ${r.heapTotal.toFixed(1)} | ${r.external.toFixed(1)} | ${r.rate ? r.rate.toFixed(0) : "-"} | ${r.cpuMsPerCharge ? r.cpuMsPerCharge.toFixed(2) : "-"} | ${r.errors} | ${r.loadavg} |`);
   }
   if (first && first !== last) console.log(`\ngrowth from ${first.charges.toLocaleString("en")} to ${last.charges.toLocaleString("en")} charges: ${(last.rssMb - first.rssMb).toFixed(1)} MB RSS, ${(last.heapUsed - first.heapUsed).toFixed(1)} MB heap used`);
-  console.log(JSON.stringify({ engine: databaseUrl ? "postgres" : "pglite", build: COMPILED ? "dist" : "tsx", role: databaseUrl ? "api" : "all", connections: CONNECTIONS, rows }));
+  console.log(JSON.stringify({ engine: databaseUrl ? "postgres" : "pglite", build: COMPILED ? "dist" : "tsx", nodeArgs: NODE_ARGS, role: databaseUrl ? "api" : "all", connections: CONNECTIONS, rows }));
 } finally {
   await worker?.stop();
   await api.stop();
