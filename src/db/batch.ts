@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { getTableColumns, sql, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
+import { getTableColumns, getTableName, sql, type Column, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
 import { queryRows, type Queryable } from "./client.js";
 
 // Writes that need no answer from the database (the outbox, the ledger, settlements) are
@@ -16,14 +16,74 @@ import { queryRows, type Queryable } from "./client.js";
 /** Where a module writes: a transaction or the database (sent at once), or a batch (sent later). */
 export type Sink = Queryable | WriteBatch;
 
+/**
+ * A statement written as text, for the hot path (a charge and what it writes): its text is made
+ * once per shape and kept, so a call costs only its values. drizzle's query building, which
+ * walks the whole tree of a statement on every call, was the largest part of a charge's server
+ * CPU once the charge was one statement (bench/RESULTS.md). Values are driver values (what
+ * drizzle's columns map them to: JSON text for jsonb, ISO text for timestamps).
+ */
+export class Statement {
+  /**
+   * `shape` names the text: two statements of one shape have the same text and number of
+   * values. `make` writes the text, with `p(i)` where value i goes; it runs once per shape.
+   */
+  constructor(readonly shape: string, readonly make: (p: (i: number) => string) => string, readonly values: unknown[]) {}
+
+  /** As a drizzle SQL, for a batch that also holds drizzle parts, and for PGlite. */
+  toSQL(): SQL {
+    const pieces = this.make((i) => `\u0001${i}\u0001`).split(/\u0001(\d+)\u0001/);
+    return sql.join(pieces.map((piece, k) => (k % 2 === 0 ? sql.raw(piece) : sql.param(this.values[Number(piece)]))));
+  }
+}
+
+type Part = SQLWrapper | Statement;
+
+interface TableInfo { name: string; columns: [string, Column][] }
+const tables = new WeakMap<Table, TableInfo>();
+function tableInfo(table: Table): TableInfo {
+  let info = tables.get(table);
+  if (!info) {
+    info = { name: getTableName(table), columns: Object.entries(getTableColumns(table)) };
+    tables.set(table, info);
+  }
+  return info;
+}
+
+/**
+ * INSERT of `rows` into `table` (drizzle's insert without its query building): the columns a
+ * row leaves undefined take their default, and values are mapped by the columns as drizzle maps
+ * them. `tail` follows the VALUES (ON CONFLICT, RETURNING).
+ */
+export function insertInto<T extends Table>(table: T, rows: T["$inferInsert"][], tail = ""): Statement {
+  const { name, columns } = tableInfo(table);
+  const used = columns.filter(([key]) => rows.some((r) => (r as Record<string, unknown>)[key] !== undefined));
+  const values: unknown[] = [];
+  let shape = `insert ${name} ${tail}`;
+  for (const row of rows) {
+    shape += ";";
+    for (const [key, column] of used) {
+      const v = (row as Record<string, unknown>)[key];
+      if (v === undefined) { shape += "d"; continue; }
+      shape += key.length + key;
+      values.push(v === null ? null : column.mapToDriverValue(v));
+    }
+  }
+  return new Statement(shape, (p) => {
+    let i = 0;
+    const tuples = rows.map((row) => `(${used.map(([key]) => ((row as Record<string, unknown>)[key] === undefined ? "default" : p(i++))).join(", ")})`);
+    return `insert into "${name}" (${used.map(([, c]) => `"${c.name}"`).join(", ")}) values ${tuples.join(", ")}${tail ? ` ${tail}` : ""}`;
+  }, values);
+}
+
 export class WriteBatch {
-  private readonly parts: SQL[] = [];
+  private readonly parts: Part[] = [];
 
   /** `q` builds the parts (drizzle builders are made from it, never awaited) and runs them. */
   constructor(readonly q: Queryable) {}
 
-  add(...statements: SQLWrapper[]): void {
-    for (const s of statements) this.parts.push(s.getSQL());
+  add(...statements: Part[]): void {
+    this.parts.push(...statements);
   }
 
   get size(): number {
@@ -33,29 +93,45 @@ export class WriteBatch {
   /** Sends every part in one statement; nothing when empty. */
   async run(on: Queryable = this.q): Promise<void> {
     if (this.parts.length === 0) return;
-    await send(on, this.parts.length === 1 ? this.parts[0]! : sql`with ${this.ctes()} select 1`);
+    await send(on, this.parts.length === 1 ? this.parts[0]! : this.compose(undefined));
   }
 
   /**
    * Sends `main` (an insert or update with RETURNING) and every part in one statement, and
    * answers main's rows mapped like drizzle's own (`table`'s columns: camelCase keys, Dates).
    */
-  async runReturning<T extends Table>(on: Queryable, table: T, main: SQLWrapper): Promise<T["$inferSelect"][]> {
-    const rows = await send(on, this.parts.length === 0 ? main.getSQL() : sql`with main as (${main.getSQL()}), ${this.ctes()} select * from main`);
+  async runReturning<T extends Table>(on: Queryable, table: T, main: Part): Promise<T["$inferSelect"][]> {
+    const rows = await send(on, this.parts.length === 0 ? main : this.compose(main));
     return rows.map((r) => fromDriver(table, r));
   }
 
-  private ctes(): SQL {
-    return sql.join(this.parts.map((p, i) => sql`${sql.raw(`w${i}`)} as (${p})`), sql`, `);
+  /** `with main as (main), w0 as (part 0), ... select * from main` (or `select 1`). */
+  private compose(main: Part | undefined): Part {
+    const all = main ? [main, ...this.parts] : this.parts;
+    if (all.every((p): p is Statement => p instanceof Statement)) {
+      const offsets: number[] = [];
+      let n = 0;
+      for (const p of all) { offsets.push(n); n += p.values.length; }
+      return new Statement(`with${main ? " main" : ""} ${all.map((p) => p.shape).join("\u0002")}`, (p) => {
+        const ctes = all.map((s, k) => `${main && k === 0 ? "main" : `w${main ? k - 1 : k}`} as (${s.make((i) => p(offsets[k]! + i))})`);
+        return `with ${ctes.join(", ")} select ${main ? "* from main" : "1"}`;
+      }, all.flatMap((p) => p.values));
+    }
+    const ctes = sql.join(this.parts.map((p, i) => sql`${sql.raw(`w${i}`)} as (${asSQL(p)})`), sql`, `);
+    return main ? sql`with main as (${asSQL(main)}), ${ctes} select * from main` : sql`with ${ctes} select 1`;
   }
 }
 
-// On PostgreSQL a batch is sent as a named prepared statement, named by its text: a charge's
-// statement has a few shapes (events, entries and settlement rows per installment), each parsed
-// and planned once per connection instead of on every charge. The names are bounded: past
-// MAX_NAMED distinct texts, batches go unnamed. (PGlite's connection prepares every statement.)
+const asSQL = (p: Part): SQL => (p instanceof Statement ? p.toSQL() : p.getSQL());
+
+// On PostgreSQL the hot path's statements go as named prepared statements, each parsed and
+// planned once per connection instead of on every charge. A Statement is named by its shape
+// (its text is made once, then kept with its name); a drizzle statement by its text. Both are
+// bounded: past MAX_NAMED distinct shapes and texts, statements go unnamed and texts are made
+// each time. (PGlite's connection prepares every statement itself.)
 const MAX_NAMED = 500;
 const names = new Map<string, string>();
+const byShape = new Map<string, { text: string; name: string | undefined }>();
 
 function nameOf(text: string): string | undefined {
   let name = names.get(text);
@@ -66,29 +142,42 @@ function nameOf(text: string): string | undefined {
   return name;
 }
 
+function textOf(s: Statement): { text: string; name: string | undefined } {
+  let known = byShape.get(s.shape);
+  if (!known) {
+    const text = s.make((i) => `$${i + 1}`);
+    known = { text, name: nameOf(text) };
+    if (byShape.size < MAX_NAMED) byShape.set(s.shape, known);
+  }
+  return known;
+}
+
 interface DrizzleInternals { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } }; session: { client: unknown } }
 
 /**
  * Runs one statement, as a named prepared statement on PostgreSQL (the hot path's statements:
  * batches, the sandbox processor record, the charge's customer), and answers its raw rows.
  */
-export async function send(on: Queryable, query: SQLWrapper): Promise<Record<string, unknown>[]> {
-  const statement = query.getSQL();
+export async function send(on: Queryable, query: Part): Promise<Record<string, unknown>[]> {
   const { dialect, session } = on as unknown as DrizzleInternals;
   const client = session.client;
   if (client instanceof pg.Pool || client instanceof pg.Client) {
-    const { sql: text, params } = dialect.sqlToQuery(statement);
+    if (query instanceof Statement) {
+      const { text, name } = textOf(query);
+      return (await client.query({ name, text, values: query.values })).rows as Record<string, unknown>[];
+    }
+    const { sql: text, params } = dialect.sqlToQuery(query.getSQL());
     const result = await client.query({ name: nameOf(text), text, values: params });
     return result.rows as Record<string, unknown>[];
   }
-  return queryRows<Record<string, unknown>>(on, statement);
+  return queryRows<Record<string, unknown>>(on, asSQL(query));
 }
 
 /**
  * Adds the statements `build` makes to the batch, or sends them at once (one statement) when
  * the sink is a transaction or the database. `build` gets the Queryable to make builders from.
  */
-export async function write(sink: Sink, build: (q: Queryable) => SQLWrapper[]): Promise<void> {
+export async function write(sink: Sink, build: (q: Queryable) => Part[]): Promise<void> {
   if (sink instanceof WriteBatch) {
     sink.add(...build(sink.q));
     return;
@@ -99,14 +188,14 @@ export async function write(sink: Sink, build: (q: Queryable) => SQLWrapper[]): 
 }
 
 /** Runs a select of `table`'s rows (`select().from(table)`) through `send`, rows mapped like drizzle's. */
-export async function selectRows<T extends Table>(on: Queryable, table: T, query: SQLWrapper): Promise<T["$inferSelect"][]> {
+export async function selectRows<T extends Table>(on: Queryable, table: T, query: Part): Promise<T["$inferSelect"][]> {
   return (await send(on, query)).map((r) => fromDriver(table, r));
 }
 
 /** A raw row (snake_case columns, driver values) as drizzle would answer it for `table`. */
-function fromDriver<T extends Table>(table: T, raw: Record<string, unknown>): T["$inferSelect"] {
+export function fromDriver<T extends Table>(table: T, raw: Record<string, unknown>): T["$inferSelect"] {
   const out: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(getTableColumns(table))) {
+  for (const [key, column] of tableInfo(table).columns) {
     const value = raw[column.name];
     out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
   }

@@ -1,5 +1,5 @@
 import { charges } from "../../db/schema.js";
-import { WriteBatch, isUniqueViolation, type Sink } from "../../db/batch.js";
+import { WriteBatch, insertInto, isUniqueViolation, type Sink } from "../../db/batch.js";
 import { withTx, type Db, type Queryable } from "../../db/client.js";
 import { AppError } from "../../http/errors.js";
 import type { CustomerRow } from "../customers/customers.service.js";
@@ -121,7 +121,7 @@ export function createChargeEffects(deps: EffectDeps) {
       // The row as inserted: the events and the ledger are made from the same values.
       const planned = { ...rowDefaults, ...row } as ChargeRow;
       await effectsOf(batch, planned, customer, true);
-      const [created] = await batch.runReturning(q, charges, q.insert(charges).values(row).returning());
+      const [created] = await batch.runReturning(q, charges, insertInto(charges, [row], "returning *"));
       if (concerned) await notify(q, created!, "pending");
       return created;
     };

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { send } from "../../db/batch.js";
+import { insertInto, send } from "../../db/batch.js";
 import type { Db } from "../../db/client.js";
 import { sandboxProcessorRecords } from "../../db/schema.js";
 import type { ProcessorRecords } from "../../processors/processor.js";
@@ -20,8 +20,7 @@ export function createProcessorRecords(db: Db): ProcessorRecords {
       // Computed first and offered with one INSERT: the first call (nearly every call) is one
       // round trip; a repeated one computes an answer that loses to the recorded one.
       const result = JSON.parse(JSON.stringify(await compute())) as Record<string, unknown>;
-      const [inserted] = await send(db, db.insert(sandboxProcessorRecords).values({ key: k, operation, result })
-        .onConflictDoNothing().returning({ result: sandboxProcessorRecords.result }));
+      const [inserted] = await send(db, insertInto(sandboxProcessorRecords, [{ key: k, operation, result }], `on conflict do nothing returning "result"`));
       return (inserted?.result as Record<string, unknown> | undefined) ?? (await find(k))!;
     },
   };

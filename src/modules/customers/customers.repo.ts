@@ -1,5 +1,5 @@
-import { and, eq, or, type SQL } from "drizzle-orm";
-import { selectRows } from "../../db/batch.js";
+import { and, eq } from "drizzle-orm";
+import { Statement, selectRows } from "../../db/batch.js";
 import type { Queryable } from "../../db/client.js";
 import { customers } from "../../db/schema.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
@@ -22,11 +22,17 @@ export async function findCustomer(q: Queryable, ctx: RequestCtx, id: string): P
 
 /** The oldest customer of this merchant with that e-mail or document (inline charge customers). */
 export async function findCustomerByContact(q: Queryable, ctx: RequestCtx, c: { email?: string; documentId?: string }) {
-  const match: SQL[] = [];
-  if (c.email) match.push(eq(customers.email, c.email));
-  if (c.documentId) match.push(eq(customers.documentId, c.documentId));
+  const match: [string, string][] = [];
+  if (c.email) match.push(["email", c.email]);
+  if (c.documentId) match.push(["document_id", c.documentId]);
   if (match.length === 0) return undefined;
-  const [row] = await selectRows(q, customers, q.select().from(customers).where(and(scope(ctx), or(...match))).orderBy(customers.id).limit(1));
+  // On every charge with an inline customer: a statement written as text (db/batch.ts).
+  const [row] = await selectRows(q, customers, new Statement(
+    `customer by ${match.map(([column]) => column).join(" ")}`,
+    (p) => `select * from customers where merchant_id = ${p(0)} and environment = ${p(1)}
+      and (${match.map(([column], k) => `${column} = ${p(2 + k)}`).join(" or ")}) order by id limit 1`,
+    [ctx.merchantId, ctx.environment, ...match.map(([, value]) => value)],
+  ));
   return row;
 }
 

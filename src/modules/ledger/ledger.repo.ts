@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, isNull, lte, sql } from "drizzle-orm";
-import { write, type Sink } from "../../db/batch.js";
+import { insertInto, write, type Sink } from "../../db/batch.js";
 import type { Queryable } from "../../db/client.js";
 import { ledgerEntries, ledgerTransactions, settlements } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
@@ -32,15 +32,15 @@ export async function postTransaction(
   if (sum !== 0) throw new Error(`unbalanced ledger transaction ${t.type} for ${t.sourceId}: sums to ${sum}`);
   const id = newId("ltx");
   // The transaction, its entries and the settlement rows it schedules: one statement.
-  await write(sink, (q) => [
-    q.insert(ledgerTransactions).values({ id, environment: t.environment, type: t.type, sourceId: t.sourceId, description: t.description ?? null }),
+  await write(sink, () => [
+    insertInto(ledgerTransactions, [{ id, environment: t.environment, type: t.type, sourceId: t.sourceId, description: t.description ?? null }]),
     ...(entries.length > 0
-      ? [q.insert(ledgerEntries).values(entries.map((e) => ({
+      ? [insertInto(ledgerEntries, entries.map((e) => ({
           id: newId("le"), transactionId: id, owner: e.owner, environment: t.environment, currency: t.currency,
           account: e.account, amount: e.amount, type: t.type, sourceId: t.sourceId,
         })))]
       : []),
-    ...(settlementRows.length > 0 ? [q.insert(settlements).values(settlementRows)] : []),
+    ...(settlementRows.length > 0 ? [insertInto(settlements, settlementRows)] : []),
   ]);
   return id;
 }

@@ -1,5 +1,4 @@
-import { sql, type SQLWrapper } from "drizzle-orm";
-import { write, type Sink } from "../../db/batch.js";
+import { Statement, insertInto, write, type Sink } from "../../db/batch.js";
 import { events, webhookDeliveries } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
 import { newId } from "../../lib/ids.js";
@@ -39,26 +38,28 @@ export async function recordEvents(sink: Sink, inputs: EventInput[]): Promise<st
       }]
     : []);
   const toEndpoints = rows.filter((r) => r.spec.toEndpoints);
-  await write(sink, (q) => {
-    const parts: SQLWrapper[] = [q.insert(events).values(rows.map(({ input, id, spec }) => ({
+  await write(sink, () => {
+    const parts = [insertInto(events, rows.map(({ input, id, spec }) => ({
       id, merchantId: input.merchantId, environment: input.environment, type: input.type, envelope: spec.envelope,
       objectId: input.objectId, data: input.data,
     })))];
-    if (toEndpoints.length > 0) {
-      const wanted = sql.join(toEndpoints.map(({ input, id }) =>
-        sql`(${id}::text, ${input.type}::text, ${input.merchantId}::text, ${input.environment}::text)`), sql`, `);
-      parts.push(sql`insert into webhook_deliveries (id, event_id, merchant_id, environment, endpoint_id, url, kind)
-        select 'whd_' || substr(v.event_id, 5, 10) || substr(md5(v.event_id || ':' || e.id), 1, 16),
-               v.event_id, e.merchant_id, e.environment, e.id, e.url, 'endpoint'
-        from (values ${wanted}) as v (event_id, type, merchant_id, environment)
-        join webhook_endpoints e on e.merchant_id = v.merchant_id and e.environment = v.environment
-        where e.enabled and e.deleted_at is null
-          and (e.events @> '["*"]'::jsonb or e.events @> jsonb_build_array(v.type))`);
-    }
-    if (postbacks.length > 0) parts.push(q.insert(webhookDeliveries).values(postbacks));
+    if (toEndpoints.length > 0) parts.push(endpointDeliveries(toEndpoints.map(({ input, id }) => [id, input.type, input.merchantId, input.environment])));
+    if (postbacks.length > 0) parts.push(insertInto(webhookDeliveries, postbacks));
     return parts;
   });
   return rows.map((r) => r.id);
+}
+
+/** The deliveries of events (id, type, merchant, environment) to the endpoints subscribed to them. */
+function endpointDeliveries(wanted: [string, string, string, string][]): Statement {
+  return new Statement(`endpoint deliveries ${wanted.length}`, (p) => `insert into webhook_deliveries (id, event_id, merchant_id, environment, endpoint_id, url, kind)
+    select 'whd_' || substr(v.event_id, 5, 10) || substr(md5(v.event_id || ':' || e.id), 1, 16),
+           v.event_id, e.merchant_id, e.environment, e.id, e.url, 'endpoint'
+    from (values ${wanted.map((_, k) => `(${p(4 * k)}::text, ${p(4 * k + 1)}::text, ${p(4 * k + 2)}::text, ${p(4 * k + 3)}::text)`).join(", ")})
+      as v (event_id, type, merchant_id, environment)
+    join webhook_endpoints e on e.merchant_id = v.merchant_id and e.environment = v.environment
+    where e.enabled and e.deleted_at is null
+      and (e.events @> '["*"]'::jsonb or e.events @> jsonb_build_array(v.type))`, wanted.flat());
 }
 
 /** Records one event and its deliveries (recordEvents for one). */
