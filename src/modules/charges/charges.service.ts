@@ -83,19 +83,23 @@ export function createChargeService(deps: ChargeServiceDeps) {
       amountMinor, currency, paymentMethod: method.methodType, brand: method.brand, installments: method.installments,
     });
 
-    const result = await processor.authorize({
-      chargeId: id, amountMinor, currency, instrument: method.instrument,
-      merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey },
-      customer: existingCustomer
-        ? { name: existingCustomer.name, email: existingCustomer.email, documentId: existingCustomer.documentId, documentType: existingCustomer.documentType }
-        : { name: body.customer.name ?? "", email: body.customer.email ?? null, documentId: body.customer.document?.id ?? null, documentType: body.customer.document?.type ?? null },
-      now: at, publicBaseUrl: deps.config.publicBaseUrl,
-    });
+    // An inline customer is found by its contact or created on its own, while the processor
+    // answers (one round trip less on the way to the charge's statement): a customer without a
+    // charge (the processor failed, the charge's statement failed, a crash) is found again by
+    // the retry.
+    const [result, customer] = await Promise.all([
+      processor.authorize({
+        chargeId: id, amountMinor, currency, instrument: method.instrument,
+        merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey },
+        customer: existingCustomer
+          ? { name: existingCustomer.name, email: existingCustomer.email, documentId: existingCustomer.documentId, documentType: existingCustomer.documentType }
+          : { name: body.customer.name ?? "", email: body.customer.email ?? null, documentId: body.customer.document?.id ?? null, documentType: body.customer.document?.type ?? null },
+        now: at, publicBaseUrl: deps.config.publicBaseUrl,
+      }),
+      existingCustomer ?? deps.customers.resolveForCharge(db, ctx, body.customer),
+    ]);
     faultPoint("charge.after-authorize");
 
-    // An inline customer is found by its contact or created first, on its own: a customer
-    // without a charge (the charge's statement failed, a crash) is found again by the retry.
-    const customer = existingCustomer ?? (await deps.customers.resolveForCharge(db, ctx, body.customer));
     // The charge is inserted in its first status, the processor's answer, with its events and
     // ledger posting: one statement (charge-effects create).
     const charge = (await effects.create(db, {
