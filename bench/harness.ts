@@ -67,7 +67,10 @@ export interface ServerProcess {
 
 /** `node [nodeArgs] --import tsx src/main.ts [args]`, as an operator starts it. */
 export function startServer(env: NodeJS.ProcessEnv, opts: { args?: string[]; nodeArgs?: string[] } = {}): ServerProcess {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", "src/main.ts", ...(opts.args ?? [])], {
+  // Through tsx as `npm start` runs it; BENCH_COMPILED=1 runs `node dist/main.js` as docs/deploy.md
+  // does (after `npm run build`), without tsx's loader in the process.
+  const main = process.env.BENCH_COMPILED === "1" ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"];
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...main, ...(opts.args ?? [])], {
     cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

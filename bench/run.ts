@@ -9,6 +9,7 @@
 //
 // With DATABASE_URL, a scratch database is created next to the given one and dropped at the
 // end. Scenarios live in bench/scenarios.ts. Results are recorded in bench/RESULTS.md.
+// BENCH_COMPILED=1 runs the compiled server (`npm run build` first), as docs/deploy.md runs it.
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
