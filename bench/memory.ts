@@ -12,7 +12,8 @@
 //   RATE_LIMIT_PER_KEY=0 DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira_ci npx tsx bench/memory.ts
 //   BENCH_CHARGES=20000 BENCH_CHECKPOINTS=1000,10000,20000 npx tsx bench/memory.ts      # shorter, PGlite
 //   BENCH_COMPILED=1 ... npx tsx bench/memory.ts      # `node dist/main.js` as docs/deploy.md runs it (after `npm run build`)
-//   BENCH_NODE_ARGS="--max-semi-space-size=2" ... npx tsx bench/memory.ts   # V8 flags for the API and worker processes
+//   BENCH_NODE_ARGS="--max-semi-space-size=4" ... npx tsx bench/memory.ts   # V8 flags for the API process
+//   instead of those of `npm run api` (BENCH_NODE_ARGS="" for Node's defaults; the worker runs without)
 //
 // Results are recorded in bench/RESULTS.md ("Memory of an API process").
 import { randomBytes } from "node:crypto";
@@ -83,13 +84,18 @@ const env = childEnv({
 });
 const base = `http://127.0.0.1:${port}`;
 // Through tsx by default (as `npm run api` does); BENCH_COMPILED=1 runs the build as deployed.
+// The run's current directory is the repository (package.json, dist/).
 const COMPILED = process.env.BENCH_COMPILED === "1";
 if (COMPILED && !existsSync("dist/main.js")) throw new Error("BENCH_COMPILED=1 needs `npm run build` first");
-// Node/V8 flags put before the entry point (space-separated), e.g. to compare heap settings.
-const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-const start = (e: NodeJS.ProcessEnv, args: string[]) =>
-  startProcess(process.execPath, [...NODE_ARGS, ...(COMPILED ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"]), ...args], e);
-const api = start(env, databaseUrl ? ["api"] : []);
+// Node/V8 flags put before the entry point (space-separated), e.g. to compare heap settings. By
+// default, those of `npm run api` (the heap limits of docs/deploy.md, "Memory"); "" for none.
+const apiScript: string = JSON.parse(readFileSync("package.json", "utf8")).scripts.api;
+const scriptWords = apiScript.split(/\s+/);
+const scriptFlags = scriptWords.slice(scriptWords.indexOf("node") + 1, scriptWords.indexOf("--import"));
+const NODE_ARGS = process.env.BENCH_NODE_ARGS === undefined ? scriptFlags : process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean);
+const start = (e: NodeJS.ProcessEnv, args: string[], nodeArgs: string[] = []) =>
+  startProcess(process.execPath, [...nodeArgs, ...(COMPILED ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"]), ...args], e);
+const api = start(env, databaseUrl ? ["api"] : [], NODE_ARGS);
 let worker: ServerProcess | undefined;
 try {
   const key = (await api.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 120_000))[1]!;
