@@ -11,23 +11,31 @@ export interface Task {
   run(): Promise<number>;
   /** Lets work in flight finish (e.g. deliveries being sent) when the worker stops. */
   stop?(): Promise<void>;
+  /**
+   * Ends a wait inside run(), for a task whose run waits on its own work (the delivery task
+   * waits for a delivery in flight to finish): new work must not queue behind a slow receiver.
+   */
+  wake?(): void;
 }
 
 export interface Worker {
   stop(): Promise<void>;
   /** Runs every task once, until each reports no work (tests and sandbox endpoints). */
   drain(): Promise<void>;
-  /** Ends the idle wait of a task now (e.g. on a NOTIFY that new deliveries are queued). */
+  /** Ends the wait of a task now, idle or inside its run (e.g. on a NOTIFY that new deliveries are queued). */
   wake(name: string): void;
 }
 
 export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
   const abort = new AbortController();
   const wakers = new Map<string, () => void>();
-  // A wake that comes while the task runs is kept, so the next idle wait ends at once.
+  // A wake that comes while the task runs is kept, so the next idle wait ends at once: the run
+  // may have read the queue before the work the wake announces was committed.
   const woken = new Set<string>();
+  const byName = new Map(tasks.map((t) => [t.name, t]));
   const idle = async (task: Task) => {
-    if (woken.delete(task.name)) return;
+    // A stop during the run has already fired its abort event: no nap would hear it.
+    if (woken.delete(task.name) || abort.signal.aborted) return;
     const nap = new AbortController();
     const stop = () => nap.abort();
     wakers.set(task.name, () => { woken.delete(task.name); stop(); });
@@ -59,8 +67,9 @@ export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
     drain: () => drainTasks(tasks),
     wake: (name) => {
       const waker = wakers.get(name);
-      if (waker) waker();
-      else woken.add(name);
+      if (waker) return waker();
+      woken.add(name);
+      byName.get(name)?.wake?.();
     },
   };
 }

@@ -198,22 +198,27 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
   const observers: DeliveryObserver[] = [];
   const errors: unknown[] = [];
 
-  // The waits of nextFinished, ended by the next delivery to finish.
+  // The waits of nextFinished, ended by the next delivery to finish or by a wake.
   const waiting: (() => void)[] = [];
+  const release = () => { if (waiting.length > 0) for (const resolve of waiting.splice(0)) resolve(); };
+  // New deliveries were queued since this run began: the run ends without waiting for the ones
+  // in flight, so the next run claims them into free slots at once. Otherwise a delivery queued
+  // while one receiver takes its time (up to timeoutMs) waited for that receiver.
+  let woken = false;
 
   function start(d: repo.ClaimedDelivery): void {
     const running = attempt(d)
       .then((outcome) => { finished.push({ d, outcome }); }, (err: unknown) => { errors.push(err); })
       .finally(() => {
         inflight.delete(d.id);
-        if (waiting.length > 0) for (const resolve of waiting.splice(0)) resolve();
+        release();
       });
     inflight.set(d.id, running);
   }
 
-  /** Waits until some delivery in flight is finished, unless one already is. */
+  /** Waits until some delivery in flight is finished, unless one already is, or a wake. */
   async function nextFinished(): Promise<void> {
-    if (finished.length > 0 || errors.length > 0 || inflight.size === 0) return;
+    if (woken || finished.length > 0 || errors.length > 0 || inflight.size === 0) return;
     await new Promise<void>((resolve) => { waiting.push(resolve); });
   }
 
@@ -239,11 +244,13 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
   /**
    * One run of the task: claim due deliveries into the free slots and record the finished
    * ones, both at once (two connections; PGlite runs them one after the other), then wait
-   * until some delivery in flight is finished. Under load a claim waits for a quarter of the
-   * slots to be free, so that each claim is one statement for several deliveries. Returns how
-   * much it did; 0 when nothing was due, in flight or finished.
+   * until some delivery in flight is finished or a wake announces new ones. Under load a
+   * claim waits for a quarter of the slots to be free, so that each claim is one statement for
+   * several deliveries. Returns how much it did; 0 when nothing was due, in flight or finished.
    */
   async function runOnce(): Promise<number> {
+    // Cleared before the claim reads the queue: a wake from here on may announce rows it misses.
+    woken = false;
     const room = deps.concurrency - inflight.size;
     const claiming = room > 0 && (room >= minClaim || inflight.size === 0)
       ? repo.claimDue(db, room, deps.leaseMs, firstDelayMs).then((claimed) => {
@@ -256,6 +263,12 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     if (recorded.status === "rejected") throw recorded.reason;
     await nextFinished();
     return claimed.value + recorded.value + inflight.size + finished.length;
+  }
+
+  /** New deliveries are queued (the runner's wake): a run waiting on deliveries in flight ends. */
+  function wake(): void {
+    woken = true;
+    release();
   }
 
   /** Lets the deliveries in flight end and records them, claiming nothing new (shutdown). */
@@ -272,7 +285,7 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     observers.push(observer);
   }
 
-  return { runOnce, finish, observe };
+  return { runOnce, finish, observe, wake };
 }
 
 export type DeliveryObserver = (d: repo.ClaimedDelivery, outcome: repo.Outcome) => void;

@@ -44,7 +44,7 @@ export function createWebhookModule(deps: WebhookModuleDeps) {
   // `stop` lets the deliveries in flight finish and be recorded on a graceful shutdown; a
   // runner that does not call it loses nothing either (their leases expire and they are sent
   // again), it only causes duplicates that receivers dedupe by webhook-id.
-  const deliver = { name: "webhooks.deliver", intervalMs: config.workerPollMs, run: delivery.runOnce, stop: delivery.finish };
+  const deliver = { name: "webhooks.deliver", intervalMs: config.workerPollMs, run: delivery.runOnce, stop: delivery.finish, wake: delivery.wake };
   // One batch per run, each its own short transaction; the runner repeats a run that did work.
   const prune = (limit = PRUNE_BATCH) => withTx(db, (tx) => pruneEvents(tx, config.eventRetentionDays, limit));
   const pruneTask = { name: "webhooks.prune", intervalMs: 60 * 60 * 1000, run: () => prune() };
