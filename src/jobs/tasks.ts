@@ -19,6 +19,13 @@ export function createTasks(deps: { config: Config; db: Db; services: Services; 
       run: () => deps.services.ledger.settle({ dueBy: new Date() }),
     },
     {
+      // Folds committed ledger entries into the running balances that GET /v1/balance and the
+      // payout check read (the rollups plus the entries since); exact whether it ran or not.
+      name: "ledger.rollup",
+      intervalMs: 5_000,
+      run: () => deps.services.ledger.rollUp(),
+    },
+    {
       name: "idempotency.purge",
       intervalMs: 60 * 60 * 1000,
       run: async () => {

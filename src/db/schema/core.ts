@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 
@@ -171,13 +172,29 @@ export const ledgerEntries = pgTable("ledger_entries", {
   amount: money("amount").notNull(),
   type: text("type").notNull(),
   sourceId: text("source_id"),
+  /** Counted in ledger_rollups (set by the rollup job only, in the statement that adds it there). */
+  rolledUp: boolean("rolled_up").notNull().default(false),
   createdAt: createdAt(),
 }, (t) => [
   index("ledger_entries_account_idx").on(t.owner, t.environment, t.currency, t.account),
   // GET /v1/balance-transactions: an owner's entries newest first.
   index("ledger_entries_owner_idx").on(t.owner, t.environment, t.id),
   index("ledger_entries_tx_idx").on(t.transactionId),
+  // The entries not rolled up yet: an owner's tail for its balances, and the rollup job's queue.
+  index("ledger_entries_unrolled_idx").on(t.owner, t.environment).where(sql`not ${t.rolledUp}`),
 ]);
+
+// Running balances: per account, the sum of its entries marked rolled_up. A balance is its
+// rollup row plus its entries not rolled up yet (ledger.repo.ts). Only the rollup job writes
+// here, never the charge path: a row per platform account updated by every charge would
+// serialize all charges on it.
+export const ledgerRollups = pgTable("ledger_rollups", {
+  owner: text("owner").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  currency: text("currency").notNull(),
+  account: text("account").notNull(),
+  amount: money("amount").notNull(),
+}, (t) => [primaryKey({ columns: [t.owner, t.environment, t.currency, t.account] })]);
 
 // Money owed to an account holder that becomes available on a date (card: per installment,
 // Pix: next day). The unsettled rows of a merchant sum to its pending balance.

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, isNull, lte, sql } from "drizzle-orm";
 import { insertInto, write, type Sink } from "../../db/batch.js";
-import type { Queryable } from "../../db/client.js";
+import { queryRows, type Queryable } from "../../db/client.js";
 import { ledgerEntries, ledgerTransactions, settlements } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
@@ -71,24 +71,64 @@ export async function claimDueSettlements(tx: Queryable, f: { dueBy: Date; limit
     .for("update", { skipLocked: true });
 }
 
+// Running balances. An entry is counted in its account's ledger_rollups row once rollUpEntries
+// has marked it rolled_up, and until then it is in the tail (not rolled_up, read through the
+// partial index ledger_entries_unrolled_idx). Each read below is one statement, so the rollups
+// and the tail come from one snapshot: a rollup committing meanwhile is seen whole (its entries
+// flagged and its sums added) or not at all, and no entry is counted twice or missed.
+
+/** An owner's balances per currency and account: the sums of all its entries. */
 export async function balances(q: Queryable, owner: string, environment: Environment) {
-  return q
-    .select({ currency: ledgerEntries.currency, account: ledgerEntries.account, amount: sql<string>`sum(${ledgerEntries.amount})` })
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.owner, owner), eq(ledgerEntries.environment, environment)))
-    .groupBy(ledgerEntries.currency, ledgerEntries.account);
+  return queryRows<{ currency: string; account: string; amount: string }>(q, sql`
+    select currency, account, sum(amount)::text as amount from (
+      select currency, account, amount from ledger_rollups where owner = ${owner} and environment = ${environment}
+      union all
+      select currency, account, amount from ledger_entries where owner = ${owner} and environment = ${environment} and not rolled_up
+    ) b
+    group by currency, account
+    order by currency, account`);
 }
 
 /** The balance of one account; the caller holds the lock that serializes debits of it. */
 export async function accountBalance(q: Queryable, a: { owner: string; environment: Environment; currency: string; account: Account }): Promise<number> {
-  const [row] = await q
-    .select({ amount: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)` })
-    .from(ledgerEntries)
-    .where(and(
-      eq(ledgerEntries.owner, a.owner), eq(ledgerEntries.environment, a.environment),
-      eq(ledgerEntries.currency, a.currency), eq(ledgerEntries.account, a.account),
-    ));
+  const [row] = await queryRows<{ amount: string }>(q, sql`
+    select coalesce(sum(amount), 0)::text as amount from (
+      select amount from ledger_rollups
+      where owner = ${a.owner} and environment = ${a.environment} and currency = ${a.currency} and account = ${a.account}
+      union all
+      select amount from ledger_entries
+      where owner = ${a.owner} and environment = ${a.environment} and currency = ${a.currency} and account = ${a.account} and not rolled_up
+    ) b`);
   return Number(row?.amount ?? 0);
+}
+
+/**
+ * Rolls up to `limit` entries into ledger_rollups; returns how many. One statement, so an entry
+ * is flagged and added to its account's sum together or not at all (a crash or an error leaves
+ * both as they were). Entries are claimed with FOR UPDATE SKIP LOCKED, so concurrent runs (several
+ * workers) take different entries; an entry another run rolled up meanwhile fails the recheck of
+ * `not rolled_up` under its lock and is left out. Entries of transactions not committed yet are
+ * invisible here and stay in the tail until a later run. The sums are added in key order, so two
+ * runs lock rollup rows in the same order and cannot deadlock on them.
+ */
+export async function rollUpEntries(q: Queryable, limit: number): Promise<number> {
+  const [row] = await queryRows<{ entries: string | number }>(q, sql`
+    with batch as (
+      select id from ledger_entries where not rolled_up limit ${limit} for update skip locked
+    ), flagged as (
+      update ledger_entries e set rolled_up = true from batch
+      where e.id = batch.id and not e.rolled_up
+      returning e.owner, e.environment, e.currency, e.account, e.amount
+    ), added as (
+      insert into ledger_rollups (owner, environment, currency, account, amount)
+      select owner, environment, currency, account, sum(amount) from flagged
+      group by owner, environment, currency, account
+      order by owner, environment, currency, account
+      on conflict (owner, environment, currency, account) do update set amount = ledger_rollups.amount + excluded.amount
+      returning 1
+    )
+    select (select count(*) from flagged) as entries, (select count(*) from added) as accounts`);
+  return Number(row?.entries ?? 0);
 }
 
 export async function listEntries(q: Queryable, owner: string, environment: Environment, query: PageQuery & { type?: string }) {

@@ -17,6 +17,10 @@ import { refundShares, splitShares, type SplitRule } from "./split.js";
 // are requested, and out of the ledger (paid_out, fee revenue) when they are approved.
 export const PLATFORM = "platform";
 const DAY_MS = 24 * 60 * 60 * 1000;
+// Entries per rollup statement: large enough that a backlog of millions (after the migration)
+// goes at thousands per round trip, small enough that one statement's locks and its time on the
+// single PGlite connection stay short.
+const ROLLUP_BATCH = 5000;
 
 export interface PaidCharge {
   id: string;
@@ -199,6 +203,20 @@ export function createLedgerService(deps: { db: Db }) {
     }
   }
 
+  /**
+   * Rolls every committed entry not rolled up yet into the running balances (ledger.repo.ts),
+   * in statements of ROLLUP_BATCH entries; returns how many. Balances are exact whether this
+   * has run or not: it only makes reading them cheap.
+   */
+  async function rollUp(batch = ROLLUP_BATCH): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await repo.rollUpEntries(db, batch);
+      total += n;
+      if (n < batch) return total;
+    }
+  }
+
   async function balance(ctx: RequestCtx) {
     const rows = await repo.balances(db, ctx.merchantId, ctx.environment);
     const pick = (account: string) =>
@@ -223,7 +241,7 @@ export function createLedgerService(deps: { db: Db }) {
     };
   }
 
-  return { postChargePaid, postRefund, reservePayout, completePayout, releasePayout, settle, balance, transactions };
+  return { postChargePaid, postRefund, reservePayout, completePayout, releasePayout, settle, rollUp, balance, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;
