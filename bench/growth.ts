@@ -6,13 +6,15 @@
 //   DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira_ci npx tsx bench/growth.ts
 //   ... bench/growth.ts --levels 10000,1000000,5000000 --merchants 1,100,10000 --merchant-charges 1000000
 //   ... bench/growth.ts --levels 10000 --merchants "" --duration 2 --warmup 1     # a quick try
+//   ... bench/growth.ts --levels 1000000 --merchants "" --only balance               # one scenario (and the ceiling)
 //
 // Two series, each in scratch databases next to DATABASE_URL's (dropped at the end, also on failure):
 // - charges: one database that grows through --levels; 100 merchants, the demo merchant (whose key
 //   the benchmark uses) owns half of the charges, the others share the rest.
 // - merchants: for each of --merchants, a fresh database with --merchant-charges charges spread
 //   evenly over that many merchants (the other merchants are the demo merchant's submerchants).
-// Existing data is written by set-based SQL (INSERT ... SELECT generate_series) and ANALYZEd. The
+// Existing data is written by set-based SQL (INSERT ... SELECT generate_series) and ANALYZEd; its
+// ledger entries are then rolled into the running balances by the worker's job (timed). The
 // server is started per level as an operator starts it (`src/main.ts api`, rate limits off). Only
 // the API role runs: a worker would settle, expire and purge the seeded rows while we measure.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -25,6 +27,7 @@ import * as schema from "../src/db/schema.js";
 import type { Db } from "../src/db/client.js";
 import { createScratchDatabase, freePort, measure, serverEnv, startServer, type Row, type ScratchDatabase } from "./harness.js";
 import { basicAuth, scenarios, type BenchServer, type Scenario } from "./scenarios.js";
+import { createLedgerService } from "../src/modules/ledger/ledger.service.js";
 import { explainListQueries, type PlanSummary } from "./growth-explain.js";
 import { seedLevel, prepareSeed, type SeedIds } from "./growth-seed.js";
 
@@ -36,12 +39,15 @@ const { values: opts } = parseArgs({
     duration: { type: "string", default: "5" },
     warmup: { type: "string", default: "1" },
     connections: { type: "string", default: "10" },
+    // Scenario names to measure (the ceiling is always measured), e.g. --only balance,charge-card.
+    only: { type: "string", default: "" },
   },
 });
 const list = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean).map(Number);
 const levels = list(opts.levels!);
 const merchantCounts = list(opts.merchants!);
 const merchantCharges = Number(opts["merchant-charges"]);
+const only = new Set(opts.only!.split(",").map((x) => x.trim()).filter(Boolean));
 const timing = { seconds: Number(opts.duration), warmup: Number(opts.warmup), connections: Number(opts.connections) };
 const baseUrl = process.env.DATABASE_URL;
 if (!baseUrl) {
@@ -80,7 +86,7 @@ function levelScenarios(ids: SeedIds): Scenario[] {
     get("deliveries", "GET /v1/webhook-endpoints/:id/deliveries", () => `/v1/webhook-endpoints/${ids.endpointId}/deliveries`),
     get("webhook-endpoints", "GET /v1/webhook-endpoints", () => "/v1/webhook-endpoints"),
     get("balance-transactions", "GET /v1/balance-transactions", () => "/v1/balance-transactions"),
-    get("balance", "GET /v1/balance (not a list: the sums of the merchant's ledger entries)", () => "/v1/balance"),
+    get("balance", "GET /v1/balance (not a list: the running balances of the merchant plus its entries not rolled up yet)", () => "/v1/balance"),
     get("payment-links", "GET /v1/payment-links", () => "/v1/payment-links"),
     get("plans", "GET /v1/plans", () => "/v1/plans"),
     get("subscriptions", "GET /v1/subscriptions (page 1, with its total)", () => "/v1/subscriptions"),
@@ -91,7 +97,7 @@ function levelScenarios(ids: SeedIds): Scenario[] {
 }
 
 interface LevelResult {
-  series: string; charges: number; merchants: number; seedSeconds: number; load: string; rows: Row[];
+  series: string; charges: number; merchants: number; seedSeconds: number; rollupSeconds: number; load: string; rows: Row[];
   /** Buffers and time of each list query at this level: unlike req/s, not moved by the other work on the machine. */
   explained: { name: string; buffers: number; ms: number; scans: string[] }[];
 }
@@ -123,11 +129,13 @@ async function round(series: string, db: ScratchDatabase, spec: { charges: numbe
       have = target;
       const seedSeconds = Math.round((performance.now() - started) / 100) / 10;
       console.log(`${series}: ${target} charges, ${spec.merchants} merchants seeded in ${seedSeconds} s`);
+      const rollup = await rollUpSeed(db.url);
+      console.log(`${series}: ${rollup.entries} ledger entries rolled up in ${rollup.seconds} s (the worker's job, as after migration 0009), then VACUUM ANALYZE`);
       server = startServer(env, { args: ["api"] });
       const rows: Row[] = [];
       try {
         const bench = await server.ready(keys);
-        for (const scenario of levelScenarios(ids)) {
+        for (const scenario of levelScenarios(ids).filter((x) => only.size === 0 || only.has(x.name) || x.name === "ceiling")) {
           rows.push(await measure(bench, scenario, timing));
         }
       } finally {
@@ -143,11 +151,30 @@ async function round(series: string, db: ScratchDatabase, spec: { charges: numbe
       }
       if (spec.explain) largest = plans;
       const explained = plans.map((p) => ({ name: p.name, buffers: p.hit + p.read, ms: Number(p.ms.toFixed(2)), scans: p.scans }));
-      results.push({ series, charges: target, merchants: spec.merchants, seedSeconds, load: os.loadavg().map((x) => x.toFixed(1)).join(" "), rows, explained });
+      results.push({ series, charges: target, merchants: spec.merchants, seedSeconds, rollupSeconds: rollup.seconds, load: os.loadavg().map((x) => x.toFixed(1)).join(" "), rows, explained });
       printLevel(results.at(-1)!);
     }
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * Rolls the seeded ledger entries into the running balances with the worker's own job, as it
+ * works through the entries that exist when migration 0009 is deployed; then VACUUM ANALYZE, as
+ * autovacuum does after a table's rows were all updated, so that the balances are read as in
+ * the steady state (rollups plus a short tail).
+ */
+async function rollUpSeed(url: string): Promise<{ entries: number; seconds: number }> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const started = performance.now();
+    const entries = await createLedgerService({ db: drizzle(pool, { schema }) as unknown as Db }).rollUp();
+    const seconds = Math.round((performance.now() - started) / 100) / 10;
+    await pool.query("vacuum analyze ledger_entries, ledger_rollups");
+    return { entries, seconds };
+  } finally {
+    await pool.end();
   }
 }
 
@@ -159,6 +186,8 @@ function printLevel(r: LevelResult) {
   for (const x of r.rows) {
     console.log(`| ${x.scenario} | ${Math.round(x.requestsPerSecond)} | ${x.p50} | ${x.p99} | ${((x.requestsPerSecond / ceiling.requestsPerSecond) * 100).toFixed(1)} % |`);
   }
+  // This level's plans now, so that a run stopped at a later level still has them.
+  for (const x of r.explained) console.log(`explain | ${x.name} | ${x.scans.join("; ")} | ${x.buffers} buffers | ${x.ms} ms |`);
 }
 
 /** One table per series: a column per level, a row per scenario, "req/s / p99 ms". */
@@ -173,6 +202,7 @@ function printSeries(series: string) {
   }
   console.log(`| load average (1, 5, 15 min) | ${rs.map((r) => r.load).join(" | ")} |`);
   console.log(`| seeding, s | ${rs.map((r) => r.seedSeconds).join(" | ")} |`);
+  console.log(`| ledger rollup of the seeded entries, s | ${rs.map((r) => r.rollupSeconds).join(" | ")} |`);
 }
 
 /** Buffers / ms of each list query at each level, one column per level. */
