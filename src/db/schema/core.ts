@@ -176,7 +176,6 @@ export const ledgerEntries = pgTable("ledger_entries", {
   rolledUp: boolean("rolled_up").notNull().default(false),
   createdAt: createdAt(),
 }, (t) => [
-  index("ledger_entries_account_idx").on(t.owner, t.environment, t.currency, t.account),
   // GET /v1/balance-transactions: an owner's entries newest first.
   index("ledger_entries_owner_idx").on(t.owner, t.environment, t.id),
   index("ledger_entries_tx_idx").on(t.transactionId),
