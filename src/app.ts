@@ -157,7 +157,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(fastifySwaggerUi, { routePrefix: "/docs", uiConfig: { persistAuthorization: true } });
   await app.register(fastifyJwt, { secret: config.jwtSecret, verify: { algorithms: ["HS256"] }, sign: { algorithm: "HS256" } });
 
-  const rateLimits = createRateLimits({ config, db, policies: deps.rateLimitPolicies });
+  const rateLimits = createRateLimits({ config, db, policies: deps.rateLimitPolicies, configChanges: services.configChanges });
   registerAuth(app, services.merchants.authenticator, rateLimits.failedAuth);
   registerRateLimits(app, rateLimits); // after registerAuth: its hook needs req.ctx
   registerIdempotency(app, db, { hashKey: `idempotency:${config.encryptionKey}`, sealer: services.sealer, leaseMs: config.idempotencyLeaseMs });

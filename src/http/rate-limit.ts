@@ -5,6 +5,7 @@ import { BurstyRateLimiter, RateLimiterDrizzle, RateLimiterMemory, RateLimiterRe
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { rateLimits } from "../db/schema.js";
+import type { ConfigChanges } from "../lib/config-changes.js";
 import { sha256Hex } from "../lib/crypto.js";
 import type { RequestCtx } from "./context.js";
 import { AppError } from "./errors.js";
@@ -22,6 +23,11 @@ export interface LockoutPolicy {
   maxLockSeconds: number;
   /** Failures are counted over this window, fixed from the first one. */
   windowSeconds: number;
+  /**
+   * PostgreSQL, failed authentication only: how long a process keeps having read "no lock" for
+   * an address before reading it again (default 5; see knownLocks).
+   */
+  rememberSeconds?: number;
 }
 
 export interface RateLimitPolicies {
@@ -103,7 +109,7 @@ export function clientAddressKey(ip: string): string {
   return `${all.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
 }
 
-export function createRateLimits(deps: { config: Config; db: Db; policies?: Partial<RateLimitPolicies> }): RateLimits {
+export function createRateLimits(deps: { config: Config; db: Db; policies?: Partial<RateLimitPolicies>; configChanges?: ConfigChanges }): RateLimits {
   const { config } = deps;
   const policies = { ...DEFAULT_RATE_LIMIT_POLICIES, ...deps.policies };
   const shared = Boolean(config.databaseUrl);
@@ -126,14 +132,25 @@ export function createRateLimits(deps: { config: Config; db: Db; policies?: Part
     : undefined;
 
   const failedAuthAddress = createLockout(make, "auth_ip", policies.failedAuthAddress);
+  // Read on every authenticated request: on PostgreSQL a round trip that was one of a card
+  // charge's four statements. Each process remembers what it read (see knownLocks).
+  const locks = shared
+    ? knownLocks(failedAuthAddress, deps.configChanges, (policies.failedAuthAddress.rememberSeconds ?? 5) * 1000)
+    : { lockedFor: (key: string) => failedAuthAddress.lockedFor(key), locked: () => undefined };
   const failedAuth: AuthFailureGuard = {
     // Fails open: authentication itself still runs, and keys cannot be guessed anyway.
     async check(ip, reply) {
-      const waitMs = await failedAuthAddress.lockedFor(clientAddressKey(ip)).catch((err: unknown) => storeFailed(reply.log, err, 0));
+      const waitMs = await locks.lockedFor(clientAddressKey(ip)).catch((err: unknown) => storeFailed(reply.log, err, 0));
       if (waitMs > 0) throw tooManyRequests(reply, waitMs, "Too many failed authentications from this address; retry later");
     },
     async recordFailure(ip, reply) {
-      await failedAuthAddress.recordFailure(clientAddressKey(ip)).catch((err: unknown) => storeFailed(reply.log, err, undefined));
+      const key = clientAddressKey(ip);
+      const seconds = await failedAuthAddress.recordFailure(key).catch((err: unknown) => storeFailed(reply.log, err, 0));
+      if (seconds > 0) {
+        locks.locked(key, seconds);
+        // Every other process forgets what it knew, so the lock holds there from its next request.
+        if (shared) await deps.configChanges?.announce(deps.db).catch((err: unknown) => storeFailed(reply.log, err, undefined));
+      }
     },
   };
 
@@ -150,6 +167,46 @@ export function createRateLimits(deps: { config: Config; db: Db; policies?: Part
 function storeFailed<T>(log: FastifyBaseLogger, err: unknown, fallback: T): T {
   log.warn({ err }, "rate-limit store failed; the limit is not applied to this request");
   return fallback;
+}
+
+const KNOWN_LOCKS_MAX = 10_000;
+
+/**
+ * A shared lockout's gate as this process last read it, per key, for a few seconds: a key with
+ * no lock is read again after `ttlMs`, a locked one when its lock ends. A lock taken
+ * by this process is known at once; one taken by another process is announced (configChanges),
+ * which empties this map, and a read that was under way when an announcement came is not kept.
+ * What a lost announcement costs is bounded: a process that had read "no lock" lets that address
+ * try again for at most the TTL, and its first failure there re-locks it from this process's own
+ * count, so a scanner gains at most one guess per process per lock.
+ */
+function knownLocks(lockout: Lockout, changes: ConfigChanges | undefined, ttlMs: number, now = () => Date.now()) {
+  const known = new Map<string, { lockedUntil: number; until: number }>();
+  let generation = 0;
+  changes?.onForget(() => {
+    generation++;
+    known.clear();
+  });
+  const remember = (key: string, lockedUntil: number, until: number) => {
+    if (known.size >= KNOWN_LOCKS_MAX) known.clear();
+    known.set(key, { lockedUntil, until });
+  };
+  return {
+    async lockedFor(key: string): Promise<number> {
+      const t = now();
+      const hit = known.get(key);
+      if (hit && hit.until > t) return Math.max(hit.lockedUntil - t, 0);
+      const seen = generation;
+      const waitMs = await lockout.lockedFor(key);
+      if (seen === generation) remember(key, t + waitMs, waitMs > 0 ? t + waitMs : t + ttlMs);
+      return waitMs;
+    },
+    /** This process has just locked `key` for `seconds`. */
+    locked(key: string, seconds: number): void {
+      const until = now() + seconds * 1000;
+      remember(key, until, until);
+    },
+  };
 }
 
 /** What one login attempt holds: kept if the password was wrong, released otherwise. */
@@ -177,10 +234,14 @@ function createLockout(make: (o: LimiterOptions) => Limiter, name: string, polic
       return res && res.consumedPoints > 0 ? Math.max(res.msBeforeNext, 0) : 0;
     },
 
-    /** Counts a failure that has happened (failed authentication: cheap, checked after the fact). */
-    async recordFailure(key: string): Promise<void> {
+    /**
+     * Counts a failure that has happened (failed authentication: cheap, checked after the fact).
+     * Returns the seconds of the lock it earned, 0 for none.
+     */
+    async recordFailure(key: string): Promise<number> {
       const seconds = lockSeconds((await failures.penalty(key)).consumedPoints);
       if (seconds > 0) await gate.block(key, seconds);
+      return seconds;
     },
 
     /**

@@ -5,6 +5,7 @@ import { buildApp, createServices } from "../../src/app.js";
 import type { Config } from "../../src/config.js";
 import { queryRows, sql, type Database } from "../../src/db/client.js";
 import type { RateLimitPolicies } from "../../src/http/rate-limit.js";
+import { CONFIG_CHANGED_CHANNEL } from "../../src/lib/config-changes.js";
 import { basic, expectStatus, seedMerchant, testConfig, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { freshDatabase } from "../helpers/db.js";
 
@@ -262,6 +263,33 @@ test("PostgreSQL: two API processes share the counters", { skip: !onPostgres && 
 
   const rows = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from rate_limits`);
   assert.ok(rows[0]!.n > 0);
+});
+
+test("PostgreSQL: an address lock taken by one process reaches another that had read the address as unlocked", { skip: !onPostgres && "the embedded database has one process" }, async () => {
+  // b would keep "no lock" for 10 minutes: only the announcement can make it read again in time.
+  const policy: Partial<RateLimitPolicies> = {
+    failedAuthAddress: { lockAfter: 2, firstLockSeconds: 60, maxLockSeconds: 60, windowSeconds: 3600, rememberSeconds: 600 },
+  };
+  const [a, b] = [await startApp({ rateLimitPerKey: 0 }, policy), await startApp({ rateLimitPerKey: 0 }, policy)];
+  // As main.ts does in every API process: a notification on the channel makes b forget.
+  const unlisten = await database.listen(CONFIG_CHANGED_CHANNEL, () => b.services.configChanges.forget());
+  try {
+    const m = await seedMerchant(a);
+    const scanner = newAddress();
+    // b reads the address's lock (none) and keeps what it read.
+    expectStatus(await customers(b, m.sandboxKey, scanner), 200);
+    for (let i = 0; i < 2; i++) expectStatus(await customers(a, "sk_test_" + "w".repeat(32), scanner), 401);
+    // a knows its own lock at once; b as soon as the announcement arrives.
+    assert429(await customers(a, m.sandboxKey, scanner), /failed authentications/);
+    const refused = await waitFor("b to hear of the lock", async () => {
+      const res = await customers(b, m.sandboxKey, scanner);
+      return res.statusCode === 429 ? res : undefined;
+    });
+    assert429(refused, /failed authentications/);
+    expectStatus(await customers(b, m.sandboxKey, newAddress()), 200);
+  } finally {
+    await unlisten();
+  }
 });
 
 test("PostgreSQL: a broken counter store lets key requests through and makes login answer 503", { skip: !onPostgres && "the memory store cannot fail" }, async () => {
