@@ -46,17 +46,36 @@ export function luhnValid(digits: string): boolean {
 }
 
 interface Brand {
-  id: string;
-  cvvSizes: number[];
+  readonly id: string;
+  readonly cvvSizes: readonly number[];
 }
 
 // First match whose lengths allow this number (the library orders matches best first).
 // A Luhn-valid number no brand claims is still accepted as "unknown" (CONTRACT 4: any
 // Luhn-valid number is chargeable in sandbox), with either CVV size.
-function detectBrand(digits: string): Brand {
+function brandOf(digits: string): Brand {
   const match = creditCardType(digits).find((card) => card.lengths.includes(digits.length));
-  if (!match) return { id: "unknown", cvvSizes: [3, 4] };
-  return { id: BRAND_IDS[match.type] ?? match.type, cvvSizes: [match.code.size] };
+  if (!match) return Object.freeze({ id: "unknown", cvvSizes: Object.freeze([3, 4]) });
+  return Object.freeze({ id: BRAND_IDS[match.type] ?? match.type, cvvSizes: Object.freeze([match.code.size]) });
+}
+
+/** The most digits any credit-card-type pattern reads (test/lib/cards.test.ts checks the table). */
+export const BRAND_PREFIX_DIGITS = 8;
+const BRANDS_MAX = 10_000;
+const brands = new Map<string, Brand>();
+
+// credit-card-type copies its whole table of brands on every call (2 % of a card charge's CPU);
+// its answer depends only on the first BRAND_PREFIX_DIGITS digits and the length, so it is kept
+// per (prefix, length). A prefix is at most a BIN: no more than what identifies the issuer.
+function detectBrand(digits: string): Brand {
+  const key = `${digits.slice(0, BRAND_PREFIX_DIGITS)}:${digits.length}`;
+  let brand = brands.get(key);
+  if (!brand) {
+    brand = brandOf(digits);
+    if (brands.size >= BRANDS_MAX) brands.clear();
+    brands.set(key, brand);
+  }
+  return brand;
 }
 
 function fail(field: CardField, message: string): CardInspection {
@@ -86,7 +105,7 @@ export function inspectCard(input: CardInput): CardInspection {
   if (year === nowYear && month < nowMonth) return fail("expirationMonth", "card has expired");
 
   const skipCvv = input.requireCvv === false && input.cvv === "";
-  if (!skipCvv && !cardValidator.cvv(input.cvv, brand.cvvSizes).isValid) {
+  if (!skipCvv && !cardValidator.cvv(input.cvv, [...brand.cvvSizes]).isValid) {
     const sizes = brand.cvvSizes.join(" or ");
     return fail("cvv", `cvv must have ${sizes} digits${brand.id === "unknown" ? "" : ` for ${brand.id}`}`);
   }

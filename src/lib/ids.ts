@@ -23,14 +23,21 @@ const POOL_SIZE = 4096;
 let pool = randomBytes(POOL_SIZE);
 let poolAt = 0;
 
-function randomChars(n: number): string {
+/** `n` random bytes from the pool (n <= POOL_SIZE); each byte is handed out once. */
+function drawRandom(n: number): number {
   if (poolAt + n > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
     poolAt = 0;
   }
-  let out = "";
-  for (let i = 0; i < n; i++) out += ALPHABET[pool[poolAt + i]! % 32];
+  const at = poolAt;
   poolAt += n;
+  return at;
+}
+
+function randomChars(n: number): string {
+  const at = drawRandom(n);
+  let out = "";
+  for (let i = 0; i < n; i++) out += ALPHABET[pool[at + i]! % 32];
   return out;
 }
 
@@ -56,14 +63,20 @@ export function seededId(prefix: IdPrefix, seed: string | undefined): string {
   return `${prefix}_${seed.slice(0, 10)}${out}`;
 }
 
-// Random base62 secret text, used for API keys and passwords shown once.
+const BASE62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+// Random base62 secret text, used for API keys and passwords shown once, and for the sandbox's
+// processor references (one per charge). From the same pool as ids: the bytes are the system
+// CSPRNG's, each used once.
 export function randomToken(length: number): string {
-  const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   let out = "";
   while (out.length < length) {
-    for (const b of randomBytes(length)) {
+    const n = Math.min(length - out.length + 8, POOL_SIZE);
+    const at = drawRandom(n);
+    for (let i = 0; i < n && out.length < length; i++) {
+      const b = pool[at + i]!;
       // 248 = 4 * 62: rejecting larger bytes keeps every character equally likely.
-      if (b < 248 && out.length < length) out += chars[b % 62];
+      if (b < 248) out += BASE62[b % 62];
     }
   }
   return out;

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { inspectCard, luhnValid, type CardInput } from "../../src/lib/cards.js";
+import creditCardType from "credit-card-type";
+import { BRAND_PREFIX_DIGITS, inspectCard, luhnValid, type CardInput } from "../../src/lib/cards.js";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const card = (over: Partial<CardInput>): CardInput => ({
@@ -153,4 +154,39 @@ test("messages never contain the card number or the CVV", () => {
     assert.ok(!result.message.includes(digits.slice(-4)), result.message);
     assert.ok(!result.message.includes(input.cvv), result.message);
   }
+});
+
+test("brands are kept per prefix and length: no pattern of credit-card-type reads past the prefix", () => {
+  // detectBrand keeps the library's answer per (first BRAND_PREFIX_DIGITS digits, length). That is
+  // only right while every pattern of the library's table is at most that long: a version that
+  // adds a longer one must fail here, not answer another card's brand.
+  const longest = Math.max(...Object.values(creditCardType.types).flatMap((type) =>
+    creditCardType.getTypeInfo(type).patterns.map((p) => String(Array.isArray(p) ? p[1] : p).length)));
+  assert.ok(longest <= BRAND_PREFIX_DIGITS, `a pattern of ${longest} digits`);
+
+  // The kept answer is the library's: numbers that share their first digits, with every length,
+  // checked one after the other (the first of each fills the map, the others read it).
+  const direct = (n: string) => {
+    const type = creditCardType(n).find((c) => c.lengths.includes(n.length))?.type ?? "unknown";
+    return ({ "american-express": "amex", "diners-club": "diners" } as Record<string, string>)[type] ?? type;
+  };
+  const luhnComplete = (body: string) => {
+    for (let d = 0; d <= 9; d++) if (luhnValid(body + d)) return body + d;
+    throw new Error("unreachable");
+  };
+  let seed = 7;
+  const digits = (n: number) => Array.from({ length: n }, () => String((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 10)).join("");
+  let compared = 0;
+  for (const prefix of ["41111111", "51051051", "22230000", "37828224", "30569309", "60111111", "35301113", "62000000", "67596498", "63629700", "50669911", "60628256", "63709500", "65165200"]) {
+    for (let length = 13; length <= 19; length++) {
+      for (let k = 0; k < 4; k++) {
+        const number = luhnComplete(prefix + digits(length - prefix.length - 1));
+        const result = inspectCard(card({ number, cvv: "1234" }));
+        const brand = result.ok ? result.brand : /for (\w+)/.exec(result.message)?.[1] ?? "unknown";
+        assert.equal(brand, direct(number), number);
+        compared++;
+      }
+    }
+  }
+  assert.equal(compared, 14 * 7 * 4);
 });
