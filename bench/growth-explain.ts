@@ -6,7 +6,7 @@ import type { Logger } from "drizzle-orm";
 import type { Db } from "../src/db/client.js";
 import type { RequestCtx } from "../src/http/context.js";
 import { listCards } from "../src/modules/cards/cards.repo.js";
-import { listCharges } from "../src/modules/charges/charges.repo.js";
+import { expiredPendingCharges, listCharges } from "../src/modules/charges/charges.repo.js";
 import { listDocuments, listSubmerchants, totalSales } from "../src/modules/connect/connect.repo.js";
 import { listPayouts } from "../src/modules/connect/payouts.repo.js";
 import { listCustomers } from "../src/modules/customers/customers.repo.js";
@@ -70,6 +70,8 @@ export async function explainListQueries(run: Run, makeDb: MakeDb, demo: string,
     ["charges created one day", (db) => listCharges(db, ctx, { createdGte: ids.dayStart, createdLte: ids.dayEnd })],
     ["charges status + cursor", (db) => listCharges(db, ctx, { status: "refunded", startingAfter: ids.middleChargeId })],
     ["payment link payments", (db) => listCharges(db, ctx, { paymentLinkId: ids.linkId })],
+    // Not a list route: the worker's expiry janitor, run every few seconds whatever the size.
+    ["expiry janitor", (db) => expiredPendingCharges(db, 100)],
     ["customers", (db) => listCustomers(db, ctx, {})],
     ["customers email", (db) => listCustomers(db, ctx, { email: ids.customerEmail })],
     ["customers cursor", (db) => listCustomers(db, ctx, { startingAfter: ids.customerId })],

@@ -17,7 +17,6 @@ export const events = pgTable("events", {
   index("events_scope_idx").on(t.merchantId, t.environment, t.id),
   // GET /v1/events?type=charge.refunded: newest first within a type, however rare the type.
   index("events_type_idx").on(t.merchantId, t.environment, t.type, t.id),
-  index("events_object_idx").on(t.objectId),
   index("events_created_idx").on(t.createdAt),
 ]);
 
