@@ -1,7 +1,10 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { createServices } from "../../src/app.js";
+import { queryRows, sql } from "../../src/db/client.js";
+import { basic, buildTestApp, expectStatus, seedMerchant, testConfig, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { freshDatabase } from "../helpers/db.js";
 
 // The operator's endpoints under /v1/admin/, with the admin key by Basic.
 
@@ -230,5 +233,22 @@ test("without ADMIN_API_KEY the first start generates an admin key, stored hashe
     expectStatus(await local.app.inject({ method: "POST", url: "/v1/admin/merchants", headers: { authorization: basic("adm_guess") }, payload: {} }), 401);
   } finally {
     await local.close();
+  }
+});
+
+test("API processes starting together on a fresh database make and print one admin key between them", async () => {
+  const database = await freshDatabase();
+  try {
+    const config = testConfig({ adminApiKey: undefined });
+    // Each process has its own services (and pool connection) on the one database.
+    const processes = Array.from({ length: 6 }, () => createServices({ config, db: database.db }).merchants);
+    // Six connections open first, so the six bootstraps run side by side rather than one per connect.
+    await Promise.all(processes.map(() => database.db.execute(sql`select pg_sleep(0.05)`)));
+    const started = await Promise.all(processes.map((merchants) => merchants.bootstrap({ demoMerchant: false })));
+    assert.equal(started.filter((s) => s.adminKey).length, 1, "exactly one process shows a key");
+    const [row] = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from admin_keys`);
+    assert.equal(row!.n, 1);
+  } finally {
+    await database.close();
   }
 });

@@ -252,10 +252,17 @@ export function createMerchantService(deps: MerchantServiceDeps) {
    */
   async function bootstrap(opts: { demoMerchant: boolean }) {
     const out: { adminKey?: string; demo?: { email: string; password: string; sandboxKey: string; merchantId: string } } = {};
-    if (!deps.adminApiKey && (await repo.countAdminKeys(db)) === 0) {
-      const key = "adm_" + randomToken(40);
-      await repo.insertAdminKey(db, { id: newId("adm"), keyHash: sha256Hex(key) });
-      out.adminKey = key;
+    if (!deps.adminApiKey) {
+      // Processes started together on a fresh database would each count no key and each make
+      // (and print) one: the count and the insert hold one transaction-scoped advisory lock.
+      const key = await withTx(db, async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext('feira_admin_key_bootstrap'))`);
+        if ((await repo.countAdminKeys(tx)) > 0) return undefined;
+        const made = "adm_" + randomToken(40);
+        await repo.insertAdminKey(tx, { id: newId("adm"), keyHash: sha256Hex(made) });
+        return made;
+      });
+      if (key) out.adminKey = key;
     }
     if (opts.demoMerchant && (await repo.countMerchants(db)) === 0) {
       const password = randomToken(16);
