@@ -7,7 +7,7 @@
 import { generatePixPayload } from "@brazilian-utils/brazilian-utils/generate-pix-payload";
 import { getPixKeyInfo } from "@brazilian-utils/brazilian-utils/get-pix-key-info";
 import { crc32, deflateSync } from "node:zlib";
-import { create as createQr } from "qrcode";
+import { createQrMatrixM } from "./qr-mask.js";
 
 export interface PixBrCodeInput {
   key: string;
@@ -142,16 +142,17 @@ export function parseBrCode(code: string): ParsedBrCode {
 
 /**
  * The BR Code as a QR image, a `data:image/png;base64,...` URL (CONTRACT.md): error correction
- * M, 4 pixels per module, a quiet zone of 4 modules. The QR matrix is the `qrcode` library's;
- * the PNG is written here as a 1-bit grayscale image, which is what a QR code is. The library's
- * own PNG renderer fills an RGBA buffer and tries five row filters per row through pngjs: 4 of
- * the 5 ms of CPU a Pix charge spent on its image (bench/RESULTS.md). This takes about 1 ms.
+ * M, 4 pixels per module, a quiet zone of 4 modules. The QR matrix is the `qrcode` library's,
+ * with its mask choice redone by src/lib/qr-mask.ts (same choice, same modules; it was 0.45 of
+ * the 0.77 ms this took). The PNG is written here as a 1-bit grayscale image, which is what a
+ * QR code is. The library's own PNG renderer fills an RGBA buffer and tries five row filters
+ * per row through pngjs: 4 of the 5 ms of CPU a Pix charge spent on its image
+ * (bench/RESULTS.md). This takes about 0.4 ms (bench/qr.ts).
  */
 export function qrCodeDataUrl(text: string): string {
-  const { modules } = createQr(text, { errorCorrectionLevel: "M" });
+  const { size, modules } = createQrMatrixM(text);
   const scale = 4;
   const margin = 4;
-  const size = modules.size;
   const width = (size + 2 * margin) * scale;
   const rowBytes = Math.ceil(width / 8);
   // One filter byte (0: none) then the row's bits, 1 = white. Every pixel row of a module row
@@ -164,7 +165,7 @@ export function qrCodeDataUrl(text: string): string {
     const r = y - margin;
     if (r >= 0 && r < size) {
       for (let c = 0; c < size; c++) {
-        if (!modules.get(r, c)) continue;
+        if (!modules[r * size + c]) continue;
         for (let x = (c + margin) * scale, end = x + scale; x < end; x++) line[1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
       }
     }
