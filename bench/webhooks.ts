@@ -1,15 +1,25 @@
 // Webhook delivery throughput: events delivered per second by one and by two worker processes
-// (`src/main.ts worker`) on PostgreSQL, to a local receiver that answers 200 at once, each
-// round next to its ceiling measured just before it in the same run, and what one delivery
-// costs in CPU in each process that does work for it (worker, PostgreSQL backends, receiver).
+// (`src/main.ts worker`) on PostgreSQL, to a local receiver that answers 200 at once (or after
+// a delay), each round next to its ceiling measured just before it in the same run, and what
+// one delivery costs in CPU in each process that does work for it (worker, PostgreSQL
+// backends, receiver).
 //
 //   DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira npx tsx bench/webhooks.ts
 //
 // Options (environment): BENCH_EVENTS (default 10000), BENCH_WORKERS (default "1,2"),
-// BENCH_REPEAT (rounds per worker count, default 1; the median is printed),
+// BENCH_REPEAT (rounds per worker count, default 1; the rounds alternate 1, 2, 1, 2 and the
+// median is printed), BENCH_WARMUP (deliveries before the measured ones, default 0),
+// BENCH_WINDOW_FROM (where the CPU window starts, default 0.1 of the measured deliveries),
+// BENCH_RECEIVER_DELAY_MS (the receiver answers after this long, default 0: at once),
 // BENCH_WORKER_NODE_ARGS (extra node flags for the workers, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
 // It creates a scratch database next to DATABASE_URL's and drops it at the end. The rate is
-// measured from the first to the last delivery of a round, so process start-up is excluded.
+// measured from the first (or the BENCH_WARMUP-th) to the last delivery of a round, so process
+// start-up is excluded.
+//
+// Per process and per delivery it prints CPU time (user and kernel) and context switches
+// (voluntary: waits; forced: preempted), each worker's share, the workers' cost in each tenth
+// of the round (their warm-up), and how many cores the whole machine and these processes kept
+// busy: on a shared machine, whether a rate was bound by the cores.
 //
 // The ceiling: a sender process (this file with BENCH_ROLE=sender) POSTs the same number of
 // signed bodies of the same size to the same receiver over 32 keep-alive connections, with no
@@ -64,22 +74,40 @@ if (!baseUrl) {
 }
 const WORKERS = (process.env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
+// A receiver that answers after this many milliseconds, as merchants' endpoints do (tens of
+// ms), instead of at once: a worker is then bound by its in-flight slots (32), not by the CPU.
+const RECEIVER_DELAY_MS = Number(process.env.BENCH_RECEIVER_DELAY_MS ?? 0);
+/** The worker's in-flight slots (webhooks.module.ts), for the bound under a delayed receiver. */
+const WORKER_SLOTS = 32;
+// Where the CPU window starts, as a fraction of the deliveries (default 0.1: start-up and a
+// worker's first deliveries, run before V8 has optimised the code, are left out).
+const WINDOW_FROM = Number(process.env.BENCH_WINDOW_FROM ?? 0.1);
+// Deliveries each round makes before it starts measuring (default 0: from the first one). A
+// worker process costs two to three times as much per delivery over its first few thousand
+// deliveries (V8 has not optimised the code yet), so with a short round and two workers, each
+// delivering half, that warm-up is a large part of the figures; long-running workers never pay it.
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
 // Extra node flags for the worker processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean);
 const { webhookBench, WORKER_APP_NAME } = await import("./webhook-bench.js");
 
-/** CPU seconds (user + system) a process has used, from /proc; 0 once it is gone. */
+/** What a process has used, from /proc: CPU seconds in user and kernel mode, context switches. */
+interface Usage { user: number; sys: number; voluntary: number; involuntary: number }
 const TICK = 100; // USER_HZ on Linux
-function cpuSeconds(pid: number): number {
+const NONE: Usage = { user: 0, sys: 0, voluntary: 0, involuntary: 0 };
+function usageOf(pid: number): Usage {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / TICK;
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const count = (name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, "m").exec(status)?.[1] ?? 0);
+    return { user: Number(fields[11]) / TICK, sys: Number(fields[12]) / TICK, voluntary: count("voluntary_ctxt_switches"), involuntary: count("nonvoluntary_ctxt_switches") };
   } catch {
-    return 0;
+    return NONE; // gone
   }
 }
-const ownCpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+const plus = (a: Usage, b: Usage): Usage => ({ user: a.user + b.user, sys: a.sys + b.sys, voluntary: a.voluntary + b.voluntary, involuntary: a.involuntary + b.involuntary });
+const minus = (a: Usage, b: Usage): Usage => ({ user: a.user - b.user, sys: a.sys - b.sys, voluntary: a.voluntary - b.voluntary, involuntary: a.involuntary - b.involuntary });
 
 // ---- A receiver that counts distinct webhook-ids and when they arrived.
 const seen = new Set<string>();
@@ -97,7 +125,9 @@ const server = http.createServer((req, res) => {
     if (firstAt === 0) firstAt = now;
     lastAt = now;
     onArrival?.(seen.size);
-    res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    const answer = () => res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    if (RECEIVER_DELAY_MS > 0) setTimeout(answer, RECEIVER_DELAY_MS);
+    else answer();
   });
 });
 server.listen(0, "127.0.0.1");
@@ -139,56 +169,99 @@ async function ceiling(): Promise<number> {
 
 const bench = await webhookBench(baseUrl, receiverUrl);
 
-/** CPU seconds of every process doing the work: workers, their PostgreSQL backends, the receiver. */
-async function snapshot(children: ChildProcess[]): Promise<{ count: number; worker: number; postgres: Map<number, number>; receiver: number }> {
+/** Busy and total CPU time of the whole machine (all cores), from /proc/stat, in seconds. */
+function machineCpu(): { busy: number; total: number } {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/);
+  const n = ticks.slice(0, 8).map(Number); // user nice system idle iowait irq softirq steal
+  const total = n.reduce((x, y) => x + y, 0);
+  return { busy: (total - n[3]! - n[4]!) / TICK, total: total / TICK };
+}
+
+/** What every process doing the work has used: workers, their PostgreSQL backends, the receiver. */
+async function snapshot(children: ChildProcess[]) {
   const { rows } = await bench.admin.query<{ pid: number }>("select pid from pg_stat_activity where application_name = $1", [WORKER_APP_NAME]);
   return {
     count: seen.size,
-    worker: children.reduce((sum, c) => sum + cpuSeconds(c.pid!), 0),
-    postgres: new Map(rows.map((r) => [r.pid, cpuSeconds(r.pid)])),
-    receiver: ownCpu(),
+    at: performance.now(),
+    machine: machineCpu(),
+    workers: children.map((c) => usageOf(c.pid!)),
+    postgres: new Map(rows.map((r) => [r.pid, usageOf(r.pid)])),
+    receiver: usageOf(process.pid),
   };
 }
 
-interface Round { workers: number; perSecond: number; ceiling: number; cpuUsPerDelivery: { worker: number; postgres: number; receiver: number }; load: number[] }
+interface PerDelivery { cpuUs: number; userUs: number; sysUs: number; voluntary: number; involuntary: number }
+interface Round {
+  workers: number; warmup: number; receiverDelayMs: number; perSecond: number; ceiling: number;
+  perDelivery: { worker: PerDelivery; postgres: PerDelivery; receiver: PerDelivery };
+  /** Each worker's CPU seconds in the window, to see whether they shared the work. */
+  workerCpuSeconds: number[];
+  /** Cores busy on average in the window: the whole machine, and the processes above. */
+  cores: { machine: number; ours: number };
+  load: number[];
+}
 const results: Round[] = [];
 try {
-  for (const workers of WORKERS) {
-    for (let r = 0; r < REPEAT; r++) {
-      const ceil = await ceiling();
+  // Rounds alternate between worker counts (1, 2, 1, 2, ...), so that a change in the
+  // machine's load falls on both.
+  for (let r = 0; r < REPEAT; r++) {
+    for (const workers of WORKERS) {
+      // Under a delayed receiver the ceiling is the slots' bound, workers x 32 / delay.
+      const ceil = RECEIVER_DELAY_MS > 0 ? Math.round((workers * WORKER_SLOTS * 1000) / RECEIVER_DELAY_MS) : await ceiling();
       resetReceiver();
-      await bench.seed(EVENTS);
+      await bench.seed(WARMUP + EVENTS);
       const loadBefore = os.loadavg()[0]!;
       const children = Array.from({ length: workers }, () => bench.startWorker(WORKER_NODE_ARGS));
       // The CPU window starts after a tenth of the deliveries (start-up and the first claims
       // are not per-delivery costs) and ends at the last one, before the workers exit.
       let from: Promise<Awaited<ReturnType<typeof snapshot>>> | undefined;
-      await arrived(EVENTS, (n) => { if (n === Math.floor(EVENTS / 10)) from = snapshot(children); });
+      // Each tenth of the deliveries, the workers' CPU so far: how long their warm-up lasts.
+      const tenths: { count: number; cpu: number }[] = [];
+      let warmAt = 0;
+      await arrived(WARMUP + EVENTS, (n) => {
+        if (n === WARMUP) warmAt = performance.now();
+        if (n === WARMUP + Math.floor(EVENTS * WINDOW_FROM)) from = snapshot(children);
+        if (n >= WARMUP && (n - WARMUP) % (EVENTS / 10) === 0) tenths.push({ count: n, cpu: children.reduce((x, c) => { const u = usageOf(c.pid!); return x + u.user + u.sys; }, 0) });
+      });
       const to = await snapshot(children);
       const start = (await from)!;
-      const seconds = (lastAt - firstAt) / 1000;
+      const seconds = (lastAt - (WARMUP > 0 ? warmAt : firstAt)) / 1000;
       for (const c of children) c.kill("SIGTERM");
       await Promise.all(children.map((c) => once(c, "exit")));
       if (duplicates > 0) throw new Error(`${duplicates} duplicate deliveries`);
       const n = to.count - start.count;
-      let pgCpu = 0;
-      for (const [pid, cpu] of to.postgres) pgCpu += cpu - (start.postgres.get(pid) ?? 0);
-      const us = (s: number) => Math.round((s / n) * 1e6);
+      const workerUse = to.workers.map((u, i) => minus(u, start.workers[i]!));
+      let pgUse = NONE;
+      for (const [pid, u] of to.postgres) pgUse = plus(pgUse, minus(u, start.postgres.get(pid) ?? NONE));
+      const receiverUse = minus(to.receiver, start.receiver);
+      const per = (u: Usage): PerDelivery => ({
+        cpuUs: Math.round(((u.user + u.sys) / n) * 1e6), userUs: Math.round((u.user / n) * 1e6), sysUs: Math.round((u.sys / n) * 1e6),
+        voluntary: Number((u.voluntary / n).toFixed(2)), involuntary: Number((u.involuntary / n).toFixed(2)),
+      });
+      const cpu = (u: Usage) => u.user + u.sys;
+      const windowSeconds = (to.at - start.at) / 1000;
+      const ours = workerUse.reduce((x, u) => x + cpu(u), 0) + cpu(pgUse) + cpu(receiverUse);
       const round: Round = {
-        workers, perSecond: Math.round(EVENTS / seconds), ceiling: ceil,
-        cpuUsPerDelivery: { worker: us(to.worker - start.worker), postgres: us(pgCpu), receiver: us(to.receiver - start.receiver) },
+        workers, warmup: WARMUP, receiverDelayMs: RECEIVER_DELAY_MS, perSecond: Math.round(EVENTS / seconds), ceiling: ceil,
+        perDelivery: { worker: per(workerUse.reduce(plus, NONE)), postgres: per(pgUse), receiver: per(receiverUse) },
+        workerCpuSeconds: workerUse.map((u) => Number(cpu(u).toFixed(2))),
+        cores: { machine: Number(((to.machine.busy - start.machine.busy) / windowSeconds).toFixed(2)), ours: Number((ours / windowSeconds).toFixed(2)) },
         load: [Number(loadBefore.toFixed(1)), Number(os.loadavg()[0]!.toFixed(1))],
       };
       results.push(round);
-      console.log(`${workers} worker(s): ${EVENTS} events in ${seconds.toFixed(2)} s = ${round.perSecond} events/s; ceiling ${ceil}/s; ` +
-        `CPU per delivery: worker ${round.cpuUsPerDelivery.worker} us, postgres ${round.cpuUsPerDelivery.postgres} us, receiver ${round.cpuUsPerDelivery.receiver} us; load ${round.load.join(" -> ")}`);
+      const d = round.perDelivery;
+      const show = (p: PerDelivery) => `${p.cpuUs} us (user ${p.userUs}, sys ${p.sysUs}; switches ${p.voluntary} + ${p.involuntary} forced)`;
+      console.log(`${workers} worker(s)${RECEIVER_DELAY_MS ? `, receiver answering after ${RECEIVER_DELAY_MS} ms` : ""}: ${WARMUP ? `after ${WARMUP} to warm up, ` : ""}${EVENTS} events in ${seconds.toFixed(2)} s = ${round.perSecond} events/s; ${RECEIVER_DELAY_MS ? "slots' bound" : "ceiling"} ${ceil}/s; load ${round.load.join(" -> ")}\n` +
+        `  per delivery: worker ${show(d.worker)}, postgres ${show(d.postgres)}, receiver ${show(d.receiver)}\n` +
+        `  workers' CPU in the window: ${round.workerCpuSeconds.join(" + ")} s; cores busy: ${round.cores.machine} of ${os.cpus().length}, ${round.cores.ours} of them ours\n` +
+        `  workers' CPU per delivery in each tenth: ${tenths.slice(1).map((t, i) => Math.round(((t.cpu - tenths[i]!.cpu) / (t.count - tenths[i]!.count)) * 1e6)).join(", ")} us`);
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   for (const workers of WORKERS) {
     const mine = results.filter((r) => r.workers === workers);
     console.log(`median of ${mine.length}, ${workers} worker(s): ${median(mine.map((r) => r.perSecond))} events/s (ceiling ${median(mine.map((r) => r.ceiling))}/s), ` +
-      `worker ${median(mine.map((r) => r.cpuUsPerDelivery.worker))} us, postgres ${median(mine.map((r) => r.cpuUsPerDelivery.postgres))} us per delivery`);
+      `worker ${median(mine.map((r) => r.perDelivery.worker.cpuUs))} us, postgres ${median(mine.map((r) => r.perDelivery.postgres.cpuUs))} us per delivery`);
   }
   console.log(JSON.stringify({ cpus: os.cpus().length, node: process.version, results }));
 } finally {
