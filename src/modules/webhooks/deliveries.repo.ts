@@ -52,13 +52,22 @@ async function run<T>(q: Queryable, st: Statement, values: unknown[]): Promise<T
 
 // Two index-ordered scans rather than one OR: with a backlog, the due scan stops after `limit`
 // rows of webhook_deliveries_due_idx instead of sorting every due row.
-// $1 limit, $2 lease seconds, $3 and $4 first delays of legacy and other deliveries, in seconds.
+//
+// The scan for expired leases finds nothing unless a worker died, and it cannot stop early: it
+// reads every 'delivering' entry of webhook_deliveries_due_idx, and every delivery leaves a
+// dead one there (claimed, then recorded) until vacuum removes it. Run by every claim, it read
+// 4,500 buffers (17 ms) per claim once 75,000 deliveries had been made since the last vacuum,
+// and one worker went from 5,100 to 2,300 deliveries/s (bench/webhooks.ts, autovacuum held
+// off as on a large table, where it waits for 20% of the rows to change). So it runs only when
+// $5 is true (a gating filter: false skips the scan), about once a second (delivery.ts).
+// $1 limit, $2 lease seconds, $3 and $4 first delays of legacy and other deliveries, in seconds,
+// $5 whether to take over expired leases.
 const CLAIM: Statement = {
-  name: "feira_webhooks_claim_v1",
+  name: "feira_webhooks_claim_v2",
   text: `
     with expired as (
       select id from webhook_deliveries
-      where status = 'delivering' and lease_until < now()
+      where $5::boolean and status = 'delivering' and lease_until < now()
       limit $1
       for update skip locked
     ), due as (
@@ -120,8 +129,8 @@ const RECORD: Statement = {
 
 
 /**
- * Claims up to `limit` due deliveries: pending ones whose time has come, and deliveries whose
- * worker died (lease expired). FOR UPDATE SKIP LOCKED lets concurrent workers claim disjoint
+ * Claims up to `limit` due deliveries: pending ones whose time has come, and, with
+ * `expiredToo`, deliveries whose worker died (lease expired). FOR UPDATE SKIP LOCKED lets concurrent workers claim disjoint
  * sets; the claim commits at once, so no row lock is held during the HTTP call, and the lease
  * keeps other workers away until it expires. lease_until is truncated to milliseconds so that
  * the JavaScript Date read back compares equal when it is used as the lease token.
@@ -133,8 +142,9 @@ export async function claimDue(
   limit: number,
   leaseMs: number,
   firstDelayMs: { endpoint: number; legacy: number },
+  expiredToo = true,
 ): Promise<ClaimedDelivery[]> {
-  const rows = await run<Record<string, unknown>>(q, CLAIM, [limit, leaseMs / 1000, firstDelayMs.legacy / 1000, firstDelayMs.endpoint / 1000]);
+  const rows = await run<Record<string, unknown>>(q, CLAIM, [limit, leaseMs / 1000, firstDelayMs.legacy / 1000, firstDelayMs.endpoint / 1000, expiredToo]);
   // The deliveries of one event share one event object, so its body is built once (delivery.ts).
   const eventsById = new Map<string, ClaimedDelivery["event"]>();
   const eventOf = (r: Record<string, unknown>): ClaimedDelivery["event"] => {

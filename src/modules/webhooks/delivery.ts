@@ -44,6 +44,13 @@ export interface DeliveryDeps extends DeliveryOptions {
   secrets: Secrets;
 }
 
+/**
+ * How often a worker's claim also takes over deliveries whose lease expired (their worker died):
+ * they are sent again at most this long after the lease ends. Not on every claim, because that
+ * scan grows with the deliveries made since the last vacuum (deliveries.repo.ts, CLAIM).
+ */
+const EXPIRED_LEASES_EVERY_MS = 1_000;
+
 /** Opened signing secrets kept per sealed value; beyond this many the cache starts over. */
 const MAX_OPENED_SECRETS = 10_000;
 
@@ -241,6 +248,9 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     return recorded;
   }
 
+  // When this worker's claim last took over expired leases too (EXPIRED_LEASES_EVERY_MS).
+  let expiredCheckedAt = -Infinity;
+
   /**
    * One run of the task: claim due deliveries into the free slots and record the finished
    * ones, both at once (two connections; PGlite runs them one after the other), then wait
@@ -252,8 +262,11 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     // Cleared before the claim reads the queue: a wake from here on may announce rows it misses.
     woken = false;
     const room = deps.concurrency - inflight.size;
-    const claiming = room > 0 && (room >= minClaim || inflight.size === 0)
-      ? repo.claimDue(db, room, deps.leaseMs, firstDelayMs).then((claimed) => {
+    const claim = room > 0 && (room >= minClaim || inflight.size === 0);
+    const expiredToo = claim && performance.now() - expiredCheckedAt >= EXPIRED_LEASES_EVERY_MS;
+    if (expiredToo) expiredCheckedAt = performance.now();
+    const claiming = claim
+      ? repo.claimDue(db, room, deps.leaseMs, firstDelayMs, expiredToo).then((claimed) => {
         for (const d of claimed) start(d);
         return claimed.length;
       })
