@@ -6,7 +6,8 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
 import { registerAuth, securitySchemes } from "./http/auth.js";
-import { handleFrameworkError, registerErrorHandling, registerNotFound } from "./http/errors.js";
+import { registerErrorDocs } from "./http/error-docs.js";
+import { handleClientError, handleFrameworkError, registerErrorHandling, registerNotFound } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerOps } from "./http/ops.js";
 import { RequestLog } from "./http/request-log.js";
@@ -16,25 +17,20 @@ import { registerValidation } from "./http/validation.js";
 import { createSealer } from "./lib/crypto.js";
 import { randomToken } from "./lib/ids.js";
 import { maskCardNumbers, redactDeep } from "./lib/redact.js";
-import { createCustomerService } from "./modules/customers/customers.service.js";
-import { customerRoutes } from "./modules/customers/customers.routes.js";
-import { createConfigChanges } from "./lib/config-changes.js";
-import { createMerchantService } from "./modules/merchants/merchants.service.js";
-import { merchantRoutes } from "./modules/merchants/merchants.routes.js";
+import { createConfigChanges } from "./db/config-changes.js";
 import { createWebhookModule } from "./modules/webhooks/webhooks.module.js";
 import { createCardModule } from "./modules/cards/cards.module.js";
-import { createChargeEffects } from "./modules/charges/charge-effects.js";
-import { chargeRoutes } from "./modules/charges/charges.routes.js";
-import { sandboxBankRoutes } from "./modules/charges/sandbox-bank.routes.js";
-import { createChargeService } from "./modules/charges/charges.service.js";
-import { createRefundService } from "./modules/charges/refunds.service.js";
 import { createSubscriptionModule } from "./modules/subscriptions/subscriptions.module.js";
-import { ledgerRoutes } from "./modules/ledger/ledger.routes.js";
-import { createLedgerService } from "./modules/ledger/ledger.service.js";
+import { createChargesModule, sandboxProcessorRecords } from "./modules/charges/charges.module.js";
+import { createCustomersModule } from "./modules/customers/customers.module.js";
+import { createLedgerModule } from "./modules/ledger/ledger.module.js";
+import { createMerchantsModule } from "./modules/merchants/merchants.module.js";
+import { createShippingModule } from "./modules/shipping/shipping.module.js";
 import { createConnectModule } from "./modules/connect/connect.module.js";
 import { createProcessorRegistry } from "./processors/registry.js";
 import { createPaymentLinksModule } from "./modules/payment-links/payment-links.module.js";
-import { createProcessorRecords } from "./modules/charges/processor-records.repo.js";
+import { processorAdminRoutes } from "./modules/admin/processors.routes.js";
+import { panelRoutes } from "./web/panel/panel.routes.js";
 
 export interface AppDeps {
   config: Config;
@@ -48,28 +44,42 @@ export interface AppDeps {
 
 export type Services = ReturnType<typeof createServices>;
 
-/** Every module's service, wired once; the worker uses the same ones. */
+/**
+ * Every module, built once by its own factory; the worker uses the same ones. The top-level
+ * names are the services other code calls; `modules` carries what app.ts and the worker
+ * register (routes, tasks).
+ */
 export function createServices(deps: { config: Config; db: Db }) {
   const { config, db } = deps;
   const sealer = createSealer(config.encryptionKey);
   // Keys, merchant profiles and Connect accounts are cached per process; changes forget them.
   const configChanges = createConfigChanges();
-  const merchants = createMerchantService({ db, sealer, adminApiKey: config.adminApiKey, configChanges });
-  const customers = createCustomerService({ db });
+  const merchants = createMerchantsModule({ db, sealer, adminApiKey: config.adminApiKey, configChanges });
+  const customers = createCustomersModule({ db });
   const webhooks = createWebhookModule({ db, config, sealer });
-  const cards = createCardModule({ db, sealer, customers });
-  const ledger = createLedgerService({ db });
-  const processors = createProcessorRegistry({ productionProcessor: config.productionProcessor, sandboxRecords: createProcessorRecords(db) });
-  const effects = createChargeEffects({ customers, ledger });
-  const connect = createConnectModule({ db, config, sealer, merchants, ledger, processors, configChanges });
-  const charges = createChargeService({ db, config, processors, merchants, customers, cards: cards.service, effects, connect: connect.service });
-  const refunds = createRefundService({ db, effects, ledger, processorFor: charges.processorFor });
-  const subscriptions = createSubscriptionModule({ db, charges, effects, refunds, cards: cards.service, customers, merchants, leaseMs: config.idempotencyLeaseMs });
-  const paymentLinks = createPaymentLinksModule({ db, config, sealer, charges, merchants });
-  return { sealer, configChanges, merchants, customers, webhooks, cards, ledger, charges, refunds, connect, subscriptions, paymentLinks };
+  const cards = createCardModule({ db, sealer, customers: customers.service });
+  const ledger = createLedgerModule({ db });
+  const processors = createProcessorRegistry({ productionProcessor: config.productionProcessor, live: config.live, sandboxRecords: sandboxProcessorRecords(db) });
+  const connect = createConnectModule({ db, config, sealer, merchants: merchants.service, ledger: ledger.service, processors, configChanges });
+  const charges = createChargesModule({
+    db, config, processors, merchants: merchants.service, customers: customers.service, cards: cards.service, ledger: ledger.service, connect: connect.service,
+  });
+  const subscriptions = createSubscriptionModule({
+    db, charges: charges.service, effects: charges.effects, refunds: charges.refunds, cards: cards.service, customers: customers.service,
+    merchants: merchants.service, leaseMs: config.idempotencyLeaseMs, amountLimits: config.amountLimits,
+  });
+  const shipping = createShippingModule({ db, config, sealer, merchants: merchants.service });
+  const paymentLinks = createPaymentLinksModule({ db, config, charges: charges.service, merchants: merchants.service, shipping: shipping.service });
+  return {
+    sealer, configChanges, webhooks, cards, connect, subscriptions, paymentLinks,
+    merchants: merchants.service, customers: customers.service, ledger: ledger.service, charges: charges.service,
+    refunds: charges.refunds, shipping: shipping.service, processors,
+    modules: { merchants, customers, ledger, charges, shipping },
+  };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const FEIRA_LOGO = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40"><text x="0" y="30" font-family="system-ui, sans-serif" font-size="30" font-weight="800" fill="#ffffff">feira</text></svg>');
 
 // Whatever logger options are given, log lines carry the path without its query string (which
 // can hold e-mails and documents) and nothing that looks like a card number: not in the message,
@@ -108,8 +118,14 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
     logController: new RequestLog(),
     bodyLimit: 1024 * 1024,
     frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     // `/v1/customers/` is the list, not a customer with an empty id.
     routerOptions: { ignoreTrailingSlash: true },
+    // The client address is the socket's, or with TRUST_PROXY_HOPS=n the X-Forwarded-For entry
+    // n hops back (what the farthest of the n proxies saw); the entries before it are the client's
+    // own writing and never believed. A function, because Fastify reads a bare number as "trust
+    // nothing".
+    trustProxy: config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < config.trustProxyHops : false,
     ajv: { customOptions: { coerceTypes: false } },
   });
   app.addHook("onSend", async (req, reply) => {
@@ -144,6 +160,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
         { name: "webhooks", description: "Webhook endpoints and their delivery logs" },
         { name: "events", description: "Events recorded for the merchant" },
         { name: "connect", description: "Marketplace: submerchants, KYC documents, split, payouts and fees of sub-accounts" },
+        { name: "merchant", description: "The merchant's own profile: name and default soft descriptor" },
         { name: "auth", description: "Merchant login" },
         { name: "admin", description: "Operator endpoints (admin key)" },
         { name: "ops", description: "Health" },
@@ -154,25 +171,38 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   // The key entered under "Authorize" (username = key, empty password) survives a reload.
-  await app.register(fastifySwaggerUi, { routePrefix: "/docs", uiConfig: { persistAuthorization: true } });
+  // Branded feira (title and wordmark, not "Swagger UI" under a fastify logo). The secret-key
+  // scheme (sandbox sk_test_ keys) is listed first, so the Authorize dialog opens on it.
+  await app.register(fastifySwaggerUi, {
+    routePrefix: "/docs",
+    uiConfig: { persistAuthorization: true, docExpansion: "list", tryItOutEnabled: false },
+    theme: { title: "feira API reference" },
+    logo: { type: "image/svg+xml", content: FEIRA_LOGO, href: "/docs", target: "_self" },
+  });
   await app.register(fastifyJwt, { secret: config.jwtSecret, verify: { algorithms: ["HS256"] }, sign: { algorithm: "HS256" } });
 
   const rateLimits = createRateLimits({ config, db, policies: deps.rateLimitPolicies, configChanges: services.configChanges });
   registerAuth(app, services.merchants.authenticator, rateLimits.failedAuth);
+  registerErrorDocs(app); // after registerAuth: it reads each route's auth mode
   registerRateLimits(app, rateLimits); // after registerAuth: its hook needs req.ctx
   registerIdempotency(app, db, { hashKey: `idempotency:${config.encryptionKey}`, sealer: services.sealer, leaseMs: config.idempotencyLeaseMs });
-  registerOps(app, db);
+  registerOps(app, db, { waitingCharges: services.charges.waitingOnProcessor, processors: services.processors });
+  // The live adapters' keep-alive connections to the providers close with the app.
+  app.addHook("onClose", async () => services.processors.close());
 
   app.get("/openapi.json", { config: { auth: "public" }, schema: { hide: true } }, async () => app.swagger());
-  await app.register(merchantRoutes(services.merchants, rateLimits.login));
-  await app.register(customerRoutes(services.customers));
+  const { modules } = services;
+  await app.register(modules.merchants.routes(rateLimits.login));
+  await app.register(modules.customers.routes);
   await app.register(services.cards.routes);
-  await app.register(chargeRoutes(services.charges, services.refunds));
-  await app.register(sandboxBankRoutes(services.charges));
-  await app.register(ledgerRoutes(services.ledger));
+  await app.register(modules.charges.routes);
+  await app.register(modules.ledger.routes);
   await app.register(services.webhooks.routes);
   await app.register(services.subscriptions.routes);
   await app.register(services.connect.routes);
+  await app.register(modules.shipping.routes);
   await app.register(services.paymentLinks.routes);
+  await app.register(processorAdminRoutes(services.processors));
+  await app.register(panelRoutes({ services, config, loginThrottle: rateLimits.login }));
   return app;
 }

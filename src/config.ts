@@ -1,6 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { currencyExponent, DEFAULT_MAX_AMOUNT_MINOR, type AmountLimits } from "./lib/money.js";
+import { parseProcessorRouting, type RouteTable } from "./processors/routing.js";
 
 // The whole configuration, parsed once from the environment in main.ts and passed down.
 // Nothing else in feira reads process.env.
@@ -10,6 +12,18 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_POOL_MODE: `session` (default) when DATABASE_URL reaches PostgreSQL or a pooler in
+   * session mode; `transaction` behind a transaction-mode pooler (PgBouncer): no named prepared
+   * statements and no session state on DATABASE_URL's connections.
+   */
+  databasePoolMode: "session" | "transaction";
+  /**
+   * DATABASE_DIRECT_URL: a connection straight to PostgreSQL for what needs a session (LISTEN)
+   * and for migrations, when DATABASE_URL goes through a pooler. Without it, LISTEN is skipped
+   * in transaction mode (workers poll) and migrations run through the pooler.
+   */
+  databaseDirectUrl: string | undefined;
   adminApiKey: string | undefined;
   jwtSecret: string;
   encryptionKey: string;
@@ -23,27 +37,78 @@ export interface Config {
   shippingUserAgentEmail?: string;
   webhookRetryScale: number;
   webhookAllowPrivateUrls: boolean;
-  /** Name of the processor used for production-key charges; none means they are refused. */
+  /** PAYMENT_PROCESSOR as given (the registry's test adapters are chosen by it). */
   productionProcessor: string | undefined;
+  /** The live processors: routes per method (none: live charges are refused) and their accounts. */
+  live: LiveProcessorConfig;
   logLevel: string;
   /** How often an idle worker looks for due work (deliveries, settlements). */
   workerPollMs: number;
   /** Requests per second per API key (with a burst allowance); 0 turns the limit off. */
   rateLimitPerKey: number;
+  /**
+   * TRUST_PROXY_HOPS: how many proxies in front of feira append to X-Forwarded-For. The client
+   * address (lockouts, per-address limits, logs) is the entry that many hops back; 0, the
+   * default, ignores the header, since a client can write anything in it.
+   */
+  trustProxyHops: number;
   /** WEB_CONCURRENCY: API processes sharing the port (node:cluster); above 1 only on PostgreSQL. */
   webConcurrency: number;
   /** Events and their delivery logs older than this many days are pruned by the worker. */
   eventRetentionDays: number;
+  /**
+   * DEMO_HISTORY: the first local start gives the demo merchant sandbox history for the panel
+   * (default true; never in production). Tests that count every row of a table turn it off.
+   */
+  demoHistory: boolean;
   /**
    * How long a request holds its Idempotency-Key claim before a retry may take it over (the
    * claim of a process that died is recovered after this, never spun on).
    */
   idempotencyLeaseMs: number;
   /**
+   * The largest amount of a charge, refund, payout, plan price or payment link, in minor units:
+   * MAX_AMOUNT_MINOR (99,999,999 by default) for every currency, MAX_AMOUNT_MINOR_<CUR> for one.
+   */
+  amountLimits: AmountLimits;
+  /**
    * FEIRA_FAULT: a named point where the process exits at once (kill -9 style), for crash
    * tests. Never honoured with NODE_ENV=production.
    */
   faultPoint: string | undefined;
+  /**
+   * WEBHOOK_CONCURRENCY: deliveries in flight at once per worker process (its slots, and its
+   * kept-alive connections per destination). Against receivers that take t seconds to answer a
+   * worker delivers at most this / t events per second.
+   */
+  webhookConcurrency: number;
+}
+
+/**
+ * PAYMENT_PROCESSOR or PAYMENT_ROUTES, the credentials of the processors they name, and the
+ * bounds of every provider call. The base URLs are the operator's, not merchant input: the
+ * merchant URL guard does not apply to them.
+ */
+export interface LiveProcessorConfig {
+  routes: RouteTable;
+  pagarme: { secretKey: string; apiUrl: string };
+  mercadopago: { accessToken: string; webhookSecret: string; publicKey: string | undefined; apiUrl: string };
+  /** PROCESSOR_TIMEOUT_MS: the bound on each provider call. */
+  timeoutMs: number;
+  /** PROCESSOR_RECONCILE_INTERVAL_MS: how often live charges still open are read again. */
+  reconcileIntervalMs: number;
+  /**
+   * Provider lookups that provider webhooks may cause, per second: PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND
+   * in all (shared by the API processes on PostgreSQL) and PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS
+   * per client address. A notice past them is answered 429 and settled by its retry or the reconciliation.
+   */
+  webhookLookups: { perSecond: number; perAddressPerSecond: number };
+  /**
+   * PROCESSOR_MAX_WAITING: production charges one process lets wait on a processor at once (and
+   * the connections each adapter may open). Past it a charge is 503 `processor_busy` with
+   * Retry-After before anything is written.
+   */
+  maxWaiting: number;
 }
 
 export class ConfigError extends Error {
@@ -95,7 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 
   const port = int("PORT", 3000, 0, 65535);
   const publicBaseUrl = url("PUBLIC_BASE_URL", `http://localhost:${port}`);
-  const panelUrl = url("PANEL_URL", publicBaseUrl);
+  const panelUrl = url("PANEL_URL", `${publicBaseUrl}/panel`);
   const shippingProviderUrl = url("SHIPPING_PROVIDER_URL", "https://sandbox.melhorenvio.com.br");
   const webhookAllowPrivateUrls = bool("WEBHOOK_ALLOW_PRIVATE_URLS");
   const scaleRaw = env.WEBHOOK_RETRY_SCALE;
@@ -106,14 +171,25 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   const databaseUrlOk = !databaseUrl || /^postgres(ql)?:\/\//.test(databaseUrl);
   if (!databaseUrlOk) problems.push("DATABASE_URL must start with postgres://");
+  const databaseDirectUrl = env.DATABASE_DIRECT_URL || undefined;
+  if (databaseDirectUrl && !/^postgres(ql)?:\/\//.test(databaseDirectUrl)) problems.push("DATABASE_DIRECT_URL must start with postgres://");
+  if (databaseDirectUrl && !databaseUrl) problems.push("DATABASE_DIRECT_URL needs DATABASE_URL (the pooled connection it goes with)");
+  const poolMode = env.DATABASE_POOL_MODE || "session";
+  if (poolMode !== "session" && poolMode !== "transaction") problems.push('DATABASE_POOL_MODE must be "session" or "transaction"');
+  if (poolMode === "transaction" && !databaseUrl) problems.push("DATABASE_POOL_MODE=transaction needs DATABASE_URL (a pooler in front of PostgreSQL)");
 
   if (env.SHIPPING_USER_AGENT_EMAIL && !/^[^\s()@]+@[^\s()@]+$/.test(env.SHIPPING_USER_AGENT_EMAIL)) {
     problems.push("SHIPPING_USER_AGENT_EMAIL must be an e-mail address");
   }
   const rateLimitPerKey = int("RATE_LIMIT_PER_KEY", 100, 0, 1_000_000);
+  const trustProxyHops = int("TRUST_PROXY_HOPS", 0, 0, 10);
   const eventRetentionDays = int("EVENT_RETENTION_DAYS", 30, 1, 3650);
+  const demoHistory = env.DEMO_HISTORY === undefined || env.DEMO_HISTORY === "" ? true : bool("DEMO_HISTORY");
   const idempotencyLeaseMs = int("IDEMPOTENCY_LEASE_MS", 30_000, 1_000, 3_600_000);
   const webConcurrency = int("WEB_CONCURRENCY", 1, 1, 256);
+  const amountLimits = parseAmountLimits(env, problems);
+  const live = parseLive(env, problems, { int, url });
+  const webhookConcurrency = int("WEBHOOK_CONCURRENCY", 128, 1, 4096);
   if (webConcurrency > 1 && !databaseUrl) {
     problems.push(`WEB_CONCURRENCY=${webConcurrency} needs DATABASE_URL: the embedded database admits one process; unset WEB_CONCURRENCY or use PostgreSQL`);
   }
@@ -151,6 +227,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     host: env.HOST || "127.0.0.1",
     dataDir,
     databaseUrl,
+    databasePoolMode: poolMode === "transaction" ? "transaction" : "session",
+    databaseDirectUrl,
     adminApiKey: env.ADMIN_API_KEY || undefined,
     jwtSecret: secrets.jwtSecret,
     encryptionKey: secrets.encryptionKey,
@@ -161,14 +239,87 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     webhookRetryScale,
     webhookAllowPrivateUrls,
     productionProcessor: env.PAYMENT_PROCESSOR || undefined,
+    live,
     logLevel,
     workerPollMs: 500,
     rateLimitPerKey,
+    trustProxyHops,
     webConcurrency,
     eventRetentionDays,
+    demoHistory,
     idempotencyLeaseMs,
+    amountLimits,
     faultPoint: production ? undefined : env.FEIRA_FAULT || undefined,
+    webhookConcurrency,
   };
+}
+
+function parseLive(
+  env: NodeJS.ProcessEnv, problems: string[],
+  read: { int(name: string, fallback: number, min: number, max: number): number; url(name: string, fallback: string): string },
+): LiveProcessorConfig {
+  const routing = parseProcessorRouting(env);
+  problems.push(...routing.problems);
+  return {
+    routes: routing.routes,
+    pagarme: { secretKey: env.PAGARME_SECRET_KEY ?? "", apiUrl: read.url("PAGARME_API_URL", "https://api.pagar.me/core/v5") },
+    mercadopago: {
+      accessToken: env.MERCADOPAGO_ACCESS_TOKEN ?? "",
+      webhookSecret: env.MERCADOPAGO_WEBHOOK_SECRET ?? "",
+      publicKey: env.MERCADOPAGO_PUBLIC_KEY || undefined,
+      apiUrl: read.url("MERCADOPAGO_API_URL", "https://api.mercadopago.com"),
+    },
+    timeoutMs: read.int("PROCESSOR_TIMEOUT_MS", 15_000, 100, 300_000),
+    reconcileIntervalMs: read.int("PROCESSOR_RECONCILE_INTERVAL_MS", 60_000, 1_000, 86_400_000),
+    webhookLookups: {
+      perSecond: read.int("PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND", 200, 1, 100_000),
+      perAddressPerSecond: read.int("PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS", 100, 1, 100_000),
+    },
+    maxWaiting: read.int("PROCESSOR_MAX_WAITING", DEFAULT_PROCESSOR_MAX_WAITING, 1, 65_536),
+  };
+}
+
+// Enough for one process to serve 1,024 clients of a processor answering in 1 s (1,024
+// charges/s); 1,024 waiting charges add 16 to 18 MB to a compiled API process (bench/RESULTS.md,
+// "Slow processors").
+const DEFAULT_PROCESSOR_MAX_WAITING = 1024;
+
+/** No live processor: production-key charges are refused (tests, a sandbox-only deployment). */
+export const NO_LIVE_PROCESSORS: LiveProcessorConfig = {
+  routes: {},
+  pagarme: { secretKey: "", apiUrl: "https://api.pagar.me/core/v5" },
+  mercadopago: { accessToken: "", webhookSecret: "", publicKey: undefined, apiUrl: "https://api.mercadopago.com" },
+  timeoutMs: 15_000,
+  reconcileIntervalMs: 60_000,
+  webhookLookups: { perSecond: 200, perAddressPerSecond: 100 },
+  maxWaiting: DEFAULT_PROCESSOR_MAX_WAITING,
+};
+
+const MAX_AMOUNT_PREFIX = "MAX_AMOUNT_MINOR_";
+
+// MAX_AMOUNT_MINOR for every currency, MAX_AMOUNT_MINOR_<CUR> (an ISO 4217 code feira accepts)
+// for one; whole numbers of minor units from 1 to 2^53 - 1.
+function parseAmountLimits(env: NodeJS.ProcessEnv, problems: string[]): AmountLimits {
+  const parse = (name: string, raw: string): number | undefined => {
+    const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+    if (Number.isSafeInteger(n) && n >= 1) return n;
+    problems.push(`${name} must be a whole number of minor units from 1 to ${Number.MAX_SAFE_INTEGER} (99999999 is 999999.99 BRL)`);
+    return undefined;
+  };
+  const raw = env.MAX_AMOUNT_MINOR;
+  const defaultMaxMinor = (raw !== undefined && raw !== "" ? parse("MAX_AMOUNT_MINOR", raw) : undefined) ?? DEFAULT_MAX_AMOUNT_MINOR;
+  const maxMinorByCurrency: Record<string, number> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(MAX_AMOUNT_PREFIX) || value === undefined || value === "") continue;
+    const currency = name.slice(MAX_AMOUNT_PREFIX.length);
+    if (currencyExponent(currency) === undefined) {
+      problems.push(`${name}: ${currency} is not a supported ISO 4217 currency code (upper-case, e.g. MAX_AMOUNT_MINOR_JPY)`);
+      continue;
+    }
+    const n = parse(name, value);
+    if (n !== undefined) maxMinorByCurrency[currency] = n;
+  }
+  return { defaultMaxMinor, maxMinorByCurrency };
 }
 
 function localSecrets(dataDir: string, env: NodeJS.ProcessEnv): { encryptionKey: string; jwtSecret: string } {

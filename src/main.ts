@@ -9,7 +9,9 @@ import { createTasks } from "./jobs/tasks.js";
 import { startWorker, type Worker } from "./jobs/runner.js";
 import { logStream } from "./lib/log-stream.js";
 import { clusterChildRole, superviseCluster, tellPrimary } from "./cluster.js";
-import { CONFIG_CHANGED_CHANNEL } from "./lib/config-changes.js";
+import { CONFIG_CHANGED_CHANNEL } from "./db/config-changes.js";
+import { seedDemo } from "./web/panel/demo-seed.js";
+import { describeRoutes } from "./processors/routing.js";
 
 // Entry point. Roles: no argument runs API and worker in one process (the default for
 // `npm start`); `api` and `worker` run them apart (PostgreSQL only, any number of each);
@@ -37,7 +39,9 @@ async function main(): Promise<void> {
   // Files this process creates (the embedded database, secrets.json) are its user's alone.
   process.umask(0o077);
   const unlock = config.databaseUrl ? () => undefined : await lockDataDir(config.dataDir);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMode: config.databasePoolMode, directUrl: config.databaseDirectUrl,
+  });
   if (!childRole) await database.migrate(); // the primary migrated before forking
 
   // PGlite creates its files 0666 whatever the umask: tighten them once they exist. Files it
@@ -54,16 +58,16 @@ async function main(): Promise<void> {
     // The first-start keys are made once, here, after an API process listens (see below why).
     await firstListening;
     const services = createServices({ config, db: database.db });
-    printFirstStart(config, await services.merchants.bootstrap({ demoMerchant: !config.production }));
+    printFirstStart(config, await firstStart(services, config, log));
     await database.close();
-    log.info({ role, processes: config.webConcurrency, database: database.kind }, "feira started");
+    log.info({ role, processes: config.webConcurrency, database: database.kind, liveRoutes: describeRoutes(config.live.routes) }, "feira started");
     return;
   }
 
   const services = createServices({ config, db: database.db });
   const app = role === "worker" ? undefined : await buildApp({ config, db: database.db, logStream: stream }, services);
   const worker: Worker | undefined =
-    role === "api" ? undefined : startWorker(createTasks({ config, db: database.db, services, log }), log);
+    role === "api" ? undefined : startWorker(createTasks({ db: database.db, modules: { ...services.modules, webhooks: services.webhooks, subscriptions: services.subscriptions }, log }), log);
 
   // New deliveries wake the delivery task at once (a trigger NOTIFYs on commit); polling stays
   // as the fallback, so a lost notification only costs one poll interval.
@@ -71,18 +75,31 @@ async function main(): Promise<void> {
   // Key rotation or a merchant's status change in any process empties this one's key cache.
   const unlistenAuth = app ? await database.listen(CONFIG_CHANGED_CHANNEL, () => services.configChanges.forget()) : undefined;
   const unlisten = async () => { await unlistenOutbox?.(); await unlistenAuth?.(); };
+  if (!database.listens) {
+    log.warn("DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: no LISTEN; workers poll for deliveries every 500 ms and cached keys are read again after 5 s");
+  }
 
   if (app) {
     // Listen first: if the port is taken the process stops before the first-start keys are
     // made, so they are made (and printed) by the next start instead of being lost.
     await app.listen({ port: config.port, host: config.host });
     if (childRole) tellPrimary("listening");
-    else printFirstStart(config, await services.merchants.bootstrap({ demoMerchant: !config.production }));
+    else printFirstStart(config, await firstStart(services, config, log));
   }
-  log.info({ role, database: database.kind }, "feira started");
+  log.info({ role, database: database.kind, liveRoutes: describeRoutes(config.live.routes) }, "feira started");
   // In a cluster, a stopping process stays reachable for a moment after readiness turns off, so
   // that keep-alive clients get one more answer (with Connection: close) instead of a reset.
-  installShutdown({ app, worker, database, unlock, log, unlisten, drainMs: childRole ? 1_000 : 0 });
+  installShutdown({ app, worker, database, unlock, log, unlisten, processors: services.processors, drainMs: childRole ? 1_000 : 0 });
+}
+
+/**
+ * First-start keys and, outside production on an empty database, the demo merchant with some
+ * sandbox history for the panel (a failed seed leaves the merchant usable, and is logged).
+ */
+async function firstStart(services: ReturnType<typeof createServices>, config: Config, log: { warn(o: object, msg: string): void }) {
+  const first = await services.merchants.bootstrap({ demoMerchant: !config.production });
+  if (first.demo && !config.production && config.demoHistory) await seedDemo(services, first.demo.merchantId).catch((err: unknown) => log.warn({ err }, "demo history not seeded"));
+  return first;
 }
 
 function printFirstStart(config: Config, first: Awaited<ReturnType<ReturnType<typeof createServices>["merchants"]["bootstrap"]>>) {
@@ -96,12 +113,18 @@ function printFirstStart(config: Config, first: Awaited<ReturnType<ReturnType<ty
       `  try it:      curl -u ${first.demo.sandboxKey}: ${config.publicBaseUrl}/v1/customers`,
     );
   }
-  if (lines.length > 0) process.stdout.write(`\n${lines.join("\n")}\n\n`);
+  if (lines.length === 0) return;
+  // On a terminal the keys go with the readable log. Piped or redirected, stdout is JSON lines
+  // that log shippers collect: the keys go to stderr as plain text, never into a log line.
+  const out = process.stdout.isTTY ? process.stdout : process.stderr;
+  out.write(`\n${lines.join("\n")}\n\n`);
 }
 
 function installShutdown(parts: {
   app?: Awaited<ReturnType<typeof buildApp>>; worker?: Worker; database: Database; unlock: () => void; log: pino.Logger;
   unlisten?: () => Promise<void>; drainMs: number;
+  /** The live adapters (their connection pools); the app's close closes them too, the worker's stop does not. */
+  processors: { close(): Promise<void> };
 }) {
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -117,6 +140,7 @@ function installShutdown(parts: {
       await parts.app?.close(); // stops accepting, waits for in-flight requests
       await parts.unlisten?.();
       await parts.worker?.stop();
+      await parts.processors.close();
       await parts.database.close();
     } finally {
       parts.unlock();

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { EVENT_CATALOG, EVENT_TYPES, isEventType } from "../modules/webhooks/catalog.js";
 import { webhookHeaders } from "../modules/webhooks/signing.js";
 import { basicAuth, type Connection } from "./api.js";
 import { readSse, type SseEvent } from "./sse.js";
@@ -9,12 +10,20 @@ export interface ListenOptions {
   secret: string;
   /** Only these event types; all when empty. */
   events: string[];
+  /** Also the events that go only to postback URLs, never to endpoints (the legacy charge.updated). */
+  includePostbackEvents: boolean;
   print: (line: string) => void;
   signal: AbortSignal;
 }
 
+/** Event types that go only to postback URLs: a webhook endpoint never receives them. */
+export const POSTBACK_ONLY_EVENTS: readonly string[] = EVENT_TYPES.filter((t) => !EVENT_CATALOG[t].toEndpoints);
+export const INCLUDE_POSTBACK_FLAG = "--include-postback-events";
+
 // Like `stripe listen`: stream the merchant's events and POST each to a local URL, signed with
 // the local secret as a webhook endpoint would be, one line per event with the receiver's answer.
+// The stream carries every event of the merchant; what is forwarded is what an endpoint would
+// receive, so a handler is not written for charge.updated, which only postback URLs get.
 // A dropped stream reconnects after a second and resumes after the last event it saw.
 export async function listen(o: ListenOptions): Promise<void> {
   let lastEventId: string | undefined;
@@ -31,6 +40,9 @@ export async function listen(o: ListenOptions): Promise<void> {
       if (res.status !== 200 || !res.body) throw new Error(`stream answered ${res.status}: ${await res.text()}`);
       if (!announced) {
         o.print(`Ready! Forwarding events to ${o.forwardTo}. Your webhook signing secret is ${o.secret} (^C to quit)`);
+        if (!o.includePostbackEvents) {
+          o.print(`Forwarding what a webhook endpoint receives: not ${POSTBACK_ONLY_EVENTS.join(" or ")}, which go only to postback URLs (${INCLUDE_POSTBACK_FLAG} forwards them too).`);
+        }
         announced = true;
       } else {
         o.print("Reconnected.");
@@ -38,6 +50,8 @@ export async function listen(o: ListenOptions): Promise<void> {
       for await (const event of readSse(res.body)) {
         if (event.id) lastEventId = event.id;
         if (o.events.length > 0 && !o.events.includes(event.event)) continue;
+        // A type this CLI does not know (a newer server) is forwarded: it cannot tell.
+        if (!o.includePostbackEvents && isEventType(event.event) && !EVENT_CATALOG[event.event].toEndpoints) continue;
         o.print(await forward(o, event));
       }
     } catch (err) {

@@ -2,15 +2,17 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { ApiError, call, type Connection } from "./api.js";
 import { configPath, DEFAULT_BASE_URL, ensureWebhookSecret, readConfig, writeConfig } from "./config.js";
-import { FatalError, listen } from "./listen.js";
+import { FatalError, INCLUDE_POSTBACK_FLAG, listen, POSTBACK_ONLY_EVENTS } from "./listen.js";
 import { ADMIN_TRIGGERS, trigger, TRIGGERS } from "./trigger.js";
 
 const USAGE = `feira: the command line of a feira server
 
   feira login [--api-key sk_test_...] [--url ${DEFAULT_BASE_URL}]
       Checks the key against the server and stores it (with the URL) in the config file.
-  feira listen --forward-to http://localhost:4242/webhooks [--events charge.paid,charge.refunded]
-      Streams your events and POSTs each to the URL, signed with a local secret (printed).
+  feira listen --forward-to http://localhost:4242/webhooks [--events charge.paid,charge.refunded] [${INCLUDE_POSTBACK_FLAG}]
+      Streams your events and POSTs each to the URL, signed with a local secret (printed): what a webhook
+      endpoint would receive. ${INCLUDE_POSTBACK_FLAG} also forwards the events that go only to postback
+      URLs (${POSTBACK_ONLY_EVENTS.join(", ")}).
   feira trigger <event> [--admin-key adm_...]
       Creates sandbox objects that produce the event: ${Object.keys(TRIGGERS).join(", ")}.
       ${ADMIN_TRIGGERS.join(" and ")} also need the operator's admin key (--admin-key or FEIRA_ADMIN_KEY):
@@ -31,6 +33,7 @@ export async function run(argv: string[], out: (line: string) => void = (l) => p
       url: { type: "string" },
       "forward-to": { type: "string" },
       events: { type: "string" },
+      "include-postback-events": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -61,7 +64,12 @@ export async function run(argv: string[], out: (line: string) => void = (l) => p
       process.once("SIGINT", () => stop.abort());
       process.once("SIGTERM", () => stop.abort());
       const events = values.events ? values.events.split(",").map((e) => e.trim()).filter(Boolean) : [];
-      await listen({ connection, forwardTo, secret: ensureWebhookSecret(file), events, print: out, signal: stop.signal });
+      const includePostbackEvents = values["include-postback-events"] ?? false;
+      const postbackOnly = events.filter((e) => POSTBACK_ONLY_EVENTS.includes(e));
+      if (postbackOnly.length > 0 && !includePostbackEvents) {
+        throw new UsageError(`${postbackOnly.join(", ")} go only to postback URLs, never to webhook endpoints: add ${INCLUDE_POSTBACK_FLAG} to forward them`);
+      }
+      await listen({ connection, forwardTo, secret: ensureWebhookSecret(file), events, includePostbackEvents, print: out, signal: stop.signal });
       return 0;
     }
     case "trigger": {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { getTableColumns, getTableName, sql, type Column, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
-import { queryRows, type Queryable } from "./client.js";
+import { queryRows, statementName, type Queryable, type Tx } from "./client.js";
 
 // Writes that need no answer from the database (the outbox, the ledger, settlements) are
 // collected and sent as one statement of data-modifying CTEs: one round trip, atomic without
@@ -14,7 +14,7 @@ import { queryRows, type Queryable } from "./client.js";
 // between the parts hold: PostgreSQL checks them at the end of the statement.
 
 /** Where a module writes: a transaction or the database (sent at once), or a batch (sent later). */
-export type Sink = Queryable | WriteBatch;
+export type Sink = Tx | WriteBatch;
 
 /**
  * A statement written as text, for the hot path (a charge and what it writes): its text is made
@@ -128,7 +128,8 @@ const asSQL = (p: Part): SQL => (p instanceof Statement ? p.toSQL() : p.getSQL()
 // planned once per connection instead of on every charge. A Statement is named by its shape
 // (its text is made once, then kept with its name); a drizzle statement by its text. Both are
 // bounded: past MAX_NAMED distinct shapes and texts, statements go unnamed and texts are made
-// each time. (PGlite's connection prepares every statement itself.)
+// each time. (PGlite's connection prepares every statement itself.) Behind a transaction-mode
+// pooler (DATABASE_POOL_MODE=transaction) every statement goes unnamed: see statementName.
 const MAX_NAMED = 500;
 const names = new Map<string, string>();
 const byShape = new Map<string, { text: string; name: string | undefined }>();
@@ -154,6 +155,16 @@ function textOf(s: Statement): { text: string; name: string | undefined } {
 
 interface DrizzleInternals { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } }; session: { client: unknown } }
 
+/** PGlite's connection or one of its transactions (src/db/pglite.ts): drizzle's client there. */
+interface PgliteClient { query(text: string, params: unknown[], options: object): Promise<{ rows: Record<string, unknown>[] }> }
+// The rows drizzle's PGlite session asks for: objects, with dates, timestamps and intervals (and
+// arrays of them, numeric[] too) kept as text for the columns to map (PGlite's type OIDs).
+const keepText = (value: string) => value;
+const PGLITE_RAW_ROWS = {
+  rowMode: "object",
+  parsers: Object.fromEntries([1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1182].map((oid) => [oid, keepText])),
+};
+
 /**
  * Runs one statement, as a named prepared statement on PostgreSQL (the hot path's statements:
  * batches, the sandbox processor record, the charge's customer), and answers its raw rows.
@@ -164,12 +175,16 @@ export async function send(on: Queryable, query: Part): Promise<Record<string, u
   if (client instanceof pg.Pool || client instanceof pg.Client) {
     if (query instanceof Statement) {
       const { text, name } = textOf(query);
-      return (await client.query({ name, text, values: query.values })).rows as Record<string, unknown>[];
+      return (await client.query({ name: statementName(client, name), text, values: query.values })).rows as Record<string, unknown>[];
     }
     const { sql: text, params } = dialect.sqlToQuery(query.getSQL());
-    const result = await client.query({ name: nameOf(text), text, values: params });
+    const result = await client.query({ name: statementName(client, nameOf(text)), text, values: params });
     return result.rows as Record<string, unknown>[];
   }
+  // PGlite: a Statement's kept text goes as it is too (PgliteConnection prepares it once).
+  // Through drizzle it would be split into pieces and built again on every call, which was
+  // a tenth of a card charge's CPU on PGlite (bench/RESULTS.md, "Embedded database").
+  if (query instanceof Statement) return (await (client as PgliteClient).query(textOf(query).text, query.values, PGLITE_RAW_ROWS)).rows;
   return queryRows<Record<string, unknown>>(on, asSQL(query));
 }
 

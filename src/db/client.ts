@@ -5,7 +5,7 @@ import pg from "pg";
 import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
-import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import { migratePostgres } from "./migrate-pg.js";
 import * as schema from "./schema.js";
 
 export type Schema = typeof schema;
@@ -20,8 +20,13 @@ export interface Database {
   db: Db;
   kind: "pglite" | "postgres";
   migrate(): Promise<void>;
-  /** Calls `onNotify` for every NOTIFY on `channel`; returns the function that stops listening. */
+  /**
+   * Calls `onNotify` for every NOTIFY on `channel`; returns the function that stops listening.
+   * Behind a transaction-mode pooler without a direct URL it does nothing (`listens` is false):
+   * the callers' polling and TTLs cover what a notification would have hurried.
+   */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listens: boolean;
   close(): Promise<void>;
 }
 
@@ -31,34 +36,67 @@ const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), "migr
  * PGlite (embedded, one process) when no URL is given, PostgreSQL otherwise. PGlite is imported
  * here, on use: a PostgreSQL process never loads it (tens of MB of JavaScript and WASM).
  */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir?: string; pglite?: PGlite }): Promise<Database> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+export async function openDatabase(opts: {
+  databaseUrl?: string; dataDir?: string; pglite?: PGlite;
+  /** PostgreSQL only: DATABASE_POOL_MODE and DATABASE_DIRECT_URL (see config.ts). */
+  poolMode?: "session" | "transaction"; directUrl?: string;
+}): Promise<Database> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolMode ?? "session", opts.directUrl);
   const { openPglite } = await import("./pglite.js");
   return openPglite(opts);
 }
 
-function openPostgres(url: string): Database {
+// Pools (and their connections) that go through a transaction-mode pooler. There, a named
+// prepared statement is parsed on whichever server connection the pooler lent for that
+// transaction, and the next use of the name may land on another one that never saw it
+// ("prepared statement does not exist"), so statements go unnamed: parsed and planned each time.
+const unnamedClients = new WeakSet<object>();
+
+/** `name` where named prepared statements may be used on `client` (a pg pool or client), else undefined. */
+export function statementName(client: object, name: string | undefined): string | undefined {
+  return unnamedClients.has(client) ? undefined : name;
+}
+
+function openPostgres(url: string, poolMode: "session" | "transaction", directUrl: string | undefined): Database {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
+  if (poolMode === "transaction") {
+    unnamedClients.add(pool);
+    pool.on("connect", (client) => { unnamedClients.add(client); });
+  }
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  // LISTEN needs a session of its own: the direct URL when there is one, the pooled URL when it
+  // keeps sessions, nothing behind a transaction-mode pooler.
+  const sessionUrl = directUrl ?? (poolMode === "session" ? url : undefined);
   return {
     db,
     kind: "postgres",
     migrate: async () => {
-      // Several processes may start at once: the advisory lock lets one migrate at a time.
+      // Straight to PostgreSQL when a direct URL is given; otherwise through DATABASE_URL, which
+      // is safe behind a pooler too (one transaction, a transaction-scoped lock: migrate-pg.ts).
+      if (directUrl) {
+        const client = new pg.Client({ connectionString: directUrl });
+        await client.connect();
+        try {
+          await migratePostgres(client, MIGRATIONS);
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+        return;
+      }
       const client = await pool.connect();
       try {
-        await client.query("select pg_advisory_lock(727274)");
-        await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS });
+        await migratePostgres(client, MIGRATIONS);
       } finally {
-        await client.query("select pg_advisory_unlock(727274)").catch(() => undefined);
         client.release();
       }
     },
+    listens: sessionUrl !== undefined,
     listen: async (channel, onNotify) => {
+      if (!sessionUrl) return async () => undefined;
       // A dedicated connection: LISTEN belongs to a session, and pooled ones come and go.
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: sessionUrl });
       client.on("error", () => undefined); // the worker's polling covers a lost listener
       client.on("notification", (n) => { if (n.channel === channel) onNotify(); });
       await client.connect();

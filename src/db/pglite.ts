@@ -226,6 +226,7 @@ export async function openPglite(opts: { dataDir?: string; pglite?: PGlite }): P
     db,
     kind: "pglite",
     migrate: async () => migrate(db as never, { migrationsFolder: MIGRATIONS }),
+    listens: true,
     listen: async (channel, onNotify) => client.listen(channel, onNotify),
     close: async () => {
       if (!client.closed) await client.close();

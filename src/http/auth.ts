@@ -3,6 +3,7 @@ import { AppError } from "./errors.js";
 import type { AuthMode, Environment, RequestCtx } from "./context.js";
 import type { AuthFailureGuard } from "./rate-limit.js";
 import { errors } from "./schemas.js";
+import { EXPECTED, unauthorizedMessage } from "./unauthorized.js";
 
 export interface KeyPrincipal {
   keyId: string;
@@ -36,24 +37,6 @@ export const securitySchemes = {
   bearerJwt: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Merchant token from POST /v1/auth/login." },
   adminKey: { type: "http", scheme: "basic", description: "Administrator key as the username, empty password." },
 } as const;
-
-// A 401 says what the route expected, and WWW-Authenticate names the scheme (RFC 9110 11.6.1),
-// so that a developer who sent the key the wrong way learns how from the answer itself.
-const EXPECTED: Record<Exclude<AuthMode, "public">, { challenge: string; how: string }> = {
-  secretKey: {
-    challenge: 'Basic realm="feira"',
-    how: "send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
-  },
-  jwt: {
-    challenge: 'Bearer realm="feira"',
-    how: "this route takes the merchant's login token: Authorization: Bearer <accessToken from POST /v1/auth/login>",
-  },
-  keyOrJwt: {
-    challenge: 'Basic realm="feira", Bearer realm="feira"',
-    how: "send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
-  },
-  admin: { challenge: 'Basic realm="feira-admin"', how: "send the admin key as the HTTP Basic username with an empty password" },
-};
 
 class Unauthorized extends AppError {
   constructor(readonly why: string) {
@@ -103,20 +86,18 @@ export function registerAuth(app: FastifyInstance, auth: Authenticator, failures
       req.ctx = await authenticate(app, auth, req, mode);
       return;
     }
-    // The address lockout is read beside authentication, adding no latency; a locked-out
-    // address is refused whether its credentials were right or not, so guessing learns nothing.
-    const [lock, outcome] = await Promise.allSettled([failures.check(req.ip, reply), authenticate(app, auth, req, mode)]);
-    if (lock.status === "rejected") throw lock.reason;
-    if (outcome.status === "rejected") {
-      if (outcome.reason instanceof Unauthorized) {
-        await failures.recordFailure(req.ip, reply);
-        const expected = EXPECTED[mode];
-        reply.header("www-authenticate", expected.challenge);
-        throw new AppError("unauthorized", `Unauthorized: ${outcome.reason.why}; ${expected.how}`);
-      }
-      throw outcome.reason;
+    try {
+      req.ctx = await authenticate(app, auth, req, mode);
+    } catch (err) {
+      if (!(err instanceof Unauthorized)) throw err;
+      // Only failed credentials meet the address lockout. Valid ones are limited by their own
+      // per-key limit, never by what other clients behind the same address (a NAT, an office)
+      // got wrong; a locked-out address's failures are refused with 429 and not counted again.
+      await failures.check(req.ip, reply);
+      await failures.recordFailure(req.ip, reply);
+      reply.header("www-authenticate", EXPECTED[mode].challenge);
+      throw new AppError("unauthorized", unauthorizedMessage(mode, err.why));
     }
-    req.ctx = outcome.value;
   });
 }
 
@@ -134,7 +115,11 @@ async function authenticate(app: FastifyInstance, auth: Authenticator, req: Fast
       return { merchantId: "", environment: "production", actor: { type: "admin", id: "admin" }, requestId };
     }
     const principal = await auth.findKey(key);
-    if (!principal) throw unauthorized("the key is unknown or revoked");
+    if (!principal) {
+      // The admin key sent to a merchant route is a common first mistake: name it, so the
+      // answer says which key to use instead (the caller holds the key; this reveals nothing).
+      throw unauthorized((await auth.isAdminKey(key)) ? "this is the admin key, which only the /v1/admin routes take" : "the key is unknown or revoked");
+    }
     if (principal.merchantStatus !== "active") throw new AppError("forbidden", "Forbidden: the merchant account is not active");
     return {
       merchantId: principal.merchantId,

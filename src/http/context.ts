@@ -1,15 +1,15 @@
-export type Environment = "sandbox" | "production";
+import type { Environment, Scope } from "../db/scope.js";
+
+export type { Environment, Scope };
 
 export interface Actor {
-  type: "api_key" | "jwt" | "admin" | "public";
-  /** The API key id, the merchant id of a JWT, "admin", or "public". */
+  type: "api_key" | "jwt" | "admin" | "public" | "system";
+  /** The API key id, the merchant id of a JWT, "admin", "public", or the job's name (system). */
   id: string;
 }
 
 /** Travels with every request into services: who asks, for which merchant and environment. */
-export interface RequestCtx {
-  merchantId: string;
-  environment: Environment;
+export interface RequestCtx extends Scope {
   actor: Actor;
   requestId: string;
   /**
@@ -19,6 +19,17 @@ export interface RequestCtx {
   idempotencySeed?: string;
   /** The seed was made for this request (a new claim): nothing can have been created with it. */
   idempotencySeedFresh?: boolean;
+}
+
+/**
+ * The context of work that no request started (a job, a listener of another module's change):
+ * its actor is the job, never a made-up key; `seed` derives ids as an Idempotency-Key would.
+ */
+export function systemCtx(scope: Scope, job: string, seed?: string): RequestCtx {
+  return {
+    merchantId: scope.merchantId, environment: scope.environment, actor: { type: "system", id: job }, requestId: `${job}:${scope.merchantId}`,
+    ...(seed ? { idempotencySeed: seed } : {}),
+  };
 }
 
 export type AuthMode = "secretKey" | "jwt" | "keyOrJwt" | "admin" | "public";

@@ -14,18 +14,39 @@ const statusOf = {
   invalid_state: 409,
   idempotency_in_progress: 409,
   payload_too_large: 413,
+  // Request line and headers over Node's 16 KiB, refused by the HTTP parser (handleClientError).
+  headers_too_large: 431,
+  request_timeout: 408,
   unsupported_media_type: 415,
   validation_failed: 422,
   idempotency_mismatch: 422,
+  // A card number in a field that is not meant for card data (src/http/card-fields.ts).
+  card_number_in_text: 422,
+  // An amount above the ceiling of its currency (MAX_AMOUNT_MINOR, src/lib/amount-limits.ts).
+  amount_too_large: 422,
+  // Codes a client acts on differently from a malformed request (all 422: the request is
+  // well-formed, but cannot be served as asked).
+  currency_not_supported: 422, // an unknown currency, or one the payment method does not take
+  method_not_supported: 422, // no processor serves this method in this environment
+  submerchant_not_active: 422, // a submerchant that is not active cannot charge live, be paid out or receive a live split
+  insufficient_balance: 422, // a payout above the available balance
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  // Every slot for charges waiting on a processor is taken in this process; nothing was written
+  // (PROCESSOR_MAX_WAITING, docs/guarantees.md). Answered with Retry-After.
+  processor_busy: 503,
 } as const;
 
 export type ErrorCode = keyof typeof statusOf;
 
+/** Every code with its status, for the OpenAPI document. */
+export const ERROR_CODES: readonly (readonly [ErrorCode, number])[] = Object.entries(statusOf) as [ErrorCode, number][];
+
 export class AppError extends Error {
   readonly statusCode: number;
+  /** Sent as the Retry-After header (whole seconds) when the answer says "later", not "never". */
+  retryAfterSeconds?: number;
   constructor(readonly code: ErrorCode, message: string) {
     super(message);
     this.statusCode = statusOf[code];
@@ -58,10 +79,10 @@ const fastifyCodes: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "bad_request",
 };
 
-function classify(err: FastifyError): { status: number; code: string; message: string } {
+function classify(err: FastifyError, body: unknown): { status: number; code: string; message: string } {
   if (err instanceof AppError) return { status: err.statusCode, code: err.code, message: err.message };
   if (err.validation) {
-    return { status: 422, code: "validation_failed", message: validationMessage(err) };
+    return { status: 422, code: "validation_failed", message: validationMessage(err, body) };
   }
   const mapped = err.code ? fastifyCodes[err.code] : undefined;
   if (mapped) {
@@ -82,12 +103,15 @@ function classify(err: FastifyError): { status: number; code: string; message: s
 
 // Names the field: "amount must be >= 1", "customer.email must match format \"email\"",
 // "query.limit must be <= 100".
-function validationMessage(err: FastifyError): string {
+function validationMessage(err: FastifyError, body: unknown): string {
   const first = err.validation?.[0];
   if (!first) return err.message;
   const context = err.validationContext && err.validationContext !== "body" ? `${err.validationContext}.` : "";
   const base = first.instancePath.replace(/^\//, "").replace(/\//g, ".");
   const params = first.params as Record<string, unknown>;
+  // Body errors carry the value and the field's schema (the body validator is verbose).
+  const { data, parentSchema } = first as { data?: unknown; parentSchema?: { required?: string[]; minProperties?: number; description?: string; "x-pattern-message"?: string } };
+  if (err.validationContext === "body" && body === undefined && first.instancePath === "") return missingBody(parentSchema);
   if (first.keyword === "required") {
     return `${context}${base ? `${base}.` : ""}${String(params.missingProperty)} is required`;
   }
@@ -97,16 +121,49 @@ function validationMessage(err: FastifyError): string {
   const field = `${context}${base}` || (context ? context.slice(0, -1) : "body");
   // propertyNames (metadata keys): the error is about a key of the object, not the object.
   if ((first as { propertyName?: string }).propertyName !== undefined) return `${field} keys ${first.message ?? "are invalid"}`;
+  // A pattern is no message for a person: a schema may say in words what it allows.
+  if (first.keyword === "pattern" && parentSchema?.["x-pattern-message"]) return `${field} ${parentSchema["x-pattern-message"]}`;
   if (first.keyword === "discriminator") {
     return `${field}.${String(params.tag)} is missing or not one of the supported values`;
+  }
+  if (first.keyword === "type" && (params.type === "number" || params.type === "integer") && context === "" && typeof data !== "number") {
+    return `${field} must be ${numberKind(params.type, parentSchema?.description)}, not ${kindOf(data)}`;
   }
   return `${field} ${first.message ?? "is invalid"}`;
 }
 
+// A route that needs a body, called without one: say what to send rather than "body must be object".
+function missingBody(schema: { required?: string[]; minProperties?: number } | undefined): string {
+  const required = schema?.required ?? [];
+  const what = required.length > 0
+    ? `; it requires ${required.length > 1 ? `${required.slice(0, -1).join(", ")} and ${required.at(-1)}` : required[0]}`
+    : schema?.minProperties ? "; it needs at least one of its fields" : "";
+  return `body is missing: this route takes a JSON object, sent with Content-Type: application/json${what} (the fields are in /docs)`;
+}
+
+// "amount": "10.00" is the common mistake. The field's description says its unit (every money
+// field of a request body says "currency units" or "cents"), so the answer can show the form.
+function numberKind(type: unknown, description = ""): string {
+  if (/currency units/i.test(description)) return "a number in currency units (e.g. 10.5)";
+  if (/\bcents\b/i.test(description)) return "an integer number of cents (e.g. 1050)";
+  return type === "integer" ? "an integer" : "a number";
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const { status, code, message } = classify(err);
-    if (status >= 500) req.log.error({ err, requestId: req.id }, "request failed");
+    const { status, code, message } = classify(err, req.body);
+    // A 503 that says when to come back is load shed on purpose: one line, no stack (a flood of
+    // them must not cost a stack trace each).
+    const later = err instanceof AppError ? err.retryAfterSeconds : undefined;
+    if (later !== undefined) reply.header("retry-after", String(later));
+    if (status >= 500 && later === undefined) req.log.error({ err, requestId: req.id }, "request failed");
+    else if (status >= 500) req.log.warn({ code, status }, message);
     else req.log.info({ code, status }, message);
     return reply.code(status).send(errorBody(status, message, code));
   });
@@ -115,7 +172,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 /**
  * Fastify's own URL errors, which never reach the error handler: a path that is not valid
  * percent-encoded UTF-8 (FST_ERR_BAD_URL) or a path parameter over maxParamLength. Answered 400
- * in the contract's shape, without echoing the path (it may carry anything).
+ * in the error shape {statusCode, message, error, code}, without echoing the path (it may carry anything).
  */
 export function handleFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const message = err.code === "FST_ERR_MAX_PARAM_LENGTH"
@@ -123,6 +180,29 @@ export function handleFrameworkError(err: FastifyError, req: FastifyRequest, rep
     : "Malformed URL: the path is not valid percent-encoded UTF-8";
   req.log.info({ code: err.code, status: 400 }, message);
   void reply.code(400).header("x-request-id", req.id).send(errorBody(400, message, "bad_request"));
+}
+
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request: headers over 16 KiB (431), a
+ * request that timed out (408), bytes that are not HTTP (400). Answered in the same error shape as
+ * every other error, then the connection is closed (the parser cannot go on with it).
+ */
+export function handleClientError(err: NodeJS.ErrnoException, socket: import("node:stream").Duplex): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, code, message]: [number, ErrorCode, string] = err.code === "HPE_HEADER_OVERFLOW"
+    ? [431, "headers_too_large", "The request line and headers are over 16 KiB"]
+    : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "request_timeout", "The request was not received in time"]
+      : [400, "bad_request", "Malformed HTTP request"];
+  const body = JSON.stringify(errorBody(status, message, code));
+  // As Node's own handler: not in the middle of an answer already being written on this socket
+  // (a pipelined request after one still in flight).
+  const answering = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !answering?.headersSent) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
+      + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }
 
 /** 404 for unknown routes, 405 (with Allow) when the path exists under other methods. */

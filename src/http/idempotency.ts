@@ -8,8 +8,9 @@ import type { Sealer } from "../lib/crypto.js";
 import { AppError } from "./errors.js";
 import type { Environment } from "./context.js";
 
-// Idempotency-Key on every POST (CONTRACT section 4, docs/guarantees.md), scoped per merchant,
-// environment and route. Exactly-once rests on three parts:
+// Idempotency-Key on every POST (docs/guarantees.md), scoped per merchant, environment and
+// route (claimRoute: the route that matched, not the URL as spelled). Exactly-once rests on three
+// parts:
 // 1. The first request inserts a "processing" claim with a random seed and a lease. The primary
 //    key makes concurrent duplicates lose the insert; they wait (bounded, with backoff) for the
 //    answer, and get 409 if it does not come in time.
@@ -58,6 +59,33 @@ export interface IdempotencyOptions {
   sealer: Sealer;
   /** How long a claim is its process's before a retry may take it over. */
   leaseMs: number;
+}
+
+// A route pattern's parameters as find-my-way writes them: `::` is a literal colon, `:name` may
+// carry a `(regex)`, `*` is the wildcard.
+const PARAM = /::|:([A-Za-z0-9_$]+)(?:\([^)]*\))?|\*/g;
+
+/**
+ * What a claim's route is: the method, the route that matched and its decoded parameters, so
+ * every spelling that reaches one handler with the same parameters (`/v1/charges/`,
+ * `/v1/charge%73`, an id with percent-encoded letters) is one request. The parameters are
+ * written back into the pattern, URL-encoded, which gives the very path a client's usual
+ * spelling has always been stored under: claims taken before this rule still match after it.
+ * A pattern whose parameters cannot be written back keeps them as JSON beside it.
+ */
+export function claimRoute(method: string, pattern: string, params: Record<string, unknown>): string {
+  const used = new Set<string>();
+  let complete = true;
+  const path = pattern.replace(PARAM, (token: string, name: string | undefined) => {
+    if (token === "::") return ":";
+    const key = name ?? "*";
+    const value = params[key];
+    if (typeof value !== "string") complete = false;
+    used.add(key);
+    return encodeURIComponent(String(value));
+  });
+  if (complete && Object.keys(params).every((k) => used.has(k))) return `${method} ${path}`;
+  return `${method} ${pattern} ${stableStringify(params)}`;
 }
 
 const secs = (ms: number) => sql`make_interval(secs => ${ms / 1000}::float8)`;
@@ -110,7 +138,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
     const claim: Claim = {
       scope: req.ctx.merchantId || req.ctx.actor.type,
       environment: req.ctx.environment,
-      route: `${req.method} ${req.url.split("?")[0]}`,
+      route: claimRoute(req.method, req.routeOptions.url ?? req.url, (req.params ?? {}) as Record<string, unknown>),
       key: header,
     };
     const requestHash = createHmac("sha256", opts.hashKey).update(stableStringify(req.body ?? null)).digest("hex");

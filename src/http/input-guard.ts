@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
-import { AppError } from "./errors.js";
+import { holdsCardNumber } from "../lib/card-text.js";
+import { cardFieldsOf } from "./card-fields.js";
+import { AppError, type ErrorCode } from "./errors.js";
 
 // What no route schema says and every route needs: PostgreSQL text refuses NUL characters and
 // its UTF-8 refuses lone UTF-16 surrogates ("\ud800" is valid JSON), so either would fail an
@@ -7,6 +9,8 @@ import { AppError } from "./errors.js";
 // overflow the stack of whatever recursive code (serializers, hashing) met it later. One walk,
 // with an explicit stack, checks every string and key of headers, params and the query string
 // (before authentication) and of the body (before schema validation and any route hook).
+// The body walk also refuses a card number in any field but the few meant for one
+// (card-fields.ts): otherwise it would be stored and served in the clear.
 export const MAX_DEPTH = 32;
 
 // With the u flag a well-formed pair is one code point; only a lone surrogate is in Cs.
@@ -34,39 +38,62 @@ function badText(text: string): string | null {
   return text.includes("\u0000") ? "NUL characters" : "invalid Unicode (a lone UTF-16 surrogate)";
 }
 
+export interface InputProblem {
+  code: Extract<ErrorCode, "validation_failed" | "card_number_in_text">;
+  message: string;
+}
+
+const problem = (message: string): InputProblem => ({ code: "validation_failed", message });
+// Never the number itself: the message names the field only.
+const cardIn = (what: string): InputProblem => ({
+  code: "card_number_in_text",
+  message: `${what} a card number; card numbers are accepted only in the card fields (paymentMethod.number, the card vault's number)`,
+});
+
+export interface InputGuardOptions {
+  maxDepth?: number;
+  /** Set for a body: card numbers are refused in every field but these dotted paths. */
+  cardFields?: ReadonlySet<string>;
+}
+
 /**
- * The first problem of a parsed value, as a message naming the field, or null. `root` is the
+ * The first problem of a parsed value, with a message naming the field, or null. `root` is the
  * prefix of the field names: "" for the body, "querystring", "params", "headers".
  */
-export function findInputProblem(value: unknown, root: string, maxDepth = MAX_DEPTH): string | null {
+export function findInputProblem(value: unknown, root: string, options: InputGuardOptions = {}): InputProblem | null {
+  const { maxDepth = MAX_DEPTH, cardFields } = options;
   const stack: Node[] = [{ value, depth: 0, parent: null, key: null }];
   while (stack.length > 0) {
     const node = stack.pop()!;
     const v = node.value;
-    if (typeof v === "string") {
-      const bad = badText(v);
-      if (bad) return `${pathOf(node, root)} must not contain ${bad}`;
+    if (v === null || typeof v !== "object") {
+      const bad = typeof v === "string" ? badText(v) : null;
+      if (bad) return problem(`${pathOf(node, root)} must not contain ${bad}`);
+      if (cardFields && holdsCardNumber(v)) {
+        const path = pathOf(node, root);
+        if (!cardFields.has(path)) return cardIn(`${path} holds`);
+      }
       continue;
     }
-    if (v === null || typeof v !== "object") continue;
     if (node.depth >= maxDepth) {
       // Named by its top-level field (the full path would be 32 segments long).
       let top = node;
       while (top.parent?.key != null) top = top.parent;
-      return `${Array.isArray(value) ? root || "body" : pathOf(top, root)} nests deeper than ${maxDepth} levels`;
+      return problem(`${Array.isArray(value) ? root || "body" : pathOf(top, root)} nests deeper than ${maxDepth} levels`);
     }
     for (const key of Object.keys(v)) {
       const bad = badText(key);
-      if (bad) return `${pathOf(node, root)} has a field name with ${bad}`;
+      if (bad) return problem(`${pathOf(node, root)} has a field name with ${bad}`);
+      if (cardFields && !Array.isArray(v) && holdsCardNumber(key)) return cardIn(`${pathOf(node, root)} has a field name that holds`);
       stack.push({ value: (v as Record<string, unknown>)[key], depth: node.depth + 1, parent: node, key });
     }
   }
   return null;
 }
 
-function check(value: unknown, root: string): void {
-  const problem = findInputProblem(value, root);
-  if (problem) throw new AppError("validation_failed", problem);
+function check(value: unknown, root: string, cardFields?: ReadonlySet<string>): void {
+  const found = findInputProblem(value, root, { cardFields });
+  if (found) throw new AppError(found.code, found.message);
 }
 
 export function registerInputGuard(app: FastifyInstance): void {
@@ -78,7 +105,9 @@ export function registerInputGuard(app: FastifyInstance): void {
     check(req.params, "params");
     check(req.query, "querystring");
   });
+  // The body as parsed (JSON, or the sandbox bank's form), before the idempotency claim and the
+  // handler: a refused body has stored nothing. Multipart bodies (KYC uploads) carry only files.
   app.addHook("preValidation", async (req) => {
-    if (req.routeOptions.url) check(req.body, "");
+    if (req.routeOptions.url) check(req.body, "", cardFieldsOf(req.method, req.routeOptions.url));
   });
 }

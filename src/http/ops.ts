@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { queryRows, sql, type Db } from "../db/client.js";
+import type { ProcessorRegistry } from "../processors/registry.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -17,7 +18,7 @@ declare module "fastify" {
 // /health answers 200 once the database answers (503 once the process is draining); /metrics
 // is Prometheus text. Both are public and hidden from the API document, as they describe the
 // process, not the API.
-export function registerOps(app: FastifyInstance, db: Db): void {
+export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharges(): number; processors?: Pick<ProcessorRegistry, "breakers"> }): void {
   let draining = false;
   app.decorate("startDraining", () => { draining = true; });
   app.addHook("onSend", async (_req, reply) => {
@@ -32,6 +33,15 @@ export function registerOps(app: FastifyInstance, db: Db): void {
     labelNames: ["method", "route", "status_code"],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
+  });
+  if (gauges.processors) registerBreakerMetrics(registry, gauges.processors);
+  // The charges waiting on a processor now, against PROCESSOR_MAX_WAITING: near the bound,
+  // the processor is slower than the charges arriving, and new ones are about to be refused.
+  new Gauge({
+    name: "feira_processor_waiting_charges",
+    help: "Production charges of this process waiting on a payment processor's answer",
+    registers: [registry],
+    collect() { this.set(gauges.waitingCharges()); },
   });
   app.addHook("onResponse", async (req, reply) => {
     duration.observe(
@@ -58,5 +68,36 @@ export function registerOps(app: FastifyInstance, db: Db): void {
 
   app.get("/metrics", { config: { auth: "public" }, schema: { hide: true } }, async (_req, reply) => {
     return reply.type(registry.contentType).send(await registry.metrics());
+  });
+}
+
+const BREAKER_STATES = { closed: 0, open: 1, half_open: 2 } as const;
+
+/**
+ * Each live processor's circuit breaker, read when scraped. The breakers are this process's
+ * (each API process counts its own calls): a scraper reaches every process, and a sum or max
+ * over them is the deployment's view.
+ */
+function registerBreakerMetrics(registry: Registry, processors: Pick<ProcessorRegistry, "breakers">): void {
+  const each = (fn: (processor: string, view: ReturnType<ProcessorRegistry["breakers"]>[string]) => void) => {
+    for (const [processor, view] of Object.entries(processors.breakers())) fn(processor, view);
+  };
+  new Gauge({
+    name: "feira_processor_breaker_state", help: "Circuit breaker of a live processor in this process: 0 closed, 1 open (skipped), 2 half open (one trial call)",
+    labelNames: ["processor"], registers: [registry],
+    collect() { each((processor, v) => this.set({ processor }, BREAKER_STATES[v.status])); },
+  });
+  new Gauge({
+    name: "feira_processor_breaker_consecutive_failures", help: "Failures in a row of a live processor in this process (the breaker opens at its threshold)",
+    labelNames: ["processor"], registers: [registry],
+    collect() { each((processor, v) => this.set({ processor }, v.consecutiveFailures)); },
+  });
+  new Counter({
+    name: "feira_processor_failures_total", help: "Calls to a live processor that got no usable answer (timeout, lost, 5xx, 429, refused connection) in this process",
+    labelNames: ["processor"], registers: [registry],
+    collect() {
+      this.reset();
+      each((processor, v) => this.inc({ processor }, v.failures));
+    },
   });
 }

@@ -1,19 +1,21 @@
 import { isIPv6 } from "node:net";
 import { lt } from "drizzle-orm";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from "fastify";
-import { BurstyRateLimiter, RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { rateLimits } from "../db/schema.js";
-import type { ConfigChanges } from "../lib/config-changes.js";
+import type { ConfigChanges } from "../db/config-changes.js";
 import { sha256Hex } from "../lib/crypto.js";
 import type { RequestCtx } from "./context.js";
 import { AppError } from "./errors.js";
+import { createLeasedBudget, memoryLeases, postgresLeases, type LeaseStore, type Take } from "./key-limit.js";
 
-// Three limits, all counted by rate-limiter-flexible: requests per API key, failed logins per
-// account and per client address, failed authentications per client address. On PostgreSQL
-// the counters live in the rate_limits table, so every API process shares them; the embedded
-// database has one process, whose memory is the store.
+// Three limits: requests per API key (leased tokens, key-limit.ts), and, counted by
+// rate-limiter-flexible, failed logins per account and per client address and failed
+// authentications per client address. On PostgreSQL the counters live in the rate_limits table,
+// so every API process shares them; the embedded database has one process, whose memory is the
+// store.
 
 /** Failures allowed, then a lockout that doubles with each further failure. */
 export interface LockoutPolicy {
@@ -49,7 +51,7 @@ export const DEFAULT_RATE_LIMIT_POLICIES: RateLimitPolicies = {
   failedAuthAddress: { lockAfter: 50, firstLockSeconds: 1, maxLockSeconds: 15 * 60, windowSeconds: HOUR },
 };
 
-/** Checked beside authentication on every route that needs credentials (see auth.ts). */
+/** Met by requests whose credentials failed, on every route that needs them (see auth.ts). */
 export interface AuthFailureGuard {
   /** Throws a 429 (with Retry-After) while the address is locked out. */
   check(ip: string, reply: FastifyReply): Promise<void>;
@@ -64,8 +66,13 @@ export interface LoginThrottle {
   attempt<T>(who: { email: string; ip: string }, reply: FastifyReply, checkPassword: () => Promise<T>): Promise<T>;
 }
 
+/** The per-key limit: a token of the second's budget, else of the burst's. */
+export interface PerKeyLimit {
+  take(key: string): Promise<Take>;
+}
+
 export interface RateLimits {
-  perKey: BurstyRateLimiter | undefined;
+  perKey: PerKeyLimit | undefined;
   perKeyLimit: number;
   failedAuth: AuthFailureGuard;
   login: LoginThrottle;
@@ -78,8 +85,6 @@ interface LimiterOptions {
   keyPrefix: string;
   points: number;
   duration: number;
-  /** Store only: past this many points a key is refused from memory until its window ends. */
-  inMemoryBlockOnConsumed?: number;
 }
 
 const BURST_MULTIPLIER = 2;
@@ -87,7 +92,8 @@ const BURST_WINDOW_SECONDS = 5;
 
 const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-function tooManyRequests(reply: FastifyReply, ms: number, message: string): AppError {
+/** A 429 with Retry-After (whole seconds, at least 1). */
+export function tooManyRequests(reply: FastifyReply, ms: number, message: string): AppError {
   reply.header("retry-after", String(retryAfterSeconds(ms)));
   return new AppError("rate_limited", message);
 }
@@ -115,25 +121,22 @@ export function createRateLimits(deps: { config: Config; db: Db; policies?: Part
   const shared = Boolean(config.databaseUrl);
   // The table comes from the migrations (0002); the library never creates it. Its own
   // expiry sweep is off: registerRateLimits runs one per process and stops it on close.
-  const make = ({ inMemoryBlockOnConsumed, ...opts }: LimiterOptions): Limiter =>
+  const make = (opts: LimiterOptions): Limiter =>
     shared
-      ? new RateLimiterDrizzle({ ...opts, inMemoryBlockOnConsumed, storeClient: deps.db, schema: rateLimits, clearExpiredByTimeout: false })
+      ? new RateLimiterDrizzle({ ...opts, storeClient: deps.db, schema: rateLimits, clearExpiredByTimeout: false })
       : new RateLimiterMemory(opts);
 
   const n = config.rateLimitPerKey;
   // Per second n requests, and when those are spent a burst bucket of 2n per 5 s: a client may
-  // peak at 3n in one second and sustain about 1.4n. Once a key is refused, this process
-  // refuses it from memory until the window ends, so a flood does not hammer one table row.
-  const perKey = n > 0
-    ? new BurstyRateLimiter(
-      make({ keyPrefix: "key", points: n, duration: 1, inMemoryBlockOnConsumed: n + 1 }),
-      make({ keyPrefix: "key_burst", points: BURST_MULTIPLIER * n, duration: BURST_WINDOW_SECONDS, inMemoryBlockOnConsumed: BURST_MULTIPLIER * n + 1 }),
-    )
-    : undefined;
+  // peak at 3n in one second and sustain about 1.4n. Counted in leases (key-limit.ts): a
+  // request reaches the database only when its process's lease for the key runs out, and a key
+  // spent everywhere is refused from memory until its window ends.
+  const perKey = n > 0 ? createPerKeyLimit(n, shared ? postgresLeases(deps.db) : memoryLeases()) : undefined;
 
   const failedAuthAddress = createLockout(make, "auth_ip", policies.failedAuthAddress);
-  // Read on every authenticated request: on PostgreSQL a round trip that was one of a card
-  // charge's four statements. Each process remembers what it read (see knownLocks).
+  // Read on every failed authentication (auth.ts; valid credentials never meet it). Each
+  // process remembers what it read (see knownLocks), so a locked-out scanner's flood is refused
+  // from memory without a round trip per request.
   const locks = shared
     ? knownLocks(failedAuthAddress, deps.configChanges, (policies.failedAuthAddress.rememberSeconds ?? 5) * 1000)
     : { lockedFor: (key: string) => failedAuthAddress.lockedFor(key), locked: () => undefined };
@@ -162,6 +165,20 @@ export function createRateLimits(deps: { config: Config; db: Db; policies?: Part
     ? () => deps.db.delete(rateLimits).where(lt(rateLimits.expire, new Date(Date.now() - HOUR * 1000)))
     : undefined;
   return { perKey, perKeyLimit: n, failedAuth, login, sweepExpired };
+}
+
+function createPerKeyLimit(n: number, store: LeaseStore): PerKeyLimit {
+  const second = createLeasedBudget(store, { prefix: "lease_key", points: n, durationMs: 1000 });
+  const burst = createLeasedBudget(store, { prefix: "lease_key_burst", points: BURST_MULTIPLIER * n, durationMs: BURST_WINDOW_SECONDS * 1000 });
+  return {
+    async take(key) {
+      const first = await second.take(key);
+      if (first.allowed) return first;
+      const extra = await burst.take(key);
+      // Served from the burst: the second's budget is what the headers report (0 left).
+      return { allowed: extra.allowed, remaining: 0, msBeforeNext: extra.allowed ? Math.min(first.msBeforeNext, extra.msBeforeNext) : first.msBeforeNext };
+    },
+  };
 }
 
 function storeFailed<T>(log: FastifyBaseLogger, err: unknown, fallback: T): T {
@@ -328,15 +345,14 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits): vo
     app.addHook("onRequest", async (req, reply) => {
       const key = limitKey(req.ctx);
       if (!key) return;
-      let res: RateLimiterRes;
+      let res: Take;
       try {
-        res = await perKey.consume(key);
+        res = await perKey.take(key);
       } catch (err) {
-        if (!(err instanceof RateLimiterRes)) return void storeFailed(req.log, err, undefined); // fails open
-        setHeaders(reply, perKeyLimit, err);
-        throw tooManyRequests(reply, err.msBeforeNext, `Too many requests for this API key: the limit is ${perKeyLimit} per second`);
+        return void storeFailed(req.log, err, undefined); // fails open
       }
       setHeaders(reply, perKeyLimit, res);
+      if (!res.allowed) throw tooManyRequests(reply, res.msBeforeNext, `Too many requests for this API key: the limit is ${perKeyLimit} per second`);
     });
   }
 
@@ -358,8 +374,8 @@ function limitKey(ctx: RequestCtx | undefined): string | undefined {
   return undefined; // public routes, the admin key, unknown routes
 }
 
-function setHeaders(reply: FastifyReply, limit: number, res: RateLimiterRes): void {
+function setHeaders(reply: FastifyReply, limit: number, res: Take): void {
   reply.header("ratelimit-limit", String(limit));
-  reply.header("ratelimit-remaining", String(Math.max(0, res.remainingPoints)));
+  reply.header("ratelimit-remaining", String(Math.max(0, res.remaining)));
   reply.header("ratelimit-reset", String(retryAfterSeconds(res.msBeforeNext)));
 }

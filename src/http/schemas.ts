@@ -1,4 +1,6 @@
+import { STATUS_CODES } from "node:http";
 import { Type, type TSchema } from "typebox";
+import { ERROR_CODES, type ErrorCode } from "./errors.js";
 
 // Wire pieces shared by every module.
 export const ErrorBody = Type.Object(
@@ -6,40 +8,69 @@ export const ErrorBody = Type.Object(
     statusCode: Type.Integer(),
     message: Type.String(),
     error: Type.String({ description: "HTTP reason phrase, e.g. Unprocessable Entity" }),
-    code: Type.String({ description: "Machine-readable error code, e.g. validation_failed" }),
+    code: Type.String({
+      description: `Machine-readable error code: ${ERROR_CODES.map(([code, status]) => `${code} (${status})`).join(", ")}. ` +
+        "card_number_in_text: a card number in a field not meant for card data (the message names the field); " +
+        "amount_too_large: an amount above the currency's maximum (the message names the field and the maximum).",
+    }),
   },
   { $id: "ErrorBody", description: "Every error has this shape." },
 );
 
-// What each status looks like in /docs: one typical answer per status (the message names the
-// field, the id or what was expected, as the real ones do).
-const ERROR_EXAMPLES: Record<number, { message: string; error: string; code: string }> = {
-  400: { message: "Malformed JSON in request body", error: "Bad Request", code: "bad_request" },
-  401: { message: "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:", error: "Unauthorized", code: "unauthorized" },
-  403: { message: "Forbidden: sandbox endpoints need a sandbox (sk_test_) key", error: "Forbidden", code: "forbidden" },
-  404: { message: "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found", error: "Not Found", code: "not_found" },
-  409: { message: "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed", error: "Conflict", code: "invalid_state" },
-  413: { message: "Request body is too large", error: "Payload Too Large", code: "payload_too_large" },
-  415: { message: "Unsupported Media Type: send the body as application/json (Content-Type: application/json)", error: "Unsupported Media Type", code: "unsupported_media_type" },
-  422: { message: "amount must have at most 2 decimal places for BRL", error: "Unprocessable Entity", code: "validation_failed" },
-  429: { message: "Too many requests for this API key: the limit is 100 per second", error: "Too Many Requests", code: "rate_limited" },
-  500: { message: "Internal server error", error: "Internal Server Error", code: "internal" },
-  503: { message: "The shipping provider is unavailable right now; retry shortly", error: "Service Unavailable", code: "unavailable" },
+// The code an error example carries when a route gives only its message.
+const PRIMARY_CODE: Record<number, ErrorCode> = {
+  400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "invalid_state", 413: "payload_too_large",
+  415: "unsupported_media_type", 422: "validation_failed", 429: "rate_limited", 500: "internal", 503: "unavailable",
 };
 
-/** The error responses a route may answer, by status, each with its example. */
-export function errors(...statuses: number[]): Record<number, TSchema> {
+const ERROR_RESPONSES = new WeakSet<object>();
+const GIVEN_EXAMPLES = new WeakSet<object>();
+
+/** An error response of the document: the shared ErrorBody with one example answer. */
+export function errorResponse(status: number, code: ErrorCode, message: string): TSchema {
+  // allOf keeps the shared component and lets the example sit beside it (a $ref's siblings
+  // are dropped when the document is built).
+  const schema = Type.Unsafe({
+    allOf: [Type.Ref("ErrorBody")], description: "Every error has this shape.",
+    examples: [{ statusCode: status, message, error: STATUS_CODES[status] ?? "Error", code }],
+  });
+  ERROR_RESPONSES.add(schema);
+  return schema;
+}
+
+/** A route's own example messages, by status: a message, or a code and a message. */
+export type ErrorExamples = Partial<Record<number, string | [ErrorCode, string]>>;
+
+/**
+ * The error responses a route may answer because of its own rules, by status. Each gets its
+ * example from src/http/error-docs.ts, which also adds what the HTTP layer answers on every
+ * route of its kind; `{404: "Customer cus_... not found"}` gives the route's own message where
+ * the one made from the path would not be its answer.
+ */
+export function errors(...entries: (number | ErrorExamples)[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const s of statuses) {
-    const example = ERROR_EXAMPLES[s];
-    // allOf keeps the shared component and lets the example sit beside it (a $ref's siblings
-    // are dropped when the document is built).
-    out[s] = example
-      ? Type.Unsafe({ allOf: [Type.Ref("ErrorBody")], description: "Every error has this shape.", examples: [{ statusCode: s, ...example }] })
-      : Type.Ref("ErrorBody");
+  for (const entry of entries) {
+    if (typeof entry === "number") {
+      const marker = Type.Ref("ErrorBody");
+      ERROR_RESPONSES.add(marker);
+      out[entry] = marker;
+      continue;
+    }
+    for (const [key, given] of Object.entries(entry)) {
+      const status = Number(key);
+      const [code, message] = typeof given === "string" ? [PRIMARY_CODE[status] ?? "bad_request", given] : given!;
+      const schema = errorResponse(status, code, message);
+      GIVEN_EXAMPLES.add(schema);
+      out[status] = schema;
+    }
   }
   return out;
 }
+
+/** Whether a response schema came from errors() or errorResponse() (and so is an error answer). */
+export const isErrorResponse = (schema: unknown): boolean => typeof schema === "object" && schema !== null && ERROR_RESPONSES.has(schema);
+/** Whether a route gave this error response's example itself. */
+export const givenExample = (schema: unknown): boolean => typeof schema === "object" && schema !== null && GIVEN_EXAMPLES.has(schema);
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 

@@ -1,30 +1,25 @@
-import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import type { FastifyBaseLogger } from "fastify";
-import type { Services } from "../app.js";
 import { purgeIdempotencyKeys } from "../http/idempotency.js";
 import { deliveryLogTask } from "../modules/webhooks/delivery-log.js";
 import type { Task } from "./runner.js";
 
-/** The catalog of background tasks; a new kind of work is one entry here. */
-export function createTasks(deps: { config: Config; db: Db; services: Services; log?: FastifyBaseLogger }): Task[] {
+/** What the worker runs, from the modules that own the work. */
+export interface TaskSources {
+  webhooks: { tasks: Task[]; delivery: Parameters<typeof deliveryLogTask>[0] };
+  subscriptions: { tasks: Task[] };
+  ledger: { tasks: Task[] };
+  charges: { tasks: Task[] };
+}
+
+/** The catalog of background tasks: each module's own, and the HTTP layer's key purge. */
+export function createTasks(deps: { db: Db; modules: TaskSources; log?: FastifyBaseLogger }): Task[] {
+  const { modules } = deps;
   return [
-    ...deps.services.webhooks.tasks,
-    ...(deps.log ? [deliveryLogTask(deps.services.webhooks.delivery, deps.log)] : []),
-    ...deps.services.subscriptions.tasks,
-    {
-      // Moves pending balance to available on its settlement dates.
-      name: "ledger.settle",
-      intervalMs: 60_000,
-      run: () => deps.services.ledger.settle({ dueBy: new Date() }),
-    },
-    {
-      // Folds committed ledger entries into the running balances that GET /v1/balance and the
-      // payout check read (the rollups plus the entries since); exact whether it ran or not.
-      name: "ledger.rollup",
-      intervalMs: 5_000,
-      run: () => deps.services.ledger.rollUp(),
-    },
+    ...modules.webhooks.tasks,
+    ...(deps.log ? [deliveryLogTask(modules.webhooks.delivery, deps.log)] : []),
+    ...modules.subscriptions.tasks,
+    ...modules.ledger.tasks,
     {
       name: "idempotency.purge",
       intervalMs: 60 * 60 * 1000,
@@ -33,18 +28,6 @@ export function createTasks(deps: { config: Config; db: Db; services: Services; 
         return 0;
       },
     },
-    {
-      // Unpaid Pix, boleto and other payer-paid charges past their expiresAt become failed.
-      name: "charges.expire",
-      intervalMs: 30_000,
-      run: () => deps.services.charges.expireUnpaid(),
-    },
-    {
-      // Refunds left pending by a crash are finished against the processor's record. The grace
-      // outlasts any live request (its idempotency lease bounds how long it may run).
-      name: "refunds.reconcile",
-      intervalMs: 30_000,
-      run: () => deps.services.refunds.reconcilePending(deps.config.idempotencyLeaseMs),
-    },
+    ...modules.charges.tasks,
   ];
 }

@@ -1,5 +1,5 @@
 // Card input checks before a charge reaches a processor. The number and the CVV are never
-// echoed in messages: those can end up in logs and API responses (CONTRACT 4).
+// echoed in messages: those can end up in logs and API responses, where card data never goes.
 import cardValidator from "card-validator";
 import creditCardType from "credit-card-type";
 // card-validator's public number() refuses numbers whose brand it cannot tell and skips
@@ -51,7 +51,7 @@ interface Brand {
 }
 
 // First match whose lengths allow this number (the library orders matches best first).
-// A Luhn-valid number no brand claims is still accepted as "unknown" (CONTRACT 4: any
+// A Luhn-valid number no brand claims is still accepted as "unknown" (README.md "Sandbox": any
 // Luhn-valid number is chargeable in sandbox), with either CVV size.
 function brandOf(digits: string): Brand {
   const match = creditCardType(digits).find((card) => card.lengths.includes(digits.length));

@@ -42,3 +42,11 @@ export function normalizeDocument(type: DocumentType, value: string): Normalized
     }
   }
 }
+
+/** 529.982.247-25 and 11.222.333/0001-81; other documents as given. */
+export function formatDocument(type: string | null, id: string | null): string {
+  if (!id) return "—";
+  if (type === "cpf" && /^\d{11}$/.test(id)) return id.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, "$1.$2.$3-$4");
+  if ((type === "cnpj" || type === null) && /^[0-9A-Z]{12}\d{2}$/.test(id)) return id.replace(/^(.{2})(.{3})(.{3})(.{4})(.{2})$/, "$1.$2.$3/$4-$5");
+  return id;
+}

@@ -7,10 +7,12 @@ export type FaultPoint =
   | "charge.after-commit" // the charge is committed; the response is not stored or sent
   | "refund.after-reserve" // the refund is reserved; the processor was not called
   | "refund.after-processor" // the processor refunded; the outcome is not recorded
-  | "delivery.after-send"; // a webhook was sent; its outcome is not recorded
+  | "delivery.after-send" // a webhook was sent; its outcome is not recorded
+  | "subscription.after-card"; // a subscription's card is in the vault; the subscription is not written
 
 export const FAULT_POINTS: readonly FaultPoint[] = [
   "charge.after-authorize", "charge.after-commit", "refund.after-reserve", "refund.after-processor", "delivery.after-send",
+  "subscription.after-card",
 ];
 
 let armed: string | undefined;

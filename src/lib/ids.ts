@@ -94,3 +94,20 @@ export function derivedSeed(parentId: string, label: string): string {
   for (let i = 0; i < 16; i++) out += ALPHABET[digest[i]! % 32];
   return time + out;
 }
+
+/** The creation time written in an id (`ch_<10 chars of ms><16 random>`), in ms since the epoch. */
+export function idTime(id: string): number {
+  const at = id.indexOf("_") + 1;
+  let ms = 0;
+  for (let i = at; i < at + 10; i++) ms = ms * 32 + ALPHABET.indexOf(id[i]!);
+  return ms;
+}
+
+/**
+ * The smallest (`low`) or largest (`high`) id of `prefix` whose time part is `ms`: ids sort as
+ * text by time first, so `id >= idBound(p, a, "low") and id <= idBound(p, b, "high")` holds
+ * exactly the ids made from a to b.
+ */
+export function idBound(prefix: IdPrefix, ms: number, end: "low" | "high"): string {
+  return `${prefix}_${encodeTime(Math.max(0, ms))}${(end === "low" ? ALPHABET[0]! : ALPHABET[31]!).repeat(16)}`;
+}

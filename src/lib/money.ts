@@ -52,17 +52,43 @@ export function exactDecimal(n: number): ExactDecimal | undefined {
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-export type ToMinorResult = { ok: true; minor: number } | { ok: false; message: string };
+/** `tooLarge` marks an amount above the `maxMinor` ceiling (the API's amount_too_large). */
+export type ToMinorResult = { ok: true; minor: number } | { ok: false; message: string; tooLarge?: true };
 
 export interface ToMinorOptions {
-  // Smallest accepted amount in currency units (spec 8: charges have minimum 1).
+  // Smallest accepted amount in currency units (a charge's amount is at least 1).
   minUnits?: number;
   // Name used in messages, for amounts that are not the `amount` field (items[].unit_price).
   field?: string;
+  // Largest accepted amount in minor units (maxAmountMinor below); none by default.
+  maxMinor?: number;
+}
+
+/**
+ * The ceiling on what one charge, refund, payout, plan price or payment link may carry, in minor
+ * units of each currency: MAX_AMOUNT_MINOR for every currency unless MAX_AMOUNT_MINOR_<CUR> says
+ * otherwise (parsed in config.ts). Stripe's default, 99,999,999 minor units (999,999.99 BRL),
+ * bounds what a mistyped or hostile amount can move.
+ */
+export interface AmountLimits {
+  defaultMaxMinor: number;
+  maxMinorByCurrency: Readonly<Record<string, number>>;
+}
+
+export const DEFAULT_MAX_AMOUNT_MINOR = 99_999_999;
+export const DEFAULT_AMOUNT_LIMITS: AmountLimits = Object.freeze({ defaultMaxMinor: DEFAULT_MAX_AMOUNT_MINOR, maxMinorByCurrency: Object.freeze({}) });
+
+export function maxAmountMinor(limits: AmountLimits, currency: string): number {
+  return Object.hasOwn(limits.maxMinorByCurrency, currency) ? limits.maxMinorByCurrency[currency]! : limits.defaultMaxMinor;
+}
+
+/** The message of an amount above the ceiling: "amount must be at most 999999.99 BRL". */
+export function aboveCeilingMessage(field: string, maxMinor: number, currency: string): string {
+  return `${field} must be at most ${formatMajor(maxMinor, currency)} ${currency}`;
 }
 
 export function toMinor(amount: unknown, currency: string, options: ToMinorOptions = {}): ToMinorResult {
-  const { minUnits = 1, field = "amount" } = options;
+  const { minUnits = 1, field = "amount", maxMinor } = options;
   if (!Number.isFinite(minUnits) || minUnits < 0) {
     throw new RangeError(`minUnits must be a finite number >= 0, got ${minUnits}`);
   }
@@ -77,6 +103,11 @@ export function toMinor(amount: unknown, currency: string, options: ToMinorOptio
   // With the default minimum this also rejects 0, -0 and negatives; with a minimum of 0,
   // negatives are still rejected and -0 is read as 0.
   if (amount < minUnits) return { ok: false, message: `${field} must be at least ${minUnits}` };
+  // maxMinor / 10^exp is the double nearest the largest accepted decimal, the very double that
+  // decimal's JSON text parses to, so comparing doubles again cannot be off by a float.
+  if (maxMinor !== undefined && amount > maxMinor / 10 ** exp) {
+    return { ok: false, message: aboveCeilingMessage(field, maxMinor, currency), tooLarge: true };
+  }
   if (-dec.exponent > exp) {
     return {
       ok: false,

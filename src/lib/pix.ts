@@ -141,7 +141,7 @@ export function parseBrCode(code: string): ParsedBrCode {
 }
 
 /**
- * The BR Code as a QR image, a `data:image/png;base64,...` URL (CONTRACT.md): error correction
+ * The BR Code as a QR image, a `data:image/png;base64,...` URL (paymentDetails.qrCodeImage): error correction
  * M, 4 pixels per module, a quiet zone of 4 modules. The QR matrix is the `qrcode` library's,
  * with its mask choice redone by src/lib/qr-mask.ts (same choice, same modules; it was 0.45 of
  * the 0.77 ms this took). The PNG is written here as a 1-bit grayscale image, which is what a

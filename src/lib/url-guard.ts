@@ -4,7 +4,8 @@ import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 
-// SSRF guard for merchant-supplied URLs (webhook endpoints, postback URLs). Three steps, and
+// SSRF guard for merchant-supplied URLs (webhook endpoints, postback URLs; checkUrlTarget for
+// the ones feira only hands to a browser, such as a payment link's successUrl). Three steps, and
 // the last two must share one IP: checkUrlSyntax at registration, resolveSafeTarget before
 // each delivery, safePost connecting to exactly the address that was checked. Resolving
 // again inside http.request would let a DNS answer with a short TTL switch to 127.0.0.1
@@ -150,27 +151,60 @@ function isLocalName(name: string): boolean {
 const FORBIDDEN_MESSAGE = "url must not point to a loopback, private, link-local, metadata or reserved address";
 const NEVER_MESSAGE = "url must not point to a link-local or cloud metadata address";
 
+type Rules = { requireHttps: boolean; allowPrivate: boolean };
+
+/** Why addresses of these classes are refused under `rules`; null when they are not. */
+function refusal(classes: AddressClass[], rules: Rules): string | null {
+  if (classes.includes("never")) return NEVER_MESSAGE;
+  if (!rules.allowPrivate && classes.includes("private")) return FORBIDDEN_MESSAGE;
+  return null;
+}
+
 /**
- * Checks a URL for sending now and returns the one address to connect to. allowPrivate lifts
- * the private class only: link-local and metadata addresses are refused whatever it says.
+ * Every rule that reads the URL alone: its syntax, and a host that is an address (in any
+ * spelling) or a name meaning a metadata service or, where local destinations are refused,
+ * this machine or the LAN. What is left to check is a name's DNS answers.
  */
-export async function resolveSafeTarget(
-  raw: string,
-  opts: { requireHttps: boolean; allowPrivate: boolean; lookup?: HostLookup },
-): Promise<ResolveResult> {
-  const syntax = checkUrlSyntax(raw, opts);
+function checkUrlItself(raw: string, rules: Rules): { ok: false; message: string } | { ok: true; url: URL; host: string; literal: IP | null } {
+  const syntax = checkUrlSyntax(raw, rules);
   if (!syntax.ok) return syntax;
   const { url } = syntax;
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const literal = parseAddress(host);
-  let found: IP[];
   if (literal !== null) {
-    found = [literal];
+    const refused = refusal([classifyIp(literal)], rules);
+    return refused ? { ok: false, message: refused } : { ok: true, url, host, literal };
+  }
+  // WHATWG URL has already lower-cased the name and mapped full-width letters to ASCII.
+  const name = host.replace(/\.+$/, "");
+  if (isMetadataName(name)) return { ok: false, message: NEVER_MESSAGE };
+  if (!rules.allowPrivate && isLocalName(name)) return { ok: false, message: FORBIDDEN_MESSAGE };
+  return { ok: true, url, host, literal: null };
+}
+
+/**
+ * The same rules for a URL feira never requests, only hands to a browser (a payment link's
+ * successUrl): everything the URL itself says is checked, and its name is not resolved, because
+ * the buyer's browser resolves it, not this server, so an answer here would prove nothing and
+ * would make saving depend on the merchant's DNS.
+ */
+export function checkUrlTarget(raw: string, rules: Rules): SyntaxResult {
+  const checked = checkUrlItself(raw, rules);
+  return checked.ok ? { ok: true, url: checked.url } : checked;
+}
+
+/**
+ * Checks a URL for sending now and returns the one address to connect to. allowPrivate lifts
+ * the private class only: link-local and metadata addresses are refused whatever it says.
+ */
+export async function resolveSafeTarget(raw: string, opts: Rules & { lookup?: HostLookup }): Promise<ResolveResult> {
+  const checked = checkUrlItself(raw, opts);
+  if (!checked.ok) return checked;
+  const { url, host } = checked;
+  let found: IP[];
+  if (checked.literal !== null) {
+    found = [checked.literal];
   } else {
-    // WHATWG URL has already lower-cased the name and mapped full-width letters to ASCII.
-    const name = host.replace(/\.+$/, "");
-    if (isMetadataName(name)) return { ok: false, message: NEVER_MESSAGE };
-    if (!opts.allowPrivate && isLocalName(name)) return { ok: false, message: FORBIDDEN_MESSAGE };
     const lookup = opts.lookup ?? ((n: string) => dnsLookup(n, { all: true, verbatim: true }));
     let answers: { address: string }[];
     try {
@@ -189,9 +223,8 @@ export async function resolveSafeTarget(
   // ANY, not first: the OS may connect to another answer, and a name mixing a public and a
   // private address is itself a rebinding trick. The messages omit the resolved address so
   // the API cannot be used to map the server's internal DNS.
-  const classes = found.map(classifyIp);
-  if (classes.includes("never")) return { ok: false, message: NEVER_MESSAGE };
-  if (!opts.allowPrivate && classes.includes("private")) return { ok: false, message: FORBIDDEN_MESSAGE };
+  const refused = refusal(found.map(classifyIp), opts);
+  if (refused) return { ok: false, message: refused };
   // The normalised address, so what safePost connects to is exactly what was classified.
   return { ok: true, url, address: first.toString(), family: first.kind() === "ipv4" ? 4 : 6 };
 }

@@ -1,12 +1,12 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { SubmerchantStatus } from "./statuses.js";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 import { merchants } from "./core.js";
 
-// Connect (spec 2.5, 3.2). A submerchant is a merchant (merchants row with parent_id, its own
-// keys, no login); this row holds its registration and accreditation. It is an account, like its
-// master: the same in sandbox and production (its sandbox key tests while it is pending, its
-// production key charges once it is active). `environment` is where it was created: its status
-// notifications are events of that environment.
+// Connect. A submerchant is a merchant (merchants row with parent_id, its own key, no login);
+// this row holds its registration and accreditation. It belongs to the environment of the key
+// that registered it (`environment`), as every resource does: it has a key of that environment
+// only, and a key of the other environment finds neither it nor anything of it (db/scope.ts).
 export const submerchants = pgTable("submerchants", {
   id: text("id").primaryKey().references(() => merchants.id),
   parentId: text("parent_id").notNull().references(() => merchants.id),
@@ -25,7 +25,7 @@ export const submerchants = pgTable("submerchants", {
   postbackUrl: text("postback_url"),
   currency: text("currency").notNull().default("BRL"),
   /** pending, pre_approved, active, rejected, blocked, inactive (connect/submerchant-status.ts). */
-  status: text("status").notNull().default("pending"),
+  status: text("status").$type<SubmerchantStatus>().notNull().default("pending"),
   statusReason: text("status_reason"),
   preApprovedAt: ts("pre_approved_at"),
   approvedAt: ts("approved_at"),
@@ -38,7 +38,9 @@ export const submerchants = pgTable("submerchants", {
   // The default order of GET /v1/submerchants (createdAt desc nulls last, then id desc), so page 1
   // of a master with 10,000 submerchants reads 10 rows instead of sorting them all.
   index("submerchants_parent_created_idx").on(t.parentId, t.createdAt.desc().nullsLast(), t.id.desc().nullsFirst()),
-  uniqueIndex("submerchants_tax_id_uq").on(t.parentId, t.companyTaxId),
+  // A CNPJ once per Connect and environment: a registration in one environment neither blocks
+  // nor reveals one in the other.
+  uniqueIndex("submerchants_tax_id_env_uq").on(t.parentId, t.environment, t.companyTaxId),
 ]);
 
 // KYC files, sealed (AES-256-GCM, AAD naming the submerchant and the kind); the latest upload of
@@ -62,8 +64,11 @@ export const connectSettings = pgTable("connect_settings", {
   updatedAt: updatedAt(),
 }, (t) => [primaryKey({ columns: [t.merchantId, t.environment] })]);
 
-// Payout requests (spec 2.7, 3.3): the amount is reserved on the ledger when the request is
+// Payout requests: the amount is reserved on the ledger when the request is
 // made, paid out (by Pix to the submerchant's CNPJ) on approval, released on rejection.
+// end_to_end_id is the Pix end-to-end id of the transfer that paid it: the operator's (live
+// payouts, approved with it) or the simulator's. One transfer pays one payout: unique per
+// environment (NULLs, the undecided and rejected ones, do not collide).
 export const payoutRequests = pgTable("payout_requests", {
   id: text("id").primaryKey(),
   merchantId: text("merchant_id").notNull(),
@@ -77,10 +82,12 @@ export const payoutRequests = pgTable("payout_requests", {
   pixKey: text("pix_key").notNull(),
   reason: text("reason"),
   processorRef: text("processor_ref"),
+  endToEndId: text("end_to_end_id"),
   processedAt: ts("processed_at"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [
   index("payout_requests_merchant_idx").on(t.merchantId, t.environment, t.createdAt),
   index("payout_requests_parent_idx").on(t.parentId, t.environment, t.createdAt),
+  uniqueIndex("payout_requests_end_to_end_uq").on(t.environment, t.endToEndId),
 ]);

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import type { ChargeStatus, LatePaymentStatus } from "./statuses.js";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 
@@ -14,6 +15,8 @@ export const merchants = pgTable("merchants", {
   /** Receiver data written into Pix BR Codes. */
   pixKey: text("pix_key").notNull(),
   city: text("city").notNull().default("SAO PAULO"),
+  /** The merchant's default text on buyers' card statements (PATCH /v1/merchant); null for none. */
+  softDescriptor: text("soft_descriptor"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [uniqueIndex("merchants_email_uq").on(t.email)]);
@@ -23,7 +26,7 @@ export const apiKeys = pgTable("api_keys", {
   merchantId: text("merchant_id").notNull().references(() => merchants.id),
   environment: text("environment").$type<"sandbox" | "production">().notNull(),
   keyHash: text("key_hash").notNull(),
-  /** The key sealed with ENCRYPTION_KEY: a master may read a submerchant's keys (spec 4.2). */
+  /** The key sealed with ENCRYPTION_KEY: a master reads a submerchant's keys through api-keys. */
   keySealed: text("key_sealed").notNull(),
   last4: text("last4").notNull(),
   createdAt: createdAt(),
@@ -91,7 +94,7 @@ export const charges = pgTable("charges", {
   customerId: text("customer_id"),
   amount: money("amount").notNull(),
   currency: text("currency").notNull(),
-  status: text("status").notNull(),
+  status: text("status").$type<ChargeStatus>().notNull(),
   reason: text("reason"),
   isBlocked: boolean("is_blocked").notNull().default(false),
   paymentMethodType: text("payment_method_type").notNull(),
@@ -115,11 +118,21 @@ export const charges = pgTable("charges", {
   freightDetails: jsonb("freight_details").$type<Record<string, unknown>>(),
   /** The payment link the buyer paid through, when there is one. */
   paymentLinkId: text("payment_link_id"),
+  /** Set by the billing engine only, for a subscription's charge; never from a client's body. */
+  subscriptionId: text("subscription_id"),
   paidAt: ts("paid_at"),
   expiresAt: ts("expires_at"),
+  /** A live charge's payment that arrived after feira failed it, and its automatic refund. */
+  latePayment: text("late_payment").$type<LatePaymentStatus>(),
+  /** When reconciliation last read this paid live charge at its provider (chargebacks). */
+  providerCheckedAt: ts("provider_checked_at"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
   deletedAt: ts("deleted_at"),
+  // True when created_at is more than a minute from the time in the id (a retry that took over
+  // an idempotency claim long after the first attempt made the id): the created-date window of
+  // the list reads ids by their time and looks these few up apart (charges.repo.ts).
+  createdApart: boolean("created_apart").notNull().default(false),
 }, (t) => [
   index("charges_scope_idx").on(t.merchantId, t.environment, t.id),
   // The filters of GET /v1/charges, each followed by id: the list is newest first by id, so a
@@ -128,13 +141,23 @@ export const charges = pgTable("charges", {
   index("charges_customer_id_idx").on(t.merchantId, t.environment, t.customerId, t.id),
   index("charges_status_id_idx").on(t.merchantId, t.environment, t.status, t.id),
   index("charges_method_id_idx").on(t.merchantId, t.environment, t.paymentMethodType, t.id),
-  // createdGte/createdLte: a day of a big merchant is read by range, not by walking back by id.
-  index("charges_created_idx").on(t.merchantId, t.environment, t.createdAt),
+  // createdGte/createdLte are read as a range of ids (ids begin with their time), through the
+  // indexes above; only the charges created apart from their id's time need this one.
+  index("charges_created_apart_idx").on(t.merchantId, t.environment, t.createdAt).where(sql`${t.createdApart}`),
   // The expiry janitor's scan: unpaid charges whose payment instructions have run out. Partial,
   // like the next one: a charge that is never pending (a card paid at once) or was not sold
   // through a payment link writes no entry (0011).
   index("charges_pending_expiry_idx").on(t.expiresAt).where(sql`${t.status} = 'pending'`),
   index("charges_link_id_idx").on(t.merchantId, t.environment, t.paymentLinkId, t.id).where(sql`${t.paymentLinkId} is not null`),
+  // A provider webhook names a live charge by feira's id (the primary key) or by the provider's
+  // own id: this one. Partial: sandbox charges never reach a provider (provider-sync.repo.ts).
+  index("charges_live_psp_ref_idx").on(t.pspRefId).where(sql`${t.environment} = 'production' and ${t.pspRefId} is not null`),
+  // Reconciliation's sweep of settled live charges, least recently read first: paid ones
+  // (chargebacks) and expired ones (payments that land late).
+  index("charges_live_sweep_idx").on(sql`coalesce(${t.providerCheckedAt}, ${t.updatedAt})`)
+    .where(sql`${t.environment} = 'production' and (${t.status} = 'paid' or (${t.status} = 'failed' and ${t.reason} = 'expired'))`),
+  // Late payments whose refund the provider has not confirmed yet: read again every round.
+  index("charges_late_refund_idx").on(t.id).where(sql`${t.latePayment} = 'refund_pending'`),
 ]);
 
 export const refunds = pgTable("refunds", {
@@ -144,6 +167,16 @@ export const refunds = pgTable("refunds", {
   environment: text("environment").$type<"sandbox" | "production">().notNull(),
   amount: money("amount").notNull(),
   status: text("status").notNull(),
+  /** The provider's id of the refund, once it gave one (read back with refundStatus). */
+  refundRef: text("refund_ref"),
+  /** The provider's own status or error code of its last answer, for support. */
+  providerCode: text("provider_code"),
+  /**
+   * When feira last called the processor about this refund (refund or refundStatus); null while
+   * it never did, so sending it is safe. Set before each call, so an answer lost to a crash or
+   * a timeout still shows that the provider may have the refund.
+   */
+  sentAt: ts("sent_at"),
   createdAt: createdAt(),
 }, (t) => [
   index("refunds_charge_idx").on(t.chargeId),
@@ -162,7 +195,13 @@ export const ledgerTransactions = pgTable("ledger_transactions", {
   sourceId: text("source_id"),
   description: text("description"),
   createdAt: createdAt(),
-}, (t) => [index("ledger_tx_source_idx").on(t.sourceId)]);
+}, (t) => [
+  index("ledger_tx_source_idx").on(t.sourceId),
+  // A charge's chargeback and its late payment (in, then out) are each posted once, whoever
+  // reads the provider's answer first (a notice, reconciliation, the expiry).
+  uniqueIndex("ledger_tx_once_idx").on(t.type, t.sourceId)
+    .where(sql`${t.type} in ('chargeback', 'late_payment', 'late_payment_refund')`),
+]);
 
 export const ledgerEntries = pgTable("ledger_entries", {
   id: text("id").primaryKey(),

@@ -1,4 +1,5 @@
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { SubscriptionStatus } from "./statuses.js";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 
 // Subscriptions (src/modules/subscriptions). A plan's price is in minor units like a charge.
@@ -28,7 +29,7 @@ export const subscriptions = pgTable("subscriptions", {
   customerId: text("customer_id").notNull(),
   /** {type: "credit_card", cardId} (a vault card) or {type: "pix" | "boleto"}. */
   paymentMethod: jsonb("payment_method").$type<{ type: string; cardId?: string }>().notNull(),
-  status: text("status").notNull(),
+  status: text("status").$type<SubscriptionStatus>().notNull(),
   billingDay: integer("billing_day").notNull(),
   /** Periods are counted from here (start, trial end or resume date); `cycle` is the current one (-1: trial). */
   anchorAt: ts("anchor_at").notNull(),

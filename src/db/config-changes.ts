@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Queryable } from "../db/client.js";
+import type { Queryable } from "./client.js";
 
 // What every request reads and almost never changes (API keys, a merchant's row and fees, its
 // Connect account and default split) is kept in memory for a few seconds per process. A change

@@ -1,0 +1,1 @@
+ALTER TABLE "merchants" ADD COLUMN "soft_descriptor" text;

@@ -1,0 +1,2 @@
+ALTER TABLE "payout_requests" ADD COLUMN "end_to_end_id" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "payout_requests_end_to_end_uq" ON "payout_requests" USING btree ("environment","end_to_end_id");

@@ -1,0 +1,5 @@
+ALTER TABLE "charges" ADD COLUMN "late_payment" text;--> statement-breakpoint
+ALTER TABLE "charges" ADD COLUMN "provider_checked_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "charges_live_sweep_idx" ON "charges" USING btree (coalesce("provider_checked_at", "updated_at")) WHERE "charges"."environment" = 'production' and ("charges"."status" = 'paid' or ("charges"."status" = 'failed' and "charges"."reason" = 'expired'));--> statement-breakpoint
+CREATE INDEX "charges_late_refund_idx" ON "charges" USING btree ("id") WHERE "charges"."late_payment" = 'refund_pending';--> statement-breakpoint
+CREATE UNIQUE INDEX "ledger_tx_once_idx" ON "ledger_transactions" USING btree ("type","source_id") WHERE "ledger_transactions"."type" in ('chargeback', 'late_payment', 'late_payment_refund');

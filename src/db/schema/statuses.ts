@@ -1,0 +1,16 @@
+// The status values of each resource, as the columns hold them: the column types carry them, so
+// a row's status is already the union and needs no cast. Each resource's transition table (its
+// module's *-status.ts) says which moves are allowed.
+
+export type ChargeStatus =
+  | "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
+
+/**
+ * A payment the provider took for a live charge that feira had already failed (an expired Pix or
+ * boleto paid late): refund_pending until the provider confirms the refund, then refunded.
+ */
+export type LatePaymentStatus = "refund_pending" | "refunded";
+
+export type SubmerchantStatus = "pending" | "pre_approved" | "active" | "rejected" | "blocked" | "inactive";
+
+export type SubscriptionStatus = "pending_activation" | "active" | "cancelled" | "paused" | "expired";
