@@ -32,30 +32,133 @@ export interface AuthorizeInput {
   /**
    * Also the idempotency key of the call: a processor answers a repeated authorization of the
    * same charge id with its first result, never with a second authorization (the id stays the
-   * same when a request is retried after a crash, see http/idempotency.ts).
+   * same when a request is retried after a crash, see http/idempotency.ts). Real adapters send
+   * it as the provider's reference too, so lookup() finds the payment after a lost answer.
    */
   chargeId: string;
   amountMinor: number;
   currency: string;
   instrument: CardInstrument | AsyncInstrument;
   merchant: { id: string; name: string; city: string; pixKey: string };
-  customer: { name: string; email: string | null; documentId: string | null; documentType: string | null } | null;
+  customer: CustomerInput | null;
   now: Date;
   publicBaseUrl: string;
+  /** What the payer reads on the statement or the Pix/boleto (the charge's description). */
+  description?: string;
+  /**
+   * An earlier attempt may have sent this charge id to a processor (a retry of an Idempotency-Key
+   * whose claim was taken over or released after a 5xx, or a subscription's attempt, whose id is
+   * derived and may have been used by a run that died).
+   * A router then looks the payment up at every processor of the route before authorizing.
+   */
+  resumed?: boolean;
 }
 
+export interface CustomerInput {
+  name: string;
+  email: string | null;
+  documentId: string | null;
+  documentType: string | null;
+  /** As the buyer wrote it (`+55 11 91234-5678`); adapters split it as their provider needs. */
+  phone?: string | null;
+  address?: PostalAddress | null;
+}
+
+export interface PostalAddress {
+  postalCode: string;
+  street: string;
+  number: string;
+  complement?: string;
+  neighborhood?: string;
+  city: string;
+  state: string;
+  country: string;
+}
+
+/**
+ * Why a call to a provider gave no answer to rely on. Only `connection_refused` proves that
+ * nothing reached the provider; after any other kind the provider may have acted.
+ */
+export type ProcessorFailureKind =
+  | "connection_refused" | "timeout" | "lost" | "http_429" | "http_5xx" | "http_4xx" | "bad_response";
+
+export interface ProcessorFailure {
+  kind: ProcessorFailureKind;
+  /** The HTTP status, when one arrived. */
+  status?: number;
+  /** The provider's own error code, for support; never its raw body. */
+  providerCode?: string;
+  /** Written by feira (field names at most), safe to show a merchant. */
+  message: string;
+}
+
+/** The provider's own status or decline code, kept on the charge for support. */
+type ProviderCoded = { providerCode?: string };
+
 export type AuthorizeResult =
-  | { outcome: "paid"; pspRefId: string; details?: Record<string, unknown> }
+  | ({ outcome: "paid"; pspRefId: string; details?: Record<string, unknown> } & ProviderCoded)
   /** Awaiting the payer (Pix, boleto, ...): details carry the payment instructions. */
-  | { outcome: "pending"; pspRefId: string; details: Record<string, unknown>; expiresAt: Date }
-  | { outcome: "in_analysis"; pspRefId: string; details?: Record<string, unknown> }
-  | { outcome: "authentication_required"; pspRefId: string; details: Record<string, unknown> }
-  | { outcome: "refused"; reason: string; pspRefId?: string; blocked?: boolean }
-  | { outcome: "failed"; reason: string; pspRefId?: string };
+  | ({ outcome: "pending"; pspRefId: string; details: Record<string, unknown>; expiresAt: Date } & ProviderCoded)
+  | ({ outcome: "in_analysis"; pspRefId: string; details?: Record<string, unknown> } & ProviderCoded)
+  | ({ outcome: "authentication_required"; pspRefId: string; details: Record<string, unknown> } & ProviderCoded)
+  | ({ outcome: "refused"; reason: string; pspRefId?: string; blocked?: boolean } & ProviderCoded)
+  /** `failure` is set when the provider refused the request itself (a 4xx): nothing was made. */
+  | ({ outcome: "failed"; reason: string; pspRefId?: string; failure?: ProcessorFailure } & ProviderCoded)
+  /**
+   * No answer to rely on (timeout, lost connection, 5xx, 429, refused connection): the payment
+   * may exist. The charge is kept pending and settled by lookup(chargeId); see routing.ts for
+   * when a second processor may be tried instead.
+   */
+  | { outcome: "unknown"; failure: ProcessorFailure; pspRefId?: undefined };
+
+/** A payment's state at the provider, in feira's terms. */
+export type PaymentState =
+  | Exclude<AuthorizeResult, { outcome: "unknown" }>
+  /** Fully refunded (partial refunds keep `paid`, with refundedMinor). */
+  | ({ outcome: "refunded"; pspRefId: string } & ProviderCoded)
+  /** The payer's bank took the money back (a chargeback); the provider says no more. */
+  | ({ outcome: "charged_back"; pspRefId: string } & ProviderCoded);
+
+export type LookupResult =
+  | (PaymentState & { refundedMinor?: number })
+  /** The provider has no payment under this reference: it never made one. */
+  | { outcome: "not_found" }
+  | { outcome: "unknown"; failure: ProcessorFailure };
 
 export type CaptureResult = { outcome: "paid" } | { outcome: "refused" | "failed"; reason: string };
-export type RefundResult = { outcome: "succeeded"; refundRef: string } | { outcome: "failed"; reason: string };
-export type PayoutResult = { outcome: "paid"; payoutRef: string } | { outcome: "failed"; reason: string };
+export type RefundResult =
+  | ({ outcome: "succeeded"; refundRef: string } & ProviderCoded)
+  /**
+   * Accepted but not finished, or no answer to rely on (then `failure` says why and refundRef
+   * may be null): settle later with refundStatus, never by sending another refund.
+   */
+  | ({ outcome: "pending"; refundRef: string | null; failure?: ProcessorFailure } & ProviderCoded)
+  | ({ outcome: "failed"; reason: string; failure?: ProcessorFailure } & ProviderCoded);
+export type CancelResult =
+  | ({ outcome: "canceled" } & ProviderCoded)
+  /** Paid, refunded or already final at the provider: read it with lookup(). */
+  | ({ outcome: "not_cancelable" } & ProviderCoded)
+  | { outcome: "unknown"; failure: ProcessorFailure };
+/** endToEndId: the Pix end-to-end id of the transfer, when the processor tells it. */
+export type PayoutResult = { outcome: "paid"; payoutRef: string; endToEndId?: string } | { outcome: "failed"; reason: string };
+
+/** What checkInstrument sees: the request's method inputs before any call. */
+export interface InstrumentCheck {
+  method: PaymentMethodType;
+  currency: string;
+  amountMinor: number;
+  /** The async method's options (dueDate, bankCode, ...); empty for cards. */
+  options: Record<string, unknown>;
+  customer: CustomerInput | null;
+  now: Date;
+}
+
+/** A card decoded from a wallet (Apple Pay / Google Pay) token. */
+export interface WalletCard {
+  number: string;
+  expirationMonth: string;
+  expirationYear: string;
+}
 
 /** A transfer to an account holder by Pix (a submerchant's payout to its CNPJ key). */
 export interface PayoutInput {
@@ -65,17 +168,47 @@ export interface PayoutInput {
   currency: string;
   pixKey: string;
   pixKeyType: "cnpj";
+  /** When the transfer is ordered (the simulator dates its end-to-end id with it). */
+  now: Date;
 }
 
 export interface PaymentProcessor {
   readonly name: string;
-  authorize(input: AuthorizeInput): Promise<AuthorizeResult>;
+  /** Whether this processor serves the method in that currency (checked before anything else). */
+  supports(method: PaymentMethodType, currency: string): boolean;
+  /**
+   * The method's own rules this processor adds, checked before any call: the problem as a text
+   * that starts with the field it names (`customer.phone is required ...`), or null.
+   */
+  checkInstrument(input: InstrumentCheck): string | null;
+  /** The card inside a wallet token, or null when this processor does not accept that token. */
+  decodeWalletToken(token: string, now: Date): WalletCard | null;
+  /** `servedBy`: the adapter that answered, when this processor routes between several. */
+  authorize(input: AuthorizeInput): Promise<AuthorizeResult & { servedBy?: string }>;
+  /**
+   * The payment made under feira's reference (the charge id), as the provider sees it now.
+   * pspRefId, when known, lets an adapter read it directly instead of searching.
+   */
+  lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult>;
+  /** Cancels an unpaid Pix or boleto at the provider, so that it can no longer be paid. */
+  cancel(input: { chargeId: string; pspRefId: string }): Promise<CancelResult>;
   /** Finishes an authorization held for 3DS or review; idempotent per chargeId. */
   capture(input: { chargeId: string; pspRefId: string; amountMinor: number }): Promise<CaptureResult>;
   /** Idempotent per refundId: a repeated call answers with the first result. */
-  refund(input: { chargeId: string; pspRefId: string | null; amountMinor: number; refundId: string }): Promise<RefundResult>;
+  refund(input: RefundInput): Promise<RefundResult>;
+  /** A refund's state now (after `pending`); not_found when the provider never received it. */
+  refundStatus(input: RefundInput & { refundRef: string | null }): Promise<RefundResult | { outcome: "not_found" }>;
   /** Idempotent per payoutId: a repeated call answers with the first result. */
   payout(input: PayoutInput): Promise<PayoutResult>;
+}
+
+export interface RefundInput {
+  chargeId: string;
+  pspRefId: string | null;
+  amountMinor: number;
+  refundId: string;
+  /** The charge's amount: an adapter asks for a full refund when they are equal. */
+  chargeAmountMinor?: number;
 }
 
 /**
@@ -86,6 +219,8 @@ export interface PaymentProcessor {
 export interface ProcessorRecords {
   /** The first result recorded for (operation, key); otherwise computes, records and returns it. */
   once(operation: string, key: string, compute: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>>;
+  /** The result recorded for (operation, key), if any; records nothing. */
+  find(operation: string, key: string): Promise<Record<string, unknown> | undefined>;
 }
 
 /** Records in this process's memory only (unit tests of processors). */
@@ -96,6 +231,9 @@ export function memoryRecords(): ProcessorRecords {
       const k = `${operation}:${key}`;
       if (!seen.has(k)) seen.set(k, compute().then((r) => JSON.parse(JSON.stringify(r)) as Record<string, unknown>));
       return seen.get(k)!;
+    },
+    async find(operation, key) {
+      return seen.get(`${operation}:${key}`);
     },
   };
 }

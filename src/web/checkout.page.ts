@@ -117,7 +117,7 @@ export function renderCheckout(v: CheckoutView): string {
 
     <p id="form-error" class="error form-error" role="alert"></p>
     <button type="submit" id="pay-button" class="pay">Pagar</button>
-    <p class="secure">Pagamento processado por feira. Seus dados de cartão vão direto para o processador e não são guardados.</p>
+    <p class="secure" id="card-note">Pagamento processado por feira. Seus dados de cartão vão direto para o processador e não são guardados.</p>
   </form>
 
   <section id="pix-panel" class="panel" hidden aria-labelledby="pix-title">

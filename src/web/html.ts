@@ -1,3 +1,5 @@
+import { formatMoney } from "./panel/format.js";
+
 // Escaping for server-rendered HTML: every value that reaches a page goes through `esc`, in text
 // and in double-quoted attributes alike (a link titled <script> renders as text).
 const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -6,9 +8,12 @@ export function esc(value: unknown): string {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
-/** R$ 1.234,56 from minor units, as Brazilian buyers read money. */
+/**
+ * R$ 1.234,56 from minor units, as Brazilian buyers read money; divided by the currency's own
+ * decimals (1,500 JPY is "JP¥ 1.500", not "JP¥ 15").
+ */
 export function brl(minor: number, currency: string): string {
-  return new Intl.NumberFormat("pt-BR", { style: "currency", currency }).format(minor / 100);
+  return formatMoney(minor, currency, "pt-BR");
 }
 
 /**

@@ -1,12 +1,12 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inScope, type Scope } from "../../db/scope.js";
 import { cards } from "../../db/schema.js";
 import type { RequestCtx } from "../../http/context.js";
 
 export type CardRow = typeof cards.$inferSelect;
-type Scope = Pick<RequestCtx, "merchantId" | "environment">;
 
-const scope = (ctx: Scope) => and(eq(cards.merchantId, ctx.merchantId), eq(cards.environment, ctx.environment));
+const scope = (s: Scope) => inScope(cards, s);
 
 export async function insertCard(q: Queryable, row: typeof cards.$inferInsert): Promise<CardRow> {
   const [inserted] = await q.insert(cards).values(row).returning();

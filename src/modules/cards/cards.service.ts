@@ -3,7 +3,7 @@ import type { RequestCtx } from "../../http/context.js";
 import { invalid, notFound } from "../../http/errors.js";
 import { inspectCard } from "../../lib/cards.js";
 import type { Sealer } from "../../lib/crypto.js";
-import { newId } from "../../lib/ids.js";
+import { seededId } from "../../lib/ids.js";
 import * as repo from "./cards.repo.js";
 
 // The card vault. The PAN is sealed (AES-256-GCM) with an AAD that names the merchant, so a
@@ -66,8 +66,15 @@ export function createCardService(deps: { db: Db; sealer: Sealer; customers: Cus
     }
     const holderName = input.holderName.trim();
     if (holderName.length === 0) throw invalid("holderName must not be blank");
+    // Under an Idempotency-Key (or a subscription's derived seed) the id comes from the seed, so
+    // a retry after a crash finds the card the first attempt saved instead of saving a second.
+    const id = seededId("card", ctx.idempotencySeed);
+    if (ctx.idempotencySeed) {
+      const earlier = await repo.findCard(db, ctx, id, customerId);
+      if (earlier) return earlier;
+    }
     return repo.insertCard(db, {
-      id: newId("card"),
+      id,
       merchantId: ctx.merchantId,
       environment: ctx.environment,
       customerId,

@@ -1,6 +1,7 @@
 import { charges } from "../../db/schema.js";
+import { systemCtx } from "../../http/context.js";
 import { WriteBatch, insertInto, isUniqueViolation, type Sink } from "../../db/batch.js";
-import { withTx, type Db, type Queryable } from "../../db/client.js";
+import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
 import { AppError } from "../../http/errors.js";
 import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
@@ -16,7 +17,7 @@ import * as repo from "./charges.repo.js";
 // all go through `effectsOf`, so a paid charge is always in the ledger and always announced.
 export interface EffectDeps {
   customers: Pick<CustomerService, "resolveForCharge">;
-  ledger: Pick<LedgerService, "postChargePaid">;
+  ledger: Pick<LedgerService, "postChargePaid" | "postChargeback">;
 }
 
 /** Which event reports a charge in a status (resend-webhook uses the same map). */
@@ -28,6 +29,7 @@ export const EVENT_FOR_STATUS: Record<ChargeStatus, EventType> = {
   failed: "charge.updated",
   in_analysis: "charge.updated",
   authentication_required: "charge.updated",
+  charged_back: "charge.disputed",
 };
 
 /** The events a charge's move into `to` sends (refusals and failures: the legacy channel). */
@@ -37,6 +39,7 @@ const EVENTS_ON_ENTRY: Partial<Record<ChargeStatus, EventType[]>> = {
   // Endpoints never get the legacy charge.updated; a failure is theirs to know too.
   failed: ["charge.updated", "charge.failed"],
   refunded: ["charge.refunded"],
+  charged_back: ["charge.disputed"],
 };
 
 /**
@@ -48,7 +51,7 @@ const EVENTS_ON_ENTRY: Partial<Record<ChargeStatus, EventType[]>> = {
  */
 export interface ChargeListener {
   concerns(charge: ChargeRow): boolean;
-  onChange(tx: Queryable, charge: ChargeRow, from: ChargeStatus): Promise<void>;
+  onChange(tx: Tx, charge: ChargeRow, from: ChargeStatus): Promise<void>;
 }
 
 /** The charge as it was when created: pending, before the processor's answer. */
@@ -61,8 +64,7 @@ export function createChargeEffects(deps: EffectDeps) {
 
   async function customerOf(tx: Queryable, c: ChargeRow) {
     if (!c.customerId) return null;
-    const ctx = { merchantId: c.merchantId, environment: c.environment, actor: { type: "api_key" as const, id: "system" }, requestId: "" };
-    return deps.customers.resolveForCharge(tx, ctx, { id: c.customerId });
+    return deps.customers.resolveForCharge(tx, systemCtx(c, "charge-effects"), { id: c.customerId });
   }
 
   /** Records events of types `types` for the charge as it is now (`snapshot` overrides fields). */
@@ -87,7 +89,7 @@ export function createChargeEffects(deps: EffectDeps) {
 
   /** The ledger posting and events of a charge that has just entered its status. */
   async function effectsOf(sink: Sink, next: ChargeRow, customer: CustomerRow | null, created: boolean): Promise<void> {
-    const to = next.status as ChargeStatus;
+    const to = next.status;
     if (to === "paid") {
       await deps.ledger.postChargePaid(sink, {
         id: next.id, merchantId: next.merchantId, environment: next.environment, currency: next.currency,
@@ -103,7 +105,7 @@ export function createChargeEffects(deps: EffectDeps) {
     if (types.length > 0) await announceAll(sink, next, types, customer);
   }
 
-  async function notify(tx: Queryable, next: ChargeRow, from: ChargeStatus): Promise<void> {
+  async function notify(tx: Tx, next: ChargeRow, from: ChargeStatus): Promise<void> {
     for (const l of listeners) if (l.concerns(next)) await l.onChange(tx, next, from);
   }
 
@@ -116,17 +118,24 @@ export function createChargeEffects(deps: EffectDeps) {
   async function create(db: Db, row: typeof charges.$inferInsert & { status: ChargeStatus }, customer: CustomerRow | null): Promise<ChargeRow | undefined> {
     if (row.status !== "pending") assertTransition(row.id, "pending", row.status);
     const concerned = listeners.some((l) => l.concerns(row as ChargeRow));
+    // One statement: the charge, its events and its ledger posting commit together without a
+    // transaction around them; a listener's own writes need one.
     const write = async (q: Queryable) => {
       const batch = new WriteBatch(q);
       // The row as inserted: the events and the ledger are made from the same values.
       const planned = { ...rowDefaults, ...row } as ChargeRow;
       await effectsOf(batch, planned, customer, true);
       const [created] = await batch.runReturning(q, charges, insertInto(charges, [row], "returning *"));
-      if (concerned) await notify(q, created!, "pending");
       return created;
     };
     try {
-      return concerned ? await withTx(db, write) : await write(db);
+      return concerned
+        ? await withTx(db, async (tx) => {
+          const created = await write(tx);
+          await notify(tx, created!, "pending");
+          return created;
+        })
+        : await write(db);
     } catch (err) {
       if (isUniqueViolation(err) && (await repo.chargeExists(db, row.id))) return undefined;
       throw err;
@@ -135,15 +144,17 @@ export function createChargeEffects(deps: EffectDeps) {
 
   /**
    * Moves a charge to `to` if it is still in its current status. Paid charges post to the
-   * ledger; refusals and failures go out on the legacy charge.updated channel.
+   * ledger, charged back ones take it back; refusals and failures go out on the legacy charge.updated channel.
    */
   async function moveTo(
-    tx: Queryable, c: ChargeRow, to: ChargeStatus, patch: Partial<ChargeRow> = {}, customer?: CustomerRow | null,
+    tx: Tx, c: ChargeRow, to: ChargeStatus, patch: Partial<ChargeRow> = {}, customer?: CustomerRow | null,
   ): Promise<ChargeRow> {
-    const from = c.status as ChargeStatus;
+    const from = c.status;
     assertTransition(c.id, from, to);
     const next = await repo.transition(tx, c.id, from, to, patch);
     if (!next) throw new AppError("conflict", `Charge ${c.id} was changed by another request; retry`);
+    // A chargeback takes back what is still paid, in the transaction of the guarded move.
+    if (to === "charged_back") await deps.ledger.postChargeback(tx, next);
     if (EVENTS_ON_ENTRY[to]) await effectsOf(tx, next, customer !== undefined ? customer : await customerOf(tx, next), false);
     await notify(tx, next, from);
     return next;
@@ -161,7 +172,7 @@ export function createChargeEffects(deps: EffectDeps) {
 const rowDefaults: Partial<ChargeRow> = {
   reason: null, isBlocked: false, amountRefunded: 0, paymentDetails: null, pspRefId: null, items: null, shippingAddress: null,
   trackingInfo: null, metadata: null, postbackUrl: null, split: null, paidAt: null, expiresAt: null, freightAmount: null,
-  freightDetails: null, paymentLinkId: null,
+  freightDetails: null, paymentLinkId: null, subscriptionId: null,
 };
 
 export type ChargeEffects = ReturnType<typeof createChargeEffects>;

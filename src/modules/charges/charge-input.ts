@@ -2,11 +2,10 @@ import { isIP } from "node:net";
 import { AppError, invalid } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
 import { inspectCard } from "../../lib/cards.js";
-import { currencyExponent, toMinor } from "../../lib/money.js";
+import { amountToMinor } from "../../http/amounts.js";
+import { currencyExponent, type AmountLimits } from "../../lib/money.js";
 import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../processors/methods.js";
-import { checkBoletoDueDate } from "../../processors/sandbox/instruments.js";
-import type { AsyncInstrument, CardInstrument, PaymentMethodType } from "../../processors/processor.js";
-import { decodeSandboxWalletToken } from "../../processors/sandbox/wallet.js";
+import type { AsyncInstrument, CardInstrument, CustomerInput, PaymentMethodType, PaymentProcessor } from "../../processors/processor.js";
 import type { PaymentMethodBody } from "./payment-methods.schemas.js";
 
 // Turns a validated POST /v1/charges body into what the processor and the ledger need, with
@@ -29,12 +28,11 @@ export interface NormalizedCharge {
   installments: number;
 }
 
-export function normalizeMoney(amount: unknown, rawCurrency: string): { amountMinor: number; currency: string } {
+/** A charge's amount or a plan's price (`field`), within the ceiling of its currency. */
+export function normalizeMoney(amount: unknown, rawCurrency: string, limits: AmountLimits, field = "amount"): { amountMinor: number; currency: string } {
   const currency = rawCurrency.toUpperCase();
   if (currencyExponent(currency) === undefined) throw invalid(`currency ${rawCurrency} is not a supported ISO 4217 code`);
-  const minor = toMinor(amount, currency);
-  if (!minor.ok) throw invalid(minor.message);
-  return { amountMinor: minor.minor, currency };
+  return { amountMinor: amountToMinor(amount, currency, limits, { field }), currency };
 }
 
 export function checkSplit(ctx: RequestCtx, split: { merchantId: string; percentage: number }[] | undefined): void {
@@ -57,21 +55,39 @@ export function checkCustomer(c: { id?: string; name?: string; email?: string; p
   if (!c.email && !c.phone) throw invalid("customer.email or customer.phone is required when customer.id is not given");
 }
 
+/** What a method's payment instructions can carry (a Pix QR code, a boleto barcode). */
+export function checkMethodAmount(method: PaymentMethodType, amountMinor: number): void {
+  const max = MAX_AMOUNT_MINOR[method];
+  if (max !== undefined && amountMinor > max) throw invalid(`amount is above what a ${method} payment can carry`);
+}
+
 export async function normalizeMethod(
   ctx: RequestCtx, pm: PaymentMethodBody, money: { amountMinor: number; currency: string }, customerId: string | undefined,
-  deps: { cards: SavedCards; now: Date },
+  deps: {
+    cards: SavedCards; now: Date;
+    /** The processor that will serve the charge: it says what it serves and adds its own rules. */
+    processor: Pick<PaymentProcessor, "supports" | "checkInstrument" | "decodeWalletToken"> | null;
+    customer: CustomerInput | null;
+  },
 ): Promise<Omit<NormalizedCharge, "amountMinor" | "currency">> {
   const { amountMinor, currency } = money;
   const allowed = METHOD_CURRENCIES[pm.type];
   if (allowed !== "any" && !allowed.includes(currency)) {
-    throw invalid(`paymentMethod.type ${pm.type} needs currency ${allowed.join(" or ")}, not ${currency}`);
+    throw new AppError("currency_not_supported", `paymentMethod.type ${pm.type} needs currency ${allowed.join(" or ")}, not ${currency}`);
   }
-  const max = MAX_AMOUNT_MINOR[pm.type];
-  if (max !== undefined && amountMinor > max) throw invalid(`amount is above what a ${pm.type} payment can carry`);
+  checkMethodAmount(pm.type, amountMinor);
+  if (deps.processor && !deps.processor.supports(pm.type, currency)) {
+    throw new AppError("method_not_supported", `paymentMethod.type ${pm.type} in ${currency} is not served by the payment processor of this environment`);
+  }
+  const { type: _type, ...methodOptions } = pm as { type: string } & Record<string, unknown>;
+  const problem = deps.processor?.checkInstrument({
+    method: pm.type, currency, amountMinor, options: pm.type === "credit_card" ? {} : methodOptions, customer: deps.customer, now: deps.now,
+  });
+  if (problem) throw invalid(problem);
+  // With no processor for this environment, the charge is refused once the request's own
+  // problems are answered (processorFor, in the charge service).
   if (pm.type !== "credit_card") {
     const { type, ...options } = pm as { type: string; expiresIn?: number } & Record<string, unknown>;
-    const dueDateProblem = pm.type === "boleto" && pm.dueDate ? checkBoletoDueDate(pm.dueDate, deps.now) : null;
-    if (dueDateProblem) throw invalid(`paymentMethod.${dueDateProblem}`);
     return {
       methodType: pm.type,
       instrument: { kind: pm.type, expiresIn: options.expiresIn ?? DEFAULT_EXPIRES_IN[pm.type], options },
@@ -91,7 +107,7 @@ export async function normalizeMethod(
     card = { ...saved, cvv: pm.cvv };
     view.cardId = pm.cardId;
   } else if (pm.wallet) {
-    const decoded = ctx.environment === "sandbox" ? decodeSandboxWalletToken(pm.wallet.token) : null;
+    const decoded = deps.processor?.decodeWalletToken(pm.wallet.token, deps.now) ?? null;
     if (!decoded) throw invalid("paymentMethod.wallet.token is not a valid wallet token");
     card = { ...decoded, holderName: pm.holderName ?? "WALLET HOLDER" };
     view.walletType = pm.wallet.type;

@@ -3,7 +3,7 @@ import { toMajor } from "../../lib/money.js";
 import type { CustomerRow } from "../customers/customers.service.js";
 
 // Pure shapes of a charge: the API (camelCase, currency units), the standard webhook data
-// (spec 2.4: snake_case, cents) and the legacy charge.updated data (camelCase, cents).
+// (snake_case keys, amounts in cents) and the legacy charge.updated data (camelCase, cents).
 export type ChargeRow = typeof charges.$inferSelect;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -16,7 +16,7 @@ export function toChargeResponse(c: ChargeRow) {
   return {
     id: c.id,
     livemode: c.environment === "production",
-    status: c.status as never,
+    status: c.status,
     reason: c.reason,
     failureReason: failureReason(c),
     isBlocked: c.isBlocked,
@@ -30,6 +30,7 @@ export function toChargeResponse(c: ChargeRow) {
     paymentMethod: c.paymentMethod as { type: string },
     paymentDetails: c.paymentDetails,
     pspRefId: c.pspRefId,
+    processor: c.processor,
     items: c.items,
     shippingAddress: c.shippingAddress,
     trackingInfo: c.trackingInfo,
@@ -46,7 +47,7 @@ export function toChargeResponse(c: ChargeRow) {
   };
 }
 
-/** Shipping address in the webhook form of spec 2.2 (addressLine1/2 instead of street/number). */
+/** Shipping address in the form events carry: addressLine1/2 instead of the request's street/number. */
 function webhookAddress(a: Record<string, unknown> | null) {
   if (!a) return null;
   return {
@@ -84,7 +85,7 @@ function cardView(c: ChargeRow) {
   };
 }
 
-/** The charge object of standard events (spec 2.4). */
+/** The charge object of standard events: snake_case keys, amounts and fees in cents. */
 export function toEventData(c: ChargeRow, customer: CustomerRow | null): Record<string, unknown> {
   return {
     id: c.id,

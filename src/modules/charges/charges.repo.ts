@@ -1,13 +1,14 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, gte, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inScope, type Scope } from "../../db/scope.js";
 import { charges, refunds } from "../../db/schema.js";
 import type { RequestCtx } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
+import { idBound, idTime } from "../../lib/ids.js";
 import type { ChargeStatus } from "./charge-status.js";
 import type { ChargeRow } from "./charges.mapper.js";
 
-const scope = (ctx: Pick<RequestCtx, "merchantId" | "environment">) =>
-  and(eq(charges.merchantId, ctx.merchantId), eq(charges.environment, ctx.environment));
+const scope = (s: Scope) => inScope(charges, s);
 
 /** Inserts the charge; undefined when a charge with this id exists (a concurrent retry's). */
 export async function insertCharge(tx: Queryable, row: typeof charges.$inferInsert): Promise<ChargeRow | undefined> {
@@ -68,44 +69,127 @@ export async function findRefund(q: Queryable, id: string): Promise<RefundRow | 
   return row;
 }
 
+type ProviderFacts = { refundRef?: string | null; providerCode?: string | null };
+/** Only the facts the provider gave: a later answer without a reference keeps the known one. */
+const given = (f: ProviderFacts) => ({
+  ...(f.refundRef ? { refundRef: f.refundRef } : {}), ...(f.providerCode ? { providerCode: f.providerCode } : {}),
+});
+
 /** Settles a pending refund; undefined when it was settled already (by a retry or the janitor). */
-export async function settleRefund(tx: Queryable, id: string, status: "succeeded" | "failed"): Promise<RefundRow | undefined> {
-  const [row] = await tx.update(refunds).set({ status }).where(and(eq(refunds.id, id), eq(refunds.status, "pending"))).returning();
+export async function settleRefund(tx: Queryable, id: string, status: "succeeded" | "failed", facts: ProviderFacts = {}): Promise<RefundRow | undefined> {
+  const [row] = await tx.update(refunds).set({ status, ...given(facts) }).where(and(eq(refunds.id, id), eq(refunds.status, "pending"))).returning();
   return row;
 }
 
-/** Refunds pending for longer than `graceMs`: left by a crash between reservation and outcome. */
+/** Records what the provider said of a refund that stays pending; undefined when it was settled meanwhile. */
+export async function notePendingRefund(tx: Queryable, id: string, facts: ProviderFacts): Promise<RefundRow | undefined> {
+  const patch = given(facts);
+  const where = and(eq(refunds.id, id), eq(refunds.status, "pending"));
+  if (Object.keys(patch).length === 0) return (await tx.select().from(refunds).where(where))[0];
+  const [row] = await tx.update(refunds).set(patch).where(where).returning();
+  return row;
+}
+
+/** Marks that feira is calling the processor about this refund now (before the call). */
+export async function markRefundSent(q: Queryable, id: string): Promise<void> {
+  await q.update(refunds).set({ sentAt: sql`now()` }).where(eq(refunds.id, id));
+}
+
+/** Locks the charge row until the transaction ends: refunds of one charge settle one at a time. */
+export async function lockCharge(tx: Queryable, id: string): Promise<void> {
+  await tx.select({ id: charges.id }).from(charges).where(eq(charges.id, id)).for("update");
+}
+
+/** What the succeeded refunds of a charge add up to (pending reservations not included). */
+export async function succeededRefundTotal(q: Queryable, chargeId: string): Promise<number> {
+  const [row] = await q.select({ total: sql<string>`coalesce(sum(${refunds.amount}), 0)` }).from(refunds)
+    .where(and(eq(refunds.chargeId, chargeId), eq(refunds.status, "succeeded")));
+  return Number(row?.total ?? 0);
+}
+
+const olderThan = (column: typeof refunds.createdAt | typeof refunds.sentAt, ms: number) =>
+  sql`${column} < now() - make_interval(secs => ${ms / 1000}::float8)`;
+
+/**
+ * Refunds pending for longer than `graceMs` and not asked about for as long: left by a crash
+ * between reservation and outcome (the live reconciliation reads recent live ones).
+ */
 export async function stalePendingRefunds(q: Queryable, graceMs: number, limit: number): Promise<RefundRow[]> {
   return q.select().from(refunds)
-    .where(and(eq(refunds.status, "pending"), sql`${refunds.createdAt} < now() - make_interval(secs => ${graceMs / 1000}::float8)`))
+    .where(and(
+      eq(refunds.status, "pending"), olderThan(refunds.createdAt, graceMs),
+      or(isNull(refunds.sentAt), olderThan(refunds.sentAt, graceMs)),
+    ))
     .orderBy(refunds.createdAt)
     .limit(limit);
 }
 
-/** Unpaid charges whose payment instructions expired (Pix, boleto and the other payer-paid methods). */
-export async function expiredPendingCharges(q: Queryable, limit: number): Promise<ChargeRow[]> {
+/**
+ * Live refunds the provider answered as pending (or never answered), not called about for
+ * `quietMs`: no call of feira's about them can still be in flight. Least recently asked first.
+ */
+export async function openLiveRefunds(q: Queryable, quietMs: number, limit: number, chargeId?: string): Promise<RefundRow[]> {
+  return q.select().from(refunds)
+    .where(and(
+      eq(refunds.status, "pending"), eq(refunds.environment, "production"), olderThan(refunds.sentAt, quietMs),
+      chargeId ? eq(refunds.chargeId, chargeId) : undefined,
+    ))
+    .orderBy(refunds.sentAt)
+    .limit(limit);
+}
+
+/** Unpaid charges of an environment whose payment instructions expired (Pix, boleto and the other payer-paid methods). */
+export async function expiredPendingCharges(q: Queryable, environment: "sandbox" | "production", limit: number): Promise<ChargeRow[]> {
   return q.select().from(charges)
-    .where(and(eq(charges.status, "pending"), sql`${charges.expiresAt} < now()`))
+    .where(and(eq(charges.status, "pending"), eq(charges.environment, environment), sql`${charges.expiresAt} < now()`))
     .orderBy(charges.expiresAt)
     .limit(limit);
 }
 
 export async function listCharges(
-  q: Queryable, ctx: RequestCtx, query: PageQuery & { status?: string; paymentMethod?: string; customerId?: string; paymentLinkId?: string },
+  q: Queryable, ctx: RequestCtx, query: PageQuery & { status?: ChargeStatus; paymentMethod?: string; customerId?: string; paymentLinkId?: string },
 ) {
   const page = pageFilters(query, charges);
-  const rows = await q.select().from(charges)
-    .where(allOf([
-      scope(ctx),
-      query.status ? eq(charges.status, query.status) : undefined,
-      query.paymentMethod ? eq(charges.paymentMethodType, query.paymentMethod) : undefined,
-      query.customerId ? eq(charges.customerId, query.customerId) : undefined,
-      query.paymentLinkId ? eq(charges.paymentLinkId, query.paymentLinkId) : undefined,
-      ...page.where,
-    ]))
-    .orderBy(page.orderBy)
-    .limit(page.limit);
-  return toPage(rows, query, page.reversed);
+  const filters = [
+    scope(ctx),
+    query.status ? eq(charges.status, query.status) : undefined,
+    query.paymentMethod ? eq(charges.paymentMethodType, query.paymentMethod) : undefined,
+    query.customerId ? eq(charges.customerId, query.customerId) : undefined,
+    query.paymentLinkId ? eq(charges.paymentLinkId, query.paymentLinkId) : undefined,
+    ...page.where,
+  ];
+  const select = (more: (SQL | undefined)[]) => q.select().from(charges).where(allOf([...filters, ...more])).orderBy(page.orderBy).limit(page.limit);
+  const window = idWindow(query);
+  if (!window) return toPage(await select([]), query, page.reversed);
+  // A created-date window is a range of ids (ids begin with their time), read in id order
+  // through the same indexes as any page, however far back it lies; the few charges created
+  // apart from their id's time are read through their own partial index and merged in.
+  const [near, apart] = await Promise.all([select(window), select([eq(charges.createdApart, true)])]);
+  const merged = [...near, ...apart.filter((a) => !near.some((n) => n.id === a.id))]
+    .sort((a, b) => (a.id < b.id ? 1 : -1) * (page.reversed ? -1 : 1))
+    .slice(0, page.limit);
+  return toPage(merged, query, page.reversed);
+}
+
+/**
+ * How far a charge's created_at may be from the time in its id and still be found by id range:
+ * the id is made when the request starts (or from an idempotency seed) and created_at a moment
+ * later, in the same process; a charge set further apart is marked created_apart.
+ */
+export const CREATED_NEAR_ID_MS = 60_000;
+
+/** Whether a charge made now with this id must be marked created_apart. */
+export function createdApart(id: string, createdAt: Date): boolean {
+  return Math.abs(createdAt.getTime() - idTime(id)) > CREATED_NEAR_ID_MS;
+}
+
+/** The id range of the created-date window, or null without one. */
+function idWindow(query: PageQuery): SQL[] | null {
+  if (!query.createdGte && !query.createdLte) return null;
+  const where: SQL[] = [];
+  if (query.createdGte) where.push(gte(charges.id, idBound("ch", Date.parse(query.createdGte) - CREATED_NEAR_ID_MS, "low")));
+  if (query.createdLte) where.push(lte(charges.id, idBound("ch", Date.parse(query.createdLte) + CREATED_NEAR_ID_MS, "high")));
+  return where;
 }
 
 /** A sandbox charge by id alone: the sandbox bank pages are reached by the payer, keyless. */

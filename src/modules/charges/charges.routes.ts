@@ -24,9 +24,14 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
           "4000000000000259 in_analysis, 4000000000003220 3DS with threeDSMode managed, 4000000000000101 blocked; any other Luhn-valid number is paid (5555555555554444 too), a Luhn-invalid one is 422. " +
           "Amounts are in currency units, at least 1, with at most the currency's decimals (BRL 2, JPY 0); currency codes are ISO 4217, answered upper-case. freight_amount and freight_details are refused (set by the server).",
         headers: IdempotencyHeaders, body: s.CreateChargeBody,
-        response: { 201: s.ChargeCreated, ...errors(400, 401, 403, 404, 409, 422, 500) },
+        response: {
+          201: s.ChargeCreated,
+          ...errors(400, 401, 403, 404, 409, 422, 500, {
+            503: ["processor_busy", "The payment processor is slow to answer and 1024 charges are already waiting on it in this server process; nothing was charged, retry after the Retry-After delay"],
+          }),
+        },
       },
-    }, async (req, reply) => reply.code(201).send(await charges.create(req.ctx, req.body)));
+    }, async (req, reply) => reply.code(201).send(await charges.submit(req.ctx, charges.fromBody(req.body))));
 
     app.get("/v1/charges", {
       schema: {
@@ -49,7 +54,9 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
     app.post("/v1/charges/:id/refund", {
       schema: {
         operationId: "refundCharge", tags: ["charges"], summary: "Refund a charge",
-        description: "Refunds all that is left, or `amount` (currency units). Refunds never add up to more than was paid, even when concurrent. The last refund makes the charge refunded.",
+        description: "Refunds all that is left, or `amount` (currency units). Refunds never add up to more than was paid, even when concurrent. The last refund makes the charge refunded. "
+          + "201 with status succeeded, failed (the processor refused it; the amount is released) or pending (a live processor accepted it without finishing, or gave no answer to rely on: "
+          + "the amount stays reserved and the refund is read again at the processor until it succeeds, with charge.refunded, or fails).",
         headers: IdempotencyHeaders, params: IdParams, body: s.RefundBody,
         response: { 201: s.Refund, ...errors(401, 403, 404, 409, 422) },
       },

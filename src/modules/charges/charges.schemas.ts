@@ -56,7 +56,7 @@ export const SplitRule = Type.Object({
 }, { additionalProperties: false });
 
 export const CreateChargeBody = Type.Object({
-  amount: Type.Number({ description: "In currency units, not cents (10 = 10.00 BRL). At least 1 (1.00 BRL) and at most as many decimals as the currency has: 2 for BRL, USD, MXN and COP, 0 for JPY and CLP. More decimals, zero, negatives: 422." }),
+  amount: Type.Number({ description: "In currency units, not cents (10 = 10.00 BRL). At least 1 (1.00 BRL) and at most as many decimals as the currency has: 2 for BRL, USD, MXN and COP, 0 for JPY and CLP. More decimals, zero, negatives: 422. At most the currency's ceiling: 99,999,999 minor units (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large." }),
   currency: Type.String({ pattern: "^[A-Za-z]{3}$", description: "ISO 4217 code, e.g. BRL; stored and answered upper-case. Cards take any ISO 4217 currency; Pix, boleto, open_finance, qr_code and bank_transfer BRL only, oxxo and spei MXN, pse COP." }),
   customer: ChargeCustomer,
   paymentMethod: PaymentMethodInput,
@@ -103,7 +103,7 @@ const NO_EXTRAS = {
 export const CARD_CHARGE_EXAMPLE = {
   id: "ch_01m83z4fb49ymhph6hwrvbtqq2", livemode: false, status: "paid", reason: null, failureReason: null, isBlocked: false,
   amount: 49.9, amountRefunded: 0, currency: "BRL", spread: 2.29, anticipationFeeEstimated: 0, net: 47.61, customerId: CUSTOMER_ID,
-  paymentMethod: { type: "credit_card", ...CARD_DETAILS }, paymentDetails: CARD_DETAILS, pspRefId: "sbx_N7c9wHEkOfPV2YuQNMtAxsgQ",
+  paymentMethod: { type: "credit_card", ...CARD_DETAILS }, paymentDetails: CARD_DETAILS, pspRefId: "sbx_N7c9wHEkOfPV2YuQNMtAxsgQ", processor: "sandbox",
   ...NO_EXTRAS, metadata: { orderId: "1001" },
   paidAt: "2026-11-23T12:00:01.000Z", expiresAt: null, createdAt: "2026-11-23T12:00:01.000Z", updatedAt: "2026-11-23T12:00:01.000Z",
 };
@@ -164,6 +164,7 @@ export const Charge = Type.Object({
   }),
   paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown())),
   pspRefId: Nullable(Type.String()),
+  processor: Type.String({ description: "What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to." }),
   items: Nullable(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
   shippingAddress: Nullable(Type.Record(Type.String(), Type.Unknown())),
   trackingInfo: Nullable(Type.Record(Type.String(), Type.Unknown())),
@@ -196,7 +197,7 @@ export const ListChargesQuery = Type.Object({
 export const ChargeList = ListOf(Charge, { data: [PIX_PENDING_EXAMPLE, CARD_CHARGE_EXAMPLE], hasMore: true });
 
 export const RefundBody = Type.Object({
-  amount: Type.Optional(Type.Number({ description: "Currency units; the whole refundable rest by default." })),
+  amount: Type.Optional(Type.Number({ description: "Currency units; the whole refundable rest by default; at most the currency's ceiling, 99,999,999 minor units unless the operator set MAX_AMOUNT_MINOR (999,999.99 BRL); above it: 422 amount_too_large." })),
 }, { additionalProperties: false, examples: [{ amount: 10 }] });
 
 export const Refund = Type.Object({
@@ -204,7 +205,11 @@ export const Refund = Type.Object({
   chargeId: Type.String(),
   amount: Type.Number(),
   currency: Type.String(),
-  status: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),
+  status: Type.Union([Type.Literal("succeeded"), Type.Literal("failed"), Type.Literal("pending")], {
+    description: "pending: a live provider accepted the refund without finishing it, or gave no answer to rely on. "
+      + "The amount stays reserved (counted in the charge's amountRefunded, so it cannot be refunded twice) until feira reads the refund again at the provider "
+      + "(every PROCESSOR_RECONCILE_INTERVAL_MS): succeeded sends charge.refunded, failed releases the amount.",
+  }),
   chargeStatus: Status,
   createdAt: Type.String({ format: "date-time" }),
 }, {

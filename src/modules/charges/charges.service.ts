@@ -1,50 +1,43 @@
 import type { Static } from "typebox";
 import type { Config } from "../../config.js";
-import { withTx, type Db, type Tx } from "../../db/client.js";
+import { withTx, type Db } from "../../db/client.js";
+import { scopeOf, type Scope } from "../../db/scope.js";
 import { AppError, invalid, notFound } from "../../http/errors.js";
 import type { Environment, RequestCtx } from "../../http/context.js";
 import type { PageQuery } from "../../http/pagination.js";
 import { faultPoint } from "../../lib/faults.js";
 import { seededId } from "../../lib/ids.js";
-import type { AuthorizeResult, PaymentProcessor } from "../../processors/processor.js";
+import type { AuthorizeResult, CustomerInput, PaymentProcessor } from "../../processors/processor.js";
 import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { ConnectService } from "../connect/connect.service.js";
 import { computeChargeFees } from "../ledger/fees.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { checkDestination } from "../webhooks/destination.js";
-import { checkCustomer, checkSplit, normalizeMethod, normalizeMoney, type SavedCards } from "./charge-input.js";
+import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, type NormalizedCharge, type SavedCards } from "./charge-input.js";
+import type { SplitRule } from "../ledger/split.js";
 import { EVENT_FOR_STATUS, type ChargeEffects } from "./charge-effects.js";
-import type { ChargeStatus } from "./charge-status.js";
+import { EXPIRY, type ChargeStatus } from "./charge-status.js";
 import { toChargeResponse, type ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
+import { checkCommandAmount, commandFromBody, type ChargeCommand } from "./charge-command.js";
 import type { CreateChargeBody } from "./charges.schemas.js";
+import type { WaitingCharges } from "./waiting-charges.js";
 
 export interface ChargeServiceDeps {
   db: Db;
-  config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production">;
-  processors: { forEnvironment(env: "sandbox" | "production"): PaymentProcessor | null };
+  config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production" | "amountLimits">;
+  processors: { forEnvironment(env: "sandbox" | "production", processorName?: string | null): PaymentProcessor | null };
   merchants: Pick<MerchantService, "chargeProfile">;
   customers: Pick<CustomerService, "get" | "resolveForCharge" | "validateInline">;
   cards: SavedCards;
   effects: ChargeEffects;
   /** Connect's rules: split recipients, default split, submerchants that are not active. */
   connect: Pick<ConnectService, "checkCharge" | "checkCanResend">;
+  /** The bound on production charges waiting on a processor (PROCESSOR_MAX_WAITING). */
+  waiting: WaitingCharges;
   now?: () => Date;
 }
-
-/**
- * What only the server sets on a charge (a payment link's re-quoted freight and its id): never
- * from a client's body, where rejectServerFields refuses them.
- */
-export interface ServerFields {
-  freightAmountMinor?: number | null;
-  freightDetails?: Record<string, unknown> | null;
-  paymentLinkId?: string | null;
-}
-
-/** What expiry does to an unpaid payer-paid charge, for the janitor and the sandbox alike. */
-const EXPIRY = { to: "failed", patch: { reason: "expired" } } satisfies { to: ChargeStatus; patch: Partial<ChargeRow> };
 
 const SANDBOX_ONLY = () => new AppError("forbidden", "Forbidden: sandbox endpoints need a sandbox (sk_test_) key");
 
@@ -52,32 +45,80 @@ export function createChargeService(deps: ChargeServiceDeps) {
   const { db, effects } = deps;
   const now = deps.now ?? (() => new Date());
 
-  function processorFor(ctx: { environment: Environment }): PaymentProcessor {
-    const p = deps.processors.forEnvironment(ctx.environment);
-    if (!p) throw invalid("No payment processor is configured for production charges (set PAYMENT_PROCESSOR); use a sandbox key to test");
+  /** The environment's processor; with a charge's `processor`, the adapter that served it. */
+  function processorFor(ctx: { environment: Environment }, processorName?: string | null): PaymentProcessor {
+    const p = deps.processors.forEnvironment(ctx.environment, processorName);
+    if (!p) throw new AppError("method_not_supported", "No payment processor is configured for production charges (set PAYMENT_PROCESSOR); use a sandbox key to test");
     return p;
   }
 
   /**
-   * POST /v1/charges. Everything is checked first; the processor is called outside any
-   * transaction; then one transaction writes the customer, the charge, its ledger postings and
-   * its events (charge.created, then charge.pending / charge.paid / charge.updated).
-   *
-   * Under an Idempotency-Key the charge id comes from the claim's seed, so a retry after a
-   * crash finds the charge the first attempt committed and answers with it, or, if nothing was
-   * committed, authorizes again under the same id, which the processor answers with its first
-   * result: one authorization and one charge per key, whatever crashes.
+   * Every check of a charge, with no side effect: the problems come back as values, so another
+   * module (a subscription, a payment link) can refuse its own request with the charge path's
+   * rules and messages before it writes anything, then create exactly what was checked.
    */
-  async function create(ctx: RequestCtx, body: Static<typeof CreateChargeBody>, server: ServerFields = {}) {
-    const id = seededId("ch", ctx.idempotencySeed);
-    // A seed used before (a claim taken over, a retry after a 5xx, a subscription's attempt) may
-    // have committed this charge; a claim's fresh seed cannot have.
-    if (ctx.idempotencySeed && !ctx.idempotencySeedFresh) {
-      const earlier = await repo.findCharge(db, ctx, id);
-      if (earlier) return createdView(earlier);
+  async function check(ctx: RequestCtx, cmd: ChargeCommand): Promise<ChargeCheck> {
+    try {
+      return { ok: true, charge: await prepare(ctx, cmd, now()) };
+    } catch (err) {
+      if (err instanceof AppError && err.statusCode < 500) return { ok: false, problems: [err] };
+      throw err;
     }
-    const at = now();
-    const { amountMinor, currency, method, postbackUrl, processor, existingCustomer, split } = await prepare(ctx, body, at);
+  }
+
+  /**
+   * POST /v1/charges and every other caller that has not checked first: the charge a retry of
+   * this Idempotency-Key already committed, else check, else create.
+   */
+  async function submit(ctx: RequestCtx, cmd: ChargeCommand) {
+    const earlier = await committed(ctx);
+    if (earlier) return createdView(earlier);
+    const checked = await check(ctx, cmd);
+    if (!checked.ok) throw checked.problems[0]!;
+    return make(ctx, checked.charge);
+  }
+
+  /**
+   * The same checked charge at its final amount, once the server knows it (a payment link's
+   * total after the freight is re-quoted): the amount's own checks run again, nothing else does.
+   */
+  function priced(prepared: PreparedCharge, amountMinor: number, freight: ChargeCommand["freight"]): PreparedCharge {
+    checkCommandAmount({ amountMinor, currency: prepared.currency }, deps.config.amountLimits);
+    checkMethodAmount(prepared.method.methodType, amountMinor);
+    return { ...prepared, amountMinor, cmd: { ...prepared.cmd, amountMinor, freight } };
+  }
+
+  /** POST /v1/charges: the body, in currency units, as a command in minor units. */
+  const fromBody = (body: Static<typeof CreateChargeBody>): ChargeCommand => commandFromBody(body, deps.config.amountLimits);
+
+  /** A checked charge, made: the charge a retry already committed, or a new one. */
+  async function create(ctx: RequestCtx, prepared: PreparedCharge) {
+    const earlier = await committed(ctx);
+    return earlier ? createdView(earlier) : make(ctx, prepared);
+  }
+
+  /**
+   * Under an Idempotency-Key the charge id comes from the claim's seed: a seed used before (a
+   * claim taken over, a retry after a 5xx, a subscription's attempt) may have committed this
+   * charge; a claim's fresh seed cannot have.
+   */
+  async function committed(ctx: RequestCtx): Promise<ChargeRow | undefined> {
+    if (!ctx.idempotencySeed || ctx.idempotencySeedFresh) return undefined;
+    return repo.findCharge(db, ctx, seededId("ch", ctx.idempotencySeed));
+  }
+
+  /**
+   * The processor is called outside any transaction; then one statement writes the charge, its
+   * ledger postings and its events (charge.created, then charge.pending / charge.paid /
+   * charge.updated). A retry after a crash authorizes again under the same id, which the
+   * processor answers with its first result: one authorization and one charge per key.
+   */
+  async function make(ctx: RequestCtx, prepared: PreparedCharge) {
+    if (prepared.scope.merchantId !== ctx.merchantId || prepared.scope.environment !== ctx.environment) {
+      throw new Error("a charge checked for one merchant and environment was created for another");
+    }
+    const id = seededId("ch", ctx.idempotencySeed);
+    const { cmd, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, at } = prepared;
     const { merchant, fees: feeTable } = await deps.merchants.chargeProfile(ctx.merchantId);
     const fees = computeChargeFees(feeTable, {
       amountMinor, currency, paymentMethod: method.methodType, brand: method.brand, installments: method.installments,
@@ -87,16 +128,23 @@ export function createChargeService(deps: ChargeServiceDeps) {
     // answers (one round trip less on the way to the charge's statement): a customer without a
     // charge (the processor failed, the charge's statement failed, a crash) is found again by
     // the retry.
+    const inline = cmd.customer;
+    const authorize = () => processor.authorize({
+      chargeId: id, amountMinor, currency, instrument: method.instrument,
+      merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey },
+      customer: processorCustomer(existingCustomer, inline),
+      now: at, publicBaseUrl: deps.config.publicBaseUrl,
+      // The same condition as committed(): a seed used before may have reached a processor.
+      resumed: Boolean(ctx.idempotencySeed) && !ctx.idempotencySeedFresh,
+    });
+    // A live processor answers over the network, in hundreds of ms or, when it is in trouble,
+    // not before the timeout: a slot is taken before anything is written (past the bound, a 503
+    // with Retry-After), and the wait holds no transaction and no pooled connection. The
+    // simulator answers in-process and needs none.
+    const slot = ctx.environment === "production" ? deps.waiting.take() : undefined;
     const [result, customer] = await Promise.all([
-      processor.authorize({
-        chargeId: id, amountMinor, currency, instrument: method.instrument,
-        merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey },
-        customer: existingCustomer
-          ? { name: existingCustomer.name, email: existingCustomer.email, documentId: existingCustomer.documentId, documentType: existingCustomer.documentType }
-          : { name: body.customer.name ?? "", email: body.customer.email ?? null, documentId: body.customer.document?.id ?? null, documentType: body.customer.document?.type ?? null },
-        now: at, publicBaseUrl: deps.config.publicBaseUrl,
-      }),
-      existingCustomer ?? deps.customers.resolveForCharge(db, ctx, body.customer),
+      slot ? slot.run(authorize) : authorize(),
+      existingCustomer ?? deps.customers.resolveForCharge(db, ctx, inline),
     ]);
     faultPoint("charge.after-authorize");
 
@@ -105,11 +153,12 @@ export function createChargeService(deps: ChargeServiceDeps) {
     const charge = (await effects.create(db, {
       id, merchantId: ctx.merchantId, environment: ctx.environment, customerId: customer.id,
       amount: amountMinor, currency, paymentMethodType: method.methodType,
-      paymentMethod: method.methodView, installments: method.installments, processor: processor.name,
+      paymentMethod: method.methodView, installments: method.installments, processor: result.servedBy ?? processor.name,
       spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
-      items: body.items ?? null, shippingAddress: body.shippingAddress ?? null, trackingInfo: body.trackingInfo ?? null,
-      metadata: body.metadata ?? null, postbackUrl, split, createdAt: at, updatedAt: at,
-      freightAmount: server.freightAmountMinor ?? null, freightDetails: server.freightDetails ?? null, paymentLinkId: server.paymentLinkId ?? null,
+      items: cmd.items ?? null, shippingAddress: cmd.shippingAddress ?? null, trackingInfo: cmd.trackingInfo ?? null,
+      metadata: cmd.metadata ?? null, postbackUrl, split, createdAt: at, updatedAt: at, ...(repo.createdApart(id, at) ? { createdApart: true } : {}),
+      freightAmount: cmd.freight?.amountMinor ?? null, freightDetails: cmd.freight?.details ?? null,
+      paymentLinkId: cmd.paymentLinkId ?? null, subscriptionId: cmd.subscriptionId ?? null,
       ...outcome(result, method.methodType, method.methodView, at),
     }, customer)) ?? (await repo.findCharge(db, ctx, id));
     // Taken over concurrently (a retry after the lease ran out, while this one was slow): the
@@ -119,39 +168,40 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return createdView(charge);
   }
 
-  /**
-   * Every check of a create, with no side effect: `validate` lets another module (subscriptions)
-   * refuse a request before it writes anything of its own, with the same rules and messages.
-   */
-  async function prepare(ctx: RequestCtx, body: Static<typeof CreateChargeBody>, at: Date) {
-    const { amountMinor, currency } = normalizeMoney(body.amount, body.currency);
-    checkCustomer(body.customer);
-    deps.customers.validateInline(body.customer);
-    checkSplit(ctx, body.split);
+  async function prepare(ctx: RequestCtx, cmd: ChargeCommand, at: Date): Promise<PreparedCharge> {
+    checkCommandAmount(cmd, deps.config.amountLimits);
+    const { amountMinor, currency } = cmd;
+    checkCustomer(cmd.customer);
+    deps.customers.validateInline(cmd.customer);
+    checkSplit(ctx, cmd.split);
     // The charge's split, else the merchant's default; checked before the processor is called.
-    const split = await deps.connect.checkCharge(ctx, body.split);
-    const method = await normalizeMethod(ctx, body.paymentMethod, { amountMinor, currency }, body.customer.id, { cards: deps.cards, now: at });
-    const postbackUrl = body.postbackUrl
-      ? await checkDestination(body.postbackUrl, ctx.environment, deps.config, "postbackUrl")
+    const split = await deps.connect.checkCharge(ctx, cmd.split);
+    const existingCustomer = cmd.customer.id ? await deps.customers.get(ctx, cmd.customer.id) : null;
+    // The request's own problems come first, then what this environment's processor refuses.
+    const method = await normalizeMethod(ctx, cmd.paymentMethod, { amountMinor, currency }, cmd.customer.id, {
+      cards: deps.cards, now: at, processor: deps.processors.forEnvironment(ctx.environment),
+      customer: processorCustomer(existingCustomer, cmd.customer),
+    });
+    const postbackUrl = cmd.postbackUrl
+      ? await checkDestination(cmd.postbackUrl, ctx.environment, deps.config, "postbackUrl")
       : null;
     const processor = processorFor(ctx);
-    const existingCustomer = body.customer.id ? await deps.customers.get(ctx, body.customer.id) : null;
-    return { amountMinor, currency, method, postbackUrl, processor, existingCustomer, split };
-  }
-
-  async function validate(ctx: RequestCtx, body: Static<typeof CreateChargeBody>): Promise<void> {
-    await prepare(ctx, body, now());
+    return {
+      scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split,
+    };
   }
 
   const createdView = (c: ChargeRow) =>
-    ({ id: c.id, status: c.status as ChargeStatus, paymentDetails: c.paymentDetails, reason: c.reason });
+    ({ id: c.id, status: c.status, paymentDetails: c.paymentDetails, reason: c.reason });
 
   /** The processor's answer as the charge's first status and fields. */
   function outcome(r: AuthorizeResult, methodType: string, view: Record<string, unknown>, at: Date) {
     const cardDetails = methodType === "credit_card"
       ? { firstSix: view.firstSix, lastFour: view.lastFour, expirationMonth: view.expirationMonth, expirationYear: view.expirationYear, holderName: view.holderName, installments: view.installments, brand: view.brand }
       : {};
-    const details = { ...cardDetails, ...("details" in r ? r.details : {}) };
+    // A decline keeps the provider's own code, for support (never its raw answer).
+    const declineCode = (r.outcome === "refused" || r.outcome === "failed") && r.providerCode ? { providerCode: r.providerCode } : {};
+    const details = { ...cardDetails, ...("details" in r ? r.details : {}), ...declineCode };
     const paymentDetails = Object.keys(details).length > 0 ? details : null;
     switch (r.outcome) {
       case "pending":
@@ -163,7 +213,9 @@ export function createChargeService(deps: ChargeServiceDeps) {
         return { status: r.outcome, pspRefId: r.pspRefId, paymentDetails };
       case "refused":
       case "failed":
-        return { status: r.outcome, pspRefId: r.pspRefId ?? null, paymentDetails, reason: r.reason, isBlocked: r.outcome === "refused" && Boolean(r.blocked) };
+        return { status: r.outcome, pspRefId: r.pspRefId ?? null, paymentDetails, reason: r.reason, isBlocked: r.outcome === "refused" && Boolean(r.blocked) };      // No answer to rely on from the processor: pending until a lookup by the charge id settles it.
+      case "unknown":
+        return { status: "pending" as const, pspRefId: null, paymentDetails };
     }
   }
 
@@ -179,7 +231,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return row && row.paymentLinkId === paymentLinkId ? row : undefined;
   }
 
-  async function list(ctx: RequestCtx, query: PageQuery & { status?: string; paymentMethod?: string; customerId?: string; paymentLinkId?: string }) {
+  async function list(ctx: RequestCtx, query: PageQuery & { status?: ChargeStatus; paymentMethod?: string; customerId?: string; paymentLinkId?: string }) {
     const page = await repo.listCharges(db, ctx, query);
     return { data: page.data.map(toChargeResponse), hasMore: page.hasMore };
   }
@@ -218,7 +270,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
   const authenticate = (ctx: RequestCtx, id: string, result: "succeeded" | "failed") => sandboxAct(ctx, id, async (c) => {
     if (c.status !== "authentication_required") throw new AppError("invalid_state", `Charge ${c.id} is ${c.status}, not authentication_required`);
     if (result === "failed") return { to: "refused", patch: { reason: "authentication_failed" } };
-    const captured = await processorFor(ctx).capture({ chargeId: c.id, pspRefId: c.pspRefId ?? "", amountMinor: c.amount });
+    const captured = await processorFor(ctx, c.processor).capture({ chargeId: c.id, pspRefId: c.pspRefId ?? "", amountMinor: c.amount });
     return captured.outcome === "paid"
       ? { to: "paid", patch: { paidAt: now() } }
       : { to: captured.outcome, patch: { reason: captured.reason } };
@@ -246,14 +298,15 @@ export function createChargeService(deps: ChargeServiceDeps) {
   }
 
   /**
-   * The expiry janitor: an unpaid charge past its expiresAt (Pix, boleto and the other
-   * payer-paid methods) fails with reason "expired": the legacy charge.updated goes to its
-   * postback URL and charge.failed to the endpoints. The guarded transition makes a payment that
-   * lands at the same moment win or lose cleanly, never both.
+   * The expiry janitor of sandbox charges: an unpaid charge past its expiresAt (Pix, boleto and
+   * the other payer-paid methods) fails with reason "expired": the legacy charge.updated goes to
+   * its postback URL and charge.failed to the endpoints. The guarded transition makes a payment
+   * that lands at the same moment win or lose cleanly, never both. Live charges ask their
+   * provider first (live-expiry.ts).
    */
   async function expireUnpaid(): Promise<number> {
     let n = 0;
-    for (const c of await repo.expiredPendingCharges(db, 100)) {
+    for (const c of await repo.expiredPendingCharges(db, "sandbox", 100)) {
       const moved = await withTx(db, (tx) => effects.moveTo(tx, c, EXPIRY.to, EXPIRY.patch))
         .then(() => 1, (err: unknown) => {
           if (err instanceof AppError && (err.code === "conflict" || err.code === "invalid_state")) return 0; // paid meanwhile
@@ -264,7 +317,36 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return n;
   }
 
-  return { expireUnpaid, create, validate, get, findForLink, list, resendWebhook, pay, expire, authenticate, review, bankDecision, findSandbox, processorFor };
+  /** Production charges of this process waiting on a processor now (a gauge of /metrics). */
+  const waitingOnProcessor = () => deps.waiting.waiting();
+
+  return { expireUnpaid, check, priced, create, submit, fromBody, get, findForLink, list, resendWebhook, pay, expire, authenticate, review, bankDecision, findSandbox, processorFor, waitingOnProcessor };
 }
 
 export type ChargeService = ReturnType<typeof createChargeService>;
+
+/** The buyer as a processor sees it: the stored customer, or the one the request describes. */
+function processorCustomer(existing: CustomerRow | null, inline: ChargeCommand["customer"]): CustomerInput {
+  return existing
+    ? { name: existing.name, email: existing.email, documentId: existing.documentId, documentType: existing.documentType, phone: existing.phone }
+    : { name: inline.name ?? "", email: inline.email ?? null, documentId: inline.document?.id ?? null, documentType: inline.document?.type ?? null, phone: inline.phone ?? null };
+}
+
+
+/** A charge that passed every check, ready to be made by `create` for the same scope. */
+export interface PreparedCharge {
+  readonly scope: Scope;
+  readonly cmd: ChargeCommand;
+  readonly at: Date;
+  readonly amountMinor: number;
+  readonly currency: string;
+  readonly method: Omit<NormalizedCharge, "amountMinor" | "currency">;
+  readonly postbackUrl: string | null;
+  readonly processor: PaymentProcessor;
+  readonly existingCustomer: CustomerRow | null;
+  readonly split: SplitRule[] | null;
+}
+
+export type ChargeCheck =
+  | { ok: true; charge: PreparedCharge }
+  | { ok: false; problems: AppError[] };

@@ -23,5 +23,6 @@ export function createProcessorRecords(db: Db): ProcessorRecords {
       const [inserted] = await send(db, insertInto(sandboxProcessorRecords, [{ key: k, operation, result }], `on conflict do nothing returning "result"`));
       return (inserted?.result as Record<string, unknown> | undefined) ?? (await find(k))!;
     },
+    find: (operation, key) => find(`${operation}:${key}`),
   };
 }

@@ -3,30 +3,39 @@ import { AppError, invalid, notFound } from "../../http/errors.js";
 import type { Environment, RequestCtx } from "../../http/context.js";
 import { faultPoint } from "../../lib/faults.js";
 import { seededId } from "../../lib/ids.js";
-import { currencyExponent, formatMajor, toMajor, toMinor } from "../../lib/money.js";
+import { amountToMinor } from "../../http/amounts.js";
+import { currencyExponent, formatMajor, toMajor, type AmountLimits } from "../../lib/money.js";
 import type { LedgerService } from "../ledger/ledger.service.js";
 import type { ChargeEffects } from "./charge-effects.js";
 import type { ChargeStatus } from "./charge-status.js";
+import type { ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
+import { findLiveCharge } from "./provider-sync.repo.js";
 import type { PaymentProcessor, RefundResult } from "../../processors/processor.js";
 
 // Refunds in three steps, so that concurrent refunds can never exceed the paid amount and
 // the processor is never called inside a transaction:
 // 1. reserve: one guarded UPDATE adds the amount to amount_refunded while the sum stays within
 //    the charge, and a pending refund row is written;
-// 2. the processor refunds, with the refund id as its idempotency key;
-// 3. settle: the refund succeeds (ledger, charge.refunded, refunded status when nothing is
-//    left) or fails (the reservation is released). The settling UPDATE is guarded by
-//    status = 'pending', so the request, a retry of it and the janitor can all try: one wins.
-// A crash between 1 and 3 leaves a pending refund. A retry under the same Idempotency-Key has
-// the same refund id and carries on from step 2; otherwise the janitor (reconcilePending) does,
-// after a grace period. Both call the processor again with the same refund id, which answers
-// with its first result: the refund is completed or released, never done twice.
+// 2. the processor refunds, with the refund id as its idempotency key (sent_at is stamped just
+//    before the call: from then on the provider may have the refund);
+// 3. settle: the refund succeeds (ledger, charge.refunded, refunded status when the succeeded
+//    refunds add up to the charge), fails (the reservation is released) or stays pending (a
+//    live provider accepted it without finishing, or gave no answer to rely on: the
+//    reservation is kept, so the money cannot be refunded twice). The settling UPDATE is
+//    guarded by status = 'pending', so the request, a retry, the janitor and the live
+//    reconciliation can all try: one wins.
+// A pending refund is carried on (resume) by a retry under the same Idempotency-Key (same
+// refund id), by the live reconciliation (reconcileLive, every PROCESSOR_RECONCILE_INTERVAL_MS)
+// or by the janitor (reconcilePending, a crash's leftovers after a grace period). A refund that
+// was never sent is sent; one that was is read back with refundStatus, and sent again under the
+// same refund id only when the provider says it never received it (not_found).
 export function createRefundService(deps: {
   db: Db;
   effects: ChargeEffects;
   ledger: Pick<LedgerService, "postRefund">;
-  processorFor(ctx: { environment: Environment }): PaymentProcessor;
+  processorFor(ctx: { environment: Environment }, processorName?: string | null): PaymentProcessor;
+  amountLimits: AmountLimits;
 }) {
   const { db } = deps;
 
@@ -36,7 +45,7 @@ export function createRefundService(deps: {
     if (!charge) throw notFound("Charge", chargeId);
     if (ctx.idempotencySeed) {
       const earlier = await repo.findRefund(db, refundId);
-      if (earlier?.chargeId === chargeId) return earlier.status === "pending" ? finish(earlier) : view(earlier, charge.currency, charge.status as ChargeStatus);
+      if (earlier?.chargeId === chargeId) return earlier.status === "pending" ? resume(earlier) : view(earlier, charge.currency, charge.status);
     }
     if (charge.status !== "paid") {
       throw new AppError("invalid_state", `Charge ${chargeId} is ${charge.status}; only paid charges can be refunded`);
@@ -44,9 +53,7 @@ export function createRefundService(deps: {
     const rest = charge.amount - charge.amountRefunded;
     let minor = rest;
     if (amount !== undefined) {
-      const parsed = toMinor(amount, charge.currency, { minUnits: 10 ** -(currencyExponent(charge.currency) ?? 0) });
-      if (!parsed.ok) throw invalid(parsed.message);
-      minor = parsed.minor;
+      minor = amountToMinor(amount, charge.currency, deps.amountLimits, { minUnits: 10 ** -(currencyExponent(charge.currency) ?? 0) });
     }
     const tooMuch = () => invalid(`amount exceeds the refundable rest of ${formatMajor(rest, charge.currency)} ${charge.currency}`);
     if (minor > rest) throw tooMuch();
@@ -58,55 +65,92 @@ export function createRefundService(deps: {
     });
     if (!reserved) throw tooMuch(); // a concurrent refund took the rest first
     faultPoint("refund.after-reserve");
-    return finish(reserved);
+    return send(reserved, charge);
   }
 
-  /** Steps 2 and 3 for a pending refund. */
-  async function finish(r: repo.RefundRow) {
-    // A processor error leaves the refund pending (whether it refunded is unknown): a retry or
-    // the janitor asks again under the same refund id.
-    const outcome = await deps.processorFor(r).refund({ chargeId: r.chargeId, pspRefId: await pspRefOf(r), amountMinor: r.amount, refundId: r.id });
+  const inputOf = (r: repo.RefundRow, charge: ChargeRow | undefined) => ({
+    chargeId: r.chargeId, pspRefId: charge?.pspRefId ?? null, amountMinor: r.amount, refundId: r.id, chargeAmountMinor: charge?.amount,
+  });
+  const chargeOf = (r: repo.RefundRow) => repo.findCharge(db, { merchantId: r.merchantId, environment: r.environment }, r.chargeId);
+  // The adapter that served the charge refunds it (a live charge's processor column).
+  const processorOf = (r: repo.RefundRow, charge: ChargeRow | undefined) => deps.processorFor(r, charge?.processor);
+
+  /** Steps 2 and 3: sends the refund to the processor and settles it with the answer. */
+  async function send(r: repo.RefundRow, known?: ChargeRow) {
+    const charge = known ?? await chargeOf(r);
+    const processor = processorOf(r, charge);
+    await repo.markRefundSent(db, r.id);
+    const outcome = await processor.refund(inputOf(r, charge));
     faultPoint("refund.after-processor");
     return settle(r, outcome);
   }
 
-  async function pspRefOf(r: repo.RefundRow): Promise<string | null> {
-    return (await repo.findCharge(db, { merchantId: r.merchantId, environment: r.environment }, r.chargeId))?.pspRefId ?? null;
+  /**
+   * Carries on with a pending refund. Once sent, the provider may hold it: its state is read,
+   * never a second refund sent blindly; only a provider that never received it (not_found) is
+   * sent it again, under the same refund id (the same idempotency key).
+   */
+  async function resume(r: repo.RefundRow) {
+    if (!r.sentAt) return send(r);
+    const charge = await chargeOf(r);
+    const state = await readBack(r, charge);
+    return state.outcome === "not_found" ? send(r, charge) : settle(r, state);
+  }
+
+  /** The provider's state of a refund that was sent. */
+  async function readBack(r: repo.RefundRow, charge: ChargeRow | undefined) {
+    const processor = processorOf(r, charge);
+    await repo.markRefundSent(db, r.id);
+    return processor.refundStatus({ ...inputOf(r, charge), refundRef: r.refundRef });
+  }
+
+  /** Settles a sent refund from the provider's state; never sends it (undefined when the provider has none). */
+  async function settleFromProvider(r: repo.RefundRow) {
+    const state = await readBack(r, await chargeOf(r));
+    return state.outcome === "not_found" ? undefined : settle(r, state);
   }
 
   async function settle(r: repo.RefundRow, outcome: RefundResult) {
     const scope = { merchantId: r.merchantId, environment: r.environment as Environment };
+    const facts = { refundRef: outcome.outcome === "failed" ? null : outcome.refundRef, providerCode: outcome.providerCode };
     return withTx(db, async (tx) => {
-      const done = await repo.settleRefund(tx, r.id, outcome.outcome === "succeeded" ? "succeeded" : "failed");
+      // Refunds of one charge settle one at a time, so the one that completes the charge sees
+      // every other succeeded refund (two racing settlements cannot both miss the last step).
+      await repo.lockCharge(tx, r.chargeId);
+      const done = outcome.outcome === "pending"
+        ? undefined
+        : await repo.settleRefund(tx, r.id, outcome.outcome, facts);
       const current = (await repo.findCharge(tx, scope, r.chargeId))!;
       if (!done) {
-        // Settled already (by a retry or the janitor): answer with what it became.
-        return view((await repo.findRefund(tx, r.id))!, current.currency, current.status as ChargeStatus);
+        // Still pending at the provider (its word is kept), or settled already by a retry,
+        // the janitor or the reconciliation: answer with what the refund is now.
+        const now = outcome.outcome === "pending" ? await repo.notePendingRefund(tx, r.id, facts) : undefined;
+        return view(now ?? (await repo.findRefund(tx, r.id))!, current.currency, current.status);
       }
       if (done.status === "failed") {
         await repo.releaseRefund(tx, r.chargeId, r.amount);
-        return view(done, current.currency, current.status as ChargeStatus);
+        return view(done, current.currency, current.status);
       }
-      await deps.ledger.postRefund(tx, current, r.amount, r.id);
+      // amount_refunded also holds pending reservations; the ledger's shares and the refunded
+      // status follow the refunds that succeeded, this one included.
+      const refunded = await repo.succeededRefundTotal(tx, r.chargeId);
+      await deps.ledger.postRefund(tx, { ...current, amountRefunded: refunded }, r.amount, r.id);
       // The last refund makes the charge refunded (charge.refunded from the transition); a
       // partial one keeps it paid and is announced with the amount refunded so far.
-      const after = current.amountRefunded === current.amount
+      const after = refunded === current.amount && current.status === "paid"
         ? await deps.effects.moveTo(tx, current, "refunded")
         : (await deps.effects.announce(tx, current, "charge.refunded"), current);
-      return view(done, current.currency, after.status as ChargeStatus);
+      return view(done, current.currency, after.status);
     });
   }
 
-  /**
-   * The janitor: refunds still pending after `graceMs` were left by a crash (a live request
-   * settles within its processor timeout). Each is finished against the processor's record.
-   */
-  async function reconcilePending(graceMs: number): Promise<number> {
+  /** Carries each refund on with `step`; returns how many it settled. A failing processor is tried again next round. */
+  async function resumeAll(rows: repo.RefundRow[], step: (r: repo.RefundRow) => Promise<{ status: string } | undefined> = resume): Promise<number> {
     let n = 0;
-    for (const r of await repo.stalePendingRefunds(db, graceMs, 100)) {
+    for (const r of rows) {
       try {
-        await finish(r);
-        n++;
+        const now = await step(r);
+        if (now && now.status !== "pending") n++;
       } catch {
         // The processor is unreachable or not configured: try again on the next run.
       }
@@ -114,14 +158,41 @@ export function createRefundService(deps: {
     return n;
   }
 
+  /**
+   * The janitor: refunds still pending after `graceMs` and not asked about for as long were
+   * left by a crash (a live request settles within its processor timeout).
+   */
+  const reconcilePending = async (graceMs: number) => resumeAll(await repo.stalePendingRefunds(db, graceMs, 100));
+
+  /**
+   * The live reconciliation: production refunds still pending, read again at their provider on
+   * the live cadence. `quietMs` (the processor timeout) keeps it off a refund whose own request
+   * may still be waiting for the provider.
+   */
+  const reconcileLive = async (quietMs: number) => resumeAll(await repo.openLiveRefunds(db, quietMs, 50));
+
+  /**
+   * A provider's notice about a live charge (it may be about a refund: Mercado Pago's
+   * payment.updated, Pagar.me's charge.refunded): the charge's pending refunds are read again
+   * at once rather than at the next round. Reads only, so a refund whose own request is still
+   * waiting for the provider is never sent twice; the guarded settlement orders the two.
+   */
+  async function reconcileNotice(processor: string, refs: readonly string[]): Promise<number> {
+    for (const ref of refs) {
+      const charge = await findLiveCharge(db, processor, ref);
+      if (charge) return resumeAll(await repo.openLiveRefunds(db, 0, 50, charge.id), settleFromProvider);
+    }
+    return 0;
+  }
+
   function view(r: { id: string; chargeId: string; amount: number; status: string; createdAt: Date }, currency: string, chargeStatus: ChargeStatus) {
     return {
       id: r.id, chargeId: r.chargeId, amount: toMajor(r.amount, currency), currency,
-      status: r.status as "succeeded" | "failed", chargeStatus, createdAt: r.createdAt.toISOString(),
+      status: r.status as "succeeded" | "failed" | "pending", chargeStatus, createdAt: r.createdAt.toISOString(),
     };
   }
 
-  return { refund, reconcilePending };
+  return { refund, reconcilePending, reconcileLive, reconcileNotice };
 }
 
 export type RefundService = ReturnType<typeof createRefundService>;

@@ -1,4 +1,4 @@
-import type { ConfigChanges } from "../../lib/config-changes.js";
+import type { ConfigChanges } from "../../db/config-changes.js";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
@@ -12,12 +12,12 @@ import { createDocumentService } from "./documents.js";
 import { payoutRoutes } from "./payouts.routes.js";
 import { createPayoutService } from "./payouts.service.js";
 
-// Connect (spec 1, 2.5, 2.7, 2.8, 4.2, 8): submerchants with KYC documents and accreditation,
+// Connect (docs/decisions.md): submerchants with KYC documents and accreditation,
 // their keys, fees-info, the default split, and payout requests. The charges module asks it to
 // check a charge's split (checkCharge) before the processor is called; the ledger posts shares.
 export interface ConnectModuleDeps {
   db: Db;
-  config: Pick<Config, "webhookAllowPrivateUrls" | "production">;
+  config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits">;
   sealer: Sealer;
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
   ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout">;
@@ -28,7 +28,7 @@ export interface ConnectModuleDeps {
 export function createConnectModule(deps: ConnectModuleDeps) {
   const service = createConnectService(deps);
   const documents = createDocumentService({ db: deps.db, sealer: deps.sealer, connect: service });
-  const payouts = createPayoutService({ ...deps, connect: service });
+  const payouts = createPayoutService({ ...deps, connect: service, amountLimits: deps.config.amountLimits });
   const routes = async (app: FastifyInstance) => {
     await app.register(connectRoutes(service, documents));
     await app.register(payoutRoutes(payouts));

@@ -1,12 +1,19 @@
 import { and, asc, count, desc, eq, gte, inArray, lt, sql, type AnyColumn } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { charges, connectSettings, merchants, submerchantDocuments, submerchants } from "../../db/schema.js";
-import type { Environment } from "../../http/context.js";
+import { inScope, inScopes, type Environment, type Scope } from "../../db/scope.js";
 import { allOf } from "../../http/pagination.js";
 import type { SubmerchantStatus } from "./submerchant-status.js";
 
 export type SubmerchantRow = typeof submerchants.$inferSelect;
 export type DocumentRow = typeof submerchantDocuments.$inferSelect;
+type SplitShares = (typeof connectSettings.$inferInsert)["defaultSplit"];
+
+/** A submerchant's registration belongs to its master and the environment that registered it. */
+const REGISTRATION = { merchantId: submerchants.parentId, environment: submerchants.environment };
+
+/** Seen by the submerchant itself: its own id, in the environment it was registered in. */
+const OWN = { merchantId: submerchants.id, environment: submerchants.environment };
 
 /** Who a merchant is for Connect: a master (Connect enabled or not) or a submerchant. */
 export interface ConnectAccount {
@@ -15,30 +22,34 @@ export interface ConnectAccount {
   connectEnabled: boolean;
   /** The submerchant's accreditation status; null for masters. */
   status: SubmerchantStatus | null;
+  /** The environment a submerchant was registered in (it exists in no other); null for masters. */
+  environment: Environment | null;
 }
+
+const ACCOUNT = {
+  id: merchants.id, parentId: merchants.parentId, connectEnabled: merchants.connectEnabled,
+  status: submerchants.status, environment: submerchants.environment,
+};
+const account = <R extends { status: string | null; environment: Environment | null }>(r: R) =>
+  ({ ...r, status: r.status ?? null, environment: r.environment ?? null });
 
 export async function findAccounts(q: Queryable, ids: string[]): Promise<ConnectAccount[]> {
   if (ids.length === 0) return [];
-  const rows = await q
-    .select({ id: merchants.id, parentId: merchants.parentId, connectEnabled: merchants.connectEnabled, status: submerchants.status })
-    .from(merchants)
+  const rows = await q.select(ACCOUNT).from(merchants)
     .leftJoin(submerchants, eq(submerchants.id, merchants.id))
     .where(inArray(merchants.id, ids));
-  return rows.map((r) => ({ ...r, status: (r.status ?? null) as SubmerchantStatus | null }));
+  return rows.map(account);
 }
 
-/** The account and its default split, in one query (it runs on every charge). */
-export async function findAccountWithSettings(q: Queryable, id: string, environment: Environment) {
+/** The account and its default split in this scope, in one query (it runs on every charge). */
+export async function findAccountWithSettings(q: Queryable, scope: Scope) {
   const [row] = await q
-    .select({
-      id: merchants.id, parentId: merchants.parentId, connectEnabled: merchants.connectEnabled,
-      status: submerchants.status, defaultSplit: connectSettings.defaultSplit,
-    })
+    .select({ ...ACCOUNT, defaultSplit: connectSettings.defaultSplit })
     .from(merchants)
     .leftJoin(submerchants, eq(submerchants.id, merchants.id))
-    .leftJoin(connectSettings, and(eq(connectSettings.merchantId, merchants.id), eq(connectSettings.environment, environment)))
-    .where(eq(merchants.id, id));
-  return row ? { ...row, status: (row.status ?? null) as SubmerchantStatus | null } : undefined;
+    .leftJoin(connectSettings, and(eq(connectSettings.merchantId, merchants.id), inScope(connectSettings, scope)))
+    .where(eq(merchants.id, scope.merchantId));
+  return row ? account(row) : undefined;
 }
 
 export async function insertSubmerchant(tx: Queryable, row: typeof submerchants.$inferInsert): Promise<SubmerchantRow | undefined> {
@@ -46,21 +57,32 @@ export async function insertSubmerchant(tx: Queryable, row: typeof submerchants.
   return inserted;
 }
 
-/** A submerchant of this master (undefined for anyone else's). */
-export async function findSubmerchant(q: Queryable, id: string, parentId?: string): Promise<SubmerchantRow | undefined> {
-  const [row] = await q.select().from(submerchants)
-    .where(allOf([eq(submerchants.id, id), parentId ? eq(submerchants.parentId, parentId) : undefined]));
+/** A submerchant of the master's scope (undefined for another master's or environment's). */
+export async function findSubmerchant(q: Queryable, master: Scope, id: string): Promise<SubmerchantRow | undefined> {
+  const [row] = await q.select().from(submerchants).where(and(eq(submerchants.id, id), inScope(REGISTRATION, master)));
   return row;
 }
 
-export async function lockSubmerchant(tx: Queryable, id: string): Promise<SubmerchantRow | undefined> {
-  const [row] = await tx.select().from(submerchants).where(eq(submerchants.id, id)).for("update");
+/** The registration of the submerchant asking with its own key, in the key's environment. */
+export async function findOwnRegistration(q: Queryable, own: Scope): Promise<SubmerchantRow | undefined> {
+  const [row] = await q.select().from(submerchants).where(inScope(OWN, own));
   return row;
 }
 
-export async function taxIdTaken(q: Queryable, parentId: string, companyTaxId: string): Promise<boolean> {
+/** By id alone: the operator's admin routes, which are above every merchant and environment. */
+export async function findSubmerchantForAdmin(q: Queryable, id: string): Promise<SubmerchantRow | undefined> {
+  const [row] = await q.select().from(submerchants).where(eq(submerchants.id, id));
+  return row;
+}
+
+/** Taken after the scope check: serializes one submerchant's payouts. */
+export async function lockSubmerchant(tx: Queryable, id: string): Promise<void> {
+  await tx.select({ id: submerchants.id }).from(submerchants).where(eq(submerchants.id, id)).for("update");
+}
+
+export async function taxIdTaken(q: Queryable, master: Scope, companyTaxId: string): Promise<boolean> {
   const [row] = await q.select({ id: submerchants.id }).from(submerchants)
-    .where(and(eq(submerchants.parentId, parentId), eq(submerchants.companyTaxId, companyTaxId)));
+    .where(and(inScope(REGISTRATION, master), eq(submerchants.companyTaxId, companyTaxId)));
   return Boolean(row);
 }
 
@@ -76,7 +98,7 @@ export async function transition(
 }
 
 export interface SubmerchantFilters {
-  parentId: string;
+  master: Scope;
   statuses?: SubmerchantStatus[];
   companyTaxId?: string;
   legalName?: string;
@@ -112,7 +134,7 @@ const contains = (column: AnyColumn, text: string) => sql`position(lower(${text}
 
 export async function listSubmerchants(q: Queryable, f: SubmerchantFilters): Promise<{ rows: SubmerchantRow[]; total: number }> {
   const where = allOf([
-    eq(submerchants.parentId, f.parentId),
+    inScope(REGISTRATION, f.master),
     f.statuses ? inArray(submerchants.status, f.statuses) : undefined,
     f.companyTaxId ? eq(submerchants.companyTaxId, f.companyTaxId) : undefined,
     f.legalName ? contains(submerchants.legalName, f.legalName) : undefined,
@@ -136,7 +158,7 @@ export async function listSubmerchants(q: Queryable, f: SubmerchantFilters): Pro
 export async function totalSales(q: Queryable, ids: string[], environment: Environment): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
   const rows = await q.select({ merchantId: charges.merchantId, n: count() }).from(charges)
-    .where(and(inArray(charges.merchantId, ids), eq(charges.environment, environment), inArray(charges.status, ["paid", "refunded"])))
+    .where(and(inScopes(charges, ids, environment), inArray(charges.status, ["paid", "refunded"])))
     .groupBy(charges.merchantId);
   return new Map(rows.map((r) => [r.merchantId, r.n]));
 }
@@ -166,7 +188,8 @@ export async function findDocumentContent(q: Queryable, submerchantId: string, d
   return row;
 }
 
-export async function upsertSettings(q: Queryable, row: typeof connectSettings.$inferInsert): Promise<void> {
+export async function upsertSettings(q: Queryable, scope: Scope, defaultSplit: SplitShares): Promise<void> {
+  const row = { merchantId: scope.merchantId, environment: scope.environment, defaultSplit };
   await q.insert(connectSettings).values(row).onConflictDoUpdate({
     target: [connectSettings.merchantId, connectSettings.environment],
     set: { defaultSplit: row.defaultSplit, updatedAt: new Date() },

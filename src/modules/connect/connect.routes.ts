@@ -59,7 +59,7 @@ export function connectRoutes(connect: ConnectService, documents: DocumentServic
           "with its own sandbox and production secret keys (read them with the api-keys endpoint) and no login. It receives copies of the master's fee definitions " +
           "and settings: later changes to the master do not alter it. postbackUrl receives the accreditation status notifications. A CNPJ already registered in this Connect: 409.",
         headers: IdempotencyHeaders, body: s.CreateSubmerchantBody,
-        response: { 201: s.Submerchant, ...errors(400, 401, 403, 409, 422) },
+        response: { 201: s.Submerchant, ...errors(400, 401, 403, 422, { 409: ["conflict", "A submerchant with companyTaxId 11222333000181 already exists in this Connect"] }) },
       },
     }, async (req, reply) => reply.code(201).send(await connect.create(req.ctx, req.body)));
 
@@ -95,8 +95,15 @@ export function connectRoutes(connect: ConnectService, documents: DocumentServic
           "Required for review: every field but responsible_document_back (one-sided IDs). Any other field: 422.",
         params: IdParams,
         consumes: ["multipart/form-data"],
-        body: { content: { "multipart/form-data": { schema: s.UploadDocumentsBody } } } as never,
-        response: { 201: s.DocumentsResponse, ...errors(400, 401, 403, 404, 413, 415, 422, 500) },
+        // Not a JSON body: @fastify/swagger takes `content` as the request body of each media type.
+        body: Type.Unsafe<Record<string, never>>({ content: { "multipart/form-data": { schema: s.UploadDocumentsBody } } }),
+        response: {
+          201: s.DocumentsResponse,
+          ...errors(401, 403, 404, 500, {
+            400: "Malformed multipart body", 413: `each file may be at most ${MAX_MB} MB`, 415: "send the files as multipart/form-data",
+            422: `colour is not a recognized field; send files named ${KINDS}`,
+          }),
+        },
       },
     }, async (req, reply) => {
       const target = await connect.ownSubmerchant(req.ctx, req.params.id);

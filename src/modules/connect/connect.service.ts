@@ -1,12 +1,13 @@
 import type { Static } from "typebox";
 import type { Config } from "../../config.js";
 import { withTx, type Db } from "../../db/client.js";
+import { scopeOf } from "../../db/scope.js";
 import { AppError, invalid, notFound } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
-import { normalizeDocument } from "../../lib/documents.js";
+import { formatDocument, normalizeDocument } from "../../lib/documents.js";
 import { seededId } from "../../lib/ids.js";
 import { toMajor, toMinor } from "../../lib/money.js";
-import { createTtlCache, type ConfigChanges } from "../../lib/config-changes.js";
+import { createTtlCache, type ConfigChanges } from "../../db/config-changes.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { checkDestination } from "../webhooks/destination.js";
 import { recordEvent } from "../webhooks/outbox.js";
@@ -61,14 +62,14 @@ export function createConnectService(deps: ConnectDeps) {
 
   /** The master's submerchant, or 404 (never another master's). */
   async function ownSubmerchant(ctx: RequestCtx, id: string): Promise<repo.SubmerchantRow> {
-    const master = await requireMaster(ctx);
-    const row = await repo.findSubmerchant(db, id, master.id);
+    await requireMaster(ctx);
+    const row = await repo.findSubmerchant(db, ctx, id);
     if (!row) throw notFound("Submerchant", id);
     return row;
   }
 
   function view(s: repo.SubmerchantRow, totalSales: number) {
-    const status = s.status as SubmerchantStatus;
+    const status = s.status;
     return {
       id: s.id, tradeName: s.tradeName, legalName: s.legalName, companyTaxId: s.companyTaxId,
       averageMonthlyRevenue: toMajor(s.averageMonthlyRevenue, "BRL"), averageOrderValue: toMajor(s.averageOrderValue, "BRL"),
@@ -101,7 +102,7 @@ export function createConnectService(deps: ConnectDeps) {
     const master = await requireMaster(ctx);
     const id = seededId("sm", ctx.idempotencySeed);
     if (ctx.idempotencySeed) {
-      const earlier = await repo.findSubmerchant(db, id, master.id);
+      const earlier = await repo.findSubmerchant(db, ctx, id);
       if (earlier) return viewOne(ctx, earlier);
     }
     const cnpj = normalizeDocument("cnpj", body.companyTaxId);
@@ -109,12 +110,12 @@ export function createConnectService(deps: ConnectDeps) {
     const averageMonthlyRevenue = brl(body.averageMonthlyRevenue, "averageMonthlyRevenue");
     const averageOrderValue = brl(body.averageOrderValue, "averageOrderValue");
     const postbackUrl = body.postbackUrl ? await checkDestination(body.postbackUrl, ctx.environment, deps.config, "postbackUrl") : null;
-    const duplicate = () => new AppError("conflict", `A submerchant with companyTaxId ${cnpj.value} already exists in this Connect`);
-    if (await repo.taxIdTaken(db, master.id, cnpj.value)) throw duplicate();
+    const duplicate = () => new AppError("conflict", `A submerchant with companyTaxId ${formatDocument("cnpj", cnpj.value)} already exists in this Connect`);
+    if (await repo.taxIdTaken(db, ctx, cnpj.value)) throw duplicate();
 
     const row = await withTx(db, async (tx) => {
-      // Its Pix key is its CNPJ: the key payouts are sent to (spec 8).
-      await deps.merchants.createSubmerchantAccount(tx, { id, parentId: master.id, name: body.tradeName, pixKey: cnpj.value });
+      // Its Pix key is its CNPJ: payouts are paid by Pix to the submerchant's tax id.
+      await deps.merchants.createSubmerchantAccount(tx, { id, parentId: master.id, environment: ctx.environment, name: body.tradeName, pixKey: cnpj.value });
       const inserted = await repo.insertSubmerchant(tx, {
         id, parentId: master.id, environment: ctx.environment, tradeName: body.tradeName, legalName: body.legalName,
         companyTaxId: cnpj.value, averageMonthlyRevenue, averageOrderValue, productType: body.productType,
@@ -143,13 +144,13 @@ export function createConnectService(deps: ConnectDeps) {
   }
 
   async function list(ctx: RequestCtx, q: Static<typeof ListSubmerchantsQuery>) {
-    const master = await requireMaster(ctx);
+    await requireMaster(ctx);
     const window = pageWindow(q);
     const days = (["createdAt", "updatedAt", "approvedAt", "rejectedAt", "blockedAt", "inactivatedAt"] as const)
       .flatMap((column) => (q[column] ? [{ column, ...dayRange(q[column]) }] : []));
     const statuses: SubmerchantStatus[] | undefined = q.status === "pending" ? ["pending", "pre_approved"] : q.status ? [q.status] : undefined;
     const { rows, total } = await repo.listSubmerchants(db, {
-      parentId: master.id, statuses,
+      master: scopeOf(ctx), statuses,
       companyTaxId: q.companyTaxId?.replace(/[./-]/g, "").toUpperCase(),
       legalName: q.legalName, tradeName: q.tradeName, currency: q.currency?.toUpperCase(),
       days, order: sortOrder(q.orderBy), limit: window.limit, offset: window.offset,
@@ -164,21 +165,21 @@ export function createConnectService(deps: ConnectDeps) {
 
   async function apiKeys(ctx: RequestCtx, id: string) {
     const s = await ownSubmerchant(ctx, id);
-    return { merchantId: s.id, keys: (await deps.merchants.revealKeys(s.id)) as { id: string; environment: "sandbox" | "production"; key: string; createdAt: string }[] };
+    return { merchantId: s.id, keys: await deps.merchants.revealKeys(scopeOf({ merchantId: s.id, environment: ctx.environment })) };
   }
 
   /**
-   * Spec 2.8, 5.4, 7: a submerchant always gets its own data whatever the path says; a master
+   * fees-info: a submerchant always gets its own data whatever the path says; a master
    * gets a linked submerchant's, and 404 for its own id, an unknown one or another master's.
    */
   async function feesInfo(ctx: RequestCtx, id: string) {
     const account = await accountOf(ctx);
     let target: repo.SubmerchantRow | undefined;
     if (account.parentId) {
-      target = await repo.findSubmerchant(db, account.id);
+      target = await repo.findOwnRegistration(db, ctx);
     } else {
       if (!account.connectEnabled) throw NO_CONNECT();
-      target = await repo.findSubmerchant(db, id, account.id);
+      target = await repo.findSubmerchant(db, ctx, id);
     }
     if (!target) throw notFound("Sub-account", id);
     // As stored: brand overrides are rows of their own, nothing is merged or defaulted.
@@ -188,7 +189,7 @@ export function createConnectService(deps: ConnectDeps) {
 
   async function getSettings(ctx: RequestCtx) {
     const account = await requireConnect(ctx);
-    const row = await repo.findAccountWithSettings(db, account.id, ctx.environment);
+    const row = await repo.findAccountWithSettings(db, scopeOf(ctx));
     return { defaultSplit: row?.defaultSplit ?? [] };
   }
 
@@ -196,7 +197,7 @@ export function createConnectService(deps: ConnectDeps) {
     const account = await requireConnect(ctx);
     await checkSplitRules(db, ctx, account, defaultSplit, "defaultSplit");
     await withTx(db, async (tx) => {
-      await repo.upsertSettings(tx, { merchantId: account.id, environment: ctx.environment, defaultSplit });
+      await repo.upsertSettings(tx, scopeOf(ctx), defaultSplit);
       await deps.configChanges.announce(tx);
     });
     deps.configChanges.forget();
@@ -211,10 +212,10 @@ export function createConnectService(deps: ConnectDeps) {
    */
   async function checkCharge(ctx: RequestCtx, split: SplitRule[] | undefined): Promise<SplitRule[] | null> {
     // Read on every charge, changed rarely: cached (configChanges forgets it on a change).
-    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, ctx.merchantId, ctx.environment));
+    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)));
     if (!account) throw new AppError("unauthorized", "Unauthorized");
     if (account.parentId && ctx.environment === "production" && account.status !== "active") {
-      throw invalid(`Submerchant ${account.id} is not active (${publicStatus(account.status ?? "pending")}); only active submerchants can create production charges`);
+      throw new AppError("submerchant_not_active", `Submerchant ${account.id} is not active (${publicStatus(account.status ?? "pending")}); only active submerchants can create production charges`);
     }
     if (split && split.length > 0) {
       await checkSplitRules(db, ctx, account, split, "split");
@@ -227,7 +228,7 @@ export function createConnectService(deps: ConnectDeps) {
     return null;
   }
 
-  /** resend-webhook (spec 4.1, 7): a charge of a submerchant that is not active: 422. */
+  /** resend-webhook: 422 for a charge of a submerchant that is not active. */
   async function checkCanResend(merchantId: string): Promise<void> {
     const [account] = await repo.findAccounts(db, [merchantId]);
     if (account?.parentId && account.status !== "active") {
@@ -238,12 +239,12 @@ export function createConnectService(deps: ConnectDeps) {
   /**
    * POST /v1/admin/submerchants/{id}/status: one guarded move of the table, with its timestamp;
    * pre_approved and active need the required documents. The notification {merchantId, status,
-   * date} (spec 6.3) is recorded in the same transaction and delivered to the postbackUrl.
+   * date} (no event name, date in UTC) is recorded in the same transaction and delivered to the postbackUrl.
    */
   async function setStatus(id: string, to: Exclude<SubmerchantStatus, "pending">, reason: string | undefined) {
-    const current = await repo.findSubmerchant(db, id);
+    const current = await repo.findSubmerchantForAdmin(db, id);
     if (!current) throw notFound("Submerchant", id);
-    const from = current.status as SubmerchantStatus;
+    const from = current.status;
     assertSubmerchantTransition(id, from, to);
     if (NEEDS_DOCUMENTS.includes(to)) {
       const { missing } = documentsView(id, await repo.listDocuments(db, id));

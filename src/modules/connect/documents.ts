@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { fileTypeFromBuffer } from "file-type";
 import { withTx, type Db } from "../../db/client.js";
 import type { submerchantDocuments } from "../../db/schema.js";
 import { invalid, notFound } from "../../http/errors.js";
@@ -48,6 +47,8 @@ export function createDocumentService(deps: { db: Db; sealer: Sealer; connect: P
   async function upload(submerchantId: string, files: { kind: DocumentKind; content: Buffer }[]) {
     if (files.length === 0) throw invalid(`at least one file is required: ${DOCUMENT_KINDS.join(", ")}`);
     const rows: (typeof submerchantDocuments.$inferInsert)[] = [];
+    // Loaded on the first upload: an API process that never takes one does not hold it.
+    const { fileTypeFromBuffer } = await import("file-type");
     for (const f of files) {
       const type = await fileTypeFromBuffer(f.content);
       if (!type || !ALLOWED.has(type.mime)) throw invalid(`${f.kind} must be a PDF, JPEG or PNG file (judged by its content)`);

@@ -1,4 +1,4 @@
-// The page-numbered lists of Connect (spec 4.2): page from 1, size 1 to 100 (default 10), the
+// The page-numbered lists of Connect: page from 1, size 1 to 100 (default 10), the
 // envelope {data, page, pages, total, size}, and date filters that match one UTC day.
 
 const DAY_MS = 24 * 60 * 60 * 1000;

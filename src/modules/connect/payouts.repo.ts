@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gte, lt } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { payoutRequests } from "../../db/schema.js";
-import type { Environment } from "../../http/context.js";
+import { inScope, type Environment, type Scope } from "../../db/scope.js";
 import { allOf } from "../../http/pagination.js";
 
 export type PayoutRow = typeof payoutRequests.$inferSelect;
@@ -12,8 +12,34 @@ export async function insertPayout(tx: Queryable, row: typeof payoutRequests.$in
   return inserted!;
 }
 
-export async function findPayout(q: Queryable, id: string): Promise<PayoutRow | undefined> {
+/**
+ * A payout request seen by the caller: a master its submerchants', a submerchant its own, the
+ * operator (admin key) every merchant's, of one environment or both.
+ */
+export type PayoutViewer = { master: Scope } | { own: Scope } | { operator: { environment?: Environment } };
+
+function visibleTo(viewer: PayoutViewer) {
+  if ("operator" in viewer) return viewer.operator.environment ? eq(payoutRequests.environment, viewer.operator.environment) : undefined;
+  return "master" in viewer
+    ? inScope({ merchantId: payoutRequests.parentId, environment: payoutRequests.environment }, viewer.master)
+    : inScope(payoutRequests, viewer.own);
+}
+
+export async function findPayout(q: Queryable, viewer: PayoutViewer, id: string): Promise<PayoutRow | undefined> {
+  const [row] = await q.select().from(payoutRequests).where(and(eq(payoutRequests.id, id), visibleTo(viewer)));
+  return row;
+}
+
+/** By id alone: the operator's admin routes (approve, reject) and a key's own retry. */
+export async function findPayoutById(q: Queryable, id: string): Promise<PayoutRow | undefined> {
   const [row] = await q.select().from(payoutRequests).where(eq(payoutRequests.id, id));
+  return row;
+}
+
+/** The payout a Pix transfer paid, in that environment (one transfer pays one payout). */
+export async function findByEndToEndId(q: Queryable, environment: Environment, endToEndId: string): Promise<PayoutRow | undefined> {
+  const [row] = await q.select().from(payoutRequests)
+    .where(and(eq(payoutRequests.environment, environment), eq(payoutRequests.endToEndId, endToEndId)));
   return row;
 }
 
@@ -29,9 +55,7 @@ export async function decide(
 }
 
 export interface PayoutFilters {
-  /** The caller's view: a master sees its submerchants' requests, a submerchant its own. */
-  scope: { parentId: string } | { merchantId: string };
-  environment: Environment;
+  viewer: PayoutViewer;
   merchantId?: string;
   status?: PayoutStatus;
   currency?: string;
@@ -40,16 +64,9 @@ export interface PayoutFilters {
   offset: number;
 }
 
-export function scopeOf(f: Pick<PayoutFilters, "scope" | "environment">) {
-  return and(
-    eq(payoutRequests.environment, f.environment),
-    "parentId" in f.scope ? eq(payoutRequests.parentId, f.scope.parentId) : eq(payoutRequests.merchantId, f.scope.merchantId),
-  );
-}
-
 export async function listPayouts(q: Queryable, f: PayoutFilters): Promise<{ rows: PayoutRow[]; total: number }> {
   const where = allOf([
-    scopeOf(f),
+    visibleTo(f.viewer),
     f.merchantId ? eq(payoutRequests.merchantId, f.merchantId) : undefined,
     f.status ? eq(payoutRequests.status, f.status) : undefined,
     f.currency ? eq(payoutRequests.currency, f.currency) : undefined,

@@ -1,8 +1,14 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
 import type { PayoutService } from "./payouts.service.js";
 import * as s from "./payouts.schemas.js";
+
+// The admin's approve and reject bodies are optional: no body is an approval without an
+// end-to-end id, a rejection without a reason.
+const emptyBodyIsNoFields = async (req: FastifyRequest) => {
+  if (req.body === undefined || req.body === null) req.body = {};
+};
 
 export function payoutRoutes(payouts: PayoutService) {
   return async (base: FastifyInstance) => {
@@ -15,7 +21,8 @@ export function payoutRoutes(payouts: PayoutService) {
           "With the master's key or the submerchant's own. amount is integer cents (BRL). The submerchant must be active, have its CNPJ and a payout fee " +
           "definition; payoutFee = fixed + amount x percentage / 100, rounded half-up once (200 cents + 1 % of 10000 = 300, net 9700). The amount is " +
           "reserved from the available balance at once: requests beyond it are refused (422), even when they race. Pending until approved or rejected; " +
-          "approved payouts go by Pix to the submerchant's CNPJ. One request per Idempotency-Key.",
+          "approved payouts went by Pix to the submerchant's CNPJ (in production by the operator's own transfer, whose endToEndId the payout then shows). " +
+          "One request per Idempotency-Key.",
         headers: IdempotencyHeaders, params: s.PayoutParams, body: s.CreatePayoutBody,
         response: { 201: s.PayoutRequest, ...errors(400, 401, 403, 404, 409, 422) },
       },
@@ -39,22 +46,38 @@ export function payoutRoutes(payouts: PayoutService) {
       },
     }, async (req) => payouts.get(req.ctx, req.params.id));
 
+    app.get("/v1/admin/payout-requests", {
+      config: { auth: "admin" },
+      schema: {
+        operationId: "adminListPayoutRequests", tags: ["connect"], summary: "List every merchant's payout requests",
+        description:
+          "The operator's queue: every merchant's requests, newest first, with the submerchant's CNPJ as the Pix key to pay. " +
+          "`?status=pending&environment=production` lists the live payouts awaiting the operator's transfer.",
+        querystring: s.AdminListPayoutsQuery,
+        response: { 200: s.AdminPayoutList, ...errors(401, 422) },
+      },
+    }, async (req) => payouts.listForOperator(req.query));
+
     app.post("/v1/admin/payout-requests/:id/approve", {
       config: { auth: "admin" },
+      preValidation: emptyBodyIsNoFields,
       schema: {
         operationId: "adminApprovePayoutRequest", tags: ["connect"], summary: "Approve a payout request",
         description:
-          "Sends the net amount by Pix to the submerchant's CNPJ, takes the reserve off the ledger (fee to revenue) and emits payout.approved " +
-          "to the submerchant's webhook endpoints. Only pending requests (409 otherwise).",
-        headers: IdempotencyHeaders, params: IdParams,
+          "Marks the payout paid: takes the reserve off the ledger (net paid out, fee to revenue) and emits payout.approved to the " +
+          "submerchant's webhook endpoints. Production: no processor sends Pix payouts, so the operator transfers netAmount by Pix to the " +
+          "submerchant's CNPJ (pixKey in the admin list) at its own bank and approves with that transfer's endToEndId (required: 422 " +
+          "without it, or when it is not of the Pix shape). The same endToEndId again answers the approved payout; another one, or one " +
+          "already recorded on another payout, is 409. Sandbox: without a body the simulator transfers (and gives its own endToEndId); " +
+          "with endToEndId it is recorded as in production. Only pending requests (409 otherwise).",
+        headers: IdempotencyHeaders, params: IdParams, body: s.ApproveBody,
         response: { 200: s.PayoutRequest, ...errors(401, 404, 409, 422) },
       },
-    }, async (req) => payouts.approve(req.params.id));
+    }, async (req) => payouts.approve(req.params.id, req.body?.endToEndId));
 
     app.post("/v1/admin/payout-requests/:id/reject", {
       config: { auth: "admin" },
-      // The body is optional: no body is a rejection without a reason.
-      preValidation: async (req) => { if (req.body === undefined || req.body === null) req.body = {}; },
+      preValidation: emptyBodyIsNoFields,
       schema: {
         operationId: "adminRejectPayoutRequest", tags: ["connect"], summary: "Reject a payout request",
         description: "Releases the reserved amount to the available balance and emits payout.rejected to the submerchant's webhook endpoints. Only pending requests (409 otherwise).",

@@ -12,12 +12,15 @@ const EXAMPLE = {
   processedAt: null,
   createdAt: "2026-11-23T12:30:00.000Z",
   reason: null,
+  endToEndId: null,
 };
+
+const E2E_EXAMPLE = "E18236120202611231452s0a1b2c3d4e";
 
 export const PayoutStatus = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
 
 export const CreatePayoutBody = Type.Object({
-  amount: Type.Integer({ minimum: 1, maximum: 100_000_000_000, description: "In cents (integer), BRL. Reserved from the available balance at once." }),
+  amount: Type.Integer({ minimum: 1, maximum: 100_000_000_000, description: "In cents (integer), BRL. Reserved from the available balance at once. At most 99,999,999 (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large." }),
 }, { additionalProperties: false, examples: [{ amount: 10000 }] });
 
 export const PayoutParams = Type.Object({ merchantId: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -33,6 +36,11 @@ export const PayoutRequest = Type.Object({
   processedAt: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
   createdAt: Type.String({ format: "date-time" }),
   reason: Type.Union([Type.String(), Type.Null()], { description: "Why it was rejected, when it was." }),
+  endToEndId: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the " +
+      "operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected.",
+  }),
 }, { examples: [EXAMPLE] });
 
 const DateFilter = (what: string) => Type.Optional(Type.String({ format: "date", description: `Only requests ${what} on this day (UTC), YYYY-MM-DD.` }));
@@ -51,6 +59,42 @@ export const PayoutList = Type.Object({ data: Type.Array(PayoutRequest), ...Page
   examples: [{ data: [EXAMPLE], page: 1, pages: 1, total: 1, size: 10 }],
 });
 
+export const ApproveBody = Type.Object({
+  endToEndId: Type.Optional(Type.String({
+    maxLength: 64,
+    description:
+      "The Pix end-to-end id of the transfer the operator made at its bank: 32 characters, E + the paying institution's 8-digit ISPB + the " +
+      "date and time of the transfer in UTC as yyyyMMddHHmm + 11 letters or digits, dated neither later than now nor before the request " +
+      "(12 hours of slack each way). Required for production payouts; in the sandbox it replaces the simulator's transfer.",
+  })),
+  reason: Type.Optional(Type.String({
+    minLength: 1, maxLength: 500,
+    description: "Accepted because approve and reject share the body {reason?}; only a rejection records a reason, an approval does not store it.",
+  })),
+}, { additionalProperties: false, examples: [{ endToEndId: E2E_EXAMPLE }] });
+
 export const RejectBody = Type.Object({
   reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
 }, { additionalProperties: false, examples: [{ reason: "Bank details under review" }] });
+
+const ADMIN_EXAMPLE = { ...EXAMPLE, environment: "production", masterId: "mer_01jd59z0c1v2b3n4m5k6j7h8g9", pixKey: "11222333000181", pixKeyType: "cnpj" };
+
+export const AdminPayoutRequest = Type.Object({
+  ...PayoutRequest.properties,
+  environment: Type.Union([Type.Literal("sandbox"), Type.Literal("production")]),
+  masterId: Type.String({ description: "The master whose submerchant asked." }),
+  pixKey: Type.String({ description: "Where the operator sends netAmount by Pix: the submerchant's CNPJ (digits), its Pix key." }),
+  pixKeyType: Type.Literal("cnpj"),
+}, { examples: [ADMIN_EXAMPLE] });
+
+export const AdminListPayoutsQuery = Type.Object({
+  status: Type.Optional(PayoutStatus),
+  environment: Type.Optional(Type.Union([Type.Literal("sandbox"), Type.Literal("production")])),
+  merchantId: Type.Optional(Type.String({ maxLength: 64, description: "One submerchant's requests." })),
+  page: ListPayoutsQuery.properties.page,
+  size: ListPayoutsQuery.properties.size,
+}, { additionalProperties: false });
+
+export const AdminPayoutList = Type.Object({ data: Type.Array(AdminPayoutRequest), ...PageEnvelope }, {
+  examples: [{ data: [ADMIN_EXAMPLE], page: 1, pages: 1, total: 1, size: 10 }],
+});

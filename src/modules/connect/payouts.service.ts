@@ -1,9 +1,15 @@
+import { formatDocument } from "../../lib/documents.js";
 import type { Static } from "typebox";
+import { scopeOf } from "../../db/scope.js";
 import { withTx, type Db } from "../../db/client.js";
+import { checkAmountCeiling } from "../../http/amounts.js";
 import { AppError, invalid, notFound } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
+import { isUniqueViolation } from "../../db/batch.js";
 import { seededId } from "../../lib/ids.js";
-import type { PaymentProcessor } from "../../processors/processor.js";
+import { endToEndIdProblem, endToEndIdTimeProblem } from "../../lib/pix-end-to-end-id.js";
+import type { AmountLimits } from "../../lib/money.js";
+import type { PaymentProcessor, PayoutResult } from "../../processors/processor.js";
 import { computePayoutFee, type FeeDefinition } from "../ledger/fees.js";
 import type { LedgerService, PayoutPosting } from "../ledger/ledger.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
@@ -12,25 +18,33 @@ import * as connectRepo from "./connect.repo.js";
 import type { ConnectService } from "./connect.service.js";
 import { dayRange, envelope, pageWindow } from "./paging.js";
 import * as repo from "./payouts.repo.js";
-import type { ListPayoutsQuery } from "./payouts.schemas.js";
+import type { AdminListPayoutsQuery, ListPayoutsQuery } from "./payouts.schemas.js";
 import { publicStatus, type SubmerchantStatus } from "./submerchant-status.js";
 
-// Payout requests (spec 2.7, 3.3, 8). Made by the master or the submerchant itself; the amount is
+// Payout requests (docs/decisions.md). Made by the master or the submerchant itself; the amount is
 // reserved on the ledger (available -> payout_reserved) at once, under a lock on the
 // submerchant's row, so racing requests can never take the available balance below zero. The
-// admin approves (the net goes by Pix to the submerchant's CNPJ through the processor, keyed by
-// the payout id, and the fee is revenue) or rejects (the reserve is released); either emits its
-// event to the submerchant's webhook endpoints.
+// admin approves (the net goes by Pix to the submerchant's CNPJ, and the fee is revenue) or
+// rejects (the reserve is released); either emits its event to the submerchant's webhook
+// endpoints. In the sandbox the simulator makes the transfer; no live processor offers Pix-out,
+// so a production payout stays pending (reserved) until the operator transfers at its own bank
+// and approves with that transfer's end-to-end id.
 export interface PayoutDeps {
   db: Db;
   connect: Pick<ConnectService, "requireConnect">;
   ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout">;
   merchants: Pick<MerchantService, "getFees">;
   processors: { forEnvironment(env: "sandbox" | "production"): PaymentProcessor | null };
+  /** The ceiling on one payout (config.amountLimits, BRL). */
+  amountLimits: AmountLimits;
   now?: () => Date;
 }
 
 const CURRENCY = "BRL";
+
+// What a processor without Pix-out answers a payout (the live router and both live adapters):
+// nothing was sent, and the operator's own transfer is the way (approve with its end-to-end id).
+const NO_PIX_OUT = { outcome: "failed", reason: "payouts_not_supported" } as const satisfies PayoutResult;
 
 /** The submerchant's payout fee in BRL; a Pix one when several methods are defined. */
 function payoutFeeOf(fees: FeeDefinition[]): FeeDefinition | undefined {
@@ -46,11 +60,19 @@ export function createPayoutService(deps: PayoutDeps) {
     return {
       id: p.id, merchantId: p.merchantId, amount: p.amount, currency: CURRENCY as typeof CURRENCY, status: p.status,
       payoutFee: p.payoutFee, netAmount: p.netAmount, processedAt: p.processedAt?.toISOString() ?? null,
-      createdAt: p.createdAt.toISOString(), reason: p.reason,
+      createdAt: p.createdAt.toISOString(), reason: p.reason, endToEndId: p.endToEndId,
     };
   }
 
-  /** The keys carried by payout events (spec 2.7). */
+  /** The operator's view adds where the money goes: the submerchant's CNPJ as the Pix key. */
+  const operatorView = (p: repo.PayoutRow) => ({
+    ...view(p), environment: p.environment, masterId: p.parentId, pixKey: p.pixKey, pixKeyType: "cnpj" as const,
+  });
+
+  /**
+   * Payout events carry id, merchantId, amount, currency, status, payoutFee, netAmount,
+   * processedAt, and the transfer's endToEndId (null when rejected).
+   */
   const eventData = (p: repo.PayoutRow) => {
     const { createdAt: _createdAt, reason: _reason, ...keys } = view(p);
     return keys;
@@ -62,25 +84,28 @@ export function createPayoutService(deps: PayoutDeps) {
   });
 
   /** The caller's view of payouts: a master its submerchants', a submerchant its own. */
-  async function scopeOf(ctx: RequestCtx) {
+  async function viewerOf(ctx: RequestCtx): Promise<repo.PayoutViewer> {
     const account = await deps.connect.requireConnect(ctx);
-    return account.parentId ? { merchantId: account.id } : { parentId: account.id };
+    return account.parentId ? { own: scopeOf(ctx) } : { master: scopeOf(ctx) };
   }
 
   /** POST /v1/submerchants/{merchantId}/payout-requests; exactly once per Idempotency-Key. */
   async function create(ctx: RequestCtx, merchantId: string, amount: number) {
-    const scope = await scopeOf(ctx);
-    const submerchant = await connectRepo.findSubmerchant(db, merchantId);
-    const visible = submerchant && ("merchantId" in scope ? submerchant.id === scope.merchantId : submerchant.parentId === scope.parentId);
-    if (!submerchant || !visible) throw notFound("Submerchant", merchantId);
+    const viewer = await viewerOf(ctx);
+    // Only in the caller's environment: a submerchant exists in the one that registered it.
+    const submerchant = "own" in viewer
+      ? (merchantId === ctx.merchantId ? await connectRepo.findOwnRegistration(db, ctx) : undefined)
+      : await connectRepo.findSubmerchant(db, ctx, merchantId);
+    if (!submerchant) throw notFound("Submerchant", merchantId);
+    checkAmountCeiling(amount, CURRENCY, deps.amountLimits, "amount", { minorUnits: true });
     const id = seededId("po", ctx.idempotencySeed);
     if (ctx.idempotencySeed) {
-      const earlier = await repo.findPayout(db, id);
+      const earlier = await repo.findPayoutById(db, id);
       if (earlier?.merchantId === merchantId) return view(earlier);
     }
-    const status = submerchant.status as SubmerchantStatus;
+    const status = submerchant.status;
     if (status !== "active") {
-      throw invalid(`Submerchant ${merchantId} is not active (${publicStatus(status)}); only active submerchants can request payouts`);
+      throw new AppError("submerchant_not_active", `Submerchant ${merchantId} is not active (${publicStatus(status)}); only active submerchants can request payouts`);
     }
     if (!submerchant.companyTaxId) throw invalid(`Submerchant ${merchantId} has no companyTaxId (CNPJ), the Pix key of its payouts`);
     const fee = computePayoutFee(payoutFeeOf(await deps.merchants.getFees(merchantId)), amount);
@@ -90,52 +115,53 @@ export function createPayoutService(deps: PayoutDeps) {
       // The row lock serializes this submerchant's payouts: each one sees the balance the
       // previous one left.
       await connectRepo.lockSubmerchant(tx, merchantId);
-      const again = await repo.findPayout(tx, id);
+      const again = await repo.findPayoutById(tx, id);
       if (again) return view(again); // a retry of this key committed while we waited
       const row = {
         id, merchantId, parentId: submerchant.parentId, environment: ctx.environment, amount, currency: CURRENCY,
         payoutFee: fee.payoutFee, netAmount: fee.netAmount, status: "pending" as const, pixKey: submerchant.companyTaxId,
       };
       const reserved = await deps.ledger.reservePayout(tx, { ...row, owner: merchantId });
-      if (!reserved) throw invalid(`amount of ${amount} cents exceeds the available balance of submerchant ${merchantId}`);
+      if (!reserved) throw new AppError("insufficient_balance", `amount of ${amount} cents exceeds the available balance of submerchant ${merchantId}`);
       return view(await repo.insertPayout(tx, row));
     });
   }
 
   async function list(ctx: RequestCtx, q: Static<typeof ListPayoutsQuery>) {
-    const scope = await scopeOf(ctx);
+    const viewer = await viewerOf(ctx);
     const window = pageWindow(q);
     const days = (["createdAt", "processedAt"] as const).flatMap((column) => (q[column] ? [{ column, ...dayRange(q[column]) }] : []));
     const { rows, total } = await repo.listPayouts(db, {
-      scope, environment: ctx.environment, merchantId: q.merchantId, status: q.status, currency: q.currency?.toUpperCase(),
+      viewer, merchantId: q.merchantId, status: q.status, currency: q.currency?.toUpperCase(),
       days, limit: window.limit, offset: window.offset,
     });
     return envelope(rows.map(view), total, window);
   }
 
   async function get(ctx: RequestCtx, id: string) {
-    const scope = await scopeOf(ctx);
-    const row = await repo.findPayout(db, id);
-    const visible = row && row.environment === ctx.environment &&
-      ("merchantId" in scope ? row.merchantId === scope.merchantId : row.parentId === scope.parentId);
-    if (!row || !visible) throw notFound("Payout request", id);
+    const row = await repo.findPayout(db, await viewerOf(ctx), id);
+    if (!row) throw notFound("Payout request", id);
     return view(row);
   }
 
-  async function pendingPayout(id: string): Promise<repo.PayoutRow> {
-    const row = await repo.findPayout(db, id);
+  async function requirePayout(id: string): Promise<repo.PayoutRow> {
+    const row = await repo.findPayoutById(db, id);
     if (!row) throw notFound("Payout request", id);
-    if (row.status !== "pending") throw new AppError("invalid_state", `Payout request ${id} is ${row.status}; only pending requests can be decided`);
     return row;
   }
+
+  const notPending = (p: repo.PayoutRow) =>
+    new AppError("invalid_state", `Payout request ${p.id} is ${p.status}; only pending requests can be decided`);
 
   /**
    * Decides a pending request in one transaction: the guarded status change, the ledger and the
    * event. Two racing decisions: one wins, the other gets 409.
    */
-  async function decide(p: repo.PayoutRow, to: "approved" | "rejected", patch: { reason?: string | null; processorRef?: string }) {
+  async function decide(p: repo.PayoutRow, to: "approved" | "rejected", patch: { reason?: string | null; processorRef?: string; endToEndId?: string }) {
     return withTx(db, async (tx) => {
-      const row = await repo.decide(tx, p.id, to, { processedAt: now(), reason: patch.reason ?? null, processorRef: patch.processorRef ?? null });
+      const row = await repo.decide(tx, p.id, to, {
+        processedAt: now(), reason: patch.reason ?? null, processorRef: patch.processorRef ?? null, endToEndId: patch.endToEndId ?? null,
+      });
       if (!row) throw new AppError("conflict", `Payout request ${p.id} was decided by another request`);
       if (to === "approved") await deps.ledger.completePayout(tx, posting(row));
       else await deps.ledger.releasePayout(tx, posting(row));
@@ -148,24 +174,82 @@ export function createPayoutService(deps: PayoutDeps) {
   }
 
   /**
-   * Admin approval: the Pix transfer first (outside any transaction, keyed by the payout id, so
-   * an approval retried after a crash gets the processor's first answer and transfers once),
-   * then the decision. A transfer the processor refuses rejects the request.
+   * Admin approval. With an end-to-end id: the operator made the Pix transfer at its bank, and
+   * the approval records it (approveTransfer). Without one: the transfer goes through the
+   * processor first (outside any transaction, keyed by the payout id, so an approval retried
+   * after a crash gets the processor's first answer and transfers once), then the decision; a
+   * transfer the processor refuses rejects the request. A processor with no Pix-out (both live
+   * providers today) sends nothing: the operator must transfer and approve with the id.
    */
-  async function approve(id: string) {
-    const p = await pendingPayout(id);
+  async function approve(id: string, endToEndId?: string) {
+    const p = await requirePayout(id);
+    if (endToEndId !== undefined) return approveTransfer(p, endToEndId);
+    if (p.status !== "pending") throw notPending(p);
     const processor = deps.processors.forEnvironment(p.environment);
-    if (!processor) throw invalid("No payment processor is configured for production payouts (set PAYMENT_PROCESSOR)");
-    const sent = await processor.payout({ payoutId: p.id, amountMinor: p.netAmount, currency: p.currency, pixKey: p.pixKey, pixKeyType: "cnpj" });
+    const sent = processor
+      ? await processor.payout({ payoutId: p.id, amountMinor: p.netAmount, currency: p.currency, pixKey: p.pixKey, pixKeyType: "cnpj", now: now() })
+      : NO_PIX_OUT;
+    if (sent.outcome === "failed" && sent.reason === NO_PIX_OUT.reason) {
+      throw invalid(
+        `endToEndId is required: no ${p.environment} processor sends Pix payouts. Transfer ${p.netAmount} cents by Pix to CNPJ ${formatDocument("cnpj", p.pixKey)} ` +
+        "at the operator's bank, then approve with the transfer's end-to-end id",
+      );
+    }
     if (sent.outcome === "failed") return decide(p, "rejected", { reason: `Pix transfer failed: ${sent.reason}` });
-    return decide(p, "approved", { processorRef: sent.payoutRef });
+    return decide(p, "approved", { processorRef: sent.payoutRef, ...(sent.endToEndId ? { endToEndId: sent.endToEndId } : {}) });
   }
+
+  /**
+   * Records the operator's own Pix transfer: exactly once. The same id again answers the approved
+   * payout (a retry); another id on it, or an id that already paid another payout, is a 409. The
+   * unique index on (environment, end_to_end_id) settles two racing approvals with one id.
+   */
+  async function approveTransfer(p: repo.PayoutRow, endToEndId: string) {
+    const problem = endToEndIdProblem(endToEndId) ?? endToEndIdTimeProblem(endToEndId, p.createdAt, now());
+    if (problem) throw invalid(problem);
+    const settled = (row: repo.PayoutRow) => {
+      if (row.status === "approved" && row.endToEndId === endToEndId) return view(row);
+      if (row.status === "approved") {
+        throw new AppError("conflict", `Payout request ${row.id} was already approved with endToEndId ${row.endToEndId ?? "(none: paid through the processor)"}`);
+      }
+      throw notPending(row);
+    };
+    if (p.status !== "pending") return settled(p);
+    const other = await repo.findByEndToEndId(db, p.environment, endToEndId);
+    // This very payout, approved with this id by a concurrent request since it was read: a retry.
+    if (other?.id === p.id) return settled(other);
+    if (other) throw usedElsewhere(endToEndId, other.id);
+    try {
+      return await decide(p, "approved", { endToEndId });
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === "conflict") && !isUniqueViolation(err)) throw err;
+      // Another request decided first: the same approval answers as a retry; anything else conflicts.
+      const current = await requirePayout(p.id);
+      if (current.status !== "pending") return settled(current);
+      const holder = await repo.findByEndToEndId(db, p.environment, endToEndId);
+      throw usedElsewhere(endToEndId, holder?.id ?? "another payout request");
+    }
+  }
+
+  const usedElsewhere = (endToEndId: string, payoutId: string) =>
+    new AppError("conflict", `endToEndId ${endToEndId} is already recorded on payout request ${payoutId}: one Pix transfer pays one payout`);
 
   async function reject(id: string, reason: string | undefined) {
-    return decide(await pendingPayout(id), "rejected", { reason: reason ?? null });
+    const p = await requirePayout(id);
+    if (p.status !== "pending") throw notPending(p);
+    return decide(p, "rejected", { reason: reason ?? null });
   }
 
-  return { create, list, get, approve, reject };
+  /** GET /v1/admin/payout-requests: every merchant's, e.g. the live ones awaiting the operator's transfer. */
+  async function listForOperator(q: Static<typeof AdminListPayoutsQuery>) {
+    const window = pageWindow(q);
+    const { rows, total } = await repo.listPayouts(db, {
+      viewer: { operator: { environment: q.environment } }, merchantId: q.merchantId, status: q.status, days: [], limit: window.limit, offset: window.offset,
+    });
+    return envelope(rows.map(operatorView), total, window);
+  }
+
+  return { create, list, get, approve, reject, listForOperator };
 }
 
 export type PayoutService = ReturnType<typeof createPayoutService>;

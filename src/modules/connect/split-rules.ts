@@ -1,12 +1,12 @@
 import type { Queryable } from "../../db/client.js";
-import { invalid } from "../../http/errors.js";
+import { AppError, invalid } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
 import type { SplitRule } from "../ledger/split.js";
 import { findAccounts, type ConnectAccount } from "./connect.repo.js";
 
 export type { SplitRule };
 
-// Who may receive a share of whose charges (spec 8): all participants belong to one Connect
+// Who may receive a share of whose charges: all participants belong to one Connect
 // (a master and its submerchants); master -> submerchant, submerchant -> master and
 // submerchant -> submerchant of the same master. Messages name the rule: "split.0.merchantId".
 
@@ -39,12 +39,15 @@ export async function checkSplitRules(
   if (!accounts.get(root)?.connectEnabled) throw invalid(`${field} needs Connect, which is not enabled for this merchant's account`);
   for (const [i, rule] of rules.entries()) {
     const recipient = accounts.get(rule.merchantId);
-    if (!recipient || rootOf(recipient) !== root) {
+    // A submerchant exists only in the environment that registered it: from any other it is
+    // answered exactly like a stranger, so the answer reveals nothing of the other environment.
+    const elsewhere = recipient?.environment != null && recipient.environment !== ctx.environment;
+    if (!recipient || elsewhere || rootOf(recipient) !== root) {
       throw invalid(`${field}.${i}.merchantId ${rule.merchantId} is not part of this merchant's Connect`);
     }
     // Live money goes only to accredited submerchants; the sandbox lets pending ones be tested.
     if (ctx.environment === "production" && recipient.parentId && recipient.status !== "active") {
-      throw invalid(`${field}.${i}.merchantId ${rule.merchantId} is not an active submerchant`);
+      throw new AppError("submerchant_not_active", `${field}.${i}.merchantId ${rule.merchantId} is not an active submerchant`);
     }
   }
 }

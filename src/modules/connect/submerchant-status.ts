@@ -1,12 +1,14 @@
 import { AppError } from "../../http/errors.js";
 
-// The submerchant accreditation state machine (spec 3.2) in one table. The admin moves a
+// The submerchant accreditation state machine in one table. The admin moves a
 // submerchant; every move goes through `assertSubmerchantTransition`, and the UPDATE that applies
 // it says WHERE status = <from>, so two racing decisions cannot both win.
 //
-// pre_approved is a stage of the review: the public status (spec 2.5, five values) shows it as
+// pre_approved is a stage of the review: the public status (five values, no pre_approved) shows it as
 // pending, and `accreditationStatus` shows it as it is.
-export type SubmerchantStatus = "pending" | "pre_approved" | "active" | "rejected" | "blocked" | "inactive";
+import type { SubmerchantStatus } from "../../db/schema/statuses.js";
+
+export type { SubmerchantStatus };
 export type PublicSubmerchantStatus = Exclude<SubmerchantStatus, "pre_approved">;
 
 export const PUBLIC_STATUSES: readonly PublicSubmerchantStatus[] = ["active", "pending", "inactive", "rejected", "blocked"];
@@ -26,7 +28,7 @@ const TRANSITIONS: Record<SubmerchantStatus, readonly SubmerchantStatus[]> = {
 /** Moves that need the required KYC documents on file. */
 export const NEEDS_DOCUMENTS: readonly SubmerchantStatus[] = ["pre_approved", "active"];
 
-/** Statuses announced to the submerchant's postbackUrl (spec 6.3 lists these four). */
+/** Statuses announced to the submerchant's postbackUrl: the notification knows only these four (not inactive). */
 export const NOTIFIED: readonly SubmerchantStatus[] = ["pre_approved", "active", "blocked", "rejected"];
 
 export function publicStatus(s: SubmerchantStatus): PublicSubmerchantStatus {

@@ -1,14 +1,14 @@
 import { and, eq } from "drizzle-orm";
 import { Statement, selectRows } from "../../db/batch.js";
 import type { Queryable } from "../../db/client.js";
+import { inScope, type Scope } from "../../db/scope.js";
 import { customers } from "../../db/schema.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
 import type { RequestCtx } from "../../http/context.js";
 
 export type CustomerRow = typeof customers.$inferSelect;
 
-const scope = (ctx: Pick<RequestCtx, "merchantId" | "environment">) =>
-  and(eq(customers.merchantId, ctx.merchantId), eq(customers.environment, ctx.environment));
+const scope = (s: Scope) => inScope(customers, s);
 
 export async function insertCustomer(q: Queryable, row: typeof customers.$inferInsert): Promise<CustomerRow> {
   const [inserted] = await q.insert(customers).values(row).returning();

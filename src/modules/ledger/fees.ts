@@ -1,8 +1,8 @@
 import { exactDecimal, roundHalfUp } from "../../lib/money.js";
 
-// Pure fee arithmetic for charges (spec 2.4: spread, anticipation_fee_estimated, net) and
-// payouts (spec 2.7). Amounts are integer minor units; fee definitions are as stored
-// (spec 2.8): `fixed` in cents, `percentages` as percent values (3.99 means 3.99 %).
+// Pure fee arithmetic for charges (spread, anticipation_fee_estimated, net) and
+// payouts (payoutFee, netAmount). Amounts are integer minor units; fee definitions are as stored
+// (the shape fees-info shows): `fixed` in cents, `percentages` as percent values (3.99 means 3.99 %).
 
 export type FeeType = "tx_spread" | "anticipation" | "payout";
 
@@ -69,7 +69,7 @@ function decimalOf(value: number, what: string) {
   return d;
 }
 
-// ROUNDING RULE (CONTRACT section 3): fee = fixed + amount * percent / 100 is built as one
+// ROUNDING RULE: fee = fixed + amount * percent / 100 is built as one
 // exact fraction over a power of ten. The percentage is taken as the decimal it was
 // written as (3.99 -> 399 / 10^2, read from its shortest decimal text, never multiplied as
 // a float), and so is `fixed`. The fraction is rounded to the cent ONCE, half-up (ties away
@@ -137,7 +137,7 @@ export type PayoutFeeResult =
   | { ok: true; payoutFee: number; netAmount: number }
   | { ok: false; message: string };
 
-// Spec 2.7: totalFee = fixed + amount * variable / 100, variable = percentages[0]; same
+// Payout fee: totalFee = fixed + amount * variable / 100, variable = percentages[0]; same
 // rounding rule as charges. Unlike charges, a payout whose fee eats the whole amount is
 // refused rather than capped: transferring 0 (or less) by Pix is not a payout.
 export function computePayoutFee(def: FeeDefinition | undefined, amountMinor: number): PayoutFeeResult {

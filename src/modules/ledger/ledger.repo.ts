@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, isNull, lte, sql } from "drizzle-orm";
 import { insertInto, write, type Sink } from "../../db/batch.js";
 import { queryRows, type Queryable } from "../../db/client.js";
+import { inScope, inScopeSql, type Scope } from "../../db/scope.js";
 import { ledgerEntries, ledgerTransactions, settlements } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
@@ -14,9 +15,10 @@ export interface EntryInput {
 
 /**
  * A merchant's balances are pending, available and payout_reserved (requested payouts awaiting
- * approval); the platform's are the processor receivable, fee revenue and paid_out (payouts sent).
+ * approval); the platform's are the processor receivable, fee revenue, paid_out (payouts sent)
+ * and refund_payable (late payments owed back to their payers until the refund is confirmed).
  */
-export type Account = "pending" | "available" | "payout_reserved" | "processor_receivable" | "fee_revenue" | "paid_out";
+export type Account = "pending" | "available" | "payout_reserved" | "processor_receivable" | "fee_revenue" | "paid_out" | "refund_payable";
 
 /**
  * Writes one balanced ledger transaction. Throws when the entries do not sum to zero: an
@@ -78,26 +80,26 @@ export async function claimDueSettlements(tx: Queryable, f: { dueBy: Date; limit
 // flagged and its sums added) or not at all, and no entry is counted twice or missed.
 
 /** An owner's balances per currency and account: the sums of all its entries. */
-export async function balances(q: Queryable, owner: string, environment: Environment) {
+export async function balances(q: Queryable, scope: Scope) {
   return queryRows<{ currency: string; account: string; amount: string }>(q, sql`
     select currency, account, sum(amount)::text as amount from (
-      select currency, account, amount from ledger_rollups where owner = ${owner} and environment = ${environment}
+      select currency, account, amount from ledger_rollups where ${inScopeSql(scope, "owner")}
       union all
-      select currency, account, amount from ledger_entries where owner = ${owner} and environment = ${environment} and not rolled_up
+      select currency, account, amount from ledger_entries where ${inScopeSql(scope, "owner")} and not rolled_up
     ) b
     group by currency, account
     order by currency, account`);
 }
 
 /** The balance of one account; the caller holds the lock that serializes debits of it. */
-export async function accountBalance(q: Queryable, a: { owner: string; environment: Environment; currency: string; account: Account }): Promise<number> {
+export async function accountBalance(q: Queryable, scope: Scope, a: { currency: string; account: Account }): Promise<number> {
   const [row] = await queryRows<{ amount: string }>(q, sql`
     select coalesce(sum(amount), 0)::text as amount from (
       select amount from ledger_rollups
-      where owner = ${a.owner} and environment = ${a.environment} and currency = ${a.currency} and account = ${a.account}
+      where ${inScopeSql(scope, "owner")} and currency = ${a.currency} and account = ${a.account}
       union all
       select amount from ledger_entries
-      where owner = ${a.owner} and environment = ${a.environment} and currency = ${a.currency} and account = ${a.account} and not rolled_up
+      where ${inScopeSql(scope, "owner")} and currency = ${a.currency} and account = ${a.account} and not rolled_up
     ) b`);
   return Number(row?.amount ?? 0);
 }
@@ -131,12 +133,14 @@ export async function rollUpEntries(q: Queryable, limit: number): Promise<number
   return Number(row?.entries ?? 0);
 }
 
-export async function listEntries(q: Queryable, owner: string, environment: Environment, query: PageQuery & { type?: string }) {
+/** A ledger account's owner is a merchant: its entries are scoped like any merchant's data. */
+const LEDGER_OWNER = { merchantId: ledgerEntries.owner, environment: ledgerEntries.environment };
+
+export async function listEntries(q: Queryable, scope: Scope, query: PageQuery & { type?: string }) {
   const page = pageFilters(query, ledgerEntries);
   const rows = await q.select().from(ledgerEntries)
     .where(allOf([
-      eq(ledgerEntries.owner, owner),
-      eq(ledgerEntries.environment, environment),
+      inScope(LEDGER_OWNER, scope),
       query.type ? eq(ledgerEntries.type, query.type) : undefined,
       ...page.where,
     ]))

@@ -1,5 +1,6 @@
 import type { Sink } from "../../db/batch.js";
-import { withTx, type Db, type Queryable } from "../../db/client.js";
+import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
+import { scopeOf } from "../../db/scope.js";
 import type { Environment, RequestCtx } from "../../http/context.js";
 import type { PageQuery } from "../../http/pagination.js";
 import { newId } from "../../lib/ids.js";
@@ -106,9 +107,42 @@ export function createLedgerService(deps: { db: Db }) {
    * in proportion to the part of the gross refunded (split.ts refundShares) and the originator
    * the rest, each from its own pending and then available balance.
    */
-  async function postRefund(tx: Queryable, c: RefundedCharge, amount: number, refundId: string) {
+  async function postRefund(tx: Tx, c: RefundedCharge, amount: number, refundId: string) {
+    await postReturn(tx, c, (c.amountRefunded ?? amount) - amount, amount, { type: "refund", sourceId: refundId, description: `refund of ${c.id}` });
+  }
+
+  /**
+   * A chargeback: the payer's bank took back what was still paid (the amount less what was
+   * refunded). It is taken back exactly as a refund of that rest would be (the recipients'
+   * shares, the originator the rest, fees kept), so a partial refund and then a chargeback leave
+   * the ledger as one full refund does. Posted once per charge (ledger_tx_once_idx).
+   */
+  async function postChargeback(tx: Tx, c: RefundedCharge & { amount: number }) {
+    const refunded = c.amountRefunded ?? 0;
+    await postReturn(tx, c, refunded, c.amount - refunded, { type: "chargeback", sourceId: c.id, description: `chargeback of ${c.id}` });
+  }
+
+  /**
+   * A payment that arrived after feira failed its charge is the payer's, never the merchant's:
+   * "received" holds it as owed back (refund_payable), "refunded" releases it when the
+   * provider confirms the refund. No fee is taken. Each leg is posted once per charge.
+   */
+  async function postLatePayment(tx: Tx, c: { id: string; environment: Environment; currency: string }, amount: number, leg: "received" | "refunded") {
+    const sign = leg === "received" ? 1 : -1;
+    await repo.postTransaction(tx, {
+      environment: c.environment, currency: c.currency, type: leg === "received" ? "late_payment" : "late_payment_refund", sourceId: c.id,
+      description: `${leg === "received" ? "late payment of" : "refund of the late payment of"} ${c.id}`,
+      entries: [
+        { owner: PLATFORM, account: "processor_receivable", amount: -sign * amount },
+        { owner: PLATFORM, account: "refund_payable", amount: sign * amount },
+      ],
+    });
+  }
+
+  /** Takes `amount` of the gross back from the charge's owners, `before` having gone back already. */
+  async function postReturn(tx: Tx, c: RefundedCharge, before: number, amount: number, t: { type: string; sourceId: string; description: string }) {
     const recipients = c.amount !== undefined && c.net !== undefined
-      ? refundShares({ amount: c.amount, net: c.net, split: c.split }, (c.amountRefunded ?? amount) - amount, amount)
+      ? refundShares({ amount: c.amount, net: c.net, split: c.split }, before, amount)
       : [];
     const fromRecipients = recipients.reduce((sum, r) => sum + r.amount, 0);
     const entries: repo.EntryInput[] = [];
@@ -116,14 +150,13 @@ export function createLedgerService(deps: { db: Db }) {
       entries.push(...(await takeBack(tx, c.id, part.owner, part.amount)));
     }
     await repo.postTransaction(tx, {
-      environment: c.environment, currency: c.currency, type: "refund", sourceId: refundId,
-      description: `refund of ${c.id}`,
+      environment: c.environment, currency: c.currency, ...t,
       entries: [...entries, { owner: PLATFORM, account: "processor_receivable", amount }],
     });
   }
 
   /** Debits `amount` of an owner's part of a charge: its unsettled rows first, then available. */
-  async function takeBack(tx: Queryable, chargeId: string, owner: string, amount: number): Promise<repo.EntryInput[]> {
+  async function takeBack(tx: Tx, chargeId: string, owner: string, amount: number): Promise<repo.EntryInput[]> {
     let left = amount;
     for (const s of await repo.openSettlements(tx, chargeId, owner)) {
       if (left === 0) break;
@@ -143,8 +176,8 @@ export function createLedgerService(deps: { db: Db }) {
    * submerchant's row), so two requests cannot both see the same balance; false when it does not
    * cover the amount, and then nothing is written.
    */
-  async function reservePayout(tx: Queryable, p: PayoutPosting): Promise<boolean> {
-    const available = await repo.accountBalance(tx, { owner: p.owner, environment: p.environment, currency: p.currency, account: "available" });
+  async function reservePayout(tx: Tx, p: PayoutPosting): Promise<boolean> {
+    const available = await repo.accountBalance(tx, { merchantId: p.owner, environment: p.environment }, { currency: p.currency, account: "available" });
     if (available < p.amount) return false;
     await repo.postTransaction(tx, {
       environment: p.environment, currency: p.currency, type: "payout", sourceId: p.id, description: `payout ${p.id} requested`,
@@ -157,7 +190,7 @@ export function createLedgerService(deps: { db: Db }) {
   }
 
   /** An approved payout leaves the ledger: the net was sent by Pix, the fee is revenue. */
-  async function completePayout(tx: Queryable, p: PayoutPosting): Promise<void> {
+  async function completePayout(tx: Tx, p: PayoutPosting): Promise<void> {
     await repo.postTransaction(tx, {
       environment: p.environment, currency: p.currency, type: "payout", sourceId: p.id, description: `payout ${p.id} approved`,
       entries: [
@@ -169,7 +202,7 @@ export function createLedgerService(deps: { db: Db }) {
   }
 
   /** A rejected payout gives the reserved amount back to the available balance. */
-  async function releasePayout(tx: Queryable, p: PayoutPosting): Promise<void> {
+  async function releasePayout(tx: Tx, p: PayoutPosting): Promise<void> {
     await repo.postTransaction(tx, {
       environment: p.environment, currency: p.currency, type: "payout", sourceId: p.id, description: `payout ${p.id} rejected`,
       entries: [
@@ -218,14 +251,14 @@ export function createLedgerService(deps: { db: Db }) {
   }
 
   async function balance(ctx: RequestCtx) {
-    const rows = await repo.balances(db, ctx.merchantId, ctx.environment);
+    const rows = await repo.balances(db, scopeOf(ctx));
     const pick = (account: string) =>
       rows.filter((r) => r.account === account).map((r) => ({ currency: r.currency, amount: Number(r.amount) }));
     return { available: pick("available"), pending: pick("pending") };
   }
 
   async function transactions(ctx: RequestCtx, query: PageQuery & { type?: string }) {
-    const page = await repo.listEntries(db, ctx.merchantId, ctx.environment, query);
+    const page = await repo.listEntries(db, scopeOf(ctx), query);
     return {
       hasMore: page.hasMore,
       data: page.data.map((e) => ({
@@ -241,7 +274,7 @@ export function createLedgerService(deps: { db: Db }) {
     };
   }
 
-  return { postChargePaid, postRefund, reservePayout, completePayout, releasePayout, settle, rollUp, balance, transactions };
+  return { postChargePaid, postRefund, postChargeback, postLatePayment, reservePayout, completePayout, releasePayout, settle, rollUp, balance, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;

@@ -1,6 +1,6 @@
 import { roundHalfUp } from "../../lib/money.js";
 
-// Split arithmetic (spec 8): the shares of a charge's net that go to other merchants of the
+// Split arithmetic (docs/decisions.md): the shares of a charge's net that go to other merchants of the
 // originator's Connect. Pure; amounts in minor units.
 
 export interface SplitRule {

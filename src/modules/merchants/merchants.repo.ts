@@ -1,5 +1,6 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inScope, type Environment, type Scope } from "../../db/scope.js";
 import { adminKeys, apiKeys, fees, merchants } from "../../db/schema.js";
 
 export type MerchantRow = typeof merchants.$inferSelect;
@@ -38,8 +39,14 @@ export async function revokeApiKeys(q: Queryable, merchantId: string, at: Date):
   await q.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
 }
 
-export async function activeApiKeys(q: Queryable, merchantId: string) {
-  return q.select().from(apiKeys).where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
+export async function activeApiKeys(q: Queryable, scope: Scope) {
+  return q.select().from(apiKeys).where(and(inScope(apiKeys, scope), isNull(apiKeys.revokedAt)));
+}
+
+/** The environments a merchant was ever given a key in, revoked keys included. */
+export async function keyEnvironments(q: Queryable, merchantId: string): Promise<Environment[]> {
+  const rows = await q.selectDistinct({ environment: apiKeys.environment }).from(apiKeys).where(eq(apiKeys.merchantId, merchantId));
+  return rows.map((r) => r.environment).sort();
 }
 
 export async function findKeyPrincipal(q: Queryable, keyHash: string) {

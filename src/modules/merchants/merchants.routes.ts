@@ -19,7 +19,7 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
         operationId: "adminCreateMerchant", tags: ["admin"], summary: "Create a merchant",
         description: "Creates a merchant with a login and one sandbox and one production secret key, returned in full this once.",
         body: s.CreateMerchantBody,
-        response: { 201: s.MerchantWithKeys, ...errors(401, 409, 422) },
+        response: { 201: s.MerchantWithKeys, ...errors(401, 422, { 409: ["conflict", "A merchant with email dono@loja-exemplo.com.br already exists"] }) },
       },
     }, async (req, reply) => reply.code(201).send(await service.createMerchant(req.body)));
 
@@ -53,6 +53,28 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
       },
     }, async (req) => service.rotateKeys(req.params.id));
 
+    app.get("/v1/merchant", {
+      config: { auth: "keyOrJwt" },
+      schema: {
+        operationId: "getMerchantProfile", tags: ["merchant"], summary: "Retrieve your merchant profile",
+        description: "The merchant the key or login token belongs to: name, e-mail, status, Connect access and default soft descriptor. The profile is one for both environments.",
+        response: { 200: s.MerchantProfile, ...errors(401, 403) },
+      },
+    }, async (req) => service.getProfile(req.ctx.merchantId));
+
+    app.patch("/v1/merchant", {
+      config: { auth: "keyOrJwt" },
+      schema: {
+        operationId: "updateMerchantProfile", tags: ["merchant"], summary: "Update your merchant profile",
+        description:
+          "Changes the merchant's name and its default soft descriptor (the text on the buyer's card statement: at most 13 letters A to Z, digits and spaces; null removes it). " +
+          "The profile is one for both environments, so a sandbox key changes it too. The soft descriptor is stored and shown in the panel; charges do not send it to the processor yet. " +
+          "The e-mail, status and Connect access are the operator's (PATCH /v1/admin/merchants/{id}). Setting the same values again changes nothing, so no Idempotency-Key is needed.",
+        body: s.PatchProfileBody,
+        response: { 200: s.MerchantProfile, ...errors(401, 403, 422) },
+      },
+    }, async (req) => service.updateProfile(req.ctx.merchantId, req.body));
+
     app.post("/v1/auth/login", {
       config: { auth: "public", idempotent: false },
       schema: {
@@ -63,7 +85,10 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
           "is locked out for a time that doubles with each further failure; while locked, the answer is 429 with Retry-After and the password is not checked. " +
           "503 when the attempt counters cannot be reached.",
         body: s.LoginBody,
-        response: { 200: s.LoginResponse, ...errors(401, 403, 422, 429, 503) },
+        response: {
+          200: s.LoginResponse,
+          ...errors(401, 403, 422, { 429: "Too many failed login attempts; retry later", 503: "Login is temporarily unavailable; retry later" }),
+        },
       },
     }, async (req, reply) => {
       const { email, password } = req.body;

@@ -84,3 +84,29 @@ export const LoginResponse = Type.Object({
 export const RotateKeysResponse = Type.Object({ id: Type.String(), apiKeys: ApiKeys }, {
   examples: [{ id: MERCHANT_EXAMPLE.id, apiKeys: KEYS_EXAMPLE }],
 });
+
+// The rules of a card statement's merchant text, as Pagar.me's and Stripe's statement_descriptor:
+// at most 13 characters (the length every acquirer prints), plain letters, digits and spaces
+// (accents and symbols are dropped or garbled by issuers).
+export const SOFT_DESCRIPTOR_MAX = 13;
+const SOFT_DESCRIPTOR_RULE = `Default text on the buyer's card statement: 1 to ${SOFT_DESCRIPTOR_MAX} letters (A to Z, no accents), digits and spaces.`;
+const SoftDescriptor = Type.String({
+  minLength: 1, maxLength: SOFT_DESCRIPTOR_MAX, pattern: "^[A-Za-z0-9 ]+$",
+  "x-pattern-message": "may hold only letters A to Z without accents, digits and spaces",
+  description: SOFT_DESCRIPTOR_RULE,
+});
+
+export const MerchantProfile = Type.Object({
+  ...Merchant.properties,
+  softDescriptor: Type.Union([Type.String(), Type.Null()], {
+    description: "Default text on the buyer's card statement, or null for none. Stored only for now: charges do not carry it to the processor yet.",
+  }),
+  updatedAt: Type.String({ format: "date-time" }),
+}, { examples: [{ ...MERCHANT_EXAMPLE, softDescriptor: "LOJA EXEMPLO", updatedAt: "2026-11-24T09:00:00.000Z" }] });
+
+export const PatchProfileBody = Type.Object({
+  name: Type.Optional(Type.String({
+    minLength: 1, maxLength: 200, pattern: "\\S", "x-pattern-message": "must not be blank", description: "The merchant's name, as shown in the panel.",
+  })),
+  softDescriptor: Type.Optional(Type.Union([SoftDescriptor, Type.Null()], { description: `${SOFT_DESCRIPTOR_RULE} null removes it.` })),
+}, { additionalProperties: false, minProperties: 1, examples: [{ name: "Loja Exemplo", softDescriptor: "LOJA EXEMPLO" }] });

@@ -3,12 +3,12 @@ import { hash, verify } from "@node-rs/argon2";
 import { sql, withTx, type Db, type Queryable } from "../../db/client.js";
 import { AppError, notFound } from "../../http/errors.js";
 import type { Authenticator } from "../../http/auth.js";
-import type { Environment } from "../../http/context.js";
+import type { Environment, Scope } from "../../http/context.js";
 import { safeEqual, sha256Hex, type Sealer } from "../../lib/crypto.js";
 import { newId, randomToken } from "../../lib/ids.js";
 import type { FeeDefinition } from "../ledger/fees.js";
 import * as repo from "./merchants.repo.js";
-import { createConfigChanges, createTtlCache, type ConfigChanges } from "../../lib/config-changes.js";
+import { createConfigChanges, createTtlCache, type ConfigChanges } from "../../db/config-changes.js";
 import type { KeyPrincipal } from "../../http/auth.js";
 
 export interface MerchantServiceDeps {
@@ -29,7 +29,8 @@ export interface CreateMerchantInput {
   city?: string;
 }
 
-export type ApiKeyPair = { sandbox: string; production: string };
+/** A merchant's new keys; null for an environment it does not exist in (a submerchant's other one). */
+export type ApiKeyPair = { sandbox: string | null; production: string | null };
 
 const KEY_PREFIX: Record<Environment, string> = { sandbox: "sk_test_", production: "sk_live_" };
 // Verified against when the e-mail is unknown, so that login takes the same time either way.
@@ -47,24 +48,31 @@ export function publicMerchant(m: repo.MerchantRow) {
   };
 }
 
+export function profileOf(m: repo.MerchantRow) {
+  return { ...publicMerchant(m), softDescriptor: m.softDescriptor, updatedAt: m.updatedAt.toISOString() };
+}
+
 export function createMerchantService(deps: MerchantServiceDeps) {
   const { db, sealer } = deps;
   const configChanges = deps.configChanges ?? createConfigChanges();
 
-  async function issueKeys(tx: Queryable, merchantId: string): Promise<ApiKeyPair> {
-    const out = {} as ApiKeyPair;
-    for (const environment of ["sandbox", "production"] as const) {
-      const key = KEY_PREFIX[environment] + randomToken(32);
-      await repo.insertApiKey(tx, {
-        id: newId("key"),
-        merchantId,
-        environment,
-        keyHash: sha256Hex(key),
-        keySealed: sealer.seal(key, `apikey:${merchantId}`),
-        last4: key.slice(-4),
-      });
-      out[environment] = key;
-    }
+  /** One key per environment given (a submerchant exists, and so has a key, in one only). */
+  async function issueKey(tx: Queryable, merchantId: string, environment: Environment): Promise<string> {
+    const key = KEY_PREFIX[environment] + randomToken(32);
+    await repo.insertApiKey(tx, {
+      id: newId("key"),
+      merchantId,
+      environment,
+      keyHash: sha256Hex(key),
+      keySealed: sealer.seal(key, `apikey:${merchantId}`),
+      last4: key.slice(-4),
+    });
+    return key;
+  }
+
+  async function issueKeys(tx: Queryable, merchantId: string, environments: readonly Environment[]): Promise<ApiKeyPair> {
+    const out: ApiKeyPair = { sandbox: null, production: null };
+    for (const environment of environments) out[environment] = await issueKey(tx, merchantId, environment);
     return out;
   }
 
@@ -83,18 +91,18 @@ export function createMerchantService(deps: MerchantServiceDeps) {
         city: input.city ?? "SAO PAULO",
       });
       if (!merchant) throw new AppError("conflict", `A merchant with email ${email} already exists`);
-      const apiKeys = await issueKeys(tx, merchant.id);
+      const apiKeys = { sandbox: await issueKey(tx, merchant.id, "sandbox"), production: await issueKey(tx, merchant.id, "production") };
       return { ...publicMerchant(merchant), apiKeys };
     });
   }
 
   /**
    * A submerchant's account (Connect), in the caller's transaction: a merchant row linked to
-   * its master, with no login (login refuses accounts with a parent), its own sandbox and
-   * production keys, and copies of the master's fee definitions as its own rows, so later
+   * its master, with no login (login refuses accounts with a parent), its own key of the
+   * environment that registered it (it exists in no other), and copies of the master's fee definitions as its own rows, so later
    * changes to the master's fees do not alter it.
    */
-  async function createSubmerchantAccount(tx: Queryable, input: { id: string; parentId: string; name: string; pixKey: string }) {
+  async function createSubmerchantAccount(tx: Queryable, input: { id: string; parentId: string; environment: Environment; name: string; pixKey: string }) {
     const parent = await repo.findMerchant(tx, input.parentId);
     if (!parent) throw notFound("Merchant", input.parentId);
     const merchant = await repo.insertMerchant(tx, {
@@ -109,7 +117,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
       city: parent.city,
     });
     if (!merchant) throw new AppError("conflict", `Merchant ${input.id} already exists`);
-    await issueKeys(tx, merchant.id);
+    await issueKey(tx, merchant.id, input.environment);
     const now = Date.now();
     const inherited = await repo.listFees(tx, parent.id);
     await repo.replaceFees(tx, merchant.id, inherited.map((f, i) => ({
@@ -122,26 +130,49 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   async function rotateKeys(merchantId: string) {
     const rotated = await withTx(db, async (tx) => {
       if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
+      // Every merchant was given a key in each environment it exists in, so the environments
+      // of its keys, revoked ones included, are where it gets new ones.
+      const environments = await repo.keyEnvironments(tx, merchantId);
       await repo.revokeApiKeys(tx, merchantId, new Date());
       await configChanges.announce(tx);
-      return { id: merchantId, apiKeys: await issueKeys(tx, merchantId) };
+      return { id: merchantId, apiKeys: await issueKeys(tx, merchantId, environments) };
     });
     configChanges.forget();
     return rotated;
   }
 
-  /** Full keys, for the Connect api-keys endpoint (a master reading its submerchant's keys). */
-  async function revealKeys(merchantId: string): Promise<{ id: string; environment: string; key: string; createdAt: string }[]> {
-    const rows = await repo.activeApiKeys(db, merchantId);
+  /**
+   * Full keys of one environment, for the Connect api-keys endpoint (a master reading its
+   * submerchant's keys): a key of the other environment is never read, let alone opened.
+   */
+  async function revealKeys(scope: Scope): Promise<{ id: string; environment: Environment; key: string; createdAt: string }[]> {
+    const rows = await repo.activeApiKeys(db, scope);
     return rows.map((r) => ({
       id: r.id,
       environment: r.environment,
-      key: sealer.open(r.keySealed, `apikey:${merchantId}`),
+      key: sealer.open(r.keySealed, `apikey:${scope.merchantId}`),
       createdAt: r.createdAt.toISOString(),
     }));
   }
 
   async function updateMerchant(merchantId: string, patch: { connectEnabled?: boolean; status?: "active" | "inactive" | "blocked" }) {
+    return publicMerchant(await applyPatch(merchantId, patch));
+  }
+
+  /**
+   * The merchant's own profile (PATCH /v1/merchant, the panel's Settings): its name and default
+   * soft descriptor, one row shared by both environments. The descriptor is stored only: charges
+   * do not send it to the processor yet.
+   */
+  async function updateProfile(merchantId: string, patch: { name?: string; softDescriptor?: string | null }) {
+    return profileOf(await applyPatch(merchantId, { ...patch, ...(patch.name !== undefined ? { name: patch.name.trim() } : {}) }));
+  }
+
+  async function getProfile(merchantId: string) {
+    return profileOf(await getMerchant(merchantId));
+  }
+
+  async function applyPatch(merchantId: string, patch: Partial<Pick<repo.MerchantRow, "connectEnabled" | "status" | "name" | "softDescriptor">>) {
     const row = await withTx(db, async (tx) => {
       const updated = await repo.updateMerchant(tx, merchantId, patch);
       // A key lookup carries its merchant's status; the charge profile its Connect flag.
@@ -150,7 +181,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     });
     if (!row) throw notFound("Merchant", merchantId);
     configChanges.forget();
-    return publicMerchant(row);
+    return row;
   }
 
   async function getMerchant(merchantId: string) {
@@ -279,7 +310,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   }
 
   return {
-    createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, getMerchant, chargeProfile, setFees, getFees, login, authenticator, bootstrap,
+    createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, updateProfile, getProfile, getMerchant, chargeProfile, setFees, getFees, login, authenticator, bootstrap,
   };
 }
 

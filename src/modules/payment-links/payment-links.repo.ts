@@ -1,13 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inScope, type Scope } from "../../db/scope.js";
 import { paymentLinks } from "../../db/schema.js";
 import type { RequestCtx } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
 
 export type LinkRow = typeof paymentLinks.$inferSelect;
-type Scope = Pick<RequestCtx, "merchantId" | "environment">;
 
-const scope = (s: Scope) => and(eq(paymentLinks.merchantId, s.merchantId), eq(paymentLinks.environment, s.environment));
+const scope = (s: Scope) => inScope(paymentLinks, s);
 
 export async function insertLink(q: Queryable, row: typeof paymentLinks.$inferInsert): Promise<LinkRow> {
   const [inserted] = await q.insert(paymentLinks).values(row).onConflictDoNothing({ target: paymentLinks.id }).returning();

@@ -3,7 +3,7 @@ import { ListOf, ListQuery } from "../../http/schemas.js";
 import { CARD_CHARGE_EXAMPLE, Charge, ChargeCustomer, ShippingAddressInput } from "../charges/charges.schemas.js";
 import { PaymentMethodInput } from "../charges/payment-methods.schemas.js";
 
-// Wire shapes of payment links (CONTRACT 7) and of the public checkout calls. Amounts are in
+// Wire shapes of payment links and of the public checkout calls. Amounts are in
 // currency units, like charges; measures in cm and kg.
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const FreightMode = Type.Union([Type.Literal("checkout"), Type.Literal("fixed"), Type.Literal("pickup"), Type.Literal("free")], {
@@ -13,7 +13,7 @@ const Measure = (what: string) => Type.Number({ exclusiveMinimum: 0, maximum: 10
 
 export const ProductInput = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 200 }),
-  unitPrice: Type.Number({ description: "Currency units, e.g. 59.9." }),
+  unitPrice: Type.Number({ description: "Currency units, e.g. 59.9. Each price, the products' total and the total with fixedFreightAmount are at most the currency's ceiling, 99,999,999 minor units unless the operator set MAX_AMOUNT_MINOR (999,999.99 BRL); above it: 422 amount_too_large naming the field." }),
   quantity: Type.Integer({ minimum: 1, maximum: 10_000 }),
   physical: Type.Boolean({ description: "Shipped goods; in checkout mode they need width, height, length and weight." }),
   width: Type.Optional(Measure("cm")),
@@ -38,7 +38,7 @@ export const CreateLinkBody = Type.Object({
   freightMode: FreightMode,
   fixedFreightAmount: Type.Optional(Type.Number({ description: "Currency units; required with freightMode fixed, refused otherwise." })),
   products: Type.Array(ProductInput, { minItems: 1, maxItems: 20 }),
-  successUrl: Type.Optional(Type.String({ maxLength: 2048, description: "Where the buyer goes after paying (https in production); otherwise a receipt is shown." })),
+  successUrl: Type.Optional(Type.String({ maxLength: 2048, description: "Where the buyer goes after paying; otherwise a receipt is shown. The rules of every merchant URL: in production https, and no loopback, private, link-local or metadata host (also in sandbox, link-local and metadata ones are refused)." })),
   expiresAt: Type.Optional(Type.String({ format: "date-time", description: "After this the link takes no payment." })),
 }, { additionalProperties: false, examples: [example] });
 

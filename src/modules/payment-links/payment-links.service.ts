@@ -7,15 +7,16 @@ import { AppError, invalid, notFound } from "../../http/errors.js";
 import type { PageQuery } from "../../http/pagination.js";
 import { normalizeDocument } from "../../lib/documents.js";
 import { seededId } from "../../lib/ids.js";
-import { currencyExponent, toMajor, toMinor } from "../../lib/money.js";
-import { checkUrlSyntax } from "../../lib/url-guard.js";
+import { amountToMinor, checkAmountCeiling } from "../../http/amounts.js";
+import { currencyExponent, toMajor } from "../../lib/money.js";
 import type { ChargeService } from "../charges/charges.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { postalCodeDigits, type ShippingService } from "../shipping/shipping.service.js";
+import { checkBrowserDestination } from "../webhooks/destination.js";
 import * as repo from "./payment-links.repo.js";
 import type * as s from "./payment-links.schemas.js";
 
-// Payment links (CONTRACT 7): a merchant's reusable checkout. Each payment is an ordinary charge
+// Payment links (docs/decisions.md): a merchant's reusable checkout. Each payment is an ordinary charge
 // made through the charge service (idempotency, processors, ledger, events), carrying the link
 // id and, with live freight, the freight the server itself re-quoted.
 
@@ -24,8 +25,8 @@ type CartItems = Static<typeof s.CartItems>;
 
 export interface PaymentLinkServiceDeps {
   db: Db;
-  config: Pick<Config, "publicBaseUrl">;
-  charges: Pick<ChargeService, "create" | "validate" | "list" | "findForLink">;
+  config: Pick<Config, "publicBaseUrl" | "amountLimits" | "production" | "webhookAllowPrivateUrls">;
+  charges: Pick<ChargeService, "check" | "priced" | "create" | "list" | "findForLink">;
   shipping: Pick<ShippingService, "quote" | "hasActiveIntegration">;
   merchants: Pick<MerchantService, "getMerchant">;
   now?: () => Date;
@@ -37,17 +38,16 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
+  const limits = deps.config.amountLimits;
   function money(amount: number, currency: string, field: string): number {
     const smallest = 1 / 10 ** (currencyExponent(currency) ?? 2);
-    const m = toMinor(amount, currency, { minUnits: smallest, field });
-    if (!m.ok) throw invalid(m.message);
-    return m.minor;
+    return amountToMinor(amount, currency, limits, { minUnits: smallest, field });
   }
 
   /**
    * Every rule of a link, for creation and for the merged result of an update: supported
    * currency, fixed freight only with freightMode fixed, live freight only in BRL with physical
-   * products that have all four measures, successUrl an absolute URL (https in production).
+   * products that have all four measures, successUrl a URL a merchant may give (destination.ts).
    */
   function checkLink(env: Environment, l: {
     currency: string; freightMode: LinkRow["freightMode"]; fixedFreightAmount?: number | null;
@@ -66,6 +66,10 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
     } else if (l.fixedFreightAmount !== undefined && l.fixedFreightAmount !== null) {
       throw invalid(`fixedFreightAmount is only for freightMode fixed, not ${l.freightMode}`);
     }
+    // What one payment of the link comes to must fit in one charge.
+    const subtotal = subtotalOf(products);
+    checkAmountCeiling(subtotal, currency, limits, "products", { totalOf: "the products (unitPrice x quantity)" });
+    if (fixed !== null) checkAmountCeiling(subtotal + fixed, currency, limits, "fixedFreightAmount", { totalOf: "the products and fixedFreightAmount" });
     if (l.freightMode === "checkout") {
       if (currency !== "BRL") throw invalid("freightMode checkout quotes Melhor Envio freight, which is in BRL: the link's currency must be BRL");
       if (!products.some((p) => p.physical)) throw invalid("freightMode checkout needs at least one physical product");
@@ -74,12 +78,9 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
         if (missing.length > 0) throw invalid(`products.${i} is physical and freightMode is checkout: ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} required (cm and kg)`);
       });
     }
-    let successUrl: string | null = null;
-    if (l.successUrl) {
-      const checked = checkUrlSyntax(l.successUrl.trim(), { requireHttps: env === "production" });
-      if (!checked.ok) throw invalid(checked.message.replace(/^url\b/, "successUrl"));
-      successUrl = checked.url.toString();
-    }
+    // Held to the rules of every merchant URL: in production https, and no loopback, private,
+    // link-local or metadata host.
+    const successUrl = l.successUrl ? checkBrowserDestination(l.successUrl, env, deps.config, "successUrl") : null;
     const expiresAt = l.expiresAt ? new Date(l.expiresAt) : null;
     if (expiresAt && expiresAt.getTime() <= now().getTime()) throw invalid("expiresAt must be in the future");
     return { currency, freightMode: l.freightMode, fixedFreightAmount: fixed, products, successUrl, expiresAt };
@@ -247,6 +248,8 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
       throw invalid(`customer.document.id is not a valid ${doc.type.toUpperCase()} (check digits)`);
     }
     const items = cart(link, body.items);
+    const cartField = body.items ? "items" : "products";
+    checkAmountCeiling(subtotalOf(items), link.currency, limits, cartField, { totalOf: "the products (unitPrice x quantity)" });
     const ships = items.some((p) => p.physical) && link.freightMode !== "pickup";
     if (ships && !body.shippingAddress) throw invalid("shippingAddress is required: this link ships physical products");
     if (link.freightMode !== "checkout" && body.freightServiceId !== undefined) {
@@ -259,14 +262,16 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
       paymentMethod.installments = body.installments;
     }
     const subtotal = subtotalOf(items);
-    const chargeBody = (amountMinor: number) => ({
-      amount: toMajor(amountMinor, link.currency), currency: link.currency, customer: body.customer, paymentMethod,
+    // The charge path's own checks (card, Pix limits, customer) before the freight provider is
+    // asked, on the products' total; the total with freight is checked again once it is known.
+    const checked = await deps.charges.check(scope, {
+      amountMinor: subtotal, currency: link.currency, customer: body.customer, paymentMethod,
+      // As the charge shows its items: unit prices in currency units.
       items: items.map((p) => ({ title: p.title, unit_price: toMajor(p.unitPrice, link.currency), quantity: p.quantity })),
       ...(body.shippingAddress ? { shippingAddress: body.shippingAddress } : {}),
-      metadata: { paymentLinkId: link.id },
+      metadata: { paymentLinkId: link.id }, paymentLinkId: link.id,
     });
-    // The charge path's own checks (card, Pix limits, customer) before the provider is asked.
-    await deps.charges.validate(scope, chargeBody(Math.max(subtotal, 100)));
+    if (!checked.ok) throw checked.problems[0]!;
 
     let freightMinor = 0;
     let freightDetails: Record<string, unknown> | null = null;
@@ -286,9 +291,9 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
       freightDetails = { provider: "fixed", price: toMajor(freightMinor, link.currency) };
     }
     const amountMinor = subtotal + freightMinor;
-    const created = await deps.charges.create(scope, chargeBody(amountMinor), {
-      freightAmountMinor: link.freightMode === "pickup" ? null : freightMinor, freightDetails, paymentLinkId: link.id,
-    });
+    checkAmountCeiling(amountMinor, link.currency, limits, link.freightMode === "checkout" ? "freightServiceId" : cartField, { totalOf: "the products and freight" });
+    const freight = { amountMinor: link.freightMode === "pickup" ? null : freightMinor, details: freightDetails };
+    const created = await deps.charges.create(scope, deps.charges.priced(checked.charge, amountMinor, freight));
     return {
       ...created, amount: toMajor(amountMinor, link.currency), freightAmount: toMajor(freightMinor, link.currency), successUrl: link.successUrl,
     };

@@ -1,4 +1,4 @@
-// HTTP to Melhor Envio (reference: shared/reference/external-apis.md part A). Every call has a
+// HTTP to Melhor Envio (what this client relies on of its API: docs/melhor-envio.md). Every call has a
 // timeout and is made outside any transaction that holds other work. Failures are values of one
 // class with a kind, so callers decide what a buyer or a merchant sees; the provider's own text
 // never leaves this file except in logs.

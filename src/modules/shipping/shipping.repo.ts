@@ -1,12 +1,12 @@
 import { and, eq, gt, lt, sql } from "drizzle-orm";
 import type { Queryable, Tx } from "../../db/client.js";
+import { inScope, type Scope } from "../../db/scope.js";
 import { freightQuotes, shippingIntegrations, shippingOauthStates } from "../../db/schema.js";
 import type { RequestCtx } from "../../http/context.js";
 
 export type IntegrationRow = typeof shippingIntegrations.$inferSelect;
-type Scope = Pick<RequestCtx, "merchantId" | "environment">;
 
-const scope = (s: Scope) => and(eq(shippingIntegrations.merchantId, s.merchantId), eq(shippingIntegrations.environment, s.environment));
+const scope = (s: Scope) => inScope(shippingIntegrations, s);
 
 export async function findIntegration(q: Queryable, s: Scope): Promise<IntegrationRow | undefined> {
   const [row] = await q.select().from(shippingIntegrations).where(scope(s));
@@ -61,8 +61,7 @@ export async function insertState(q: Queryable, row: { nonce: string; merchantId
 /** Consumes a state once: the DELETE lets exactly one of two racing callbacks have it. */
 export async function consumeState(q: Queryable, nonce: string, s: Scope): Promise<boolean> {
   const rows = await q.delete(shippingOauthStates)
-    .where(and(eq(shippingOauthStates.nonce, nonce), eq(shippingOauthStates.merchantId, s.merchantId),
-      eq(shippingOauthStates.environment, s.environment), gt(shippingOauthStates.expiresAt, sql`now()`)))
+    .where(and(eq(shippingOauthStates.nonce, nonce), inScope(shippingOauthStates, s), gt(shippingOauthStates.expiresAt, sql`now()`)))
     .returning({ nonce: shippingOauthStates.nonce });
   return rows.length > 0;
 }
@@ -75,8 +74,8 @@ export async function cachedQuote(q: Queryable, key: string): Promise<Record<str
 
 export async function storeQuote(q: Queryable, key: string, paymentLinkId: string, options: Record<string, unknown>[], ttlSeconds: number): Promise<void> {
   const expiresAt = sql`now() + make_interval(secs => ${ttlSeconds})`;
-  await q.insert(freightQuotes).values({ key, paymentLinkId, options, expiresAt: expiresAt as never })
-    .onConflictDoUpdate({ target: freightQuotes.key, set: { options, expiresAt: expiresAt as never } });
+  await q.insert(freightQuotes).values({ key, paymentLinkId, options, expiresAt })
+    .onConflictDoUpdate({ target: freightQuotes.key, set: { options, expiresAt } });
   // Expired quotes are swept as new ones are written (the expiry index keeps this cheap).
   await q.delete(freightQuotes).where(lt(freightQuotes.expiresAt, sql`now() - interval '1 hour'`));
 }

@@ -4,8 +4,10 @@ import { errors } from "../../http/schemas.js";
 import type { ShippingService } from "./shipping.service.js";
 import * as s from "./shipping.schemas.js";
 
-// Management endpoints take the merchant's login token only (spec part 5); the callback is
+// Management endpoints take the merchant's login token (Bearer JWT) only; the callback is
 // public because the provider sends the merchant's browser to it.
+const NOT_CONNECTED = "Melhor Envio is not connected: save credentials, then connect with GET /v1/shipping-provider/oauth/authorize";
+
 export function shippingRoutes(shipping: ShippingService) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -27,7 +29,7 @@ export function shippingRoutes(shipping: ShippingService) {
       schema: {
         operationId: "shippingAuthorizeUrl", tags, summary: "Start the OAuth connection",
         description: "The Melhor Envio authorize URL with a signed, single-use state bound to this merchant and environment, valid 10 minutes.",
-        response: { 200: s.AuthorizeResponse, ...errors(401, 403, 409) },
+        response: { 200: s.AuthorizeResponse, ...errors(401, 403, { 409: "Save the Melhor Envio client id and secret first (POST /v1/shipping-provider/credentials)" }) },
       },
     }, async (req) => shipping.authorizeUrl(req.ctx));
 
@@ -55,7 +57,7 @@ export function shippingRoutes(shipping: ShippingService) {
       schema: {
         operationId: "shippingServices", tags, summary: "Services of the connected account",
         description: "Read live from Melhor Envio. 409 when not connected; 503 when the provider is unavailable.",
-        response: { 200: s.ServiceList, ...errors(401, 403, 409, 503) },
+        response: { 200: s.ServiceList, ...errors(401, 403, 503, { 409: NOT_CONNECTED }) },
       },
     }, async (req) => shipping.services(req.ctx));
 
@@ -65,7 +67,7 @@ export function shippingRoutes(shipping: ShippingService) {
         operationId: "shippingSettings", tags, summary: "Set the origin CEP and enabled services",
         description: "originPostalCode as 00000-000 or 00000000 (else 422); every id in enabledServices must be a service of the connected account (else 422). Only enabled services are ever quoted.",
         body: s.SettingsBody,
-        response: { 200: s.IntegrationStatus, ...errors(401, 403, 409, 422, 503) },
+        response: { 200: s.IntegrationStatus, ...errors(401, 403, 422, 503, { 409: NOT_CONNECTED }) },
       },
     }, async (req) => shipping.updateSettings(req.ctx, req.body));
 

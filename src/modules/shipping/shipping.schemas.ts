@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 
-// Wire shapes of the shipping integration (spec 2.9, 4.4). No response carries the client
+// Wire shapes of the shipping integration. No response carries the client
 // secret or a token.
 const Cep = Type.String({ minLength: 8, maxLength: 9, description: "CEP: 00000-000 or 00000000.", examples: ["01310-100"] });
 

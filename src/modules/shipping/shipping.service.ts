@@ -10,7 +10,7 @@ import { ProviderFailure, type CalculateInput, type MelhorEnvioClient, type Toke
 import { signState, stateKey, verifyState } from "./oauth-state.js";
 import * as repo from "./shipping.repo.js";
 
-// The merchant's Melhor Envio connection (spec 2.9, 3.5, 4.4): credentials, the OAuth dance,
+// The merchant's Melhor Envio connection (docs/melhor-envio.md): credentials, the OAuth dance,
 // tokens kept fresh, settings, and the live quote the payment links use. Network calls are
 // never made inside a transaction that holds anything but the integration's own row lock.
 
@@ -213,7 +213,7 @@ export function createShippingService(deps: ShippingServiceDeps) {
   const hasActiveIntegration = (merchantId: string, environment?: Environment) => repo.anyActive(db, merchantId, environment);
 
   /**
-   * Live freight for a cart (spec 4.4): only enabled services, provider entries with an error
+   * Live freight for a cart: only enabled services, provider entries with an error
    * dropped, cheapest first; cached 15 minutes in the database per link, destination, cart and
    * the settings that shape the answer (so a settings change is never served stale).
    */

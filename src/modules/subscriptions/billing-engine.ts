@@ -1,10 +1,10 @@
-import { withTx, type Db, type Queryable } from "../../db/client.js";
+import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
 import { AppError } from "../../http/errors.js";
-import type { RequestCtx } from "../../http/context.js";
+import { systemCtx, type RequestCtx } from "../../http/context.js";
 import { derivedSeed, seededId } from "../../lib/ids.js";
-import { toMajor } from "../../lib/money.js";
 import type { ChargeRow } from "../charges/charges.mapper.js";
 import type { ChargeService } from "../charges/charges.service.js";
+import type { ChargeCommand } from "../charges/charge-command.js";
 import type { ChargeStatus } from "../charges/charge-status.js";
 import { ACTIVATION_WINDOW_MS, addDays, DEFAULT_RETRY_DAYS, nextRetryAt, nextRunAt, PAYER_PAID_DUE_DAYS, periodBounds } from "./billing.js";
 import { emit, type EventContext, type InvoiceEventExtra } from "./subscription-events.js";
@@ -21,7 +21,7 @@ import type { InvoiceRow, SubscriptionRow } from "./subscriptions.repo.js";
 // answers with the charge already made: a period is never billed twice.
 export interface EngineDeps {
   db: Db;
-  charges: Pick<ChargeService, "create">;
+  charges: Pick<ChargeService, "submit">;
   events: EventContext;
   now?: () => Date;
 }
@@ -57,7 +57,7 @@ export function createBillingEngine(deps: EngineDeps) {
   });
 
   /** Saves the patch and the next due time that follows from it. */
-  async function save(tx: Queryable, s: SubscriptionRow, patch: Partial<SubscriptionRow>, open: InvoiceRow | null, from?: string) {
+  async function save(tx: Tx, s: SubscriptionRow, patch: Partial<SubscriptionRow>, open: InvoiceRow | null, from?: SubscriptionRow["status"]) {
     const next = { ...s, ...patch };
     return repo.updateSubscription(tx, s.id, { ...patch, nextRunAt: dueAt(next, open) }, from);
   }
@@ -68,7 +68,7 @@ export function createBillingEngine(deps: EngineDeps) {
    * incomplete); a renewal is retried per the merchant's schedule, and when the schedule is
    * exhausted the subscription expires, or is cancelled if the merchant chose so.
    */
-  async function recordFailure(tx: Queryable, s: SubscriptionRow, inv: InvoiceRow, reason: string, at: Date, extra: InvoiceEventExtra = {}) {
+  async function recordFailure(tx: Tx, s: SubscriptionRow, inv: InvoiceRow, reason: string, at: Date, extra: InvoiceEventExtra = {}) {
     const settings = await settingsOf(tx, s);
     const info = { ...extra, reason };
     if (s.status !== "active") {
@@ -102,7 +102,7 @@ export function createBillingEngine(deps: EngineDeps) {
    * with the charge, its ledger posting and charge.paid; a failure that arrives later (3-D
    * Secure refused, a Pix expired, a review rejected) counts as a failed attempt.
    */
-  async function onChargeStatus(tx: Queryable, charge: ChargeRow, _from: ChargeStatus): Promise<void> {
+  async function onChargeStatus(tx: Tx, charge: ChargeRow, _from: ChargeStatus): Promise<void> {
     const link = await repo.findSubCharge(tx, charge.id);
     if (!link) return;
     await repo.setSubChargeStatus(tx, charge.id, charge.status, charge.reason);
@@ -130,21 +130,19 @@ export function createBillingEngine(deps: EngineDeps) {
     await recordFailure(tx, s, inv, charge.reason ?? charge.status, at, { chargeId: charge.id, chargeStatus: charge.status });
   }
 
-  function chargeBody(s: SubscriptionRow, inv: InvoiceRow, first?: FirstPayment) {
+  /** The charge of an invoice's attempt, in the invoice's own minor units. */
+  function chargeCommand(s: SubscriptionRow, inv: InvoiceRow, first?: FirstPayment): ChargeCommand {
     const pm = s.paymentMethod;
     const paymentMethod = pm.type === "credit_card"
       ? { type: "credit_card" as const, cardId: pm.cardId!, installments: 1, ...(first?.cvv ? { cvv: first.cvv } : {}), ...(first?.threeDSMode ? { threeDSMode: first.threeDSMode } : {}) }
       : pm.type === "pix" ? { type: "pix" as const, expiresIn: PAYER_PAID_DUE_DAYS * 86_400 } : { type: "boleto" as const };
     return {
-      amount: toMajor(inv.amount, inv.currency), currency: inv.currency, customer: { id: s.customerId }, paymentMethod,
-      metadata: { subscriptionId: s.id, invoiceId: inv.id },
+      amountMinor: inv.amount, currency: inv.currency, customer: { id: s.customerId }, paymentMethod,
+      metadata: { subscriptionId: s.id, invoiceId: inv.id }, subscriptionId: s.id,
       ...(s.split ? { split: s.split } : {}),
     };
   }
 
-  const systemCtx = (s: SubscriptionRow, seed: string): RequestCtx => ({
-    merchantId: s.merchantId, environment: s.environment, actor: { type: "api_key", id: "billing" }, requestId: `bill_${s.id}`, idempotencySeed: seed,
-  });
 
   /**
    * Attempt `n` of an invoice: marks it in flight, charges through the charge service (outside
@@ -161,7 +159,7 @@ export function createBillingEngine(deps: EngineDeps) {
     });
     let result: { id: string; status: string; paymentDetails: Record<string, unknown> | null; reason: string | null };
     try {
-      result = await deps.charges.create(systemCtx(s, seed), chargeBody(s, inv, opts.first) as never);
+      result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first));
     } catch (err) {
       // The charge path refused the request itself (a card removed from the vault, a split
       // participant gone): an attempt that failed without a charge.
@@ -277,7 +275,7 @@ export function createBillingEngine(deps: EngineDeps) {
     return results;
   }
 
-  return { clockNow, settingsOf, onChargeStatus, attempt, step, runClaimed, chargeBody, save };
+  return { clockNow, settingsOf, onChargeStatus, attempt, step, runClaimed, save };
 }
 
 export type BillingEngine = ReturnType<typeof createBillingEngine>;

@@ -1,13 +1,13 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inScope, type Scope } from "../../db/scope.js";
 import { plans } from "../../db/schema.js";
 import type { RequestCtx } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
 
 export type PlanRow = typeof plans.$inferSelect;
-type Scope = Pick<RequestCtx, "merchantId" | "environment">;
 
-const scope = (ctx: Scope) => and(eq(plans.merchantId, ctx.merchantId), eq(plans.environment, ctx.environment));
+const scope = (s: Scope) => inScope(plans, s);
 
 export async function insertPlan(q: Queryable, row: typeof plans.$inferInsert): Promise<PlanRow> {
   const [inserted] = await q.insert(plans).values(row).onConflictDoNothing({ target: plans.id }).returning();

@@ -8,7 +8,7 @@ const IntervalSchema = Type.Union([Type.Literal("day"), Type.Literal("week"), Ty
 export const CreatePlanBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
-  price: Type.Number({ description: "Price per period in currency units (29.9 = 29.90 BRL), at least 1, at most the currency's decimals." }),
+  price: Type.Number({ description: "Price per period in currency units (29.9 = 29.90 BRL), at least 1, at most the currency's decimals; at most the currency's ceiling, 99,999,999 minor units unless the operator set MAX_AMOUNT_MINOR (999,999.99 BRL); above it: 422 amount_too_large." }),
   currency: Type.String({ pattern: "^[A-Za-z]{3}$", description: "ISO 4217 code." }),
   interval: IntervalSchema,
   intervalCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, default: 1, description: "Bills every intervalCount intervals (3 with month = quarterly)." })),

@@ -5,6 +5,7 @@ import { AppError, notFound } from "../../http/errors.js";
 import type { PageQuery } from "../../http/pagination.js";
 import { seededId } from "../../lib/ids.js";
 import { toMajor } from "../../lib/money.js";
+import type { AmountLimits } from "../../lib/money.js";
 import { normalizeMoney } from "../charges/charge-input.js";
 import * as repo from "./plans.repo.js";
 import type { CreatePlanBody, UpdatePlanBody } from "./plans.schemas.js";
@@ -31,11 +32,11 @@ export function toPlan(row: repo.PlanRow) {
 // Plans: a price and a cadence, per merchant and environment. The price follows the money rules
 // of charges (normalizeMoney: currency units in, integer minor units stored). Price and cadence
 // never change once subscriptions may refer to them; archiving stops new subscriptions only.
-export function createPlanService(deps: { db: Db }) {
+export function createPlanService(deps: { db: Db; amountLimits: AmountLimits }) {
   const { db } = deps;
 
   async function create(ctx: RequestCtx, body: Static<typeof CreatePlanBody>) {
-    const { amountMinor, currency } = normalizeMoney(body.price, body.currency);
+    const { amountMinor, currency } = normalizeMoney(body.price, body.currency, deps.amountLimits, "price");
     return repo.insertPlan(db, {
       id: seededId("plan", ctx.idempotencySeed),
       merchantId: ctx.merchantId,

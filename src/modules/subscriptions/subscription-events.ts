@@ -1,4 +1,4 @@
-import type { Queryable } from "../../db/client.js";
+import type { Queryable, Tx } from "../../db/client.js";
 import type { EventType } from "../webhooks/catalog.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import type { PlanRow } from "./plans.repo.js";
@@ -65,7 +65,7 @@ export type EventContext = {
 
 /** Records a subscription event in the caller's transaction (the outbox delivers it). */
 export async function emit(
-  tx: Queryable, ctx: EventContext, type: EventType, s: SubscriptionRow, invoice?: { row: InvoiceRow; extra?: InvoiceEventExtra },
+  tx: Tx, ctx: EventContext, type: EventType, s: SubscriptionRow, invoice?: { row: InvoiceRow; extra?: InvoiceEventExtra },
 ): Promise<void> {
   const data: Record<string, unknown> = subscriptionData(s, await ctx.plan(tx, s), await ctx.customer(tx, s));
   if (invoice) data.invoice = invoiceData(invoice.row, invoice.extra);

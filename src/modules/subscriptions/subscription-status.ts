@@ -3,7 +3,9 @@ import { AppError } from "../../http/errors.js";
 // The subscription state machine in one table. Every status change goes through
 // `assertTransition`, and the UPDATE that applies it says WHERE status = <from>, so a cancel
 // racing a renewal (or two cancels) cannot both win.
-export type SubscriptionStatus = "pending_activation" | "active" | "cancelled" | "paused" | "expired";
+import type { SubscriptionStatus } from "../../db/schema/statuses.js";
+
+export type { SubscriptionStatus };
 
 export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
   "pending_activation", "active", "cancelled", "paused", "expired",

@@ -32,7 +32,7 @@ export function toSubscription(
   return {
     id: s.id,
     livemode: s.environment === "production",
-    status: s.status as SubscriptionStatus,
+    status: s.status,
     currentPeriodStart: iso(s.currentPeriodStart),
     currentPeriodEnd: iso(s.currentPeriodEnd),
     billingDay: s.billingDay,

@@ -1,5 +1,7 @@
 import type { Db } from "../../db/client.js";
+import { systemCtx } from "../../http/context.js";
 import type { Task } from "../../jobs/runner.js";
+import type { AmountLimits } from "../../lib/money.js";
 import type { CardService } from "../cards/cards.service.js";
 import type { ChargeEffects } from "../charges/charge-effects.js";
 import type { ChargeService } from "../charges/charges.service.js";
@@ -18,12 +20,14 @@ import * as repo from "./subscriptions.repo.js";
 
 export interface SubscriptionModuleDeps {
   db: Db;
-  charges: Pick<ChargeService, "create" | "validate">;
+  charges: Pick<ChargeService, "check" | "submit">;
   effects: Pick<ChargeEffects, "onStatusChange">;
   refunds: Pick<RefundService, "refund">;
   cards: Pick<CardService, "create">;
   customers: Pick<CustomerService, "resolveForCharge">;
   merchants: Pick<MerchantService, "getMerchant">;
+  /** The ceiling on plan prices (config.amountLimits). */
+  amountLimits: AmountLimits;
   /** How long a worker's claim on a subscription lasts (the idempotency lease is a good bound). */
   leaseMs: number;
   now?: () => Date;
@@ -41,16 +45,17 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
   const { db } = deps;
   const events: EventContext = {
     plan: async (q, s) => (await plansRepo.findPlan(q, s, s.planId)) ?? null,
-    customer: (q, s) => deps.customers.resolveForCharge(q, { merchantId: s.merchantId, environment: s.environment, actor: { type: "api_key", id: "billing" }, requestId: "" }, { id: s.customerId }),
+    customer: (q, s) => deps.customers.resolveForCharge(q, systemCtx(s, "billing"), { id: s.customerId }),
   };
   const engine = createBillingEngine({ db, charges: deps.charges, events, now: deps.now });
-  // Charges made for a subscription carry its id in their metadata (chargeBody); no other
-  // charge can concern the billing engine, so they are created without a transaction around.
+  // Charges made for a subscription carry its id in a column only the billing engine sets (a
+  // client's metadata.subscriptionId is just metadata); no other charge can concern the billing
+  // engine, so they are created without a transaction around.
   deps.effects.onStatusChange({
-    concerns: (charge) => typeof charge.metadata?.subscriptionId === "string",
+    concerns: (charge) => charge.subscriptionId !== null,
     onChange: engine.onChargeStatus,
   });
-  const plans = createPlanService({ db });
+  const plans = createPlanService({ db, amountLimits: deps.amountLimits });
   const service = createSubscriptionService({ ...deps, engine, events, plans });
   const clock = createSandboxClock({ db, engine, leaseMs: deps.leaseMs, now: deps.now });
 

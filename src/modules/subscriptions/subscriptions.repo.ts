@@ -1,14 +1,15 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { queryRows, type Db, type Queryable } from "../../db/client.js";
+import { inScope, inScopeSql, type Environment, type Scope } from "../../db/scope.js";
+import type { SubscriptionStatus } from "../../db/schema/statuses.js";
 import { sandboxClocks, subscriptionCharges, subscriptionInvoices, subscriptions, subscriptionSettings } from "../../db/schema.js";
 import type { RequestCtx } from "../../http/context.js";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type InvoiceRow = typeof subscriptionInvoices.$inferSelect;
 export type SubChargeRow = typeof subscriptionCharges.$inferSelect;
-type Scope = Pick<RequestCtx, "merchantId" | "environment">;
 
-const scope = (ctx: Scope) => and(eq(subscriptions.merchantId, ctx.merchantId), eq(subscriptions.environment, ctx.environment));
+const scope = (s: Scope) => inScope(subscriptions, s);
 
 /** Inserts; undefined when the id exists (a retry under the same Idempotency-Key got there first). */
 export async function insertSubscription(q: Queryable, row: typeof subscriptions.$inferInsert): Promise<SubscriptionRow | undefined> {
@@ -29,7 +30,7 @@ export async function lockSubscription(tx: Queryable, id: string): Promise<Subsc
 
 /** Applies the patch only while the status is still `from` (when given); undefined otherwise. */
 export async function updateSubscription(
-  q: Queryable, id: string, patch: Partial<typeof subscriptions.$inferInsert>, from?: string,
+  q: Queryable, id: string, patch: Partial<typeof subscriptions.$inferInsert>, from?: SubscriptionStatus,
 ): Promise<SubscriptionRow | undefined> {
   const [row] = await q.update(subscriptions)
     .set({ ...patch, updatedAt: new Date() })
@@ -88,7 +89,7 @@ export async function chargesOf(q: Queryable, subscriptionId: string, limit: num
 
 export async function getSettings(q: Queryable, ctx: Scope) {
   const [row] = await q.select().from(subscriptionSettings)
-    .where(and(eq(subscriptionSettings.merchantId, ctx.merchantId), eq(subscriptionSettings.environment, ctx.environment)));
+    .where(inScope(subscriptionSettings, ctx));
   return row;
 }
 
@@ -162,7 +163,7 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export interface ListFilter {
   merchantId: string;
-  environment: string;
+  environment: Environment;
   customerId?: string;
   status?: string;
   search?: string;
@@ -176,7 +177,7 @@ export interface ListFilter {
  */
 export async function listSubscriptions(q: Queryable, f: ListFilter) {
   const pattern = f.search ? `%${escapeLike(f.search)}%` : null;
-  const where = sql`s.merchant_id = ${f.merchantId} and s.environment = ${f.environment}
+  const where = sql`${inScopeSql(f, "merchant_id", "s")}
     ${f.customerId ? sql`and s.customer_id = ${f.customerId}` : sql``}
     ${f.status ? sql`and s.status = ${f.status}` : sql``}
     ${pattern ? sql`and (c.name ilike ${pattern} escape '\\' or c.email ilike ${pattern} escape '\\' or p.name ilike ${pattern} escape '\\')` : sql``}`;

@@ -2,10 +2,11 @@ import type { Static } from "typebox";
 import { withTx, type Db } from "../../db/client.js";
 import type { RequestCtx } from "../../http/context.js";
 import { AppError, invalid, notFound } from "../../http/errors.js";
+import { faultPoint } from "../../lib/faults.js";
 import { derivedSeed, seededId } from "../../lib/ids.js";
-import { toMajor } from "../../lib/money.js";
 import type { CardService } from "../cards/cards.service.js";
 import type { ChargeService } from "../charges/charges.service.js";
+import type { ChargeCommand } from "../charges/charge-command.js";
 import type { RefundService } from "../charges/refunds.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
@@ -23,7 +24,7 @@ export interface SubscriptionServiceDeps {
   engine: BillingEngine;
   events: EventContext;
   plans: PlanService;
-  charges: Pick<ChargeService, "validate">;
+  charges: Pick<ChargeService, "check">;
   refunds: Pick<RefundService, "refund">;
   cards: Pick<CardService, "create">;
   customers: Pick<CustomerService, "resolveForCharge">;
@@ -49,13 +50,17 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     return toSubscription(s, plan, customer, await repo.chargesOf(db, s.id, 100), open);
   }
 
-  /** What the charge path would be asked for the first payment, as typed by the client. */
-  function firstChargeProbe(id: string, plan: { price: number; currency: string }, body: CreateBody) {
+  /**
+   * The first payment as the client typed it (its customer and card as sent), checked with the
+   * charge path's own rules before anything is written; the attempt itself charges the vault
+   * card of the customer found or made.
+   */
+  function firstCharge(id: string, plan: { price: number; currency: string }, body: CreateBody): ChargeCommand {
     const pm = body.paymentMethod;
     const paymentMethod = pm.type === "credit_card" ? { ...pm, installments: 1 } : { type: pm.type };
     return {
-      amount: toMajor(plan.price, plan.currency), currency: plan.currency, customer: body.customer, paymentMethod,
-      metadata: { subscriptionId: id }, ...(body.split ? { split: body.split } : {}),
+      amountMinor: plan.price, currency: plan.currency, customer: body.customer, paymentMethod,
+      metadata: { subscriptionId: id }, subscriptionId: id, ...(body.split ? { split: body.split } : {}),
     };
   }
 
@@ -80,15 +85,20 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       throw invalid(`billingDay applies to month and year plans; a ${plan.interval} plan bills every ${plan.intervalCount} ${plan.interval}(s) from its start`);
     }
     if (pm.type === "credit_card" && pm.cardId && !body.customer.id) throw invalid("customer.id is required with paymentMethod.cardId");
-    await deps.charges.validate(ctx, firstChargeProbe(id, plan, body) as never);
+    const checked = await deps.charges.check(ctx, firstCharge(id, plan, body));
+    if (!checked.ok) throw checked.problems[0]!;
 
     const now = await engine.clockNow(db, ctx);
     const customer = await withTx(db, (tx) => deps.customers.resolveForCharge(tx, ctx, body.customer));
     let cardId = pm.type === "credit_card" ? pm.cardId : undefined;
     if (pm.type === "credit_card" && pm.number) {
       // Kept in the vault for the renewals (sealed; the CVV is never kept).
-      const card = await deps.cards.create(ctx, customer.id, { number: pm.number, holderName: pm.holderName!, expirationMonth: pm.expirationMonth!, expirationYear: pm.expirationYear! });
+      // Under an id derived from the subscription's: a retry after a crash between this card and
+      // the subscription's transaction finds this card instead of saving a second one.
+      const cardCtx = { ...ctx, idempotencySeed: derivedSeed(id, "vault-card") };
+      const card = await deps.cards.create(cardCtx, customer.id, { number: pm.number, holderName: pm.holderName!, expirationMonth: pm.expirationMonth!, expirationYear: pm.expirationYear! });
       cardId = card.id;
+      faultPoint("subscription.after-card");
     }
     const trialEnd = plan.trialDays > 0 ? addDays(now, plan.trialDays) : null;
     const anchor = trialEnd ?? now;
@@ -142,7 +152,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
 
   /** Applies a status change under the transition table, guarded by the status it was read in. */
   async function move(s: repo.SubscriptionRow, to: SubscriptionStatus, patch: Partial<repo.SubscriptionRow>, event: Parameters<typeof emit>[2]) {
-    assertTransition(s.id, s.status as SubscriptionStatus, to);
+    assertTransition(s.id, s.status, to);
     const row = await withTx(db, async (tx) => {
       if (s.openInvoiceId) await repo.updateInvoice(tx, s.openInvoiceId, { status: "void", currentChargeId: null, nextAttemptAt: null });
       const moved = await repo.updateSubscription(tx, s.id, { ...patch, status: to }, s.status);
@@ -164,7 +174,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       }
       return view(ctx, id);
     }
-    assertTransition(id, s.status as SubscriptionStatus, "cancelled");
+    assertTransition(id, s.status, "cancelled");
     let refunded = false;
     if (body.refund) {
       const paid = await repo.paidInvoiceOf(db, s.id, s.currentPeriodStart);

@@ -1,10 +1,10 @@
-// Every kind of event the service emits and where it goes (spec part 6):
+// Every kind of event the service emits and where it goes:
 // - standard: envelope {id, event, livemode, data}, to matching endpoints and the postback URL;
 // - legacy: charge.updated, envelope {event, data} in camelCase, only to the charge's postback
 //   URL, 3 attempts;
-// - payout: envelope {id, event, data} (spec 6.2: payout events carry no livemode), to the
+// - payout: envelope {id, event, data} (payout events carry no livemode), to the
 //   submerchant's endpoints and its postback URL when the caller gives one;
-// - notification: the bare data (submerchant status change, spec 6.3), to the postback URL.
+// - notification: bare data {merchantId, status, date}, no event name (submerchant status), to the postback URL.
 export type Envelope = "standard" | "legacy" | "payout" | "notification";
 
 export interface EventSpec {
@@ -19,6 +19,12 @@ export const EVENT_CATALOG = {
   "charge.pending": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A charge awaits payment, e.g. its Pix code was generated." },
   "charge.paid": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A payment was confirmed; paid_at is set." },
   "charge.refunded": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A refund completed." },
+  // Live charges only: the provider reported a chargeback; the charge is charged_back and what
+  // was still paid went back on the ledger.
+  "charge.disputed": { envelope: "standard", toEndpoints: true, toPostback: true, description: "The payer's bank took a paid charge back (a chargeback reported by the processor); the charge is charged_back and the amount still paid was taken back from the balance." },
+  // Live charges only: a payment that arrived after the charge had failed (an expired Pix or
+  // boleto paid late) was refunded in full to the payer; the charge stays failed.
+  "charge.late_payment_refunded": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A payment arrived after the charge had failed (e.g. a Pix or boleto paid after it expired) and was refunded in full to the payer; the charge stays failed and the balance is unchanged." },
   // The endpoints' view of a charge that failed after creation (today: unpaid Pix or boleto past
   // its expiresAt, failure_reason "expired"); the postback URL gets the legacy charge.updated.
   "charge.failed": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A charge failed after it was created, e.g. an unpaid Pix or boleto expired (failure_reason expired)." },
@@ -38,7 +44,7 @@ export const EVENT_CATALOG = {
   // data: {provider, environment, reason}; sent when Melhor Envio refuses the refresh token, so
   // live freight stops until the merchant connects again.
   "shipping.integration_inactive": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The shipping provider refused to renew the merchant's access (revoked or expired); live freight quotes stop until the merchant connects again." },
-  "submerchant.status_changed": { envelope: "notification", toEndpoints: false, toPostback: true, description: "A submerchant's accreditation status changed (spec 6.3)." },
+  "submerchant.status_changed": { envelope: "notification", toEndpoints: false, toPostback: true, description: "A submerchant's accreditation status changed." },
 } as const satisfies Record<string, EventSpec>;
 
 export type EventType = keyof typeof EVENT_CATALOG;

@@ -1,12 +1,12 @@
 import { and, asc, eq, inArray, is, lt, sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { queryRows, type Queryable } from "../../db/client.js";
+import { queryRows, statementName, type Queryable } from "../../db/client.js";
+import { inScope, type Scope } from "../../db/scope.js";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
 import { newId } from "../../lib/ids.js";
-import type { Scope } from "./endpoints.repo.js";
 import type { SealedSecrets } from "./secrets.js";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -32,7 +32,7 @@ const secs = (ms: number) => sql`make_interval(secs => ${ms / 1000}::float8)`;
 // ---- The worker's two hot statements. Each is written once with $n placeholders and runs as a
 // named prepared statement on a pg pool (parsed and planned once per connection, not per batch),
 // and through drizzle otherwise: on PGlite, and inside a transaction, which must keep to its
-// own connection.
+// own connection. Unnamed behind a transaction-mode pooler (statementName).
 
 interface Statement { name: string; text: string }
 
@@ -45,7 +45,7 @@ function asSql(st: Statement, values: unknown[]): SQL {
 async function run<T>(q: Queryable, st: Statement, values: unknown[]): Promise<T[]> {
   const client = (q as { $client?: unknown }).$client;
   if (!is(q, PgTransaction) && client instanceof pg.Pool) {
-    return (await client.query<T & pg.QueryResultRow>({ name: st.name, text: st.text, values })).rows;
+    return (await client.query<T & pg.QueryResultRow>({ name: statementName(client, st.name), text: st.text, values })).rows;
   }
   return queryRows<T>(q, asSql(st, values));
 }
@@ -249,7 +249,7 @@ export async function disableEndpoint(tx: Queryable, endpointId: string, reason:
 
 export type DeliveryWithType = DeliveryRow & { eventType: string };
 
-const scope = (s: Scope) => and(eq(webhookDeliveries.merchantId, s.merchantId), eq(webhookDeliveries.environment, s.environment));
+const scope = (s: Scope) => inScope(webhookDeliveries, s);
 
 export async function listDeliveries(
   q: Queryable,

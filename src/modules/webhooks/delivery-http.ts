@@ -1,4 +1,5 @@
-import { buildConnector, Pool } from "undici";
+import { loadUndici } from "../../lib/undici-lazy.js";
+import type { buildConnector, Pool } from "undici";
 import type { PostResult, SafeTarget } from "../../lib/url-guard.js";
 
 // Keep-alive HTTP for the delivery worker: one undici pool per (origin, checked address).
@@ -10,6 +11,7 @@ import type { PostResult, SafeTarget } from "../../lib/url-guard.js";
 // the delivery's own rules. A name that resolves elsewhere on the next delivery gets another
 // pool (after its own check); a pool is never pointed at an address it was not created for.
 // undici does not follow redirects (no redirect interceptor here): a 3xx is reported as is.
+// undici is imported on the first delivery (lib/undici-lazy.ts).
 
 export interface DeliverySender {
   post(target: SafeTarget, body: string, headers: Record<string, string>, opts: { timeoutMs: number; maxResponseBytes: number }): Promise<PostResult>;
@@ -43,7 +45,7 @@ export function createDeliverySender(opts: { connections: number }): DeliverySen
   const pools = new Map<string, { pool: Pool; usedAt: number }>();
   let sweptAt = Date.now();
 
-  function poolFor(target: SafeTarget): Pool {
+  async function poolFor(target: SafeTarget): Promise<Pool> {
     const key = `${target.url.origin} ${target.address}`;
     const now = Date.now();
     const found = pools.get(key);
@@ -53,6 +55,10 @@ export function createDeliverySender(opts: { connections: number }): DeliverySen
       pools.set(key, found);
       return found.pool;
     }
+    const { buildConnector, Pool } = await loadUndici();
+    // Another delivery may have made this pool while the import was awaited.
+    const made = pools.get(key);
+    if (made) return made.pool;
     const base = buildConnector({});
     // The pin: whatever the origin's host, the socket goes to the checked address. TLS still
     // sends SNI and verifies the certificate for the origin's name (undici derives the
@@ -83,7 +89,7 @@ export function createDeliverySender(opts: { connections: number }): DeliverySen
     // slot past it.
     const timer = setTimeout(() => abort.abort(), o.timeoutMs);
     const timedOut = (): PostResult => ({ status: null, durationMs: elapsed(), error: `timeout after ${o.timeoutMs}ms` });
-    const request = () => poolFor(target).request({
+    const request = async () => (await poolFor(target)).request({
       method: "POST",
       path: `${target.url.pathname}${target.url.search}`,
       headers: { "user-agent": USER_AGENT, ...headers },

@@ -1,9 +1,9 @@
 import type { Config } from "../../config.js";
 import type { Environment } from "../../http/context.js";
 import { AppError } from "../../http/errors.js";
-import { resolveSafeTarget, type HostLookup, type ResolveResult } from "../../lib/url-guard.js";
+import { checkUrlTarget, resolveSafeTarget, type HostLookup, type ResolveResult, type SyntaxResult } from "../../lib/url-guard.js";
 
-// Where a webhook or postback may go (CONTRACT 6). Production destinations must be https and
+// Where a webhook or postback may go, and where a payment link may send its buyer. Production destinations must be https and
 // must not resolve to loopback, private or reserved addresses. Sandbox ones may be http and
 // local, so a developer can point them at their own machine, except on a server started with
 // NODE_ENV=production: there a sandbox key would otherwise reach the server's own network.
@@ -47,7 +47,18 @@ export async function checkDestination(
   field: string,
   lookup?: HostLookup,
 ): Promise<string> {
-  const result = await resolveDestination(raw.trim(), environment, config, lookup);
+  return normalizedOr422(await resolveDestination(raw.trim(), environment, config, lookup), field);
+}
+
+/**
+ * The same rules for a URL a merchant gives that feira only sends a buyer's browser to (a
+ * payment link's successUrl): checked as written, its name not resolved (see checkUrlTarget).
+ */
+export function checkBrowserDestination(raw: string, environment: Environment, config: DestinationConfig, field: string): string {
+  return normalizedOr422(checkUrlTarget(raw.trim(), destinationRules(environment, config)), field);
+}
+
+function normalizedOr422(result: SyntaxResult | ResolveResult, field: string): string {
   // The guard's messages start with "url"; name the caller's field instead ("postbackUrl must use https").
   if (!result.ok) throw new AppError("validation_failed", result.message.replace(/^url\b/, field));
   return result.url.toString();

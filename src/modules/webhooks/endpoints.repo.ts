@@ -1,16 +1,17 @@
 import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inScope, type Scope } from "../../db/scope.js";
 import { postbackSecrets, webhookEndpoints } from "../../db/schema.js";
 import type { Environment } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type PostbackSecretRow = typeof postbackSecrets.$inferSelect;
-export interface Scope { merchantId: string; environment: Environment }
+export type { Scope };
 
 // A deleted endpoint is kept (its deliveries still point at it) but is invisible everywhere.
 const scope = (s: Scope) =>
-  and(eq(webhookEndpoints.merchantId, s.merchantId), eq(webhookEndpoints.environment, s.environment), isNull(webhookEndpoints.deletedAt));
+  and(inScope(webhookEndpoints, s), isNull(webhookEndpoints.deletedAt));
 
 export async function insertEndpoint(q: Queryable, row: typeof webhookEndpoints.$inferInsert): Promise<EndpointRow> {
   const [inserted] = await q.insert(webhookEndpoints).values(row).returning();
@@ -89,7 +90,7 @@ export async function findPostbackSecret(q: Queryable, s: Scope): Promise<Postba
   const [row] = await q
     .select()
     .from(postbackSecrets)
-    .where(and(eq(postbackSecrets.merchantId, s.merchantId), eq(postbackSecrets.environment, s.environment)));
+    .where(inScope(postbackSecrets, s));
   return row;
 }
 

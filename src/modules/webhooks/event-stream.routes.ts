@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { errors } from "../../http/schemas.js";
-import type { EventStreams } from "./event-stream.js";
+import { STREAM_DEFAULTS, type EventStreams } from "./event-stream.js";
 
 export const StreamHeaders = Type.Object({
   "last-event-id": Type.Optional(Type.String({
@@ -41,7 +41,7 @@ export function eventStreamRoutes(streams: EventStreams) {
             // A media-level example: swagger-ui shows it instead of "string".
             content: { "text/event-stream": { schema: Type.String(), example: STREAM_EXAMPLE } },
           },
-          ...errors(401, 403, 422, 429),
+          ...errors(401, 403, 422, { 429: `At most ${STREAM_DEFAULTS.maxPerScope} event streams may be open per merchant and environment; close one first` }),
         },
       },
     }, async (req, reply) => {

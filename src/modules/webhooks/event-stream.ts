@@ -1,5 +1,6 @@
-import { and, eq, lt, sql } from "drizzle-orm";
-import { queryRows, withTx, type Db } from "../../db/client.js";
+import { and, count, eq, lt, sql } from "drizzle-orm";
+import { withTx, type Db } from "../../db/client.js";
+import { inScope } from "../../db/scope.js";
 import { eventStreams } from "../../db/schema.js";
 import { AppError } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
@@ -48,11 +49,11 @@ export function createEventStreams(deps: { db: Db; options?: Partial<EventStream
    * API processes: counted and taken under a transaction-scoped advisory lock of the scope.
    */
   async function claimSlot(ctx: RequestCtx, id: string): Promise<boolean> {
-    const scope = and(eq(eventStreams.merchantId, ctx.merchantId), eq(eventStreams.environment, ctx.environment));
+    const scope = inScope(eventStreams, ctx);
     return withTx(deps.db, async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`feira_event_streams:${ctx.merchantId}:${ctx.environment}`}))`);
       await tx.delete(eventStreams).where(and(scope, lt(eventStreams.expiresAt, sql`now()`)));
-      const [row] = await queryRows<{ n: number }>(tx, sql`select count(*)::int as n from event_streams where merchant_id = ${ctx.merchantId} and environment = ${ctx.environment}`);
+      const [row] = await tx.select({ n: count() }).from(eventStreams).where(scope);
       if ((row?.n ?? 0) >= opts.maxPerScope) return false;
       await tx.insert(eventStreams).values({ id, merchantId: ctx.merchantId, environment: ctx.environment, expiresAt: slotTtl() });
       return true;

@@ -1,12 +1,12 @@
 import { and, asc, eq, gt, like } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
+import { inScope, type Scope } from "../../db/scope.js";
 import { events } from "../../db/schema.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
-import type { Scope } from "./endpoints.repo.js";
 
 export type EventRow = typeof events.$inferSelect;
 
-const scope = (s: Scope) => and(eq(events.merchantId, s.merchantId), eq(events.environment, s.environment));
+const scope = (s: Scope) => inScope(events, s);
 
 export async function findEvent(q: Queryable, s: Scope, id: string): Promise<EventRow | undefined> {
   const [row] = await q.select().from(events).where(and(scope(s), eq(events.id, id)));

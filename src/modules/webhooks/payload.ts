@@ -1,7 +1,7 @@
 import type { Environment } from "../../http/context.js";
 import type { Envelope } from "./catalog.js";
 
-// The body of a delivery, by the envelope recorded with the event (spec 6.1, 6.2, 6.3).
+// The body of a delivery, by the envelope recorded with the event (the envelopes are listed in catalog.ts).
 // The worker builds the string once per attempt and signs exactly those bytes.
 export function buildBody(event: {
   id: string;

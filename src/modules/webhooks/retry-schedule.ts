@@ -1,25 +1,25 @@
 // Delivery schedules. Two kinds:
 // - "endpoint": merchant webhook endpoints and the standard-envelope postbacks to a charge's
-//   postback_url (spec 6.1 item 2 sends those the same events, so they get the same care).
-// - "legacy": the camelCase charge.updated postback (spec 6.2 and 8).
+//   postback_url (they receive the same standard events as endpoints, so they get the same care).
+// - "legacy": the camelCase charge.updated postback.
 //
 // A schedule is read as "wait, then attempt". nextAttemptDelayMs(kind, attemptsMade) answers
 // how long to wait before the next attempt, including the first one (attemptsMade = 0), so
 // the worker asks one question for every attempt and never special-cases the first.
 export type RetryKind = "endpoint" | "legacy";
 
-// CONTRACT section 6, the Svix schedule: the first attempt is immediate, then after each
+// The Svix schedule (docs/guarantees.md): the first attempt is immediate, then after each
 // failure these delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). 1 + 7 = 8 attempts,
 // the last about 27.6 h after the first; then the delivery is marked failed.
 export const ENDPOINT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 // Legacy charge.updated: "3 attempts with exponential backoff of about 1 s, 2 s, 4 s between
-// attempts" (spec 6.2; "3, backoff about 1 s, 2 s, 4 s" in spec 8). Three attempts have only
+// attempts" (the rule the legacy channel is promised with). Three attempts have only
 // two gaps between them, so one of the three numbers must fall outside those gaps. We read
 // the three delays as one per attempt: wait 1 s, attempt 1; on failure wait 2 s, attempt 2;
 // on failure wait 4 s, attempt 3; then give up. So attempts happen about 1 s, 3 s and 7 s
-// after the change (the "~7 s" horizon in reference/payments-conventions.md 2.5), exactly 3
-// in all, and every number the spec gives is used with the doubling it describes.
+// after the change (about 7 s in all, as docs/guarantees.md states), exactly 3
+// in all, and every number of the rule is used with the doubling it describes.
 // The alternative ("immediately, +1 s, +2 s") would drop the 4 s. The 1 s before the first
 // attempt also helps the legacy integrators it exists for: a block-flow or 3DS refusal
 // happens inside the request that creates the charge, and the short wait lets the caller

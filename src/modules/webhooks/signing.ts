@@ -6,7 +6,7 @@ import { createHmac, randomBytes } from "node:crypto";
 // proves receivers using the official libraries accept what we send.
 const SECRET_PREFIX = "whsec_";
 
-// 32 bytes (256 bits): above the spec's 24-byte minimum and below its 64-byte maximum.
+// 32 bytes (256 bits): above the Standard Webhooks 24-byte minimum and below its 64-byte maximum.
 const SECRET_BYTES = 32;
 
 export function generateWebhookSecret(): string {
@@ -39,7 +39,7 @@ export function signWebhook(secret: string, msgId: string, timestampSeconds: num
 
 /**
  * The Standard Webhooks headers. `secrets` is the current secret, or the current one followed
- * by the one it replaced while that one is still valid: the spec lets webhook-signature hold
+ * by the one it replaced while that one is still valid: Standard Webhooks lets webhook-signature hold
  * several space-separated signatures and receivers accept any that verifies, so a receiver
  * still configured with the old secret keeps working while the merchant rolls out the new one.
  */

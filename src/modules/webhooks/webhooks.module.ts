@@ -16,7 +16,8 @@ import { createSecrets } from "./secrets.js";
 // A receiver gets 10 s to answer (Svix allows 15 s, Standard Webhooks suggests 15-30 s; our
 // events are small). The lease covers that plus the time to record the outcome; a worker that
 // dies holds its deliveries for at most this long before another worker takes them over.
-const DEFAULTS: DeliveryOptions = { timeoutMs: 10_000, leaseMs: 15_000, concurrency: 32 };
+// The slots per worker come from WEBHOOK_CONCURRENCY (config.ts).
+const DEFAULTS = { timeoutMs: 10_000, leaseMs: 15_000 };
 
 export interface WebhookModuleDeps extends Partial<DeliveryOptions> {
   db: Db;
@@ -32,7 +33,7 @@ export function createWebhookModule(deps: WebhookModuleDeps) {
   const options: DeliveryOptions = {
     timeoutMs,
     leaseMs: deps.leaseMs ?? Math.max(DEFAULTS.leaseMs, timeoutMs + 5_000),
-    concurrency: deps.concurrency ?? DEFAULTS.concurrency,
+    concurrency: deps.concurrency ?? config.webhookConcurrency,
     lookup,
   };
   const secrets = createSecrets(sealer);

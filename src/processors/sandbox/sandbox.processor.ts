@@ -1,13 +1,17 @@
 import { randomToken } from "../../lib/ids.js";
+import { makeEndToEndId } from "../../lib/pix-end-to-end-id.js";
+import { methodAcceptsCurrency } from "../methods.js";
 import {
-  memoryRecords, type AuthorizeInput, type AuthorizeResult, type CaptureResult, type CardInstrument, type PaymentProcessor,
-  type PayoutResult, type ProcessorRecords, type RefundResult,
+  memoryRecords, type AuthorizeInput, type AuthorizeResult, type CancelResult, type CaptureResult, type CardInstrument,
+  type LookupResult, type PaymentProcessor, type PayoutResult, type ProcessorRecords, type RefundResult,
 } from "../processor.js";
-import { buildInstructions } from "./instruments.js";
+import { buildInstructions, checkBoletoDueDate } from "./instruments.js";
+import { decodeSandboxWalletToken } from "./wallet.js";
 
-// The built-in simulator (CONTRACT section 4). Pure: no database, no network, no clock of
+// The built-in simulator (test cards: README.md), what sandbox keys are served by, never a
+// production key. Pure: no database, no network, no clock of
 // its own (it reads input.now); the only randomness is in the ids it makes up. The card
-// number decides the outcome, as with Stripe's test cards (payments-conventions 1.7).
+// number decides the outcome, as with Stripe's test cards.
 
 type CardRule =
   | { outcome: "paid" }
@@ -33,6 +37,10 @@ export const SANDBOX_CARDS: Readonly<Record<string, CardRule>> = {
 const THREE_DS_VERSION = "2.2.0";
 
 const pspRef = (kind: "" | "re_" | "pix_") => `sbx_${kind}${randomToken(24)}`;
+
+// The simulated bank's ISPB in the end-to-end ids of sandbox payouts: all nines, so that a
+// sandbox id is never taken for a real institution's (ISPB 00000000 is Banco do Brasil's).
+export const SANDBOX_ISPB = "99999999";
 
 function authorizeCard(input: AuthorizeInput, card: CardInstrument): AuthorizeResult {
   const rule = SANDBOX_CARDS[card.number.replace(/[\s-]/g, "")] ?? { outcome: "paid" };
@@ -68,6 +76,14 @@ async function authorizeOnce(input: AuthorizeInput): Promise<AuthorizeResult> {
   return { outcome: "pending", pspRefId: pspRef(""), details, expiresAt };
 }
 
+// Records are JSON: what was stored is read back as the result type it was stored from.
+const asRecord = (r: object): Record<string, unknown> => ({ ...r });
+const asAuthorizeResult = (stored: Record<string, unknown>): AuthorizeResult => {
+  // JSON keeps the expiry as text; the interface promises a Date.
+  const r = stored as unknown as AuthorizeResult;
+  return r.outcome === "pending" ? { ...r, expiresAt: new Date(r.expiresAt) } : r;
+};
+
 /**
  * The simulator. Every call is recorded under its idempotency key (the charge id, the refund
  * id) in `records`, and a repeated call gets the recorded answer: one authorization per charge
@@ -76,11 +92,26 @@ async function authorizeOnce(input: AuthorizeInput): Promise<AuthorizeResult> {
 export function createSandboxProcessor(records: ProcessorRecords = memoryRecords()): PaymentProcessor {
   return {
     name: "sandbox",
+    // Every method feira knows, in the currencies the method itself allows.
+    supports: methodAcceptsCurrency,
+    checkInstrument(input) {
+      const dueDate = input.options.dueDate;
+      if (input.method !== "boleto" || typeof dueDate !== "string") return null;
+      const problem = checkBoletoDueDate(dueDate, input.now);
+      return problem ? `paymentMethod.${problem}` : null;
+    },
+    decodeWalletToken: decodeSandboxWalletToken,
     async authorize(input) {
-      const stored = await records.once("authorize", input.chargeId, async () => authorizeOnce(input) as never);
-      // JSON keeps the expiry as text; the interface promises a Date.
-      const r = stored as unknown as AuthorizeResult & { expiresAt?: string | Date };
-      return (r.outcome === "pending" ? { ...r, expiresAt: new Date(r.expiresAt!) } : r) as AuthorizeResult;
+      return asAuthorizeResult(await records.once("authorize", input.chargeId, async () => asRecord(await authorizeOnce(input))));
+    },
+    // The simulator answers at once, so a lookup finds its first answer or nothing; what the
+    // sandbox routes did to the charge afterwards (pay, expire) lives on the charge itself.
+    async lookup(input): Promise<LookupResult> {
+      const stored = await records.find("authorize", input.chargeId);
+      return stored ? asAuthorizeResult(stored) : { outcome: "not_found" };
+    },
+    async cancel(input) {
+      return (await records.once("cancel", input.chargeId, async () => ({ outcome: "canceled" }))) as CancelResult;
     },
     // 3DS passed or review cleared: the simulator always settles what it held.
     async capture(input) {
@@ -89,9 +120,16 @@ export function createSandboxProcessor(records: ProcessorRecords = memoryRecords
     async refund(input) {
       return (await records.once("refund", input.refundId, async () => ({ outcome: "succeeded", refundRef: pspRef("re_") }))) as RefundResult;
     },
-    // The Pix transfer of a payout always goes through in the sandbox.
+    async refundStatus(input) {
+      const stored = await records.find("refund", input.refundId);
+      return stored ? (stored as RefundResult) : { outcome: "not_found" };
+    },
+    // The Pix transfer of a payout always goes through in the sandbox, with an end-to-end id of
+    // the real shape (dated input.now), so that sandbox payouts show one as live ones do.
     async payout(input) {
-      return (await records.once("payout", input.payoutId, async () => ({ outcome: "paid", payoutRef: pspRef("pix_") }))) as PayoutResult;
+      return (await records.once("payout", input.payoutId, async () => ({
+        outcome: "paid", payoutRef: pspRef("pix_"), endToEndId: makeEndToEndId(SANDBOX_ISPB, input.now, randomToken(11)),
+      }))) as PayoutResult;
     },
   };
 }

@@ -16,7 +16,9 @@
   var quoteSeq = 0;
   var api = "/v1/payment-links/" + encodeURIComponent(linkId);
   var fmt = new Intl.NumberFormat("pt-BR", { style: "currency", currency: currency });
-  var money = function (cents) { return fmt.format(cents / 100); };
+  // Minor units over the currency's own decimals (JPY has none: 1500 is ¥1.500, not ¥15).
+  var decimals = fmt.resolvedOptions().maximumFractionDigits;
+  var money = function (minor) { return fmt.format(minor / Math.pow(10, decimals)); };
   var $ = function (id) { return document.getElementById(id); };
   var digits = function (s) { return String(s || "").replace(/\D/g, ""); };
   // One key per attempt: a retry of the same attempt never pays twice; a new attempt (after a
@@ -154,37 +156,50 @@
 
   function method() { return form.querySelector('input[name="method"]:checked').value; }
   form.addEventListener("change", function (e) {
-    if (e.target && e.target.name === "method") $("card-fields").hidden = method() !== "credit_card";
+    if (e.target && e.target.name === "method") {
+      $("card-fields").hidden = method() !== "credit_card";
+      // The reassurance about card data is about cards only.
+      $("card-note").hidden = method() !== "credit_card";
+    }
+  });
+
+  // The message of one field ("" when it is fine). Used on submit for every field, and while
+  // typing for a field that shows an error, so the error clears as soon as the field is fixed.
+  var REQUIRED = { name: "Nome é obrigatório.", street: "Rua é obrigatória.", number: "Número é obrigatório.", city: "Cidade é obrigatória.", holderName: "Nome impresso no cartão é obrigatório." };
+  function fieldMessage(id) {
+    var el = $(id);
+    if (!el) return "";
+    var v = el.value.trim();
+    switch (id) {
+      case "email": return !v ? "E-mail é obrigatório." : /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v) ? "" : "E-mail inválido.";
+      case "cpf": return validCpf(el.value) ? "" : "CPF inválido: confira os números.";
+      case "postalCode": return digits(el.value).length === 8 ? "" : "CEP inválido: use 00000-000.";
+      case "state": return el.value ? "" : "Estado é obrigatório.";
+      case "cardNumber": return digits(el.value).length >= 13 ? "" : "Número do cartão inválido.";
+      case "expiry": return /^\s*(0[1-9]|1[0-2])\s*\/\s*(\d{4}|\d{2})\s*$/.test(el.value) ? "" : "Validade inválida: use MM/AAAA.";
+      case "cvv": return /^\d{3,4}$/.test(v) ? "" : "CVV inválido.";
+      default: return REQUIRED[id] && !v ? REQUIRED[id] : "";
+    }
+  }
+  form.addEventListener("input", function (e) {
+    var el = e.target;
+    if (el && el.id && el.getAttribute("aria-invalid") === "true") setError(el.id, fieldMessage(el.id));
+  });
+  form.addEventListener("change", function (e) {
+    var el = e.target;
+    if (el && el.id && el.getAttribute("aria-invalid") === "true") setError(el.id, fieldMessage(el.id));
   });
 
   function validate() {
     var ok = true;
-    var need = function (id, label) {
-      var el = $(id);
-      if (!el) return;
-      ok = setError(id, el.value.trim() ? "" : label + " é obrigatório.") && ok;
-    };
-    need("name", "Nome");
-    need("email", "E-mail");
-    if ($("email").value.trim() && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test($("email").value.trim())) ok = setError("email", "E-mail inválido.") && ok;
-    ok = setError("cpf", validCpf($("cpf").value) ? "" : "CPF inválido: confira os números.") && ok;
-    if ($("postalCode")) {
-      ok = setError("postalCode", digits($("postalCode").value).length === 8 ? "" : "CEP inválido: use 00000-000.") && ok;
-      need("street", "Rua");
-      need("number", "Número");
-      need("city", "Cidade");
-      ok = setError("state", $("state").value ? "" : "Estado é obrigatório.") && ok;
-    }
+    var check = function (id) { if ($(id)) ok = setError(id, fieldMessage(id)) && ok; };
+    ["name", "email", "cpf"].forEach(check);
+    if ($("postalCode")) ["postalCode", "street", "number", "city", "state"].forEach(check);
     if (mode === "checkout" && chosenService === null) {
       $("freight-error").textContent = "Escolha uma opção de frete.";
       ok = false;
     }
-    if (method() === "credit_card") {
-      ok = setError("cardNumber", digits($("cardNumber").value).length >= 13 ? "" : "Número do cartão inválido.") && ok;
-      need("holderName", "Nome impresso no cartão");
-      ok = setError("expiry", /^\s*(0[1-9]|1[0-2])\s*\/\s*(\d{4}|\d{2})\s*$/.test($("expiry").value) ? "" : "Validade inválida: use MM/AAAA.") && ok;
-      ok = setError("cvv", /^\d{3,4}$/.test($("cvv").value.trim()) ? "" : "CVV inválido.") && ok;
-    }
+    if (method() === "credit_card") ["cardNumber", "holderName", "expiry", "cvv"].forEach(check);
     return ok;
   }
 

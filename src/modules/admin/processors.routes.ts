@@ -1,0 +1,77 @@
+import type { FastifyInstance } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { errors } from "../../http/schemas.js";
+import type { ProcessorRegistry } from "../../processors/registry.js";
+
+// The operator's view of the live processors: which methods each serves and where its circuit
+// breaker stands. Breakers are kept in each process's memory (the router of that process
+// counts its own calls), so the answer is the answering process's; /metrics labels the same
+// numbers per process for a scraper that reaches every one.
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const Instant = Type.Union([Type.String({ format: "date-time" }), Type.Null()]);
+
+const Breaker = Type.Object({
+  status: Type.Union([Type.Literal("closed"), Type.Literal("open"), Type.Literal("half_open")], {
+    description: "closed: calls go through. open: the processor is skipped (a second processor of the route serves, else the charge fails with processor_unavailable). half_open: one trial call is let through; its success closes the breaker.",
+  }),
+  since: { ...Instant, description: "When the breaker took this status; null while it has been closed since the process started." },
+  consecutiveFailures: Type.Integer({ description: "Failures in a row (no answer, a 5xx or a 429); the breaker opens at 5." }),
+  failures: Type.Integer({ description: "Every failure this process recorded since it started." }),
+  lastFailureAt: { ...Instant, description: "The most recent failure, or null." },
+  retryAt: { ...Instant, description: "When an open breaker lets a trial call through; null when closed." },
+}, { additionalProperties: false });
+
+const LiveProcessor = Type.Object({
+  name: Type.Union([Type.Literal("pagarme"), Type.Literal("mercadopago")]),
+  routes: Type.Array(Type.Object({
+    method: Type.String({ description: "A payment method, e.g. credit_card, pix, boleto." }),
+    choice: Type.Union([Type.Literal("first"), Type.Literal("second")], { description: "second: tried only when the first provably made nothing (PAYMENT_ROUTES a|b)." }),
+  }, { additionalProperties: false })),
+  breaker: Breaker,
+}, { additionalProperties: false });
+
+const ProcessorsResponse = Type.Object({
+  processors: Type.Array(LiveProcessor, { description: "Every processor PAYMENT_PROCESSOR or PAYMENT_ROUTES names; empty when live charges are refused." }),
+  pid: Type.Integer({ description: "The process that answered: each API process keeps its own breakers." }),
+}, {
+  additionalProperties: false,
+  examples: [{
+    pid: 4242,
+    processors: [
+      {
+        name: "pagarme", routes: [{ method: "credit_card", choice: "first" }, { method: "boleto", choice: "first" }],
+        breaker: { status: "open", since: "2026-11-25T12:00:00.000Z", consecutiveFailures: 5, failures: 7, lastFailureAt: "2026-11-25T12:00:00.000Z", retryAt: "2026-11-25T12:00:30.000Z" },
+      },
+      {
+        name: "mercadopago", routes: [{ method: "credit_card", choice: "second" }, { method: "pix", choice: "first" }],
+        breaker: { status: "closed", since: null, consecutiveFailures: 0, failures: 0, lastFailureAt: null, retryAt: null },
+      },
+    ],
+  }],
+});
+
+export function processorAdminRoutes(processors: Pick<ProcessorRegistry, "liveProcessors">) {
+  return async (base: FastifyInstance) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    app.get("/v1/admin/processors", {
+      config: { auth: "admin" },
+      schema: {
+        operationId: "adminListProcessors", tags: ["admin"], summary: "Live processors and their circuit breakers",
+        description: "Each live processor the configuration names, the payment methods it serves (first choice or failover) and its circuit breaker. "
+          + "Breakers live in each API process's memory: this answer is the answering process's (`pid`); `/metrics` exports the same per process.",
+        response: { 200: ProcessorsResponse, ...errors(401) },
+      },
+    }, async () => ({
+      pid: process.pid,
+      processors: processors.liveProcessors().map((p) => ({
+        name: p.name, routes: p.routes,
+        breaker: {
+          status: p.breaker.status, since: iso(p.breaker.since), consecutiveFailures: p.breaker.consecutiveFailures,
+          failures: p.breaker.failures, lastFailureAt: iso(p.breaker.lastFailureAt), retryAt: iso(p.breaker.retryAt),
+        },
+      })),
+    }));
+  };
+}

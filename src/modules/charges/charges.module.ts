@@ -1,0 +1,85 @@
+import type { FastifyInstance } from "fastify";
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/client.js";
+import { memoryLeases, postgresLeases } from "../../http/key-limit.js";
+import type { Task } from "../../jobs/runner.js";
+import type { ProcessorRegistry } from "../../processors/registry.js";
+import type { CardService } from "../cards/cards.service.js";
+import type { ConnectService } from "../connect/connect.service.js";
+import type { CustomerService } from "../customers/customers.service.js";
+import type { LedgerService } from "../ledger/ledger.service.js";
+import type { MerchantService } from "../merchants/merchants.service.js";
+import { createChargeEffects } from "./charge-effects.js";
+import { chargeRoutes } from "./charges.routes.js";
+import { createChargeService } from "./charges.service.js";
+import { createProcessorRecords } from "./processor-records.repo.js";
+import { createLiveExpiry } from "./live-expiry.js";
+import { createNoticeGate } from "./provider-notices.js";
+import { createProviderSync, type ProviderSync } from "./provider-sync.js";
+import { providerWebhookRoutes } from "./provider-webhooks.routes.js";
+import { createRefundService } from "./refunds.service.js";
+import { sandboxBankRoutes } from "./sandbox-bank.routes.js";
+import { createWaitingCharges } from "./waiting-charges.js";
+
+// The charge path: its internal API (check a ChargeCommand, create what was checked, or submit
+// both), refunds, the effects every status change has (ledger, outbox, listeners of other
+// modules), the sandbox's own routes and the jobs that finish what a request left open.
+
+export interface ChargesModuleDeps {
+  db: Db;
+  config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production" | "amountLimits" | "idempotencyLeaseMs" | "live" | "databaseUrl">;
+  processors: ProcessorRegistry;
+  merchants: Pick<MerchantService, "chargeProfile">;
+  customers: Pick<CustomerService, "get" | "resolveForCharge" | "validateInline">;
+  cards: Pick<CardService, "cardForCharge">;
+  ledger: LedgerService;
+  connect: Pick<ConnectService, "checkCharge" | "checkCanResend">;
+}
+
+/** Where the sandbox simulator keeps what it answered (the processor's own memory, in a table). */
+export const sandboxProcessorRecords = createProcessorRecords;
+
+export function createChargesModule(deps: ChargesModuleDeps) {
+  const { db, config } = deps;
+  const effects = createChargeEffects({ customers: deps.customers, ledger: deps.ledger });
+  const service = createChargeService({ ...deps, effects, waiting: createWaitingCharges(config.live.maxWaiting) });
+  const refunds = createRefundService({ db, effects, ledger: deps.ledger, processorFor: service.processorFor, amountLimits: config.amountLimits });
+  const sync = createProviderSync({ db, effects, processors: deps.processors, ledger: deps.ledger });
+  const liveExpiry = createLiveExpiry({ db, sync });
+  const tasks: Task[] = [
+    // Unpaid Pix, boleto and other payer-paid charges past their expiresAt become failed.
+    { name: "charges.expire", intervalMs: 30_000, run: () => service.expireUnpaid() },
+    // Live ones ask their provider first, and are cancelled there.
+    { name: "charges.expire-live", intervalMs: 30_000, run: () => liveExpiry.expireLive() },
+    // Refunds left pending by a crash are finished against the processor's record. The grace
+    // outlasts any live request (its idempotency lease bounds how long it may run).
+    { name: "refunds.reconcile", intervalMs: 30_000, run: () => refunds.reconcilePending(config.idempotencyLeaseMs) },
+    // Live charges still open (and paid ones, for chargebacks), and live refunds still pending,
+    // are read again at their provider: a lost webhook or answer only delays.
+    {
+      name: "charges.reconcile-live", intervalMs: config.live.reconcileIntervalMs,
+      run: async () => (await sync.reconcileLive()) + (await refunds.reconcileLive(config.live.timeoutMs)),
+    },
+  ];
+  // A provider's notice may be about a refund: the charge's pending refunds are read again too.
+  const withRefunds: ProviderSync = {
+    ...sync,
+    async syncByReference(processor, refs) {
+      const found = await sync.syncByReference(processor, refs);
+      if (found) await refunds.reconcileNotice(processor, refs);
+      return found;
+    },
+  };
+  // Provider notices' reads are budgeted like API keys' requests: shared by the processes on PostgreSQL.
+  const notices = createNoticeGate({
+    db, sync: withRefunds, limits: config.live.webhookLookups, store: config.databaseUrl ? postgresLeases(db) : memoryLeases(),
+  });
+  const routes = async (app: FastifyInstance) => {
+    await app.register(chargeRoutes(service, refunds));
+    await app.register(sandboxBankRoutes(service));
+    await app.register(providerWebhookRoutes(notices, config.live.mercadopago.webhookSecret));
+  };
+  return { service, refunds, effects, sync, liveExpiry, routes, tasks };
+}
+
+export type ChargesModule = ReturnType<typeof createChargesModule>;

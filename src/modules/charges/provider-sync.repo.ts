@@ -1,0 +1,87 @@
+import { and, asc, eq, gt, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { charges } from "../../db/schema.js";
+import type { LatePaymentStatus } from "../../db/schema/statuses.js";
+import type { ChargeRow } from "./charges.mapper.js";
+
+// The reads of provider synchronisation. A provider webhook carries no merchant: a charge is
+// found by its processor's reference, only among production charges that processor served
+// (sandbox charges never reach a provider).
+
+const SIMULATOR = "sandbox";
+const live = () => and(eq(charges.environment, "production"), ne(charges.processor, SIMULATOR));
+
+/** The production charge `processor` served under `ref`: feira's own id (the provider's reference) or the provider's id. */
+export async function findLiveCharge(q: Queryable, processor: string, ref: string): Promise<ChargeRow | undefined> {
+  // `environment = 'production'` as a literal, not a parameter: it is the predicate of the
+  // partial index charges_live_psp_ref_idx, which a planner can use only when it sees the value
+  // (a generic plan of `environment = $1` could not). The id side uses the primary key.
+  const [row] = await q.select().from(charges).where(and(
+    sql`${charges.environment} = 'production'`, eq(charges.processor, processor),
+    or(eq(charges.id, ref), eq(charges.pspRefId, ref)),
+  )).limit(1);
+  return row;
+}
+
+/** Where a reconciliation round stopped: the last charge it read. */
+export interface OpenChargeCursor { createdAt: Date; id: string }
+
+/** Live charges still waiting for the provider's word, oldest first; after `after` when given. */
+export async function openLiveCharges(q: Queryable, limit: number, after?: OpenChargeCursor): Promise<ChargeRow[]> {
+  return q.select().from(charges).where(and(
+    live(), inArray(charges.status, ["pending", "in_analysis", "authentication_required"]),
+    after ? or(gt(charges.createdAt, after.createdAt), and(eq(charges.createdAt, after.createdAt), gt(charges.id, after.id))) : undefined,
+  )).orderBy(asc(charges.createdAt), asc(charges.id)).limit(limit);
+}
+
+/**
+ * Settled live charges read at their provider least recently: paid ones since `paidSince` (a
+ * chargeback may come months later) and expired ones since `expiredSince` (a boleto paid late).
+ */
+export async function settledLiveCharges(q: Queryable, w: { paidSince: Date; expiredSince: Date }, limit: number): Promise<ChargeRow[]> {
+  const lastRead = sql`coalesce(${charges.providerCheckedAt}, ${charges.updatedAt})`;
+  return q.select().from(charges).where(and(
+    eq(charges.environment, "production"), ne(charges.processor, SIMULATOR),
+    sql`(${charges.status} = 'paid' or (${charges.status} = 'failed' and ${charges.reason} = 'expired'))`,
+    sql`(${charges.paidAt} >= ${w.paidSince} or ${charges.expiresAt} >= ${w.expiredSince})`,
+  )).orderBy(asc(lastRead)).limit(limit);
+}
+
+/** Records that reconciliation read this charge at its provider now. */
+export async function markProviderChecked(q: Queryable, id: string, at: Date): Promise<void> {
+  await q.update(charges).set({ providerCheckedAt: at }).where(eq(charges.id, id));
+}
+
+/** Late payments whose refund the provider has not confirmed yet. */
+export async function lateRefundsPending(q: Queryable, limit: number): Promise<ChargeRow[]> {
+  return q.select().from(charges).where(eq(charges.latePayment, "refund_pending")).orderBy(asc(charges.id)).limit(limit);
+}
+
+/** Unpaid live charges whose payment instructions expired. */
+export async function expiredLiveCharges(q: Queryable, limit: number): Promise<ChargeRow[]> {
+  return q.select().from(charges)
+    .where(and(eq(charges.status, "pending"), live(), sql`${charges.expiresAt} < now()`))
+    .orderBy(charges.expiresAt)
+    .limit(limit);
+}
+
+/**
+ * Moves a failed (or refused) charge's late payment from `from` to `to`; the row, or undefined
+ * when another reader moved it first. `refunded` also shows the whole amount as refunded.
+ */
+export async function moveLatePayment(
+  q: Queryable, id: string, from: LatePaymentStatus | null, to: LatePaymentStatus, pspRefId?: string,
+): Promise<ChargeRow | undefined> {
+  const [row] = await q.update(charges)
+    .set({
+      latePayment: to, updatedAt: new Date(),
+      ...(to === "refunded" ? { amountRefunded: sql`${charges.amount}` } : {}),
+      ...(pspRefId ? { pspRefId: sql`coalesce(${charges.pspRefId}, ${pspRefId})` } : {}),
+    })
+    .where(and(
+      eq(charges.id, id), inArray(charges.status, ["failed", "refused"]),
+      from === null ? isNull(charges.latePayment) : eq(charges.latePayment, from),
+    ))
+    .returning();
+  return row;
+}

@@ -1,0 +1,173 @@
+import { withTx, type Db } from "../../db/client.js";
+import { AppError } from "../../http/errors.js";
+import type { LookupResult, PaymentProcessor } from "../../processors/processor.js";
+import type { ProcessorRegistry } from "../../processors/registry.js";
+import type { LedgerService } from "../ledger/ledger.service.js";
+import type { ChargeEffects } from "./charge-effects.js";
+import { canTransition, type ChargeStatus } from "./charge-status.js";
+import type { ChargeRow } from "./charges.mapper.js";
+import { createLatePayments } from "./late-payments.js";
+import {
+  findLiveCharge, lateRefundsPending, markProviderChecked, openLiveCharges, settledLiveCharges, type OpenChargeCursor,
+} from "./provider-sync.repo.js";
+
+// A live charge learns its fate from the provider alone: a webhook only says "look again", and
+// the reconciliation task looks again on its own. Either way the payment is re-read from the
+// adapter that served the charge and applied through the guarded transition of the sandbox
+// (ledger, events, outbox, listeners). A state the charge already has, or cannot reach from
+// where it is (a late or repeated notice), changes nothing. Two answers go further than a move:
+// a chargeback on a paid charge (charged_back: what is still paid goes back, charge.disputed),
+// and money the provider took for a charge feira had failed (late-payments.ts: refunded).
+
+/** How many open live charges one reconciliation round reads. */
+const RECONCILE_BATCH = 50;
+/**
+ * How many settled live charges one round reads again: paid ones for chargebacks, for 180 days
+ * after payment, and expired ones for payments that land late, for 30 days after expiry.
+ */
+const SETTLED_BATCH = 50;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DISPUTE_WINDOW_MS = 180 * DAY_MS;
+const LATE_PAYMENT_WINDOW_MS = 30 * DAY_MS;
+/**
+ * A pending live charge the provider has never heard of (its create got a 5xx or no answer, and
+ * every lookup by feira's reference since says not_found) is failed with `processing_error` once
+ * it is this old: long past any provider's indexing delay, so the create did not happen.
+ */
+export const NEVER_MADE_AFTER_MS = 10 * 60 * 1000;
+
+export type Move = { to: ChargeStatus; patch: Partial<ChargeRow> & { providerCode?: string } };
+
+/** The charge status a provider state asks for; null when it asks for nothing (still pending, unknown, not found). */
+function moveFor(state: LookupResult, now: Date): Move | null {
+  const providerCode = "providerCode" in state && state.providerCode ? { providerCode: state.providerCode } : {};
+  switch (state.outcome) {
+    case "paid":
+      return { to: "paid", patch: { paidAt: now, pspRefId: state.pspRefId } };
+    case "in_analysis":
+    case "authentication_required":
+      return { to: state.outcome, patch: { pspRefId: state.pspRefId } };
+    case "refused":
+    case "failed":
+      return { to: state.outcome, patch: { reason: state.reason, ...(state.pspRefId ? { pspRefId: state.pspRefId } : {}), ...providerCode } };
+    // Only a paid charge can be charged back (the transition table says so).
+    case "charged_back":
+      return { to: "charged_back", patch: providerCode };
+    // Refunds are feira's own requests and settle through the refund path. Pending, unknown and
+    // not_found leave the charge as it is: the next round reads it again.
+    default:
+      return null;
+  }
+}
+
+export function createProviderSync(deps: {
+  db: Db; effects: ChargeEffects; processors: ProcessorRegistry; ledger: Pick<LedgerService, "postLatePayment">; now?: () => Date;
+}) {
+  const { db, effects } = deps;
+  const now = deps.now ?? (() => new Date());
+  const late = createLatePayments({ db, effects, ledger: deps.ledger });
+
+  /** The adapter that served a live charge; null for a sandbox charge. */
+  function processorOf(charge: ChargeRow): PaymentProcessor | null {
+    if (charge.environment !== "production") return null;
+    const processor = deps.processors.forEnvironment("production", charge.processor);
+    return processor && processor.name !== "sandbox" ? processor : null;
+  }
+
+  /** Applies a move through the guarded transition; the charge as it is after (unchanged when another reader moved it first). */
+  async function apply(charge: ChargeRow, move: Move): Promise<ChargeRow> {
+    if (move.to === charge.status || !canTransition(charge.status, move.to)) return charge;
+    const { providerCode, ...patch } = move.patch;
+    if (providerCode) patch.paymentDetails = { ...(charge.paymentDetails as Record<string, unknown> | null), providerCode };
+    try {
+      return await withTx(db, (tx) => effects.moveTo(tx, charge, move.to, patch));
+    } catch (err) {
+      // Another notice, the reconciliation or the expiry moved it first: that one won.
+      if (err instanceof AppError && (err.code === "conflict" || err.code === "invalid_state")) return charge;
+      throw err;
+    }
+  }
+
+  /** Applies what the provider says of a charge: a move, or a late payment's refund. */
+  async function applyState(charge: ChargeRow, state: LookupResult, processor: PaymentProcessor): Promise<ChargeRow> {
+    if (charge.status === "failed" || charge.status === "refused") {
+      await late.settle(charge, state, processor);
+      return charge;
+    }
+    let c = charge;
+    // A chargeback read before feira knew the payment (its notices lost or out of order): the
+    // payment is applied first, then taken back, so the ledger and the events tell both.
+    if (state.outcome === "charged_back" && canTransition(c.status, "paid")) {
+      c = await apply(c, { to: "paid", patch: { paidAt: now(), pspRefId: state.pspRefId } });
+    }
+    const move = moveFor(state, now()) ?? neverMade(c, state);
+    return move ? apply(c, move) : c;
+  }
+
+  /** The move of a charge the provider never made: failed, once it is old enough to be sure. */
+  function neverMade(charge: ChargeRow, state: LookupResult): Move | null {
+    if (state.outcome !== "not_found" || charge.status !== "pending" || charge.pspRefId) return null;
+    if (now().getTime() - charge.createdAt.getTime() < NEVER_MADE_AFTER_MS) return null;
+    return { to: "failed", patch: { reason: "processing_error", providerCode: "not_found_at_provider" } };
+  }
+
+  /** Re-reads a live charge at its processor and applies what the provider says; returns the charge as it is after. */
+  async function syncCharge(charge: ChargeRow): Promise<ChargeRow> {
+    const processor = processorOf(charge);
+    if (!processor) return charge;
+    const state = await processor.lookup({ chargeId: charge.id, pspRefId: charge.pspRefId });
+    return applyState(charge, state, processor);
+  }
+
+  /** The charge a provider notice names (feira's id or the provider's), or undefined. */
+  function findByReference(processor: string, ref: string): Promise<ChargeRow | undefined> {
+    return findLiveCharge(db, processor, ref);
+  }
+
+  /** Syncs the first of `refs` that names a live charge of `processor`; false when none does. */
+  async function syncByReference(processor: string, refs: readonly string[]): Promise<boolean> {
+    for (const ref of refs) {
+      const charge = await findByReference(processor, ref);
+      if (charge) {
+        await syncCharge(charge);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Open charges: each round goes on from where the last one stopped, back to the oldest after
+  // the newest. Charges that stay open (Pix and boletos awaiting their payers) would otherwise
+  // fill every batch, and a newer charge whose answer or webhook was lost would never be read.
+  let cursor: OpenChargeCursor | undefined;
+
+  /**
+   * One reconciliation round; returns how many charges moved. The next open live charges, oldest
+   * first; late payments whose refund is not confirmed yet; and settled live charges (paid, or
+   * expired) least recently read first, for chargebacks and late payments whose notice was lost.
+   */
+  async function reconcileLive(): Promise<number> {
+    let batch = await openLiveCharges(db, RECONCILE_BATCH, cursor);
+    if (batch.length === 0 && cursor) batch = await openLiveCharges(db, RECONCILE_BATCH);
+    const last = batch.at(-1);
+    cursor = batch.length === RECONCILE_BATCH && last ? { createdAt: last.createdAt, id: last.id } : undefined;
+    let moved = 0;
+    for (const c of batch) {
+      const after = await syncCharge(c);
+      if (after.status !== c.status) moved++;
+    }
+    for (const c of await lateRefundsPending(db, RECONCILE_BATCH)) await syncCharge(c);
+    const at = now();
+    const windows = { paidSince: new Date(at.getTime() - DISPUTE_WINDOW_MS), expiredSince: new Date(at.getTime() - LATE_PAYMENT_WINDOW_MS) };
+    for (const c of await settledLiveCharges(db, windows, SETTLED_BATCH)) {
+      const after = await syncCharge(c);
+      if (after.status !== c.status) moved++;
+      await markProviderChecked(db, c.id, at);
+    }
+    return moved;
+  }
+
+  return { syncCharge, syncByReference, reconcileLive, processorOf, apply, applyState, late };
+}
+
+export type ProviderSync = ReturnType<typeof createProviderSync>;

@@ -1,0 +1,11 @@
+import type { Db } from "../../db/client.js";
+import { customerRoutes } from "./customers.routes.js";
+import { createCustomerService } from "./customers.service.js";
+
+/** Customers: `routes` for app.ts, `service` for the charge path, the vault and subscriptions. */
+export function createCustomersModule(deps: { db: Db }) {
+  const service = createCustomerService(deps);
+  return { service, routes: customerRoutes(service) };
+}
+
+export type CustomersModule = ReturnType<typeof createCustomersModule>;

@@ -1,0 +1,81 @@
+import { formatDigitableLine } from "../lib/boleto.js";
+import { qrCodeDataUrl } from "../lib/pix.js";
+import { BRAZIL_TIME_ZONE, calendarDate, endOfDay } from "./calendar.js";
+
+// Payment instructions that real processors hand out, in the shape the sandbox gives them
+// (paymentDetails of a pending Pix or boleto), so a client reads both the same way.
+
+/**
+ * A Pix: the provider's BR Code and expiry. The image is always drawn by feira from the BR Code:
+ * one provider gives only an image URL, and a data URL never makes the payer's browser fetch
+ * from the provider.
+ */
+export function pixDetails(brCode: string, expiresAt: Date, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { qrCode: brCode, qrCodeImage: qrCodeDataUrl(brCode), expiresAt: expiresAt.toISOString(), ...extra };
+}
+
+/** The 44-digit barcode inside a 47-digit digitable line (the check digits of each field dropped). */
+export function digitableLineToBarcode(line: string): string {
+  if (!/^\d{47}$/.test(line)) throw new Error("boleto digitable line must have 47 digits");
+  return line.slice(0, 4) + line[32] + line.slice(33, 47) + line.slice(4, 9) + line.slice(10, 20) + line.slice(21, 31);
+}
+
+const digitsOnly = (v: unknown) => (typeof v === "string" ? v.replace(/\D/g, "") : "");
+
+/**
+ * A boleto: whichever of the digitable line and the barcode the provider gave (one provider's
+ * `barcode` is an image URL, not digits), the other derived from it; the due date a day of
+ * Brasília time, payable until its end.
+ */
+export function boletoDetails(input: {
+  line: unknown; barcode: unknown; pdfUrl: string | null; url: string | null; dueAt: Date; extra?: Record<string, unknown>;
+}): { details: Record<string, unknown>; expiresAt: Date } {
+  let line = digitsOnly(input.line);
+  let barcode = digitsOnly(input.barcode);
+  if (line.length !== 47) line = "";
+  if (barcode.length !== 44) barcode = line ? digitableLineToBarcode(line) : "";
+  const dueDate = calendarDate(input.dueAt, BRAZIL_TIME_ZONE);
+  const expiresAt = endOfDay(dueDate, BRAZIL_TIME_ZONE);
+  return {
+    expiresAt,
+    details: {
+      barcode: barcode || null,
+      digitableLine: line || null,
+      formattedLine: line ? formatDigitableLine(line) : null,
+      dueDate,
+      pdfUrl: input.pdfUrl,
+      url: input.url,
+      expiresAt: expiresAt.toISOString(),
+      ...input.extra,
+    },
+  };
+}
+
+/** The due date to ask for: the requested day, or the day `now + expiresIn` falls on (Brasília). */
+export function boletoDueDate(options: Record<string, unknown>, expiresIn: number, now: Date): string {
+  const requested = options.dueDate;
+  if (typeof requested === "string") return requested;
+  return calendarDate(new Date(now.getTime() + expiresIn * 1000), BRAZIL_TIME_ZONE);
+}
+
+/** A phone as Brazilian providers take it: country code, two-digit area code, number. */
+export function brazilianPhone(raw: string | null | undefined): { countryCode: string; areaCode: string; number: string } | null {
+  let digits = digitsOnly(raw ?? "");
+  if (digits.startsWith("55") && digits.length >= 12) digits = digits.slice(2);
+  if (digits.length !== 10 && digits.length !== 11) return null;
+  return { countryCode: "55", areaCode: digits.slice(0, 2), number: digits.slice(2) };
+}
+
+/** Minor units to a provider's decimal amount (two decimals, BRL). */
+export const toDecimal = (minor: number): number => Number((minor / 100).toFixed(2));
+/** A provider's decimal amount back to minor units; null when it is not one. */
+export function fromDecimal(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? Math.round(value * 100) : null;
+}
+
+/** A provider's date-time (with any offset) as a Date; null when missing or unreadable. */
+export function parseInstant(value: unknown): Date | null {
+  if (typeof value !== "string") return null;
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? null : d;
+}

@@ -1,0 +1,104 @@
+import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
+import { boletoDueDate, toDecimal } from "../instructions.js";
+import type { AuthorizeInput, CardInstrument, CustomerInput, InstrumentCheck } from "../processor.js";
+
+// feira's authorization -> Mercado Pago's POST /v1/card_tokens and POST /v1/payments bodies
+// (wire names). `external_reference` is feira's charge id, the reference lookups search by.
+
+const digits = (s: string | null | undefined) => (s ?? "").replace(/\D/g, "");
+
+/** Mercado Pago's Pix expiry must be 30 minutes to 30 days ahead. */
+export const PIX_MIN_SECONDS = 30 * 60;
+export const PIX_MAX_SECONDS = 30 * 86_400;
+
+/** feira brand ids -> Mercado Pago payment_method_id of a card. */
+export const MERCADOPAGO_CARD_METHODS: Readonly<Record<string, string>> = {
+  visa: "visa", mastercard: "master", amex: "amex", elo: "elo", hipercard: "hipercard", hiper: "hipercard", diners: "diners",
+};
+
+export function checkMercadoPagoInstrument(input: InstrumentCheck): string | null {
+  const c = input.customer;
+  if (!c?.email) return `customer.email is required for a ${input.method} payment through mercadopago`;
+  if (input.method === "pix") {
+    const expiresIn = input.options.expiresIn;
+    if (typeof expiresIn === "number" && (expiresIn < PIX_MIN_SECONDS || expiresIn > PIX_MAX_SECONDS)) {
+      return `paymentMethod.expiresIn must be between ${PIX_MIN_SECONDS} and ${PIX_MAX_SECONDS} seconds for a Pix through mercadopago`;
+    }
+  }
+  if (input.method === "boleto") {
+    if (!digits(c.documentId)) return "customer.document is required for a boleto through mercadopago";
+    // The boleto names its payer: Mercado Pago asks for a first and a last name.
+    if (c.name.trim().split(/\s+/).length < 2) return "customer.name must have a first and a last name for a boleto through mercadopago";
+    const a = c.address;
+    if (!a || !a.postalCode || !a.street || !a.number || !a.neighborhood || !a.city || !a.state) {
+      return "customer.address (postalCode, street, number, neighborhood, city, state) is required for a boleto through mercadopago";
+    }
+  }
+  return null;
+}
+
+/** Mercado Pago's documented date form: `2026-05-30T23:59:59.000-03:00` (Brasília, no DST). */
+export function brasiliaDateTime(instant: Date): string {
+  return new Date(instant.getTime() - 3 * 3_600_000).toISOString().replace("Z", "-03:00");
+}
+
+function payerOf(c: CustomerInput | null): Record<string, unknown> {
+  const [first, ...rest] = (c?.name ?? "").trim().split(/\s+/);
+  const document = digits(c?.documentId);
+  const a = c?.address;
+  return {
+    email: c?.email ?? undefined,
+    ...(first ? { first_name: first } : {}),
+    ...(rest.length > 0 ? { last_name: rest.join(" ") } : {}),
+    ...(document ? { identification: { type: document.length === 14 ? "CNPJ" : "CPF", number: document } } : {}),
+    ...(a ? {
+      address: {
+        zip_code: digits(a.postalCode), street_name: a.street, street_number: a.number,
+        neighborhood: a.neighborhood, city: a.city, federal_unit: a.state,
+      },
+    } : {}),
+  };
+}
+
+export function cardTokenBody(card: CardInstrument, customer: CustomerInput | null): Record<string, unknown> {
+  const document = digits(customer?.documentId);
+  return {
+    card_number: card.number,
+    ...(card.cvv ? { security_code: card.cvv } : {}),
+    expiration_month: Number(card.expirationMonth),
+    expiration_year: Number(card.expirationYear),
+    cardholder: {
+      name: card.holderName,
+      ...(document ? { identification: { type: document.length === 14 ? "CNPJ" : "CPF", number: document } } : {}),
+    },
+  };
+}
+
+export function paymentBody(input: AuthorizeInput, cardToken?: string): Record<string, unknown> {
+  const common = {
+    transaction_amount: toDecimal(input.amountMinor),
+    description: input.description || `Charge ${input.chargeId}`,
+    external_reference: input.chargeId,
+    payer: payerOf(input.customer),
+    metadata: { feira_charge_id: input.chargeId, feira_merchant_id: input.merchant.id },
+  };
+  const { instrument } = input;
+  if (instrument.kind === "card") {
+    const method = MERCADOPAGO_CARD_METHODS[instrument.brand];
+    return {
+      ...common,
+      token: cardToken,
+      installments: instrument.installments,
+      ...(method ? { payment_method_id: method } : {}),
+      ...(instrument.threeDSMode === "managed" ? { three_d_secure_mode: "optional" } : {}),
+    };
+  }
+  if (instrument.kind === "pix") {
+    return { ...common, payment_method_id: "pix", date_of_expiration: brasiliaDateTime(new Date(input.now.getTime() + instrument.expiresIn * 1000)) };
+  }
+  if (instrument.kind === "boleto") {
+    const due = boletoDueDate(instrument.options, instrument.expiresIn, input.now);
+    return { ...common, payment_method_id: "bolbradesco", date_of_expiration: brasiliaDateTime(endOfDay(due, BRAZIL_TIME_ZONE)) };
+  }
+  throw new Error(`mercadopago does not serve ${instrument.kind}`);
+}

@@ -1,0 +1,97 @@
+import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
+import { boletoDueDate, brazilianPhone } from "../instructions.js";
+import type { AuthorizeInput, CustomerInput, InstrumentCheck } from "../processor.js";
+
+// feira's authorization -> the body of Pagar.me's POST /orders (wire names). One order, one
+// item (the charge), one payment; `code` is feira's charge id, the reference lookups search by.
+
+const digits = (s: string | null | undefined) => (s ?? "").replace(/\D/g, "");
+
+/** Pix needs the payer's phone (Pagar.me's Pix request sends `customer.phones`). */
+export function checkPagarmeInstrument(input: InstrumentCheck): string | null {
+  if (input.method === "pix" && !brazilianPhone(input.customer?.phone)) {
+    return "customer.phone is required for a Pix through pagarme (a Brazilian number with area code)";
+  }
+  // A registered boleto names its payer by CPF or CNPJ.
+  if (input.method === "boleto" && !digits(input.customer?.documentId)) {
+    return "customer.document is required for a boleto through pagarme";
+  }
+  return null;
+}
+
+function customerOf(c: CustomerInput | null, chargeId: string): Record<string, unknown> {
+  const document = digits(c?.documentId);
+  const documentType = (c?.documentType ?? (document.length === 14 ? "cnpj" : "cpf")).toUpperCase();
+  const phone = brazilianPhone(c?.phone);
+  const address = c?.address;
+  return {
+    name: c?.name || "Cliente",
+    // Pagar.me wants an e-mail; a customer known only by phone gets one that names the charge.
+    email: c?.email || `${chargeId}@customers.feira.invalid`,
+    type: documentType === "CNPJ" ? "company" : "individual",
+    ...(document ? { document, document_type: documentType } : {}),
+    ...(phone ? { phones: { mobile_phone: { country_code: phone.countryCode, area_code: phone.areaCode, number: phone.number } } } : {}),
+    ...(address ? { address: addressOf(address) } : {}),
+  };
+}
+
+function addressOf(a: NonNullable<CustomerInput["address"]>): Record<string, unknown> {
+  return {
+    // Pagar.me's line_1 is "number, street, neighborhood".
+    line_1: [a.number, a.street, a.neighborhood].filter(Boolean).join(", "),
+    ...(a.complement ? { line_2: a.complement } : {}),
+    zip_code: digits(a.postalCode),
+    city: a.city,
+    state: a.state,
+    country: a.country.toUpperCase(),
+  };
+}
+
+function paymentOf(input: AuthorizeInput): Record<string, unknown> {
+  const { instrument } = input;
+  if (instrument.kind === "card") {
+    const address = input.customer?.address;
+    return {
+      payment_method: "credit_card",
+      credit_card: {
+        installments: instrument.installments,
+        capture: true,
+        card: {
+          number: instrument.number,
+          holder_name: instrument.holderName,
+          exp_month: Number(instrument.expirationMonth),
+          exp_year: Number(instrument.expirationYear),
+          ...(instrument.cvv ? { cvv: instrument.cvv } : {}),
+          ...(address ? { billing_address: addressOf(address) } : {}),
+        },
+      },
+    };
+  }
+  if (instrument.kind === "pix") return { payment_method: "pix", pix: { expires_in: instrument.expiresIn } };
+  if (instrument.kind === "boleto") {
+    const due = boletoDueDate(instrument.options, instrument.expiresIn, input.now);
+    const instructions = typeof instrument.options.instructions === "string" ? instrument.options.instructions : undefined;
+    return {
+      payment_method: "boleto",
+      boleto: {
+        // Payable until the end of the due day in Brasília time.
+        due_at: endOfDay(due, BRAZIL_TIME_ZONE).toISOString(),
+        type: "DM",
+        document_number: input.chargeId.replace(/[^A-Za-z0-9]/g, "").slice(-16),
+        ...(instructions ? { instructions } : {}),
+      },
+    };
+  }
+  throw new Error(`pagarme does not serve ${instrument.kind}`);
+}
+
+export function orderBody(input: AuthorizeInput): Record<string, unknown> {
+  return {
+    code: input.chargeId,
+    closed: true,
+    items: [{ amount: input.amountMinor, description: input.description || `Charge ${input.chargeId}`, quantity: 1, code: input.chargeId }],
+    customer: customerOf(input.customer, input.chargeId),
+    payments: [paymentOf(input)],
+    metadata: { feira_charge_id: input.chargeId, feira_merchant_id: input.merchant.id },
+  };
+}

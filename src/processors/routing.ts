@@ -1,0 +1,152 @@
+import type { AuthorizeResult, LookupResult, PaymentMethodType, ProcessorFailureKind } from "./processor.js";
+
+// Which live processor serves which payment method, from PAYMENT_PROCESSOR or PAYMENT_ROUTES;
+// the credentials that choice needs; when a second processor may be tried; and a circuit
+// breaker. All pure: config.ts reads the environment and reports the problems at start.
+
+export type ProcessorName = "pagarme" | "mercadopago";
+
+/** The methods each live processor serves (their adapters' supports(), in BRL). */
+export const PROCESSOR_METHODS: Readonly<Record<ProcessorName, readonly PaymentMethodType[]>> = {
+  pagarme: ["credit_card", "pix", "boleto"],
+  mercadopago: ["credit_card", "pix", "boleto"],
+};
+
+const KNOWN_METHODS: readonly PaymentMethodType[] = [
+  "credit_card", "pix", "open_finance", "qr_code", "boleto", "bank_transfer", "oxxo", "spei", "pse",
+];
+
+/** Per method, the processor to use and, optionally, the one to fail over to. */
+export type RouteTable = Readonly<Partial<Record<PaymentMethodType, readonly ProcessorName[]>>>;
+
+export interface ProcessorRouting {
+  routes: RouteTable;
+  /** Every processor named in a route. */
+  processors: ProcessorName[];
+  /** The credential variables this routing needs. */
+  requiredCredentials: string[];
+  /** Start-up problems, each naming the variable to fix; empty when the routing is usable. */
+  problems: string[];
+}
+
+const isProcessor = (name: string): name is ProcessorName => Object.hasOwn(PROCESSOR_METHODS, name);
+const isMethod = (name: string): name is PaymentMethodType => (KNOWN_METHODS as readonly string[]).includes(name);
+const KNOWN_TEXT = Object.keys(PROCESSOR_METHODS).join(", ");
+
+function parseRoutesText(text: string, problems: string[]): RouteTable {
+  const routes: Partial<Record<PaymentMethodType, ProcessorName[]>> = {};
+  for (const entry of text.split(",").map((e) => e.trim()).filter(Boolean)) {
+    const at = entry.indexOf("=");
+    const method = (at < 0 ? entry : entry.slice(0, at)).trim();
+    const names = at < 0 ? [] : entry.slice(at + 1).split("|").map((n) => n.trim());
+    if (!isMethod(method)) {
+      problems.push(`PAYMENT_ROUTES: "${method}" is not a payment method (known: ${KNOWN_METHODS.join(", ")})`);
+      continue;
+    }
+    if (routes[method]) {
+      problems.push(`PAYMENT_ROUTES: ${method} is routed twice`);
+      continue;
+    }
+    if (names.length === 0 || names.length > 2 || names.some((n) => n === "")) {
+      problems.push(`PAYMENT_ROUTES: ${method} needs one processor or two as a|b, got "${entry}"`);
+      continue;
+    }
+    if (names.length === 2 && names[0] === names[1]) {
+      problems.push(`PAYMENT_ROUTES: ${method}=${names[0]}|${names[1]} names the same processor twice`);
+      continue;
+    }
+    const chosen: ProcessorName[] = [];
+    for (const name of names) {
+      if (!isProcessor(name)) problems.push(`PAYMENT_ROUTES: "${name}" (for ${method}) is not a known processor (known: ${KNOWN_TEXT})`);
+      else if (!PROCESSOR_METHODS[name].includes(method)) {
+        problems.push(`PAYMENT_ROUTES: ${name} does not serve ${method} (it serves ${PROCESSOR_METHODS[name].join(", ")})`);
+      } else chosen.push(name);
+    }
+    if (chosen.length === names.length) routes[method] = chosen;
+  }
+  if (Object.keys(routes).length === 0 && problems.length === 0) problems.push("PAYMENT_ROUTES routes no method; unset it to refuse live charges");
+  return routes;
+}
+
+/** The credentials each processor needs; Mercado Pago's public key only when it serves cards. */
+export function requiredCredentials(routes: RouteTable): string[] {
+  const names = new Set<string>();
+  for (const [method, processors] of Object.entries(routes)) {
+    for (const p of processors ?? []) {
+      if (p === "pagarme") names.add("PAGARME_SECRET_KEY");
+      if (p === "mercadopago") {
+        names.add("MERCADOPAGO_ACCESS_TOKEN");
+        names.add("MERCADOPAGO_WEBHOOK_SECRET");
+        // Card data goes to /v1/card_tokens with the public key before the payment.
+        if (method === "credit_card") names.add("MERCADOPAGO_PUBLIC_KEY");
+      }
+    }
+  }
+  return [...names];
+}
+
+/**
+ * PAYMENT_PROCESSOR (one processor for every method it serves) or PAYMENT_ROUTES (per method,
+ * `credit_card=pagarme|mercadopago,pix=mercadopago`), never both. Neither: no live routes, and
+ * live charges are refused.
+ */
+export function parseProcessorRouting(env: Readonly<Record<string, string | undefined>>): ProcessorRouting {
+  const problems: string[] = [];
+  const single = env.PAYMENT_PROCESSOR?.trim() || undefined;
+  const routesText = env.PAYMENT_ROUTES?.trim() || undefined;
+  let routes: RouteTable = {};
+  if (single && routesText) {
+    problems.push("PAYMENT_PROCESSOR and PAYMENT_ROUTES are both set: set one (PAYMENT_ROUTES alone can name every processor)");
+  } else if (single) {
+    if (single === "sandbox") {
+      problems.push(`PAYMENT_PROCESSOR=sandbox is not allowed: the simulator never serves production keys (known: ${KNOWN_TEXT})`);
+    } else if (!isProcessor(single)) {
+      problems.push(`PAYMENT_PROCESSOR=${single} is not a known processor (known: ${KNOWN_TEXT})`);
+    } else {
+      routes = Object.fromEntries(PROCESSOR_METHODS[single].map((m) => [m, [single]]));
+    }
+  } else if (routesText) {
+    routes = parseRoutesText(routesText, problems);
+  }
+  const processors = [...new Set(Object.values(routes).flatMap((r) => r ?? []))];
+  const required = problems.length > 0 ? [] : requiredCredentials(routes);
+  for (const name of required) {
+    if (!env[name]) problems.push(`${name} is required by ${single ? "PAYMENT_PROCESSOR" : "PAYMENT_ROUTES"} (${processors.join(", ")})`);
+  }
+  return { routes: problems.length > 0 ? {} : routes, processors, requiredCredentials: required, problems };
+}
+
+/** The processors for a method, first choice first; empty when the method has no route (a 422). */
+export const routeFor = (routes: RouteTable, method: PaymentMethodType): readonly ProcessorName[] => routes[method] ?? [];
+
+export type FailoverDecision =
+  | { tryNext: true }
+  /** `lookupFirst`: only after a lookup by reference at the first processor finds nothing. */
+  | { tryNext: false; lookupFirst: boolean; why: string };
+
+/**
+ * Whether a charge may go to the second processor, in the same request: only when the first
+ * provably made nothing. A refused connection sent nothing. A 5xx or 429 proves nothing by
+ * itself (a provider can fail after creating the payment), so it needs a lookup by feira's
+ * reference at the first that finds no payment. A timeout or lost answer never fails over (the
+ * charge stays pending and is reconciled), and neither does any answer (a decline is final).
+ */
+export function failoverDecision(first: AuthorizeResult, lookupAtFirst?: LookupResult): FailoverDecision {
+  if (first.outcome !== "unknown") return { tryNext: false, lookupFirst: false, why: `the first processor answered ${first.outcome}` };
+  const kind = first.failure.kind;
+  if (kind === "connection_refused") return { tryNext: true };
+  if (kind !== "http_5xx" && kind !== "http_429") {
+    return { tryNext: false, lookupFirst: false, why: `${kind}: the first processor may have made the payment` };
+  }
+  if (!lookupAtFirst) return { tryNext: false, lookupFirst: true, why: `${kind}: look the payment up at the first processor first` };
+  if (lookupAtFirst.outcome === "not_found") return { tryNext: true };
+  return { tryNext: false, lookupFirst: false, why: `${kind}, and the lookup answered ${lookupAtFirst.outcome}` };
+}
+
+/** Failures that count against a processor's breaker: it did not answer usefully. A decline or a 4xx is an answer. */
+export const breakerFailure = (kind: ProcessorFailureKind): boolean => kind !== "http_4xx";
+
+/** The route table as the operator wrote it, for the start-up log (`{pix: "mercadopago"}`). */
+export function describeRoutes(routes: RouteTable | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(routes ?? {}).map(([method, names]) => [method, (names ?? []).join("|")]));
+}

@@ -1,0 +1,52 @@
+import type { Services } from "../../app.js";
+import type { RequestCtx } from "../../http/context.js";
+import type { CreateChargeBody } from "../../modules/charges/charges.schemas.js";
+import type { Static } from "typebox";
+
+// The demo merchant's sandbox history on the first start of a local feira, so that the panel a
+// newcomer opens is alive: charges in each state, a customer, a plan with a subscription, a
+// payment link and a submerchant. Everything goes through the services the API uses, in the
+// sandbox only; main.ts calls it only outside production, for the demo merchant it just made.
+
+type ChargeBody = Static<typeof CreateChargeBody>;
+const card = (number: string, threeDSMode?: "managed") => ({
+  type: "credit_card" as const, number, holderName: "MARIANA COSTA", expirationMonth: "12", expirationYear: "2030", cvv: "123", ...(threeDSMode ? { threeDSMode } : {}),
+});
+
+export async function seedDemo(services: Services, merchantId: string): Promise<void> {
+  const ctx: RequestCtx = { merchantId, environment: "sandbox", actor: { type: "jwt", id: merchantId }, requestId: "demo-seed" };
+  const buyers = [
+    { name: "Mariana Costa", email: "mariana.costa@example.com", document: { type: "cpf" as const, id: "529.982.247-25" } },
+    { name: "João Pereira", email: "joao.pereira@example.com", document: { type: "cpf" as const, id: "111.444.777-35" } },
+    { name: "Ana Beatriz Lima", email: "ana.lima@example.com", document: { type: "cpf" as const, id: "390.533.447-05" } },
+  ];
+  const charge = (amount: number, customer: (typeof buyers)[number], paymentMethod: ChargeBody["paymentMethod"]) =>
+    services.charges.submit(ctx, services.charges.fromBody({ amount, currency: "BRL", customer, paymentMethod, items: [{ title: "Cesta de café da manhã", quantity: 1, unit_price: amount }] }));
+
+  const paid = await charge(189.9, buyers[0]!, card("4111111111111111"));
+  await charge(74.5, buyers[1]!, card("5555555555554444"));
+  await charge(129, buyers[2]!, card("4000000000000002"));
+  await charge(59.9, buyers[1]!, card("4000000000000119"));
+  await charge(249, buyers[0]!, card("4000000000000259"));
+  await charge(99, buyers[2]!, card("4000000000003220", "managed"));
+  await charge(45, buyers[1]!, { type: "pix" as const });
+  const pixPaid = await charge(38.9, buyers[2]!, { type: "pix" as const });
+  await services.charges.pay(ctx, pixPaid.id);
+  const refunded = await charge(120, buyers[0]!, card("4111111111111111"));
+  await services.refunds.refund(ctx, refunded.id, undefined);
+  await services.refunds.refund(ctx, paid.id, 30);
+
+  const plan = await services.subscriptions.plans.create(ctx, { name: "Clube do Café mensal", description: "Um pacote de café especial por mês", price: 59.9, currency: "BRL", interval: "month", intervalCount: 1, trialDays: 0 });
+  await services.subscriptions.service.create(ctx, { planId: plan.id, customer: buyers[0]!, paymentMethod: card("4111111111111111") });
+
+  await services.paymentLinks.service.create(ctx, {
+    title: "Kit degustação", description: "Três cafés especiais de 250 g", currency: "BRL", freightMode: "fixed", fixedFreightAmount: 15,
+    products: [{ title: "Kit degustação (3 × 250 g)", unitPrice: 89.9, quantity: 1, physical: true, width: 20, height: 10, length: 15, weight: 0.8 }],
+  });
+
+  await services.connect.service.create(ctx, {
+    tradeName: "Padaria Aurora", legalName: "Aurora Alimentos LTDA", companyTaxId: "11.222.333/0001-81", contactEmail: "financeiro@padaria-aurora.example.com",
+    website: "https://padaria-aurora.example.com", productType: "physical", productDescription: "Pães, bolos e café entregues em São Paulo",
+    averageMonthlyRevenue: 50000, averageOrderValue: 35.5, softDescriptor: "PADARIAAURORA",
+  });
+}

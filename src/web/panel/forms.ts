@@ -1,0 +1,118 @@
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type { TSchema } from "typebox";
+import { AppError } from "../../http/errors.js";
+import { build } from "../../http/validation.js";
+import type { FieldErrors } from "./context.js";
+import type { T } from "./i18n/i18n.js";
+
+// A panel form is turned into the body the API takes and checked against the API's own schema,
+// with the API's validator settings; then the same service is called. What either refuses comes
+// back as a message next to the field it names, in the page's language. Nothing here decides
+// what is valid: a rule lives in the schema or the service, once.
+
+const ajv = build({ coerceTypes: false, strictNumbers: true, allErrors: true });
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
+function fieldOf(e: ErrorObject): string {
+  const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
+  const params = e.params as Record<string, unknown>;
+  if (e.keyword === "required") return base ? `${base}.${String(params.missingProperty)}` : String(params.missingProperty);
+  return base;
+}
+
+function messageOf(e: ErrorObject, t: T): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case "required": return t("v.required");
+    case "minLength": return Number(p.limit) <= 1 ? t("v.required") : t("v.minLength", { n: Number(p.limit) });
+    case "maxLength": return t("v.maxLength", { n: Number(p.limit) });
+    case "minimum": case "exclusiveMinimum": return t("v.minimum", { n: Number(p.limit) });
+    case "maximum": case "exclusiveMaximum": return t("v.maximum", { n: Number(p.limit) });
+    case "minItems": return t("v.minItems");
+    case "format": return p.format === "email" ? t("v.email") : p.format === "uri" ? t("v.url") : t("v.format");
+    case "pattern": return t("v.format");
+    case "enum": case "const": case "anyOf": return t("v.choice");
+    case "type": return t("v.number");
+    default: return t("v.invalid");
+  }
+}
+
+/**
+ * Field errors of `body` against an API schema, or null when it is valid. A pattern says
+ * nothing to a person: `patterns` gives, per field, what its pattern allows in words.
+ */
+export function checkBody(schema: TSchema, body: unknown, t: T, patterns: Record<string, string> = {}): FieldErrors | null {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  if (validate(body)) return null;
+  const errors: FieldErrors = {};
+  for (const e of validate.errors ?? []) {
+    const f = fieldOf(e) || "_form";
+    // anyOf repeats each branch's failure; the first message of a field is the clearest.
+    if (!errors[f]) errors[f] = e.keyword === "pattern" && patterns[f] ? patterns[f] : messageOf(e, t);
+  }
+  return errors;
+}
+
+/**
+ * A service's refusal (4xx) as field errors: its message starts with the field it is about
+ * ("companyTaxId is not a valid CNPJ", "url: ..."), which is attached to that field when the
+ * form has it. The message is the API's own (English); in Portuguese a translated lead says
+ * which field. 5xx errors are not caught.
+ */
+export function serviceErrors(err: unknown, t: T, fields: Record<string, string>): FieldErrors {
+  if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
+  const lead = /^([A-Za-z_][\w.]*?)(?::|\s)/.exec(err.message)?.[1] ?? "";
+  const name = Object.keys(fields).find((f) => f === lead || lead.startsWith(`${f}.`));
+  const text = t("v.service", { message: err.message });
+  return name ? { [name]: text } : { _form: text };
+}
+
+/** Runs a service call; a 4xx becomes field errors instead of an error page. */
+export async function attempt<R>(run: () => Promise<R>, t: T, fields: Record<string, string> = {}): Promise<{ ok: true; value: R } | { ok: false; errors: FieldErrors }> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (err) {
+    return { ok: false, errors: serviceErrors(err, t, fields) };
+  }
+}
+
+/** A form field as text: the first value, trimmed; absent when empty. */
+export function text(body: Record<string, unknown>, name: string): string | undefined {
+  const v = body[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  if (typeof s !== "string") return undefined;
+  const trimmed = s.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+/** "12,50" or "12.50" as the number the API takes; text that is not a number stays text (and fails the schema). */
+export function amount(body: Record<string, unknown>, name: string): number | string | undefined {
+  const s = text(body, name);
+  if (s === undefined) return undefined;
+  // "1.234,56" (Portuguese) or "1,234.56" (English): the last separator is the decimal one.
+  const compacted = s.replace(/\s/g, "");
+  const normalized = compacted.includes(",") && compacted.lastIndexOf(",") > compacted.lastIndexOf(".")
+    ? compacted.replace(/\./g, "").replace(",", ".")
+    : compacted.replace(/,/g, "");
+  return /^-?\d+(\.\d+)?$/.test(normalized) ? Number(normalized) : s;
+}
+
+export function integer(body: Record<string, unknown>, name: string): number | string | undefined {
+  const s = text(body, name);
+  if (s === undefined) return undefined;
+  return /^-?\d+$/.test(s) ? Number(s) : s;
+}
+
+export function list(body: Record<string, unknown>, name: string): string[] {
+  const v = body[name];
+  return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string" && x !== "");
+}
+
+/** Drops undefined members, so optional fields left empty are simply absent from the API body. */
+export function compact<O extends Record<string, unknown>>(o: O): O {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as O;
+}

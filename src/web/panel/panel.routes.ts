@@ -1,0 +1,216 @@
+import { readFileSync } from "node:fs";
+import fastifyMultipart from "@fastify/multipart";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Services } from "../../app.js";
+import type { Config } from "../../config.js";
+import { AppError, errorBody } from "../../http/errors.js";
+import type { LoginThrottle } from "../../http/rate-limit.js";
+import { DOCUMENT_KINDS, MAX_DOCUMENT_BYTES } from "../../modules/connect/connect.schemas.js";
+import { PAGE_CSP } from "../html.js";
+import type { Flash, PanelCtx } from "./context.js";
+import { formatDate, formatMoney, formatUnits } from "./format.js";
+import { pickLang, translator, type Lang } from "./i18n/i18n.js";
+import { renderLogin } from "./layout.js";
+import { text } from "./forms.js";
+import { addCookie, createSessionKeys, FLASH_COOKIE, LANG_COOKIE, LOGIN_COOKIE, readCookies, sameOrigin, SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, type SessionKeys } from "./session.js";
+import { areaRoutes } from "./areas.js";
+import { randomBytes } from "node:crypto";
+
+// The merchant panel at /panel: server-rendered pages over the same services as the API (see
+// docs/decisions.md). This file holds what every page shares: parsing of form bodies, the
+// security headers, the session, CSRF, sign-in and out, and the environment and language
+// switches. The pages of each area are in their own files (areas.ts lists them).
+
+export interface PanelDeps {
+  services: Services;
+  config: Config;
+  loginThrottle: LoginThrottle;
+}
+
+export interface PanelKit {
+  deps: PanelDeps;
+  keys: SessionKeys;
+  /** Sends a page: the security headers, no caching. */
+  html(reply: FastifyReply, body: string, status?: number): FastifyReply;
+  /** 303 to `to`, carrying a flash (a notice, a secret shown once) in a sealed cookie. */
+  redirect(reply: FastifyReply, p: PanelCtx, to: string, flash?: Flash): FastifyReply;
+}
+
+const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8");
+const hidden = { config: { auth: "public" as const, idempotent: false }, schema: { hide: true } };
+
+// same-origin, not no-referrer: a form post then carries its Origin, which the CSRF check reads;
+// nothing leaks to other sites either way.
+function secure(reply: FastifyReply): FastifyReply {
+  return reply
+    .header("content-security-policy", PAGE_CSP)
+    .header("x-content-type-options", "nosniff")
+    .header("referrer-policy", "same-origin")
+    .header("x-frame-options", "DENY")
+    .header("cross-origin-opener-policy", "same-origin");
+}
+
+/** Only a path inside the panel is a place to go back to (never //evil.example or a URL). */
+export function safeBack(value: unknown, fallback = "/panel"): string {
+  return typeof value === "string" && /^\/panel(\/[A-Za-z0-9_./?=&%-]*)?$/.test(value) && !value.includes("//") ? value : fallback;
+}
+
+export function panelRoutes(deps: PanelDeps) {
+  const { services, config } = deps;
+  const keys = createSessionKeys(config.jwtSecret, config.publicBaseUrl.startsWith("https:"));
+  const css = asset("panel.css");
+  const js = asset("panel.js");
+
+  const flashAad = (s: Session) => `panel-flash:${s.merchantId}:${s.nonce}`;
+  const kit: PanelKit = {
+    deps,
+    keys,
+    html: (reply, body, status = 200) => secure(reply).code(status).header("cache-control", "no-store").type("text/html; charset=utf-8").send(body),
+    redirect(reply, p, to, flash) {
+      if (flash) addCookie(reply, keys.cookie(FLASH_COOKIE, encodeURIComponent(services.sealer.seal(JSON.stringify(flash), flashAad(p.session))), 120));
+      return secure(reply).header("cache-control", "no-store").redirect(to, 303);
+    },
+  };
+
+  function readFlash(req: FastifyRequest, reply: FastifyReply, session: Session, cookies: Record<string, string>): Flash | null {
+    const raw = cookies[FLASH_COOKIE];
+    if (!raw) return null;
+    addCookie(reply, keys.clear(FLASH_COOKIE)); // shown once: a reload finds nothing
+    try {
+      return JSON.parse(services.sealer.open(decodeURIComponent(raw), flashAad(session))) as Flash;
+    } catch {
+      return null;
+    }
+  }
+
+  function langOf(req: FastifyRequest): Lang {
+    return pickLang(req, readCookies(req)[LANG_COOKIE]);
+  }
+
+  function loginPage(req: FastifyRequest, reply: FastifyReply, o: { email?: string; error?: string; notice?: string; status?: number }) {
+    const lang = langOf(req);
+    // A login CSRF token: a random nonce in a short-lived cookie, and its HMAC in the form.
+    const nonce = randomBytes(18).toString("base64url");
+    addCookie(reply, keys.cookie(LOGIN_COOKIE, nonce, 3600));
+    return kit.html(reply, renderLogin(translator(lang), lang, { ...o, csrf: keys.csrfFor(nonce) }), o.status);
+  }
+
+  function forbidden(req: FastifyRequest, reply: FastifyReply) {
+    const t = translator(langOf(req));
+    return kit.html(reply, `<!doctype html><html lang="${langOf(req)}"><head><meta charset="utf-8"><title>403</title></head><body><main><h1>${t("csrf.title")}</h1><p>${t("csrf.body")}</p><p><a href="/panel">${t("nav.home")}</a></p></main></body></html>`, 403);
+  }
+
+  return async (app: FastifyInstance) => {
+    // Forms post urlencoded bodies; the KYC upload posts multipart (files kept in memory,
+    // bounded like the API's upload). Both parsers exist only inside this plugin.
+    app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: 256 * 1024 }, (_req, body, done) => {
+      const out: Record<string, string | string[]> = {};
+      for (const [k, v] of new URLSearchParams(String(body))) {
+        const prev = out[k];
+        out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+      }
+      done(null, out);
+    });
+    await app.register(fastifyMultipart, {
+      attachFieldsToBody: "keyValues",
+      limits: { fileSize: MAX_DOCUMENT_BYTES, files: DOCUMENT_KINDS.length, fields: 10, parts: 20, fieldNameSize: 100, headerPairs: 100 },
+    });
+
+    // A browser asking for / wants the panel; an API client keeps the JSON 404.
+    app.get("/", hidden, async (req, reply) => {
+      if (String(req.headers.accept ?? "").includes("text/html")) return reply.redirect("/panel", 303);
+      return reply.code(404).send(errorBody(404, "Route GET / not found", "not_found"));
+    });
+
+    app.get("/panel/assets/panel.css", hidden, async (_req, reply) =>
+      secure(reply).header("cache-control", "public, max-age=300").type("text/css; charset=utf-8").send(css));
+    app.get("/panel/assets/panel.js", hidden, async (_req, reply) =>
+      secure(reply).header("cache-control", "public, max-age=300").type("text/javascript; charset=utf-8").send(js));
+
+    // Every /panel route but sign-in and the assets needs a valid session of an active merchant.
+    app.addHook("preHandler", async (req, reply) => {
+      const url = req.routeOptions.url ?? "";
+      if (!url.startsWith("/panel") || url.startsWith("/panel/assets/")) return;
+      const cookies = readCookies(req);
+      if (req.method === "POST") {
+        // A state change must come from this origin and carry the token of the session (or,
+        // before sign-in, of the login cookie). A cross-site replay fails here, changing nothing.
+        const given = (req.body as Record<string, unknown> | undefined)?._csrf;
+        const session = keys.verify(cookies[SESSION_COOKIE]);
+        const nonce = session?.nonce ?? cookies[LOGIN_COOKIE];
+        if (!sameOrigin(req, config.publicBaseUrl) || !nonce || !keys.checkCsrf(nonce, given)) return forbidden(req, reply);
+      }
+      if (url === "/panel/login" || url === "/panel/language") return;
+      const session = keys.verify(cookies[SESSION_COOKIE]);
+      const status = session ? await services.merchants.authenticator.merchantStatus(session.merchantId) : null;
+      if (!session || status !== "active") {
+        if (cookies[SESSION_COOKIE]) addCookie(reply, keys.clear(SESSION_COOKIE));
+        const next = req.method === "GET" ? `?next=${encodeURIComponent(req.url)}` : "";
+        return secure(reply).header("cache-control", "no-store").redirect(`/panel/login${next}`, 303);
+      }
+      const merchant = await services.merchants.getMerchant(session.merchantId);
+      const lang = pickLang(req, cookies[LANG_COOKIE]);
+      const locale = lang === "pt-BR" ? "pt-BR" : "en-US";
+      req.panel = {
+        session,
+        ctx: { merchantId: session.merchantId, environment: session.environment, actor: { type: "jwt", id: session.merchantId }, requestId: String(req.id) },
+        t: translator(lang),
+        lang,
+        csrf: keys.csrfFor(session.nonce),
+        merchant: { id: merchant.id, name: merchant.name, email: merchant.email, connectEnabled: merchant.connectEnabled },
+        flash: req.method === "GET" ? readFlash(req, reply, session, cookies) : null,
+        money: (minor, currency) => formatMoney(minor, currency, locale),
+        units: (units, currency) => formatUnits(units, currency, locale),
+        date: (iso, withTime = true) => formatDate(iso, locale, withTime),
+      };
+    });
+
+    app.get<{ Querystring: { next?: string; bye?: string } }>("/panel/login", hidden, async (req, reply) => {
+      const t = translator(langOf(req));
+      return loginPage(req, reply, { notice: req.query.bye ? t("login.signedOut") : undefined });
+    });
+
+    app.post<{ Querystring: { next?: string } }>("/panel/login", hidden, async (req, reply) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const t = translator(langOf(req));
+      const email = text(body, "email") ?? "";
+      const password = typeof body.password === "string" ? body.password : "";
+      if (!email || !password || email.length > 254 || password.length > 200) return loginPage(req, reply, { email, error: t("login.missing"), status: 422 });
+      let merchantId: string;
+      try {
+        merchantId = await deps.loginThrottle.attempt({ email, ip: req.ip }, reply, () => services.merchants.login(email, password));
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        const error = err.code === "unauthorized" ? t("login.wrong")
+          : err.code === "rate_limited" ? t("login.locked", { seconds: String(reply.getHeader("retry-after") ?? "") })
+          : err.code === "forbidden" ? t("login.inactive") : t("login.unavailable");
+        return loginPage(req, reply, { email, error, status: err.statusCode });
+      }
+      addCookie(reply, keys.clear(LOGIN_COOKIE));
+      addCookie(reply, keys.cookie(SESSION_COOKIE, keys.sign(keys.fresh(merchantId)), SESSION_TTL_SECONDS));
+      return secure(reply).header("cache-control", "no-store").redirect(safeBack(req.query.next), 303);
+    });
+
+    app.post("/panel/logout", hidden, async (_req, reply) => {
+      addCookie(reply, keys.clear(SESSION_COOKIE));
+      return secure(reply).redirect("/panel/login?bye=1", 303);
+    });
+
+    app.post("/panel/environment", hidden, async (req, reply) => {
+      const p = req.panel!;
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const environment = body.environment === "production" ? "production" : "sandbox";
+      addCookie(reply, keys.cookie(SESSION_COOKIE, keys.sign({ ...p.session, environment }), Math.max(1, p.session.expiresAt - Math.floor(Date.now() / 1000))));
+      return kit.redirect(reply, p, safeBack(body.back), { notice: p.t(environment === "production" ? "env.nowProduction" : "env.nowSandbox") });
+    });
+
+    app.post("/panel/language", hidden, async (req, reply) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const lang = body.lang === "pt-BR" ? "pt-BR" : "en";
+      addCookie(reply, keys.cookie(LANG_COOKIE, lang, 365 * 24 * 3600));
+      return secure(reply).redirect(safeBack(body.back), 303);
+    });
+
+    await app.register(areaRoutes(kit));
+  };
+}
