@@ -42,7 +42,7 @@ describe("the sandbox card table decides the outcome", () => {
   }
 });
 
-test("a paid card charge records charge.created then charge.paid with spec 2.4 data", async () => {
+test("a paid card charge records charge.created then charge.paid with snake_case data in cents", async () => {
   const c = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa, { postbackUrl: "http://127.0.0.1:9/hook" }, { installments: 3 }));
   const rows = await eventTypes(c.id);
   assert.deepEqual(rows.map((r) => r.type), ["charge.created", "charge.paid"]);

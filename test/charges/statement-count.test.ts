@@ -62,6 +62,12 @@ describe("statements per charge", { skip: onPostgres ? false : "counted at node-
     assert.ok(s.length <= 3, `expected at most 3 statements, got ${s.length}:\n${show(s)}`);
   });
 
+  it("a client's metadata.subscriptionId is only metadata: the same three, no transaction opened for it", async () => {
+    const s = await count(cardCharge(CARDS.visa, { metadata: { subscriptionId: "sub_01jd3k2m4n7a8b9c0d1e2f3g4h" } }));
+    assert.ok(s.length <= 3, `expected at most 3 statements, got ${s.length}:\n${show(s)}`);
+    assert.ok(!s.some((q) => /^\s*begin/i.test(q)), show(s));
+  });
+
   it("with an Idempotency-Key, two more: the key's claim and its saved answer", async () => {
     const s = await count(cardCharge(CARDS.visa), { "idempotency-key": `k-${Date.now()}-${Math.random()}` });
     assert.ok(s.length <= 5, `expected at most 5 statements, got ${s.length}:\n${show(s)}`);

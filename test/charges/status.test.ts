@@ -7,9 +7,11 @@ const ALLOWED = new Set([
   "authentication_required>paid", "authentication_required>refused", "authentication_required>failed",
   "in_analysis>paid", "in_analysis>refused",
   "paid>refunded",
+  // A live charge's provider reports a chargeback (charged_back is final).
+  "paid>charged_back",
 ]);
 
-test("the transition table allows exactly the moves of spec 3.1 and the sandbox flows", () => {
+test("the transition table allows exactly the API's charge moves and the sandbox flows", () => {
   for (const from of CHARGE_STATUSES) {
     for (const to of CHARGE_STATUSES) {
       const key = `${from}>${to}`;
@@ -19,7 +21,7 @@ test("the transition table allows exactly the moves of spec 3.1 and the sandbox 
 });
 
 test("a refused move throws invalid_state (409) naming both statuses", () => {
-  const terminal: ChargeStatus[] = ["refused", "failed", "refunded"];
+  const terminal: ChargeStatus[] = ["refused", "failed", "refunded", "charged_back"];
   for (const from of terminal) {
     assert.throws(() => assertTransition("ch_x", from, "paid"), (err: { code?: string; statusCode?: number; message?: string }) =>
       err.code === "invalid_state" && err.statusCode === 409 && err.message!.includes(from));

@@ -82,6 +82,47 @@ test("listen forwards a triggered charge.paid, signed with the secret it printed
   }
 });
 
+test("listen forwards what an endpoint would receive: trigger charge.failed gives charge.failed, not the legacy charge.updated, unless --include-postback-events", async () => {
+  const endpointView = startProcess(process.execPath, [BIN, "listen", "--forward-to", `${receiver.url}/endpoint-view`], env());
+  const withPostbacks = startProcess(process.execPath, [BIN, "listen", "--forward-to", `${receiver.url}/with-postbacks`, "--include-postback-events"], env());
+  try {
+    await endpointView.waitFor(/signing secret is whsec_/, 30_000);
+    await withPostbacks.waitFor(/signing secret is whsec_/, 30_000);
+    // Printed right after the ready line, possibly in a later chunk of output.
+    await endpointView.waitFor(/Forwarding what a webhook endpoint receives: not charge\.updated or submerchant\.status_changed, which go only to postback URLs \(--include-postback-events forwards them too\)/, 30_000);
+    assert.doesNotMatch(withPostbacks.stdout(), /Forwarding what a webhook endpoint receives/);
+
+    const { stdout } = await feiraCli(["trigger", "charge.failed"]);
+    const [, chargeId] = stdout.match(/Created charge (ch_\w+) /) ?? assert.fail(stdout);
+    const about = (path: string, event: string) => (req: { path: string; body: string }) =>
+      req.path === path && (JSON.parse(req.body) as { event?: string; data?: { id?: string } }).event === event && req.body.includes(chargeId!);
+    // The flag forwards the legacy event, with its postback envelope {event, data}.
+    const legacy = await waitUntil(receiver, about("/with-postbacks", "charge.updated"));
+    assert.deepEqual(Object.keys(JSON.parse(legacy.body)).sort(), ["data", "event"]);
+    await waitUntil(receiver, about("/with-postbacks", "charge.failed"));
+    await waitUntil(receiver, about("/endpoint-view", "charge.failed"));
+
+    // Events are forwarded in order: once a later event has reached /endpoint-view, the legacy
+    // event (made with the failed charge, before it) would have too.
+    const later = await feiraCli(["trigger", "charge.paid"]);
+    const [, paidId] = later.stdout.match(/Created charge (ch_\w+) /) ?? assert.fail(later.stdout);
+    await waitUntil(receiver, (req) => req.path === "/endpoint-view" && req.body.includes(`"event":"charge.paid"`) && req.body.includes(paidId!));
+    const seen = receiver.requests.filter((req) => req.path === "/endpoint-view").map((req) => (JSON.parse(req.body) as { event: string }).event);
+    assert.ok(!seen.includes("charge.updated"), `no legacy event forwarded by default: ${seen.join(", ")}`);
+    assert.doesNotMatch(endpointView.stdout(), /charge\.updated \[/);
+  } finally {
+    await endpointView.stop();
+    await withPostbacks.stop();
+  }
+
+  // Asking for a postback-only event by name, without the flag, says what it is.
+  await assert.rejects(feiraCli(["listen", "--forward-to", `${receiver.url}/x`, "--events", "charge.failed,charge.updated"]), (err: { stderr: string; code: number }) => {
+    assert.match(err.stderr, /charge\.updated go only to postback URLs, never to webhook endpoints: add --include-postback-events to forward them/);
+    assert.equal(err.code, 2);
+    return true;
+  });
+});
+
 test("trigger refuses production keys and unknown events", async () => {
   await assert.rejects(feiraCli(["trigger", "charge.paid", "--api-key", "sk_live_abc"]), (err: { stderr: string }) => /sandbox keys/.test(err.stderr));
   await assert.rejects(feiraCli(["trigger", "charge.exploded"]), (err: { stderr: string }) => /supported: charge\./.test(err.stderr));
@@ -91,6 +132,13 @@ async function waitForRequest(r: Receiver, match: (body: { event?: string }) => 
   for (let n = 1; ; n++) {
     const seen = await r.waitFor(n, 30_000);
     const found = seen.find((req) => match(JSON.parse(req.body) as { event?: string }));
+    if (found) return found;
+  }
+}
+
+async function waitUntil(r: Receiver, match: (req: { path: string; body: string }) => boolean) {
+  for (let n = 1; ; n++) {
+    const found = (await r.waitFor(n, 30_000)).find(match);
     if (found) return found;
   }
 }

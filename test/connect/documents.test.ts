@@ -7,7 +7,7 @@ import { drainTasks } from "../../src/jobs/runner.js";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
-import { admin, call, createSubmerchant, FILES, keysOf, multipart, REQUIRED_FILES, seedMaster, upload } from "./helpers.js";
+import { admin, call, createSubmerchant, FILES, keyOf, multipart, REQUIRED_FILES, seedMaster, upload } from "./helpers.js";
 
 // KYC documents (checked by content, sealed, listed by metadata) and accreditation (the guarded
 // transition table, the 6.3 notification, what a submerchant that is not active may not do).
@@ -89,8 +89,8 @@ test("refused uploads store nothing: unknown or text fields 422, content that is
   expectStatus(await upload(t, null, sm.id, REQUIRED_FILES), 401);
   const other = await seedMaster(t);
   expectStatus(await upload(t, other.sandboxKey, sm.id, REQUIRED_FILES), 404);
-  const keys = await keysOf(t, master.sandboxKey, sm.id);
-  expectStatus(await upload(t, keys.sandbox, sm.id, REQUIRED_FILES), 403);
+  const smKey = await keyOf(t, master.sandboxKey, sm.id);
+  expectStatus(await upload(t, smKey, sm.id, REQUIRED_FILES), 403);
   assert.equal(await count(), 0);
   // A multipart body elsewhere is still refused as before.
   const elsewhere = multipart([{ field: "name", content: "x" }]);
@@ -150,7 +150,8 @@ test("accreditation follows the table (invalid moves 409), needs the required do
 
 test("a submerchant that is not active: resend-webhook 422 saying it is inactive, no production charges; once active both work", async () => {
   const sm = await createSubmerchant(t, master.sandboxKey);
-  const keys = await keysOf(t, master.sandboxKey, sm.id);
+  const liveSm = await createSubmerchant(t, master.productionKey);
+  const keys = { sandbox: await keyOf(t, master.sandboxKey, sm.id), production: await keyOf(t, master.productionKey, liveSm.id) };
   // Sandbox charges are allowed while pending (that is how it tests).
   const charge = await call(t, "POST", "/v1/charges", keys.sandbox, cardCharge(CARDS.visa));
   expectStatus(charge, 201);
@@ -163,6 +164,12 @@ test("a submerchant that is not active: resend-webhook 422 saying it is inactive
   expectStatus(await upload(t, master.sandboxKey, sm.id, REQUIRED_FILES), 201);
   expectStatus(await setStatus(sm.id, "active"), 200);
   expectStatus(await call(t, "POST", `/v1/charges/${charge.json().id}/resend-webhook`, keys.sandbox, { status: "paid" }), 202);
+  // Accredited in sandbox is simulated: the production registration is still not active.
+  const stillPending = await call(t, "POST", "/v1/charges", keys.production, cardCharge(CARDS.visa));
+  expectStatus(stillPending, 422);
+  assert.match(stillPending.json().message, /not active/);
+  expectStatus(await upload(t, master.productionKey, liveSm.id, REQUIRED_FILES), 201);
+  expectStatus(await setStatus(liveSm.id, "active"), 200);
   // Past the Connect check, a production charge meets the missing production processor.
   const liveAgain = await call(t, "POST", "/v1/charges", keys.production, cardCharge(CARDS.visa));
   expectStatus(liveAgain, 422);

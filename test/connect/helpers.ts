@@ -110,11 +110,18 @@ export async function activate(t: TestApp, masterKey: string, id: string): Promi
   expectStatus(await admin(t, "POST", `/v1/admin/submerchants/${id}/status`, { status: "active" }), 200);
 }
 
-export async function keysOf(t: TestApp, masterKey: string, id: string): Promise<{ sandbox: string; production: string }> {
+/**
+ * The submerchant's key, as its master sees it through api-keys: exactly one, of the master's
+ * key's environment (a submerchant exists only in the environment that registered it).
+ */
+export async function keyOf(t: TestApp, masterKey: string, id: string): Promise<string> {
   const res = await call(t, "GET", `/v1/submerchants/${id}/api-keys`, masterKey);
   expectStatus(res, 200);
   const keys = res.json().keys as { environment: string; key: string }[];
-  return { sandbox: keys.find((k) => k.environment === "sandbox")!.key, production: keys.find((k) => k.environment === "production")!.key };
+  const environment = masterKey.startsWith("sk_live_") ? "production" : "sandbox";
+  assert.deepEqual(keys.map((k) => k.environment), [environment], `api-keys answers only ${environment} keys: ${res.body}`);
+  assert.match(keys[0]!.key, environment === "production" ? /^sk_live_/ : /^sk_test_/);
+  return keys[0]!.key;
 }
 
 export async function balanceOf(t: TestApp, key: string): Promise<{ available: number; pending: number }> {

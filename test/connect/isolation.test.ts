@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { LightMyRequestResponse } from "fastify";
 import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { methodCharge } from "../helpers/charges.js";
-import { activate, call, createSubmerchant, FEES, keysOf, multipart, REQUIRED_FILES, seedMaster } from "./helpers.js";
+import { activate, call, createSubmerchant, FEES, keyOf, multipart, REQUIRED_FILES, seedMaster } from "./helpers.js";
 
 // Every Connect route that names a resource, called by someone who must not reach it: no key,
 // another master, another master's submerchant, a merchant without Connect, and the other
@@ -11,7 +11,7 @@ import { activate, call, createSubmerchant, FEES, keysOf, multipart, REQUIRED_FI
 
 let t: TestApp;
 let master: SeededMerchant;
-let sm: { id: string; key: string; production: string };
+let sm: { id: string; key: string };
 let payoutId: string;
 let documentId: string;
 const callers: Record<string, string | null> = {};
@@ -21,8 +21,7 @@ before(async () => {
   master = await seedMaster(t, FEES);
   const created = await createSubmerchant(t, master.sandboxKey);
   await activate(t, master.sandboxKey, created.id);
-  const keys = await keysOf(t, master.sandboxKey, created.id);
-  sm = { id: created.id, key: keys.sandbox, production: keys.production };
+  sm = { id: created.id, key: await keyOf(t, master.sandboxKey, created.id) };
   const c = await call(t, "POST", "/v1/charges", sm.key, methodCharge({ type: "pix" }, { amount: 100 }));
   expectStatus(await call(t, "POST", `/v1/sandbox/charges/${c.json().id}/pay`, sm.key), 200);
   expectStatus(await call(t, "POST", "/v1/sandbox/settle", sm.key), 200);
@@ -35,7 +34,7 @@ before(async () => {
   const foreign = await createSubmerchant(t, other.sandboxKey);
   callers["no key"] = null;
   callers["another master"] = other.sandboxKey;
-  callers["another master's submerchant"] = (await keysOf(t, other.sandboxKey, foreign.id)).sandbox;
+  callers["another master's submerchant"] = await keyOf(t, other.sandboxKey, foreign.id);
   callers["a merchant without Connect"] = (await seedMerchant(t)).sandboxKey;
   callers["a revoked-looking key"] = "sk_test_doesnotexist00000000000000";
 });
@@ -84,19 +83,13 @@ test("lists never show another Connect's submerchants or payouts; fees-info show
   }
 });
 
-test("payouts belong to an environment: the production key of the master or the submerchant does not see sandbox ones", async () => {
-  for (const key of [master.productionKey, sm.production]) {
-    expectStatus(await call(t, "GET", `/v1/payout-requests/${payoutId}`, key), 404);
-    const list = await call(t, "GET", "/v1/payout-requests", key);
-    expectStatus(list, 200);
-    assert.equal(list.json().total, 0);
-  }
-  // The production balance is its own: nothing to pay out there.
-  const live = await call(t, "POST", `/v1/submerchants/${sm.id}/payout-requests`, master.productionKey, { amount: 1000 });
-  expectStatus(live, 422);
-  assert.match(live.json().message, /available balance/);
-  // The submerchant is an account, like its master: the same in both environments.
-  expectStatus(await call(t, "GET", `/v1/submerchants/${sm.id}`, master.productionKey), 200);
+test("a sandbox submerchant does not exist for the master's production key: its payouts, its registration and new payouts are 404", async () => {
+  expectStatus(await call(t, "GET", `/v1/payout-requests/${payoutId}`, master.productionKey), 404);
+  const list = await call(t, "GET", "/v1/payout-requests", master.productionKey);
+  expectStatus(list, 200);
+  assert.equal(list.json().total, 0);
+  expectStatus(await call(t, "POST", `/v1/submerchants/${sm.id}/payout-requests`, master.productionKey, { amount: 1000 }), 404);
+  expectStatus(await call(t, "GET", `/v1/submerchants/${sm.id}`, master.productionKey), 404);
 });
 
 test("admin routes refuse merchant keys and no key (401)", async () => {

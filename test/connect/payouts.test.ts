@@ -7,9 +7,9 @@ import { drainTasks } from "../../src/jobs/runner.js";
 import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { methodCharge } from "../helpers/charges.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
-import { activate, admin, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keysOf, seedMaster } from "./helpers.js";
+import { activate, admin, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
 
-// Payout requests (spec 2.7, 3.3, 8): fee arithmetic, prerequisites, the reserve that racing
+// Payout requests: fee arithmetic, prerequisites, the reserve that racing
 // requests cannot overdraw, exactly once per Idempotency-Key, lists, and the admin's decision
 // with its ledger moves, Pix transfer and event to the submerchant's endpoints.
 
@@ -30,7 +30,7 @@ after(async () => {
 async function fundedSubmerchant(reais: number, m: SeededMerchant = master) {
   const sm = await createSubmerchant(t, m.sandboxKey);
   await activate(t, m.sandboxKey, sm.id);
-  const key = (await keysOf(t, m.sandboxKey, sm.id)).sandbox;
+  const key = await keyOf(t, m.sandboxKey, sm.id);
   if (reais > 0) {
     const c = await call(t, "POST", "/v1/charges", key, methodCharge({ type: "pix" }, { amount: reais }));
     expectStatus(c, 201);
@@ -52,7 +52,7 @@ test("fee = fixed + amount x percentage / 100, half-up once: 200 + 1 % of 10000 
   assert.match(p.id, /^po_/);
   assert.deepEqual({ ...p, id: undefined, createdAt: undefined }, {
     id: undefined, createdAt: undefined, merchantId: sm.id, amount: 10000, currency: "BRL", status: "pending",
-    payoutFee: 300, netAmount: 9700, processedAt: null, reason: null,
+    payoutFee: 300, netAmount: 9700, processedAt: null, reason: null, endToEndId: null,
   });
   assert.deepEqual(await balanceOf(t, sm.key), { available: 39500, pending: 0 });
   // 1 % of 10050 = 100.5 -> 101 (half-up), + 200.
@@ -169,6 +169,11 @@ test("approval pays by Pix (recorded by the processor), leaves the ledger and se
   expectStatus(approved, 200);
   assert.equal(approved.json().status, "approved");
   assert.ok(approved.json().processedAt);
+  // The simulator's transfer has an end-to-end id of the Pix shape, from its own ISPB, dated at the approval (UTC, to the minute).
+  const e2e = /^E99999999(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)[A-Za-z0-9]{11}$/.exec(approved.json().endToEndId);
+  assert.ok(e2e, `a Pix end-to-end id: ${approved.body}`);
+  const dated = Date.UTC(+e2e[1]!, +e2e[2]! - 1, +e2e[3]!, +e2e[4]!, +e2e[5]!);
+  assert.ok(Math.abs(Date.parse(approved.json().processedAt) - dated) < 120_000, `dated at the approval: ${approved.body}`);
   expectStatus(await admin(t, "POST", `/v1/admin/payout-requests/${p.id}/approve`), 409);
   expectStatus(await admin(t, "POST", `/v1/admin/payout-requests/${p.id}/reject`), 409);
   expectStatus(await admin(t, "POST", "/v1/admin/payout-requests/po_missing/approve"), 404);
@@ -202,7 +207,8 @@ test("approval pays by Pix (recorded by the processor), leaves the ledger and se
   assert.deepEqual(Object.keys(ok).sort(), ["data", "event", "id"]);
   assert.deepEqual(ok.data, {
     id: p.id, merchantId: sm.id, amount: 10000, currency: "BRL", status: "approved", payoutFee: 300, netAmount: 9700,
-    processedAt: approved.json().processedAt,
+    processedAt: approved.json().processedAt, endToEndId: approved.json().endToEndId,
   });
   assert.equal(byEvent.get("payout.rejected")!.data.status, "rejected");
+  assert.equal(byEvent.get("payout.rejected")!.data.endToEndId, null);
 });

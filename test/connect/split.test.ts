@@ -4,9 +4,9 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/client.js";
 import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge, methodCharge } from "../helpers/charges.js";
-import { activate, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keysOf, seedMaster } from "./helpers.js";
+import { activate, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
 
-// Split (spec 8): recipients within the originator's Connect, checked before the processor;
+// Split: recipients within the originator's Connect, checked before the processor;
 // shares of the net after fees, reserved as the recipients' pending balance at payment and
 // available at settlement; refunds take them back in proportion; the ledger sums to zero.
 
@@ -24,7 +24,7 @@ before(async () => {
   for (let i = 0; i < 2; i++) {
     const sm = await createSubmerchant(t, master.sandboxKey);
     await activate(t, master.sandboxKey, sm.id);
-    made.push({ id: sm.id, key: (await keysOf(t, master.sandboxKey, sm.id)).sandbox });
+    made.push({ id: sm.id, key: await keyOf(t, master.sandboxKey, sm.id) });
   }
   [a, b] = made as [typeof a, typeof b];
   otherMaster = await seedMaster(t, FEES);
@@ -58,10 +58,16 @@ test("a split outside the originator's Connect, over 100 %, zero, or to itself i
     expectStatus(res, 422);
     assert.match(res.json().message, message, JSON.stringify(split));
   }
-  const pendingSub = await createSubmerchant(t, master.sandboxKey);
+  const pendingSub = await createSubmerchant(t, master.productionKey);
   const live = await charge(master.productionKey, cardCharge(CARDS.visa, { split: [{ merchantId: pendingSub.id, percentage: 10 }] }));
   expectStatus(live, 422);
   assert.match(live.json().message, /split\.0\.merchantId .* is not an active submerchant/);
+  // An active sandbox submerchant is a stranger to a production charge, and the reverse.
+  for (const [key, recipient] of [[master.productionKey, a.id], [master.sandboxKey, pendingSub.id]] as const) {
+    const crossed = await charge(key, cardCharge(CARDS.visa, { split: [{ merchantId: recipient, percentage: 10 }] }));
+    expectStatus(crossed, 422);
+    assert.match(crossed.json().message, /split\.0\.merchantId .* is not part of this merchant's Connect/);
+  }
   assert.deepEqual(await counts(), before, "no charge and no processor call for a refused split");
 });
 

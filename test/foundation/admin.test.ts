@@ -160,7 +160,7 @@ test("PUT fees: bounds and shapes are 422 naming the field", async () => {
     [fee({ definition: { fixed: 0, percentages: [1, -0.01] } }), /^fees\.0\.definition\.percentages\.1 must be >= 0$/],
     [fee({ definition: { fixed: 0, percentages: [1.00001] } }), /^fees\.0\.definition\.percentages\.0 must be multiple of 0\.0001$/],
     [fee({ definition: { fixed: 0, percentages: Array(13).fill(1) } }), /^fees\.0\.definition\.percentages must NOT have more than 12 items$/],
-    [fee({ definition: { fixed: 0, percentages: ["2.5"] } }), /^fees\.0\.definition\.percentages\.0 must be number$/],
+    [fee({ definition: { fixed: 0, percentages: ["2.5"] } }), /^fees\.0\.definition\.percentages\.0 must be a number, not a string$/],
     [fee({ definition: { fixed: -1, percentages: [] } }), /^fees\.0\.definition\.fixed must be >= 0$/],
     [fee({ definition: { fixed: 1.5, percentages: [] } }), /^fees\.0\.definition\.fixed must be integer$/],
     [fee({ definition: { percentages: [] } }), /^fees\.0\.definition\.fixed is required$/],

@@ -37,7 +37,7 @@ test("local defaults", () => {
   assert.equal(c.databaseUrl, undefined);
   assert.equal(c.adminApiKey, undefined);
   assert.equal(c.publicBaseUrl, "http://localhost:3000");
-  assert.equal(c.panelUrl, "http://localhost:3000");
+  assert.equal(c.panelUrl, "http://localhost:3000/panel");
   assert.equal(c.webhookRetryScale, 1);
   assert.equal(c.webhookAllowPrivateUrls, false);
   assert.equal(c.logLevel, "info");
@@ -144,6 +144,14 @@ test("short secrets, bad URLs, levels and flags are refused, all in one error", 
   assert.deepEqual(problemsOf({ DATA_DIR: tempDir(), PANEL_URL: "javascript:alert(1)" }), ["PANEL_URL must be an http(s) URL"]);
 });
 
+test("TRUST_PROXY_HOPS is a small whole number, 0 (X-Forwarded-For ignored) by default", () => {
+  assert.equal(loadConfig({ DATA_DIR: tempDir() }).trustProxyHops, 0);
+  assert.equal(loadConfig({ DATA_DIR: tempDir(), TRUST_PROXY_HOPS: "2" }).trustProxyHops, 2);
+  for (const TRUST_PROXY_HOPS of ["true", "-1", "1.5", "11"]) {
+    assert.deepEqual(problemsOf({ DATA_DIR: tempDir(), TRUST_PROXY_HOPS }), ["TRUST_PROXY_HOPS must be an integer between 0 and 10"], TRUST_PROXY_HOPS);
+  }
+});
+
 test("optional settings are parsed", () => {
   const c = loadConfig({
     DATA_DIR: tempDir(),
@@ -158,7 +166,7 @@ test("optional settings are parsed", () => {
   });
   assert.equal(c.host, "0.0.0.0");
   assert.equal(c.publicBaseUrl, "https://pay.example.com", "trailing slash removed");
-  assert.equal(c.panelUrl, "https://pay.example.com");
+  assert.equal(c.panelUrl, "https://pay.example.com/panel", "the panel is served under /panel");
   assert.equal(c.webhookRetryScale, 0.001);
   assert.equal(c.webhookAllowPrivateUrls, true);
   assert.equal(c.logLevel, "warn");
@@ -182,4 +190,86 @@ test("a corrupt secrets.json is reported, not silently replaced", () => {
   const [problem] = problemsOf({ DATA_DIR: dataDir });
   assert.match(problem!, new RegExp(`${path.join(dataDir, "secrets.json")} is not valid JSON`));
   assert.equal(readFileSync(path.join(dataDir, "secrets.json"), "utf8"), "{not json", "the file is left for the operator");
+});
+
+test("MAX_AMOUNT_MINOR and MAX_AMOUNT_MINOR_<CUR> set the amount ceilings; 99999999 minor units by default", () => {
+  const env = { ...secrets() };
+  assert.deepEqual(loadConfig(env).amountLimits, { defaultMaxMinor: 99_999_999, maxMinorByCurrency: {} });
+  assert.deepEqual(loadConfig({ ...env, MAX_AMOUNT_MINOR: "500000", MAX_AMOUNT_MINOR_JPY: "1000", MAX_AMOUNT_MINOR_USD: "", MAX_AMOUNT_MINOR_IDR: " 99999999999999 " }).amountLimits, {
+    defaultMaxMinor: 500_000, maxMinorByCurrency: { JPY: 1000, IDR: 99_999_999_999_999 },
+  });
+  assert.deepEqual(problemsOf({ ...env, MAX_AMOUNT_MINOR: "0", MAX_AMOUNT_MINOR_BRL: "1.5", MAX_AMOUNT_MINOR_brl: "1", MAX_AMOUNT_MINOR_XAU: "1", MAX_AMOUNT_MINOR_JPY: "9007199254740992" }).sort(), [
+    "MAX_AMOUNT_MINOR must be a whole number of minor units from 1 to 9007199254740991 (99999999 is 999999.99 BRL)",
+    "MAX_AMOUNT_MINOR_BRL must be a whole number of minor units from 1 to 9007199254740991 (99999999 is 999999.99 BRL)",
+    "MAX_AMOUNT_MINOR_JPY must be a whole number of minor units from 1 to 9007199254740991 (99999999 is 999999.99 BRL)",
+    "MAX_AMOUNT_MINOR_XAU: XAU is not a supported ISO 4217 currency code (upper-case, e.g. MAX_AMOUNT_MINOR_JPY)",
+    "MAX_AMOUNT_MINOR_brl: brl is not a supported ISO 4217 currency code (upper-case, e.g. MAX_AMOUNT_MINOR_JPY)",
+  ]);
+});
+
+test("DATABASE_POOL_MODE is session by default or transaction; DATABASE_DIRECT_URL goes with DATABASE_URL", () => {
+  const pg = { ...secrets(), DATABASE_URL: "postgres://u:p@pooler:6432/feira" };
+  const plain = loadConfig(pg);
+  assert.equal(plain.databasePoolMode, "session");
+  assert.equal(plain.databaseDirectUrl, undefined);
+  const pooled = loadConfig({ ...pg, DATABASE_POOL_MODE: "transaction", DATABASE_DIRECT_URL: "postgres://u:p@db:5432/feira" });
+  assert.equal(pooled.databasePoolMode, "transaction");
+  assert.equal(pooled.databaseDirectUrl, "postgres://u:p@db:5432/feira");
+  assert.deepEqual(problemsOf({ ...pg, DATABASE_POOL_MODE: "statement" }), ['DATABASE_POOL_MODE must be "session" or "transaction"']);
+  assert.deepEqual(problemsOf({ ...pg, DATABASE_DIRECT_URL: "mysql://db/feira" }), ["DATABASE_DIRECT_URL must start with postgres://"]);
+  assert.deepEqual(problemsOf({ DATA_DIR: tempDir(), DATABASE_POOL_MODE: "transaction", DATABASE_DIRECT_URL: "postgres://db/feira" }), [
+    "DATABASE_DIRECT_URL needs DATABASE_URL (the pooled connection it goes with)",
+    "DATABASE_POOL_MODE=transaction needs DATABASE_URL (a pooler in front of PostgreSQL)",
+  ]);
+});
+
+test("live processors: PAYMENT_PROCESSOR or PAYMENT_ROUTES with their credentials and the call bounds", () => {
+  const dataDir = tempDir();
+  const none = loadConfig({ DATA_DIR: dataDir });
+  assert.deepEqual(none.live.routes, {}, "no live processor: production charges are refused");
+  assert.equal(none.live.pagarme.apiUrl, "https://api.pagar.me/core/v5");
+  assert.equal(none.live.mercadopago.apiUrl, "https://api.mercadopago.com");
+  assert.equal(none.live.timeoutMs, 15_000);
+  assert.equal(none.live.reconcileIntervalMs, 60_000);
+  assert.equal(none.live.maxWaiting, 1024);
+
+  const single = loadConfig({ DATA_DIR: dataDir, PAYMENT_PROCESSOR: "pagarme", PAGARME_SECRET_KEY: "sk_live_x", PAGARME_API_URL: "http://127.0.0.1:9/core/v5/" });
+  assert.deepEqual(single.live.routes, { credit_card: ["pagarme"], pix: ["pagarme"], boleto: ["pagarme"] });
+  assert.equal(single.live.pagarme.secretKey, "sk_live_x");
+  assert.equal(single.live.pagarme.apiUrl, "http://127.0.0.1:9/core/v5");
+
+  const routed = loadConfig({
+    DATA_DIR: dataDir, PAYMENT_ROUTES: "credit_card=pagarme|mercadopago,pix=mercadopago",
+    PAGARME_SECRET_KEY: "sk", MERCADOPAGO_ACCESS_TOKEN: "at", MERCADOPAGO_WEBHOOK_SECRET: "ws", MERCADOPAGO_PUBLIC_KEY: "pk",
+    PROCESSOR_TIMEOUT_MS: "2500", PROCESSOR_RECONCILE_INTERVAL_MS: "5000", PROCESSOR_MAX_WAITING: "64",
+    PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND: "300", PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS: "40",
+  });
+  assert.deepEqual(routed.live.routes, { credit_card: ["pagarme", "mercadopago"], pix: ["mercadopago"] });
+  assert.deepEqual(routed.live.mercadopago, { accessToken: "at", webhookSecret: "ws", publicKey: "pk", apiUrl: "https://api.mercadopago.com" });
+  assert.equal(routed.live.timeoutMs, 2500);
+  assert.equal(routed.live.reconcileIntervalMs, 5000);
+  assert.deepEqual(routed.live.webhookLookups, { perSecond: 300, perAddressPerSecond: 40 });
+  assert.deepEqual(single.live.webhookLookups, { perSecond: 200, perAddressPerSecond: 100 });
+  assert.equal(routed.live.maxWaiting, 64);
+  // Mercado Pago's public key is needed only when it serves cards.
+  assert.deepEqual(loadConfig({ DATA_DIR: dataDir, PAYMENT_ROUTES: "pix=mercadopago", MERCADOPAGO_ACCESS_TOKEN: "at", MERCADOPAGO_WEBHOOK_SECRET: "ws" }).live.routes, { pix: ["mercadopago"] });
+});
+
+test("live processors: the start is refused naming the variable to fix", () => {
+  const dataDir = tempDir();
+  const one = (env: NodeJS.ProcessEnv, pattern: RegExp) => {
+    const problems = problemsOf({ DATA_DIR: dataDir, ...env });
+    assert.ok(problems.some((p) => pattern.test(p)), `${JSON.stringify(problems)} should match ${pattern}`);
+  };
+  one({ PAYMENT_PROCESSOR: "cielo" }, /^PAYMENT_PROCESSOR=cielo is not a known processor/);
+  one({ PAYMENT_PROCESSOR: "sandbox" }, /^PAYMENT_PROCESSOR=sandbox is not allowed/);
+  one({ PAYMENT_ROUTES: "pix=cielo" }, /^PAYMENT_ROUTES: "cielo" \(for pix\) is not a known processor/);
+  one({ PAYMENT_ROUTES: "oxxo=pagarme", PAGARME_SECRET_KEY: "sk" }, /^PAYMENT_ROUTES: pagarme does not serve oxxo/);
+  one({ PAYMENT_PROCESSOR: "pagarme" }, /^PAGARME_SECRET_KEY is required by PAYMENT_PROCESSOR/);
+  one({ PAYMENT_ROUTES: "pix=mercadopago", MERCADOPAGO_ACCESS_TOKEN: "at" }, /^MERCADOPAGO_WEBHOOK_SECRET is required by PAYMENT_ROUTES/);
+  one({ PAYMENT_ROUTES: "credit_card=mercadopago", MERCADOPAGO_ACCESS_TOKEN: "at", MERCADOPAGO_WEBHOOK_SECRET: "ws" }, /^MERCADOPAGO_PUBLIC_KEY is required/);
+  one({ PAYMENT_PROCESSOR: "pagarme", PAGARME_SECRET_KEY: "sk", PAGARME_API_URL: "ftp://x" }, /^PAGARME_API_URL must be an http\(s\) URL/);
+  one({ PROCESSOR_TIMEOUT_MS: "0" }, /^PROCESSOR_TIMEOUT_MS must be an integer/);
+  one({ PROCESSOR_RECONCILE_INTERVAL_MS: "soon" }, /^PROCESSOR_RECONCILE_INTERVAL_MS must be an integer/);
+  one({ PROCESSOR_MAX_WAITING: "0" }, /^PROCESSOR_MAX_WAITING must be an integer between 1 and 65536/);
 });

@@ -4,8 +4,9 @@ import { Writable } from "node:stream";
 import type { LightMyRequestResponse } from "fastify";
 import { sql } from "../../src/db/client.js";
 import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { CARDS, cardCharge, createCharge } from "../helpers/charges.js";
 
-// CONTRACT section 5: every error, the framework's own included, is {statusCode, message,
+// Every error, the framework's own included, is {statusCode, message,
 // error}; a 500 shows nothing of its cause to the client and is logged with the request id.
 
 const SECRET_DETAIL = "db password hunter2 at /srv/feira/src/secret.ts:42";
@@ -39,7 +40,7 @@ after(async () => { await t.close(); });
 const auth = () => ({ authorization: basic(m.sandboxKey) });
 const validCustomer = { name: "Ana", email: "ana@example.com", documentId: "52998224725", documentType: "cpf" };
 
-/** The contract's error body, with the status's reason phrase. */
+/** The error body {statusCode, message, error, code}, with the status's reason phrase. */
 function expectError(res: LightMyRequestResponse, status: number, message?: RegExp): void {
   expectStatus(res, status);
   assert.match(String(res.headers["content-type"]), /^application\/json/);
@@ -64,9 +65,9 @@ test("malformed JSON is 400", async () => {
   expectError(res, 400, /Malformed JSON/);
 });
 
-test("an empty body sent as JSON is 400", async () => {
+test("an empty body sent as JSON is a missing body: 422 saying what to send", async () => {
   const res = await t.app.inject({ method: "POST", url: "/v1/customers", headers: { ...auth(), "content-type": "application/json" }, payload: "" });
-  expectError(res, 400);
+  expectError(res, 422, /^body is missing: this route takes a JSON object, sent with Content-Type: application\/json/);
 });
 
 test("a JSON body with __proto__ is refused as malformed (400)", async () => {
@@ -176,4 +177,84 @@ test("a failed request changes nothing", async () => {
   const list = await t.app.inject({ url: "/v1/customers", headers: h });
   expectStatus(list, 200);
   assert.deepEqual(list.json().data, []);
+});
+
+// Errors that teach: what a newcomer sends by mistake is answered with what to send instead.
+
+function expectMessage(res: LightMyRequestResponse, status: number, message: string): void {
+  expectStatus(res, status);
+  assert.deepEqual(res.json(), { statusCode: status, message, error: res.json().error, code: res.json().code }, res.body);
+  assert.equal(res.json().message, message);
+}
+
+test("a route whose body is optional takes a missing body as {}: the refund of everything left", async () => {
+  const charge = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+  // No body and no Content-Type, as `curl -X POST` sends it.
+  const res = await t.app.inject({ method: "POST", url: `/v1/charges/${charge.id}/refund`, headers: auth() });
+  expectStatus(res, 201);
+  assert.equal(res.json().amount, 100);
+  assert.equal(res.json().chargeStatus, "refunded");
+
+  // With Content-Type: application/json and an empty body, the same.
+  const other = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+  const typed = await t.app.inject({
+    method: "POST", url: `/v1/charges/${other.id}/refund`, headers: { ...auth(), "content-type": "application/json" }, payload: "",
+  });
+  expectStatus(typed, 201);
+  assert.equal(typed.json().chargeStatus, "refunded");
+});
+
+test("a body that is literally null is still refused where the body is optional", async () => {
+  const charge = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+  const res = await t.app.inject({
+    method: "POST", url: `/v1/charges/${charge.id}/refund`, headers: { ...auth(), "content-type": "application/json" }, payload: "null",
+  });
+  expectMessage(res, 422, "body must be object");
+});
+
+test("a route that needs a body, called without one, says what to send", async () => {
+  const expected = "body is missing: this route takes a JSON object, sent with Content-Type: application/json; " +
+    "it requires amount, currency, customer and paymentMethod (the fields are in /docs)";
+  expectMessage(await t.app.inject({ method: "POST", url: "/v1/charges", headers: auth() }), 422, expected);
+  expectMessage(await t.app.inject({
+    method: "POST", url: "/v1/charges", headers: { ...auth(), "content-type": "application/json" }, payload: "",
+  }), 422, expected);
+  // A change of nothing: a PATCH needs at least one field.
+  const plan = await t.app.inject({
+    method: "POST", url: "/v1/plans", headers: auth(), payload: { name: "Pro", price: 29.9, currency: "BRL", interval: "month" },
+  });
+  expectStatus(plan, 201);
+  expectMessage(await t.app.inject({ method: "PATCH", url: `/v1/plans/${plan.json().id}`, headers: auth() }), 422,
+    "body is missing: this route takes a JSON object, sent with Content-Type: application/json; it needs at least one of its fields (the fields are in /docs)");
+});
+
+test("an amount sent as a string says it is a number in currency units", async () => {
+  const res = await t.app.inject({ method: "POST", url: "/v1/charges", headers: auth(), payload: { ...cardCharge(CARDS.visa), amount: "10.00" } });
+  expectMessage(res, 422, "amount must be a number in currency units (e.g. 10.5), not a string");
+  const charge = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+  expectMessage(await t.app.inject({ method: "POST", url: `/v1/charges/${charge.id}/refund`, headers: auth(), payload: { amount: "10" } }), 422,
+    "amount must be a number in currency units (e.g. 10.5), not a string");
+  expectMessage(await t.app.inject({
+    method: "POST", url: "/v1/plans", headers: auth(), payload: { name: "Pro", price: null, currency: "BRL", interval: "month" },
+  }), 422, "price must be a number in currency units (e.g. 10.5), not null");
+  // A field in cents says so; a number that is not money says only its type.
+  expectMessage(await t.app.inject({
+    method: "PUT", url: `/v1/admin/merchants/${m.id}/fees`, headers: { authorization: basic(t.admin) },
+    payload: { fees: [{ feeType: "payout", paymentMethod: "pix", currencyCode: "BRL", brand: null, definition: { fixed: "200", percentages: [] } }] },
+  }), 422, "fees.0.definition.fixed must be an integer number of cents (e.g. 1050), not a string");
+  expectMessage(await t.app.inject({
+    method: "POST", url: "/v1/charges", headers: auth(), payload: cardCharge(CARDS.visa, {}, { installments: "3" }),
+  }), 422, "paymentMethod.installments must be an integer, not a string");
+});
+
+test("the admin key on a merchant route says it is the admin key, and which key the route takes", async () => {
+  for (const url of ["/v1/customers", "/v1/charges"]) {
+    const res = await t.app.inject({ url, headers: { authorization: basic(t.admin) } });
+    expectMessage(res, 401, "Unauthorized: this is the admin key, which only the /v1/admin routes take; " +
+      "send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:");
+  }
+  // An unknown key still says only that it is unknown.
+  const unknown = await t.app.inject({ url: "/v1/customers", headers: { authorization: basic("sk_test_nope") } });
+  expectStatus(unknown, 401);
+  assert.match(unknown.json().message, /^Unauthorized: the key is unknown or revoked; /);
 });

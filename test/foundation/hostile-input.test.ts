@@ -204,7 +204,7 @@ test("log lines carry the path without the query string; a 500's line masks card
   assert.match(JSON.stringify(failed.err), /card 411111\*\*\*\*\*\*1111 in an error/, "the operator still sees the cause");
 });
 
-test("URLs Fastify cannot route are 400s in the contract's shape, without echoing the path", async () => {
+test("URLs Fastify cannot route are 400s in the error shape, without echoing the path", async () => {
   for (const url of [`/v1/charges/${CARDS.visa}%ZZ`, "/v1/charges/%", "/v1/charges/%ED%A0%80", `/v1/charges/${"x".repeat(150)}`]) {
     const res = await t.app.inject({ url, headers: auth() });
     expectStatus(res, 400);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 
-// Idempotency-Key (CONTRACT section 4): the same key and body replay the first answer and
+// Idempotency-Key (docs/guarantees.md): the same key and body replay the first answer and
 // create nothing; another body is 422; keys are scoped by merchant, environment and route;
 // concurrent duplicates create one object.
 

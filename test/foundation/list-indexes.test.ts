@@ -48,10 +48,14 @@ const EXPECTED: Record<string, string | string[]> = {
   "charges status=in_analysis": "charges_status_id_idx",
   "charges paymentMethod=boleto": "charges_method_id_idx",
   "charges customerId": "charges_customer_id_idx",
-  "charges created one day": "charges_created_idx",
+  // The window is a range of ids through the scope index, then the charges created apart from
+  // their id's time through their own partial index.
+  "charges created one day (1/2)": "charges_scope_idx",
+  "charges created one day (2/2)": "charges_created_apart_idx",
   "charges status + cursor": "charges_status_id_idx",
   "payment link payments": "charges_link_id_idx",
   "expiry janitor": "charges_pending_expiry_idx",
+  "provider webhook reference": "charges_live_psp_ref_idx",
   "customers": CUSTOMER_SCOPE,
   "customers cursor": CUSTOMER_SCOPE,
   "customers email": "customers_email_idx",

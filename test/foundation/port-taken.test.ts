@@ -16,14 +16,14 @@ test("a taken port stops the first start before any key is made; the next start 
     const first = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" }));
     assert.equal(await first.exited, 1, first.output());
     assert.match(first.stderr(), /EADDRINUSE/);
-    assert.doesNotMatch(first.stdout(), /sk_test_|Admin key/, "no key printed by the start that failed");
+    assert.doesNotMatch(first.output(), /sk_test_|Admin key/, "no key printed by the start that failed");
   } finally {
     await new Promise<void>((resolve) => blocker.close(() => resolve()));
   }
   const second = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: "warn" }));
   try {
     await second.waitFor(/sandbox key:\s+sk_test_[A-Za-z0-9]+/, 60_000);
-    assert.match(second.stdout(), /Admin key \(shown once, store it\): adm_/);
+    assert.match(second.stderr(), /Admin key \(shown once, store it\): adm_/);
   } finally {
     await second.stop();
     rmSync(dataDir, { recursive: true, force: true });

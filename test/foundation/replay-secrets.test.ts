@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { queryRows, sql } from "../../src/db/client.js";
 import { basic, buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
 
-// A secret is shown once (CONTRACT 2, 6): an idempotent replay of the response that showed it
+// A secret is shown once (when it is created or rotated): an idempotent replay of the response that showed it
 // answers the secret fields as null and names them, and the stored response never holds them.
 
 let t: TestApp;

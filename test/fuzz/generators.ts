@@ -23,6 +23,8 @@ export interface Operation {
   body?: Schema;
   /** Error statuses answered with an HTML page by design (the sandbox bank pages, for payers). */
   htmlStatuses: number[];
+  /** The 4xx and 5xx statuses the document lists for the operation. */
+  errorStatuses: number[];
   /** Its success is an endless text/event-stream: the answer is read up to its status only. */
   streams: boolean;
 }
@@ -75,6 +77,7 @@ export function operationsOf(doc: OpenApiDoc): Operation[] {
         htmlStatuses: Object.entries(op.responses)
           .filter(([, r]) => Object.values(r.content ?? {}).some((c) => c.schema?.type === "string"))
           .map(([status]) => Number(status)),
+        errorStatuses: Object.keys(op.responses).map(Number).filter((status) => status >= 400),
         streams: Object.keys(op.responses["200"]?.content ?? {}).includes("text/event-stream"),
       });
     }

@@ -6,7 +6,7 @@ import { hostileRequestArb, type FuzzContext, type Operation } from "./generator
 import { describeFailure, fire, installChangeCounters, prepareFuzz, readChangeCounters } from "./harness.js";
 
 // Property: whatever arrives (generated from /openapi.json, then made hostile), the answer is
-// never a 5xx, every error has the contract's shape {statusCode, message, error, code}, and a
+// never a 5xx, every error has the one error shape {statusCode, message, error, code}, and a
 // 4xx has written no row. FUZZ_RUNS and FUZZ_SEED override the run; a failure prints its seed
 // and the request. The long run is `npm run fuzz` (bench/fuzz.ts).
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { buildApp, createServices, type AppDeps, type Services } from "../../src/app.js";
-import type { Config } from "../../src/config.js";
+import { NO_LIVE_PROCESSORS, type Config } from "../../src/config.js";
 import type { Database } from "../../src/db/client.js";
+import { DEFAULT_AMOUNT_LIMITS } from "../../src/lib/money.js";
 import { freshDatabase } from "./db.js";
 import { configEnv, countInProcess, InProcessOnly, recordApp, startTopology, topologyMode, type RunningTopology } from "./topology.js";
 
@@ -13,6 +14,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     host: "127.0.0.1",
     dataDir: "/nonexistent",
     databaseUrl: undefined,
+    databasePoolMode: "session",
+    databaseDirectUrl: undefined,
     adminApiKey: "adm_test_" + randomBytes(16).toString("hex"),
     jwtSecret: randomBytes(32).toString("hex"),
     encryptionKey: randomBytes(32).toString("base64"),
@@ -22,15 +25,20 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookRetryScale: 0.001,
     webhookAllowPrivateUrls: true,
     productionProcessor: undefined,
+    live: NO_LIVE_PROCESSORS,
     logLevel: process.env.LOG_LEVEL ?? "silent",
     workerPollMs: 20,
     // Off by default so that suites firing bursts test what they test; the rate-limit tests
     // turn it on.
     rateLimitPerKey: 0,
+    trustProxyHops: 0,
     webConcurrency: 1,
     eventRetentionDays: 30,
+    demoHistory: false,
     idempotencyLeaseMs: 30_000,
+    amountLimits: DEFAULT_AMOUNT_LIMITS,
     faultPoint: undefined,
+    webhookConcurrency: 128,
     ...overrides,
   };
 }

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { openDatabase, type Database } from "../../src/db/client.js";
 
 const MIGRATIONS = path.resolve(import.meta.dirname, "../../src/db/migrations");
+const CACHE = path.resolve(import.meta.dirname, "../../node_modules/.cache/feira");
 
 function migrationsHash(): string {
   const h = createHash("sha256");
@@ -22,7 +22,10 @@ function migrationsHash(): string {
 export async function freshDatabase(): Promise<Database & { url?: string }> {
   const url = process.env.DATABASE_URL;
   if (url) return freshPostgres(url);
-  const template = path.join(os.tmpdir(), `feira-pglite-${migrationsHash()}.tar.gz`);
+  // A cache, not a temporary file: kept between runs under node_modules/.cache (the usual place
+  // for tool caches, ignored by git), never left in the system's temp folder.
+  mkdirSync(CACHE, { recursive: true });
+  const template = path.join(CACHE, `feira-pglite-${migrationsHash()}.tar.gz`);
   if (!existsSync(template)) {
     const proto = await PGlite.create();
     const database = await openDatabase({ pglite: proto });
@@ -32,8 +35,8 @@ export async function freshDatabase(): Promise<Database & { url?: string }> {
     writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
     renameSync(tmp, template); // atomic: parallel test files never read half a template
     // Templates of older migration sets are of no further use.
-    for (const f of readdirSync(os.tmpdir())) {
-      if (/^feira-pglite-[0-9a-f]{16}\.tar\.gz$/.test(f) && path.join(os.tmpdir(), f) !== template) rmSync(path.join(os.tmpdir(), f), { force: true });
+    for (const f of readdirSync(CACHE)) {
+      if (/^feira-pglite-[0-9a-f]{16}\.tar\.gz$/.test(f) && path.join(CACHE, f) !== template) rmSync(path.join(CACHE, f), { force: true });
     }
     await proto.close();
   }

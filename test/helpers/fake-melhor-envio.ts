@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 
-// A faithful fake of Melhor Envio (shared/reference/external-apis.md A.8), on 127.0.0.1, spoken
+// A faithful fake of Melhor Envio (its API as docs/melhor-envio.md states it), on 127.0.0.1, spoken
 // to over HTTP: the authorize page (redirects with a one-time code and the state), the token
 // endpoint (authorization_code and refresh_token grants, form, JSON or multipart; rotating
 // refresh tokens; JWT access tokens that expire), services, and shipment calculate (prices as

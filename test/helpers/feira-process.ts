@@ -77,7 +77,8 @@ export async function startFeira(
     env: childEnv({
       // The worker says it started at info level; the API is watched through /health.
       ...store.env, PORT: String(port), LOG_LEVEL: opts.role === "worker" ? "info" : "warn", WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_RETRY_SCALE: "0.001",
-      RATE_LIMIT_PER_KEY: "0", ...opts.env,
+      // The processes count whole tables: no demo history beside what a test makes.
+      RATE_LIMIT_PER_KEY: "0", DEMO_HISTORY: "false", ...opts.env,
     }),
   });
   let out = "";
@@ -109,15 +110,15 @@ export async function startFeira(
 }
 
 /** A merchant made through the admin API of a running process. */
-export async function createMerchant(p: FeiraProcess, store: Store): Promise<{ id: string; sandboxKey: string }> {
+export async function createMerchant(p: FeiraProcess, store: Store): Promise<{ id: string; sandboxKey: string; productionKey: string }> {
   const res = await fetch(`${p.url}/v1/admin/merchants`, {
     method: "POST",
     headers: { authorization: basicAuth(store.adminKey), "content-type": "application/json" },
     body: JSON.stringify({ name: "Crash Loja", email: `crash-${randomBytes(4).toString("hex")}@example.com`, password: "correct horse battery" }),
   });
   if (res.status !== 201) throw new Error(`merchant: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { id: string; apiKeys: { sandbox: string } };
-  return { id: body.id, sandboxKey: body.apiKeys.sandbox };
+  const body = (await res.json()) as { id: string; apiKeys: { sandbox: string; production: string } };
+  return { id: body.id, sandboxKey: body.apiKeys.sandbox, productionKey: body.apiKeys.production };
 }
 
 export interface Answer { status: number; body: Record<string, unknown> }

@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
+import { freshDatabase } from "./db.js";
 
 // Runs feira as a real child process (npm start, or node --import tsx src/main.ts), for the
 // tests that must see what an operator sees: the printed first-start lines, the lock file,
@@ -42,7 +45,7 @@ export async function freePort(): Promise<number> {
 export function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env };
   for (const name of [
-    "PORT", "HOST", "DATA_DIR", "DATABASE_URL", "ADMIN_API_KEY", "JWT_SECRET", "ENCRYPTION_KEY",
+    "PORT", "HOST", "DATA_DIR", "DATABASE_URL", "DATABASE_POOL_MODE", "DATABASE_DIRECT_URL", "ADMIN_API_KEY", "JWT_SECRET", "ENCRYPTION_KEY",
     "PUBLIC_BASE_URL", "PANEL_URL", "NODE_ENV", "LOG_LEVEL", "WEBHOOK_RETRY_SCALE", "NODE_TEST_CONTEXT",
   ]) delete out[name];
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
@@ -152,3 +155,22 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
 }
 
 export const basicAuth = (key: string) => `Basic ${Buffer.from(`${key}:`).toString("base64")}`;
+
+/**
+ * The database of the child servers of one test file, following the suite's engine: on PGlite
+ * nothing (the child uses its DATA_DIR); with DATABASE_URL, a fresh PostgreSQL database of its
+ * own, dropped after the file, with the secrets every process on PostgreSQL must be given.
+ * Call at the top of the file; the returned function gives the environment once `before` ran.
+ */
+export function childDatabaseEnv(): () => Record<string, string | undefined> {
+  let env: Record<string, string | undefined> = {};
+  let drop: (() => Promise<void>) | undefined;
+  before(async () => {
+    if (!process.env.DATABASE_URL) return;
+    const database = await freshDatabase();
+    drop = () => database.close();
+    env = { DATABASE_URL: database.url, JWT_SECRET: randomBytes(32).toString("hex"), ENCRYPTION_KEY: randomBytes(32).toString("base64") };
+  });
+  after(async () => { await drop?.(); });
+  return () => env;
+}

@@ -26,6 +26,7 @@ const files = given.length > 0 ? given : testFiles("test").map((f) => path.relat
 const report = path.join(os.tmpdir(), `feira-topology-${process.pid}.jsonl`);
 rmSync(report, { force: true });
 const started = Date.now();
+const pooler = process.env.FEIRA_TEST_POOLER_URL ? new URL(process.env.FEIRA_TEST_POOLER_URL) : undefined;
 
 const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
   cwd: ROOT, stdio: "inherit", env: { ...process.env, FEIRA_TEST_TOPOLOGY: topology, FEIRA_TOPOLOGY_REPORT: report },
@@ -43,7 +44,7 @@ child.on("exit", (code, signal) => {
   const inProcess = lines.flatMap((l) => Object.entries(l.requestsInProcess).map(([reason, n]) => `${l.file}: ${n} (${reason})`));
   const out = [
     "",
-    `# topology ${topology}: ${files.length} test files, ${lines.length} of them built ${apps} test apps in ${((Date.now() - started) / 60_000).toFixed(1)} min`,
+    `# topology ${topology}${pooler ? ` through the pooler at ${pooler.host} (DATABASE_POOL_MODE=transaction)` : ""}: ${files.length} test files, ${lines.length} of them built ${apps} test apps in ${((Date.now() - started) / 60_000).toFixed(1)} min`,
     `# ${apps - fallbacks.length} apps ran against the processes (${overHttp} requests over HTTP); ${fallbacks.length} stayed in-process:`,
     ...fallbacks.map((f) => `#   ${f}`),
     `# ${noWorkers.length} of the apps on processes ran without worker processes (the test is the worker):`,

@@ -9,6 +9,7 @@ import { build } from "esbuild";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import type { Config } from "../../src/config.js";
 import { startFeira, type FeiraProcess, type Store } from "./feira-process.js";
+import { throughPooler } from "./pgbouncer.js";
 import { ROOT } from "./process.js";
 
 // The topology mode of the test suite (FEIRA_TEST_TOPOLOGY=2x2, PostgreSQL only): buildTestApp
@@ -78,13 +79,39 @@ export function configEnv(config: Config): { env: Record<string, string> } | { r
     WEBHOOK_RETRY_SCALE: String(config.webhookRetryScale),
     WEBHOOK_ALLOW_PRIVATE_URLS: String(config.webhookAllowPrivateUrls),
     RATE_LIMIT_PER_KEY: String(config.rateLimitPerKey),
+    TRUST_PROXY_HOPS: String(config.trustProxyHops),
     EVENT_RETENTION_DAYS: String(config.eventRetentionDays),
+    DEMO_HISTORY: String(config.demoHistory),
     IDEMPOTENCY_LEASE_MS: String(config.idempotencyLeaseMs),
+    WEBHOOK_CONCURRENCY: String(config.webhookConcurrency),
+    MAX_AMOUNT_MINOR: String(config.amountLimits.defaultMaxMinor),
   };
+  for (const [currency, max] of Object.entries(config.amountLimits.maxMinorByCurrency)) env[`MAX_AMOUNT_MINOR_${currency}`] = String(max);
   if (config.shippingUserAgentEmail) env.SHIPPING_USER_AGENT_EMAIL = config.shippingUserAgentEmail;
   if (config.productionProcessor) env.PAYMENT_PROCESSOR = config.productionProcessor;
+  Object.assign(env, liveEnv(config));
   if (config.production) env.NODE_ENV = "production";
   return { env };
+}
+
+/** The live processors' settings as the variables loadConfig reads them. */
+function liveEnv(config: Config): Record<string, string> {
+  const { live } = config;
+  const env: Record<string, string> = {
+    PAGARME_API_URL: live.pagarme.apiUrl, MERCADOPAGO_API_URL: live.mercadopago.apiUrl,
+    PROCESSOR_TIMEOUT_MS: String(live.timeoutMs), PROCESSOR_RECONCILE_INTERVAL_MS: String(live.reconcileIntervalMs),
+    PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND: String(live.webhookLookups.perSecond),
+    PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS: String(live.webhookLookups.perAddressPerSecond),
+    PROCESSOR_MAX_WAITING: String(live.maxWaiting),
+  };
+  const routes = Object.entries(live.routes).map(([method, names]) => `${method}=${(names ?? []).join("|")}`).join(",");
+  if (routes && !config.productionProcessor) env.PAYMENT_ROUTES = routes;
+  const secrets: Record<string, string | undefined> = {
+    PAGARME_SECRET_KEY: live.pagarme.secretKey, MERCADOPAGO_ACCESS_TOKEN: live.mercadopago.accessToken,
+    MERCADOPAGO_WEBHOOK_SECRET: live.mercadopago.webhookSecret, MERCADOPAGO_PUBLIC_KEY: live.mercadopago.publicKey,
+  };
+  for (const [name, value] of Object.entries(secrets)) if (value) env[name] = value;
+  return env;
 }
 
 export interface RunningTopology {
@@ -109,7 +136,9 @@ export async function startTopology(topology: Topology, databaseUrl: string, env
   const named = (role: string) => {
     const url = new URL(databaseUrl);
     url.searchParams.set("application_name", `feira-${role}`);
-    return { DATABASE_URL: url.toString() };
+    // The test's own settings last: startFeira's defaults (private URLs allowed, no per-key
+    // limit) would otherwise override a test that asks for the production rules.
+    return { ...env, ...throughPooler(url) };
   };
   const started = await Promise.allSettled([
     ...Array.from({ length: topology.api }, () => startFeira(store, { role: "api", entry, env: named("api") })),
@@ -313,7 +342,8 @@ function send(base: string, req: Normalized): Promise<LightMyRequestResponse> {
 
 /** A local HTTP server that forwards each request to `pick()`'s process, streaming both ways. */
 function roundRobinProxy(pick: () => string): http.Server {
-  return http.createServer((req, res) => {
+  // Headers up to 64 KiB pass through, so that the API processes' own 16 KiB limit answers.
+  return http.createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
     const target = new URL(pick());
     const upstream = http.request({
       host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent: keepAlive,

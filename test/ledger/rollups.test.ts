@@ -5,7 +5,7 @@ import { queryRows, type Db } from "../../src/db/client.js";
 import { rollUpEntries } from "../../src/modules/ledger/ledger.repo.js";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge, createCharge, methodCharge, post } from "../helpers/charges.js";
-import { activate, admin, balanceOf, call, createSubmerchant, FEES, keysOf, seedMaster } from "../connect/helpers.js";
+import { activate, admin, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "../connect/helpers.js";
 
 // Running balances (migration 0009): a balance is its ledger_rollups row plus the entries not
 // rolled up yet. Whatever the rollup job has done, GET /v1/balance and the payout check must
@@ -113,7 +113,7 @@ test("a rollup run twice counts nothing twice: the second finds nothing, rollups
 test("payouts check the available balance from rollups + tail: exactly the balance passes, one cent more does not", async () => {
   const sm = await createSubmerchant(t, master.sandboxKey);
   await activate(t, master.sandboxKey, sm.id);
-  const key = (await keysOf(t, master.sandboxKey, sm.id)).sandbox;
+  const key = await keyOf(t, master.sandboxKey, sm.id);
   const owners = [{ id: sm.id, key }, { id: master.id, key: master.sandboxKey }];
   for (const amount of [100, 50]) {
     const c = await call(t, "POST", "/v1/charges", key, methodCharge({ type: "pix" }, { amount }));

@@ -4,7 +4,7 @@ import { isValidBoleto } from "@brazilian-utils/brazilian-utils/is-valid-boleto"
 import { getBoletoInfo } from "@brazilian-utils/brazilian-utils/get-boleto-info";
 import { barcodeToDigitableLine, buildBoleto, dueDateFactor, formatDigitableLine } from "../../src/lib/boleto.js";
 
-// external-apis.md section C (fixture from brazilian-utils' own tests, recomputed there).
+// A Banco do Brasil boleto from brazilian-utils' own tests, its check digits recomputed independently.
 const FIXTURE_LINE = "00190000090114971860168524522114675860000102656";
 const FIXTURE_BARCODE = "00196758600001026560000001149718606852452211";
 
@@ -20,7 +20,7 @@ test("barcode -> linha digitável reproduces the verified fixture", () => {
   assert.equal(lineToBarcode(FIXTURE_LINE), FIXTURE_BARCODE);
   assert.equal(formatDigitableLine(FIXTURE_LINE), "00190.00009 01149.718601 68524.522114 6 75860000102656");
   assert.throws(() => barcodeToDigitableLine("123"), /44 digits/);
-  // Negative case from the reference: field 1's DV changed to 2 fails mod 10.
+  // Negative case: field 1's DV changed to 2 fails mod 10.
   assert.equal(isValidBoleto("00190000020114971860168524522114675860000102656"), false);
 });
 

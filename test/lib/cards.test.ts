@@ -13,7 +13,7 @@ const card = (over: Partial<CardInput>): CardInput => ({
   ...over,
 });
 
-// CONTRACT.md section 4 sandbox numbers.
+// The sandbox test card numbers (README.md, "Sandbox").
 const SANDBOX: Array<[string, string]> = [
   ["4111111111111111", "visa"],
   ["5555555555554444", "mastercard"],

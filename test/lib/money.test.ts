@@ -4,6 +4,7 @@ import {
   currencyExponent,
   exactDecimal,
   formatMajor,
+  maxAmountMinor,
   roundHalfUp,
   toMajor,
   toMinor,
@@ -202,4 +203,32 @@ describe("roundHalfUp", () => {
     test(`${n}/${d} -> ${expected}`, () => assert.equal(roundHalfUp(n, d), expected));
   }
   test("zero denominator throws", () => assert.throws(() => roundHalfUp(1n, 0n), RangeError));
+});
+
+describe("toMinor with a ceiling (maxMinor)", () => {
+  test("the maximum itself is accepted, exactly, in every exponent", () => {
+    assert.deepEqual(toMinor(999_999.99, "BRL", { maxMinor: 99_999_999 }), { ok: true, minor: 99_999_999 });
+    assert.deepEqual(toMinor(99_999_999, "JPY", { maxMinor: 99_999_999 }), { ok: true, minor: 99_999_999 });
+    assert.deepEqual(toMinor(99_999.999, "KWD", { maxMinor: 99_999_999 }), { ok: true, minor: 99_999_999 });
+    assert.deepEqual(toMinor(0.07, "BRL", { maxMinor: 7, minUnits: 0 }), { ok: true, minor: 7 });
+  });
+  test("one minor unit more, or anything larger, is marked tooLarge and names the field", () => {
+    for (const [amount, currency, message] of [
+      [1_000_000, "BRL", "amount must be at most 999999.99 BRL"],
+      [999_999.991, "BRL", "amount must be at most 999999.99 BRL"],
+      [99_999_999_999.99, "BRL", "amount must be at most 999999.99 BRL"],
+      [1e300, "BRL", "amount must be at most 999999.99 BRL"],
+      [100_000_000, "JPY", "amount must be at most 99999999 JPY"],
+      [100_000, "KWD", "amount must be at most 99999.999 KWD"],
+    ] as const) {
+      assert.deepEqual(toMinor(amount, currency, { maxMinor: 99_999_999 }), { ok: false, message, tooLarge: true }, `${amount} ${currency}`);
+    }
+    assert.deepEqual(toMinor(0.08, "BRL", { maxMinor: 7, minUnits: 0, field: "price" }), { ok: false, message: "price must be at most 0.07 BRL", tooLarge: true });
+  });
+  test("maxAmountMinor reads the currency's override, else the default", () => {
+    const limits = { defaultMaxMinor: 99_999_999, maxMinorByCurrency: { JPY: 1000 } };
+    assert.equal(maxAmountMinor(limits, "JPY"), 1000);
+    assert.equal(maxAmountMinor(limits, "BRL"), 99_999_999);
+    assert.equal(maxAmountMinor(limits, "toString"), 99_999_999);
+  });
 });

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { basic, expectStatus } from "../helpers/app.js";
+import { basic, expectStatus, seedMerchant } from "../helpers/app.js";
 import { ROOT } from "../helpers/process.js";
 import { call, checkoutLink, connectMerchant, shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
 
@@ -23,7 +23,8 @@ before(async () => {
   if (skip) return;
   w = await shippingWorld();
   base = await w.t.app.listen({ port: 0, host: "127.0.0.1" });
-  const { merchant } = await connectMerchant(w);
+  // A real-looking shop for docs/checkout.png.
+  const { merchant } = await connectMerchant(w, { merchant: await seedMerchant(w.t, { name: "Cerâmica Vila Madalena" }) });
   key = basic(merchant.sandboxKey);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -58,9 +59,9 @@ async function fillBuyer(page: Page) {
 }
 
 test("card: CEP, freight options, installments, receipt (and the screenshot)", { skip }, async () => {
-  const link = (await call(w.t, key, "POST", "/v1/payment-links", checkoutLink({ title: "Caneca artesanal <azul>" }))).json();
+  const link = (await call(w.t, key, "POST", "/v1/payment-links", checkoutLink({ title: "Caneca artesanal azul" }))).json();
   const page = await open(link.id);
-  assert.equal(await page.title(), "Caneca artesanal <azul> · " + (await page.locator(".merchant").textContent()));
+  assert.equal(await page.title(), "Caneca artesanal azul · Cerâmica Vila Madalena");
   await fillBuyer(page);
   await page.getByRole("radio", { name: /SEDEX/ }).waitFor();
   assert.equal(await page.locator("#freight-status").textContent(), "2 opções de frete encontradas.");
@@ -121,4 +122,25 @@ test("an unknown link is a friendly 404 page; a validation error is announced, n
   assert.deepEqual(problems, []);
   await form.close();
   await page.close();
+});
+
+test("field errors clear once fixed, in correct Portuguese; the card note hides for Pix; merchant text is escaped; JPY keeps its decimals", { skip }, async () => {
+  const link = (await call(w.t, key, "POST", "/v1/payment-links", checkoutLink({ title: "Caneca artesanal <azul>" }))).json();
+  const page = await open(link.id);
+  assert.equal(await page.title(), "Caneca artesanal <azul> · Cerâmica Vila Madalena");
+  await page.getByRole("button", { name: "Pagar" }).click();
+  assert.equal(await page.locator("#street-error").textContent(), "Rua é obrigatória.");
+  assert.equal(await page.locator("#city-error").textContent(), "Cidade é obrigatória.");
+  await page.getByLabel("Rua").fill("Av. Paulista");
+  assert.equal(await page.locator("#street-error").textContent(), "", "the error clears as soon as the field is fixed");
+  assert.equal(await page.getByLabel("Rua").getAttribute("aria-invalid"), null);
+  assert.ok(await page.locator("#card-note").isVisible());
+  await page.getByRole("radio", { name: "Pix" }).check();
+  assert.ok(!(await page.locator("#card-note").isVisible()), "the card reassurance hides for Pix");
+  await page.close();
+
+  const jpy = (await call(w.t, key, "POST", "/v1/payment-links", { title: "Chá verde", currency: "JPY", freightMode: "free", products: [{ title: "Chá verde", unitPrice: 1500, quantity: 1, physical: false }] })).json();
+  const jp = await open(jpy.id);
+  assert.match(await jp.locator("#total-amount").textContent() ?? "", /1\.500/);
+  await jp.close();
 });

@@ -155,3 +155,19 @@ test("another merchant's subscription, plan or environment is 404", async () => 
   expectStatus(await call(t, other.sandboxKey, "POST", `/v1/subscriptions/${sub.id}/cancel`, {}), 404);
   expectStatus(await call(t, other.sandboxKey, "POST", "/v1/subscriptions", { planId: plan.id, customer, paymentMethod: card(CARDS.visa) }), 404);
 });
+
+test("a client's metadata.subscriptionId is only metadata: paying such a charge neither activates nor touches the subscription", async () => {
+  const sub = await subscribe(t, m.sandboxKey, { planId: plan.id, paymentMethod: { type: "pix" } });
+  assert.equal(sub.status, "pending_activation");
+  const own = await call(t, m.sandboxKey, "POST", "/v1/charges", {
+    amount: 29.9, currency: "BRL", customer, paymentMethod: { type: "pix" }, metadata: { subscriptionId: sub.id, invoiceId: "inv_forged" },
+  });
+  expectStatus(own, 201);
+  expectStatus(await call(t, m.sandboxKey, "POST", `/v1/sandbox/charges/${own.json().id}/pay`), 200);
+  const [row] = await t.database.db.select({ subscriptionId: charges.subscriptionId }).from(charges).where(eq(charges.id, own.json().id));
+  assert.equal(row!.subscriptionId, null, "only the billing engine links a charge to a subscription");
+  const after = await getSub(t, m.sandboxKey, sub.id);
+  assert.equal(after.status, "pending_activation");
+  assert.equal(after.charges.length, 1);
+  assert.deepEqual((await eventsOf(t, sub.id)).map((e) => e.type), ["subscription.created"]);
+});

@@ -22,7 +22,7 @@ after(async () => t.close());
 
 const list = async (query: string, key = m.sandboxKey) => call(t, key, "GET", `/v1/subscriptions${query}`);
 
-test("the list has the spec's envelope and item fields, newest first", async () => {
+test("the list has its {data, meta} envelope and item fields, newest first", async () => {
   const res = await list("");
   expectStatus(res, 200);
   const body = res.json();

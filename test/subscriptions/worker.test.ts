@@ -68,7 +68,7 @@ test("a worker that dies after the charge committed: the rerun finds the same ch
   };
   const dying = createBillingEngine({
     db: t.database.db, events: eventsCtx as never,
-    charges: { create: async (...args: Parameters<typeof services.charges.create>) => { await services.charges.create(...args); throw new Error("SIGKILL"); } },
+    charges: { submit: async (...args: Parameters<typeof services.charges.submit>) => { await services.charges.submit(...args); throw new Error("SIGKILL"); } },
   });
   const [row] = await repo.claimDue(t.database.db, { limit: 1, leaseMs: 60_000, mode: "real" });
   await assert.rejects(dying.step(row!, new Date()), /SIGKILL/);

@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 import { buildWebhookTestApp, call, createEndpoint, settle, verified, type WebhookTestApp } from "./harness.js";
 
 // End to end through the charges API: the events a charge produces reach the endpoint and the
-// charge's postbackUrl, in the envelopes of spec 6.
+// charge's postbackUrl, in the envelopes of src/modules/webhooks/catalog.ts.
 let t: WebhookTestApp;
 let m: SeededMerchant;
 let endpoint: Receiver;
@@ -45,7 +45,7 @@ test("a paid card charge sends charge.created and charge.paid to the endpoint an
       const data = b.data as Record<string, unknown>;
       assert.equal(data.id, created.id);
       assert.equal(data.amount, 10_000, "events carry cents");
-      assert.ok("payment_method" in data && "merchant_id" in data, "snake_case data (spec 2.4)");
+      assert.ok("payment_method" in data && "merchant_id" in data, "snake_case data");
     }
   }
   const paid = toEndpoint.find((b) => b.event === "charge.paid")!;

@@ -143,8 +143,10 @@ test(`a worker killed mid-delivery loses nothing (${onPostgres ? "PostgreSQL" : 
   cleanups.push(() => receiver.close());
   const seeded = await seed(receiver.url, 50);
   const args = onPostgres ? ["worker"] : [];
+  // Fewer slots than events, so that the kill lands while some are not yet sent.
+  const env = { ...seeded.env, WEBHOOK_CONCURRENCY: "16" };
 
-  const first = feira(args, seeded.env);
+  const first = feira(args, env);
   // Kill while a batch is in flight: some requests have arrived, their answers have not.
   // Up to 60 s, the start-up bound of the other process tests: a first PGlite start on a loaded
   // 2-core machine took longer than 30 s, with the code before and after keep-alive delivery alike.
@@ -156,7 +158,7 @@ test(`a worker killed mid-delivery loses nothing (${onPostgres ? "PostgreSQL" : 
   const cutOff = receiver.requests.filter((r) => r.receivedAt > killedAt - ANSWER_AFTER_MS).map((r) => String(r.headers["webhook-id"]));
   assert.ok(cutOff.length > 0 && receiver.requests.length < 50, `killed mid-way: ${receiver.requests.length} received, ${cutOff.length} unanswered`);
 
-  const second = feira(args, seeded.env);
+  const second = feira(args, env);
   // The dead worker's claims come back when their lease (15 s) expires.
   const copies = (id: string) => ids(receiver).filter((x) => x === id).length;
   await waitUntil("every event, and the cut-off ones again", () =>

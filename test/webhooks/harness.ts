@@ -105,7 +105,7 @@ export function verified(secret: string, req: ReceivedRequest): Record<string, u
   return new Webhook(secret).verify(req.body, req.headers as Record<string, string>) as Record<string, unknown>;
 }
 
-/** A charge as spec 2.4 shows it in the standard envelope (snake_case). */
+/** A charge as standard events show it (snake_case keys, cents). */
 export function chargeData(id: string, status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id, status, psp_ref_id: null, amount: 1000, currency: "BRL", spread: 0, anticipation_fee_estimated: 0, net: 1000,

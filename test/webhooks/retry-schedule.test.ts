@@ -24,7 +24,7 @@ function allDelays(kind: "endpoint" | "legacy", scale: number, random = mid): nu
 }
 
 describe("endpoint schedule", () => {
-  it("is the Svix schedule from CONTRACT 6", () => {
+  it("is the Svix schedule", () => {
     assert.deepEqual(ENDPOINT_RETRY_DELAYS_SECONDS, [5, 300, 1800, 7200, 18000, 36000, 36000]);
   });
 

@@ -6,7 +6,7 @@ import type { ReceivedRequest } from "../helpers/webhook-receiver.js";
 import { seedMerchant } from "../helpers/app.js";
 import { buildWebhookTestApp, call, createEndpoint, paidEvent, receiverPool, record, settle, verified, type WebhookTestApp } from "./harness.js";
 
-// Secret rotation with a 24 h overlap (CONTRACT 6): deliveries carry `v1,<new> v1,<old>`
+// Secret rotation with a 24 h overlap (docs/guarantees.md): deliveries carry `v1,<new> v1,<old>`
 // until previous_secret_expires_at, and the official standardwebhooks library accepts them
 // with either secret. Expiry is simulated by moving that column into the past with SQL.
 let t: WebhookTestApp;

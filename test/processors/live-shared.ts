@@ -1,0 +1,80 @@
+import { and, eq, sql } from "drizzle-orm";
+import { NO_LIVE_PROCESSORS } from "../../src/config.js";
+import { queryRows } from "../../src/db/client.js";
+import { events, ledgerEntries } from "../../src/db/schema.js";
+import { findCharge } from "../../src/modules/charges/charges.repo.js";
+import { buildTestApp, seedMerchant, type TestApp } from "../helpers/app.js";
+import { get } from "../helpers/charges.js";
+import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
+import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
+
+// What the live dispute and expiry tests share: an app listening for both fakes' notices (cards
+// and boletos through Pagar.me, Pix through Mercado Pago), and reads of its database.
+
+export interface LiveWorld {
+  t: TestApp;
+  pagarme: FakePagarme;
+  mercadopago: FakeMercadoPago;
+  key: string;
+  merchantId: string;
+  close(): Promise<void>;
+}
+
+export const pixCustomer = { name: "Maria Silva", email: "maria@example.com", phone: "+55 11 91234-5678", document: { type: "cpf", id: "529.982.247-25" } };
+
+export async function startLiveWorld(): Promise<LiveWorld> {
+  const [pagarme, mercadopago] = await Promise.all([startFakePagarme({ webhookRetries: 0 }), startFakeMercadoPago({ webhookRetries: 0 })]);
+  const t = await buildTestApp({
+    live: {
+      ...NO_LIVE_PROCESSORS, routes: { pix: ["mercadopago"], boleto: ["pagarme"], credit_card: ["pagarme"] },
+      pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
+      mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      timeoutMs: 5_000,
+    },
+  }, { noWorkerProcesses: "the test runs the reconciliation and expiry tasks by hand" });
+  const base = await t.app.listen({ port: 0, host: "127.0.0.1" });
+  mercadopago.setWebhookUrl(`${base}/v1/processors/mercadopago/webhooks`);
+  pagarme.setWebhookUrl(`${base}/v1/processors/pagarme/webhooks`);
+  const m = await seedMerchant(t);
+  return {
+    t, pagarme, mercadopago, key: m.productionKey, merchantId: m.id,
+    async close() {
+      await t.close();
+      await Promise.all([pagarme.close(), mercadopago.close()]);
+    },
+  };
+}
+
+export const chargeRow = async (w: LiveWorld, id: string) => (await findCharge(w.t.database.db, { merchantId: w.merchantId, environment: "production" }, id))!;
+
+export const runTask = (w: LiveWorld, name: string) => w.t.services.modules.charges.tasks.find((k) => k.name === name)!.run();
+
+export async function eventCount(w: LiveWorld, id: string, type: string): Promise<number> {
+  const [row] = await w.t.database.db.select({ n: sql<string>`count(*)` }).from(events).where(and(eq(events.objectId, id), eq(events.type, type)));
+  return Number(row!.n);
+}
+
+/** Every ledger entry a charge caused (its payment, refunds, chargeback, late payment), summed per owner and account. */
+export async function ledgerOf(w: LiveWorld, chargeId: string): Promise<Record<string, number>> {
+  const rows = await queryRows<{ owner: string; account: string; amount: string }>(w.t.database.db, sql`
+    select e.owner, e.account, sum(e.amount)::text as amount, count(*)::text as n from ${ledgerEntries} e
+    where e.type <> 'settlement' and (e.source_id = ${chargeId} or e.source_id in (select id from refunds where charge_id = ${chargeId}))
+    group by e.owner, e.account`);
+  const out: Record<string, number> = {};
+  for (const r of rows) {
+    out[`${r.owner === "platform" ? "platform" : "merchant"}.${r.account}`] = Number(r.amount);
+  }
+  return out;
+}
+
+/** How many ledger transactions of `type` a charge has. */
+export async function ledgerTransactions(w: LiveWorld, chargeId: string, type: string): Promise<number> {
+  const [row] = await queryRows<{ n: string }>(w.t.database.db, sql`select count(*)::text as n from ledger_transactions where source_id = ${chargeId} and type = ${type}`);
+  return Number(row!.n);
+}
+
+/** The merchant's balance over HTTP: pending + available, in cents. */
+export async function balanceOf(w: LiveWorld): Promise<number> {
+  const body = (await get(w.t, w.key, "/v1/balance")).json() as { available: { amount: number }[]; pending: { amount: number }[] };
+  return [...body.available, ...body.pending].reduce((s, b) => s + b.amount, 0);
+}

@@ -1,0 +1,52 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { NO_LIVE_PROCESSORS } from "../../src/config.js";
+import { findCharge } from "../../src/modules/charges/charges.repo.js";
+import { buildTestApp, seedMerchant } from "../helpers/app.js";
+import { cardCharge, createCharge, methodCharge } from "../helpers/charges.js";
+import { startFakePagarme } from "../helpers/fake-pagarme.js";
+
+// Reconciliation reads at most 50 open live charges a round. Pix and boletos awaiting their
+// payers stay open for hours or days; if every round read the 50 oldest, a newer charge whose
+// answer was lost would never be read again while more than 50 older ones stay open. Rounds
+// go on from where the last one stopped, so every open charge is read within a few rounds.
+
+const pixCustomer = { name: "Maria Silva", email: "maria@example.com", phone: "+55 11 91234-5678", document: { type: "cpf", id: "529.982.247-25" } };
+
+test("a charge behind more than one batch of open Pix is settled by the reconciliation within a few rounds", async () => {
+  // No webhook URL: the fake's notices go nowhere, only reconciliation can tell feira.
+  const pagarme = await startFakePagarme();
+  const t = await buildTestApp({
+    live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"], credit_card: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
+  }, { noWorkerProcesses: "the test runs charges.reconcile-live by hand" });
+  try {
+    const m = await seedMerchant(t);
+    const reconcile = () => t.services.modules.charges.tasks.find((k) => k.name === "charges.reconcile-live")!.run();
+    const open: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const pix = await createCharge(t, m.productionKey, methodCharge({ type: "pix" }, { customer: pixCustomer }));
+      assert.equal(pix.status, "pending");
+      open.push(pix.id);
+    }
+    // The card is paid at Pagar.me, but the answer never reaches feira: pending, found by lookup only.
+    await pagarme.setFault("lost-answer", { times: 1, match: "POST /orders" });
+    const card = await createCharge(t, m.productionKey, cardCharge("4000000000000010", { customer: pixCustomer }));
+    assert.equal(card.status, "pending");
+    assert.equal(pagarme.ordersCreated(card.id), 1);
+
+    const status = async (id: string) => (await findCharge(t.database.db, { merchantId: m.id, environment: "production" }, id))!.status;
+    const settle = async (id: string) => {
+      const rounds: string[] = [];
+      for (let round = 0; round < 3 && (await status(id)) !== "paid"; round++) rounds.push(`round ${round + 1}: ${await reconcile()} moved`);
+      assert.equal(await status(id), "paid", `${id} still open after ${rounds.join(", ")}`);
+    };
+    await settle(card.id);
+    // After the newest, the rounds go back to the oldest: the first Pix, paid now, is read again.
+    const oldest = [...pagarme.charges.values()].find((c) => c.code === open[0])!;
+    assert.equal(typeof pagarme.pay(oldest.id), "object");
+    await settle(open[0]!);
+  } finally {
+    await t.close();
+    await pagarme.close();
+  }
+});
