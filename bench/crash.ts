@@ -7,14 +7,20 @@
 //   DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira_ci npm run test:crash
 //
 // Options (environment): CRASH_CHARGES (default 10000), CRASH_KILLS (default 24),
-// CRASH_CLIENTS (default 16), CRASH_SEED (default: random; printed). On PostgreSQL the API
+// CRASH_CLIENTS (default 16), CRASH_SEED (default: random; printed). `--live pagarme` or
+// `--live mercadopago` (or CRASH_LIVE) runs the same load with production keys against a fake
+// of that processor instead (bench/crash-live.ts; CRASH_EXPIRE_PROVIDER_KEYS=true makes the
+// fake forget its idempotency keys at every kill; CRASH_BACKLOG, CRASH_LATENCY_MS and
+// CRASH_FAULT_RATE set the options of that name). On PostgreSQL the API
 // and the worker run as two processes, each killed in turn; on the embedded database they are
 // one process (it admits one). A scratch database is made and dropped.
-import { randomUUID } from "node:crypto";
 import { queryRows, sql } from "../src/db/client.js";
 import { freePort } from "../test/helpers/process.js";
 import { createMerchant, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../test/helpers/feira-process.js";
 import { startReceiver } from "../test/helpers/webhook-receiver.js";
+import { driveLoad, prng } from "./crash-load.js";
+import { LIVE_PROCESSORS, type LiveProcessor } from "./crash-live-fake.js";
+import { liveViolations, runLiveCrash } from "./crash-live.js";
 
 export interface CrashOptions { charges: number; kills: number; clients: number; seed: number; log?: (line: string) => void }
 
@@ -39,18 +45,6 @@ export interface CrashReport {
   unbalancedTransactions: number;
 }
 
-/** mulberry32: a small seeded PRNG, so a run's kill moments can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
   const log = opts.log ?? (() => undefined);
   const random = prng(opts.seed);
@@ -72,68 +66,29 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
     const endpoint = await postJson(`${api.url}/v1/webhook-endpoints`, merchant.sandboxKey, { url: receiver.url, events: ["charge.paid"] });
     if (endpoint?.status !== 201) throw new Error(`endpoint: ${JSON.stringify(endpoint)}`);
 
-    const acked = new Map<string, string>(); // idempotency key -> charge id
-    // Kill k falls when the k-th slice of the load is reached (at a random point of it). Clients
-    // may run only a little ahead of the next kill, so every kill lands while charges are in
-    // flight, however long the restarts take.
-    const thresholds = Array.from({ length: opts.kills }, (_, k) => Math.floor(((k + random()) / opts.kills) * opts.charges * 0.85));
-    let killsDone = 0;
-    const gate = () => (killsDone >= opts.kills ? Infinity : thresholds[killsDone]! + opts.clients * 4);
-    let next = 0;
-    let retries = 0;
-    const failures: string[] = [];
-    const client = async () => {
-      for (;;) {
-        while (next >= gate() && next < opts.charges) await sleep(5);
-        const i = next++;
-        if (i >= opts.charges) return;
-        const key = randomUUID();
-        const body = {
-          amount: 10 + (i % 50), currency: "BRL", customer: { name: "Crash Cliente", email: `c${i % 97}@example.com` },
-          paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "CRASH", expirationMonth: "12", expirationYear: "2031", cvv: "123", installments: 1 },
-        };
-        for (let attempt = 0; ; attempt++) {
-          const answer = await postJson(`http://127.0.0.1:${apiPort}/v1/charges`, merchant.sandboxKey, body, { "idempotency-key": key });
-          if (answer && answer.status === 201) {
-            acked.set(key, String(answer.body.id));
-            break;
-          }
-          if (answer && answer.status !== 409 && answer.status < 500) {
-            failures.push(`${answer.status} ${JSON.stringify(answer.body)}`);
-            break;
-          }
-          retries++;
-          await sleep(Math.min(50 * 2 ** Math.min(attempt, 5), 1000));
-        }
-      }
-    };
-
-    // The killer: SIGKILLs the API or the worker at each threshold and starts it again.
-    const kills = { api: 0, worker: 0 };
-    let stopKilling = false;
-    const killer = (async () => {
-      for (let k = 0; k < opts.kills && !stopKilling; k++) {
-        while (acked.size < thresholds[k]! && !stopKilling) await sleep(5);
-        await sleep(random() * 50);
-        if (stopKilling) break;
+    const body = (i: number) => ({
+      amount: 10 + (i % 50), currency: "BRL", customer: { name: "Crash Cliente", email: `c${i % 97}@example.com` },
+      paymentMethod: { type: "credit_card", number: "4111111111111111", holderName: "CRASH", expirationMonth: "12", expirationYear: "2031", cvv: "123", installments: 1 },
+    });
+    // The killer SIGKILLs the API or the worker and starts it again.
+    const load = await driveLoad({
+      charges: opts.charges, kills: opts.kills, clients: opts.clients, random, log,
+      send: (i, key) => postJson(`http://127.0.0.1:${apiPort}/v1/charges`, merchant.sandboxKey, body(i), { "idempotency-key": key }),
+      async kill() {
         const target = split && random() < 0.5 ? "worker" : "api";
         if (target === "worker") {
           await worker!.kill();
-          kills.worker++;
           worker = await startWorker();
         } else {
           await api!.kill();
-          kills.api++;
           api = await startApi();
         }
-        killsDone++;
-        log(`kill ${kills.api + kills.worker}: ${target}; ${acked.size}/${opts.charges} acknowledged`);
-      }
-    })();
-    await Promise.all(Array.from({ length: opts.clients }, client));
-    // A kill planned after the load ended would prove nothing; violations() reports it.
-    stopKilling = true;
-    await killer;
+        return target;
+      },
+    });
+    const { failures, retries } = load;
+    const acked = new Map([...load.acked].map(([key, a]) => [key, a.id]));
+    const kills = { api: load.kills.api ?? 0, worker: load.kills.worker ?? 0 };
     if (failures.length > 0) throw new Error(`clients got unexpected answers: ${failures.slice(0, 3).join("; ")}`);
 
     // Let the worker deliver everything that is due, then look.
@@ -199,19 +154,34 @@ export function violations(r: CrashReport): string[] {
   return out;
 }
 
+const numberOr = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const began = Date.now();
+  const flag = process.argv.indexOf("--live");
+  const live = flag >= 0 ? process.argv[flag + 1] : process.env.CRASH_LIVE;
+  if (live !== undefined && !LIVE_PROCESSORS.includes(live as LiveProcessor)) {
+    console.error(`--live (or CRASH_LIVE) must be one of ${LIVE_PROCESSORS.join(", ")}`);
+    process.exit(2);
+  }
   const opts = {
     charges: Number(process.env.CRASH_CHARGES ?? 10_000),
     kills: Number(process.env.CRASH_KILLS ?? 24),
     clients: Number(process.env.CRASH_CLIENTS ?? 16),
     seed,
-    log: (line: string) => console.log(line),
+    log: (line: string) => console.log(`${((Date.now() - began) / 1000).toFixed(1)} s: ${line}`),
   };
-  console.log(`crash run: ${opts.charges} charges, ${opts.kills} kills, ${opts.clients} clients, seed ${seed}`);
-  runCrash(opts).then((report) => {
+  console.log(`crash run${live ? ` against the ${live} fake` : ""}: ${opts.charges} charges, ${opts.kills} kills, ${opts.clients} clients, seed ${seed}`);
+  const run: Promise<{ report: object; bad: string[] }> = live
+    ? runLiveCrash({
+      ...opts, processor: live as LiveProcessor, expireProviderKeys: process.env.CRASH_EXPIRE_PROVIDER_KEYS === "true",
+      backlog: numberOr(process.env.CRASH_BACKLOG), latencyMs: numberOr(process.env.CRASH_LATENCY_MS), faultRate: numberOr(process.env.CRASH_FAULT_RATE),
+    })
+      .then((report) => ({ report, bad: liveViolations(report) }))
+    : runCrash(opts).then((report) => ({ report, bad: violations(report) }));
+  run.then(({ report, bad }) => {
     console.log(JSON.stringify(report, null, 2));
-    const bad = violations(report);
     console.log(bad.length === 0 ? "every guarantee held" : `VIOLATED: ${bad.join("; ")}`);
     process.exit(bad.length === 0 ? 0 : 1);
   }, (err) => {

@@ -1,7 +1,7 @@
 // The long fuzz run: the generators of test/fuzz (hostile requests made from /openapi.json)
 // against an in-process app, on PGlite, or on PostgreSQL when DATABASE_URL is set (a scratch
 // database is created and dropped). Prints the figures; exits 1 on any 5xx, any error body off
-// the contract's shape, or any row written by a 4xx.
+// the error shape {statusCode, message, error, code}, or any row written by a 4xx.
 //
 //   npm run fuzz                                       # 100,000 requests on PGlite
 //   npm run fuzz -- --requests 5000 --seed 42

@@ -7,6 +7,7 @@ import type { Db } from "../src/db/client.js";
 import type { RequestCtx } from "../src/http/context.js";
 import { listCards } from "../src/modules/cards/cards.repo.js";
 import { expiredPendingCharges, listCharges } from "../src/modules/charges/charges.repo.js";
+import { findLiveCharge } from "../src/modules/charges/provider-sync.repo.js";
 import { listDocuments, listSubmerchants, totalSales } from "../src/modules/connect/connect.repo.js";
 import { listPayouts } from "../src/modules/connect/payouts.repo.js";
 import { listCustomers } from "../src/modules/customers/customers.repo.js";
@@ -71,7 +72,9 @@ export async function explainListQueries(run: Run, makeDb: MakeDb, demo: string,
     ["charges status + cursor", (db) => listCharges(db, ctx, { status: "refunded", startingAfter: ids.middleChargeId })],
     ["payment link payments", (db) => listCharges(db, ctx, { paymentLinkId: ids.linkId })],
     // Not a list route: the worker's expiry janitor, run every few seconds whatever the size.
-    ["expiry janitor", (db) => expiredPendingCharges(db, 100)],
+    ["expiry janitor", (db) => expiredPendingCharges(db, "sandbox", 100)],
+    // Not a list route: a provider webhook naming a live charge by the provider's own id.
+    ["provider webhook reference", (db) => findLiveCharge(db, "pagarme", "psp_4000")],
     ["customers", (db) => listCustomers(db, ctx, {})],
     ["customers email", (db) => listCustomers(db, ctx, { email: ids.customerEmail })],
     ["customers cursor", (db) => listCustomers(db, ctx, { startingAfter: ids.customerId })],
@@ -81,19 +84,19 @@ export async function explainListQueries(run: Run, makeDb: MakeDb, demo: string,
     ["events type=charge.*", (db) => listEvents(db, s, { type: "charge.*" })],
     ["endpoint deliveries", (db) => listDeliveries(db, s, { endpointId: ids.endpointId }, {})],
     ["webhook endpoints", (db) => listEndpoints(db, s, {})],
-    ["balance transactions", (db) => listEntries(db, demo, "sandbox", {})],
-    ["balance transactions type", (db) => listEntries(db, demo, "sandbox", { type: "charge" })],
-    ["balance (sums)", (db) => balances(db, demo, "sandbox")],
+    ["balance transactions", (db) => listEntries(db, { merchantId: demo, environment: "sandbox" }, {})],
+    ["balance transactions type", (db) => listEntries(db, { merchantId: demo, environment: "sandbox" }, { type: "charge" })],
+    ["balance (sums)", (db) => balances(db, { merchantId: demo, environment: "sandbox" })],
     ["payment links", (db) => listLinks(db, s, {})],
     ["plans", (db) => listPlans(db, s, {})],
     ["subscriptions", (db) => listSubscriptions(db, { merchantId: demo, environment: "sandbox", page: 1, limit: 10 })],
     ["subscriptions status=paused", (db) => listSubscriptions(db, { merchantId: demo, environment: "sandbox", status: "paused", page: 1, limit: 10 })],
     ["submerchants", async (db) => {
-      const { rows } = await listSubmerchants(db, { parentId: demo, days: [], order: [{ field: "createdAt", descending: true }], limit: 10, offset: 0 });
+      const { rows } = await listSubmerchants(db, { master: { merchantId: demo, environment: "sandbox" }, days: [], order: [{ field: "createdAt", descending: true }], limit: 10, offset: 0 });
       await totalSales(db, rows.map((r) => r.id), "sandbox");
       if (rows[0]) await listDocuments(db, rows[0].id);
     }],
-    ["payout requests", (db) => listPayouts(db, { scope: { parentId: demo }, environment: "sandbox", days: [], limit: 10, offset: 0 })],
+    ["payout requests", (db) => listPayouts(db, { viewer: { master: { merchantId: demo, environment: "sandbox" } }, days: [], limit: 10, offset: 0 })],
   ];
   const out: PlanSummary[] = [];
   for (const [name, call] of calls) {

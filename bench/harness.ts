@@ -60,9 +60,26 @@ export interface ServerProcess {
   child: ChildProcess;
   /** Everything the server printed so far. */
   output(): string;
+  /** Waits for the "feira started" log line (a worker, which serves no /health). */
+  started(): Promise<void>;
   /** Waits for /health and, on a first start, for the printed keys (`keys` from an earlier start otherwise). */
   ready(keys?: Omit<BenchServer, "baseUrl">): Promise<BenchServer>;
   stop(): Promise<void>;
+}
+
+/**
+ * How `npm run api` (docs/deploy.md's command line) starts an API process: the environment it
+ * sets before `exec` (e.g. `MALLOC_ARENA_MAX=2`) and the node flags before `--import`.
+ */
+export function apiScriptLaunch(): { env: Record<string, string>; nodeArgs: string[] } {
+  const script: string = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.api;
+  const words = script.split(/\s+/);
+  const env: Record<string, string> = {};
+  for (const w of words.slice(0, words.indexOf("exec"))) {
+    const m = /^([A-Z_]+)=(?:\$\{\1:-)?([^}]*)\}?$/.exec(w);
+    if (m) env[m[1]!] = m[2]!;
+  }
+  return { env, nodeArgs: words.slice(words.indexOf("node") + 1, words.indexOf("--import")) };
 }
 
 /** `node [nodeArgs] --import tsx src/main.ts [args]`, as an operator starts it. */
@@ -81,6 +98,14 @@ export function startServer(env: NodeJS.ProcessEnv, opts: { args?: string[]; nod
   return {
     child,
     output: () => output,
+    async started() {
+      const deadline = Date.now() + 60_000;
+      while (!/feira started/.test(output)) {
+        if (child.exitCode !== null) throw new Error(`the process exited (${child.exitCode}):\n${output}`);
+        if (Date.now() > deadline) throw new Error(`the process did not start within 60 s:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
     async ready(keys) {
       const deadline = Date.now() + 60_000;
       for (;;) {

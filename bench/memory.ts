@@ -23,6 +23,7 @@ import autocannon, { type Options } from "autocannon";
 import pg from "pg";
 import { existsSync } from "node:fs";
 import { basicAuth, childEnv, freePort, startProcess, tempDir, waitForHttp, type ServerProcess } from "../test/helpers/process.js";
+import { apiScriptLaunch } from "./harness.js";
 
 const TOTAL = Number(process.env.BENCH_CHARGES ?? 100_000);
 const CHECKPOINTS = (process.env.BENCH_CHECKPOINTS ?? "10000,50000,100000").split(",").map(Number).filter((n) => n <= TOTAL);
@@ -89,13 +90,12 @@ const COMPILED = process.env.BENCH_COMPILED === "1";
 if (COMPILED && !existsSync("dist/main.js")) throw new Error("BENCH_COMPILED=1 needs `npm run build` first");
 // Node/V8 flags put before the entry point (space-separated), e.g. to compare heap settings. By
 // default, those of `npm run api` (the heap limits of docs/deploy.md, "Memory"); "" for none.
-const apiScript: string = JSON.parse(readFileSync("package.json", "utf8")).scripts.api;
-const scriptWords = apiScript.split(/\s+/);
-const scriptFlags = scriptWords.slice(scriptWords.indexOf("node") + 1, scriptWords.indexOf("--import"));
-const NODE_ARGS = process.env.BENCH_NODE_ARGS === undefined ? scriptFlags : process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean);
+const launch = apiScriptLaunch();
+const NODE_ARGS = process.env.BENCH_NODE_ARGS === undefined ? launch.nodeArgs : process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean);
 const start = (e: NodeJS.ProcessEnv, args: string[], nodeArgs: string[] = []) =>
   startProcess(process.execPath, [...nodeArgs, ...(COMPILED ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"]), ...args], e);
-const api = start(env, databaseUrl ? ["api"] : [], NODE_ARGS);
+// The environment of `npm run api` (MALLOC_ARENA_MAX) unless this run sets it.
+const api = start({ ...launch.env, ...env }, databaseUrl ? ["api"] : [], NODE_ARGS);
 let worker: ServerProcess | undefined;
 try {
   const key = (await api.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 120_000))[1]!;

@@ -9,13 +9,19 @@
 //
 // With DATABASE_URL, a scratch database is created next to the given one and dropped at the
 // end. Scenarios live in bench/scenarios.ts. Results are recorded in bench/RESULTS.md.
-// BENCH_COMPILED=1 runs the compiled server (`npm run build` first), as docs/deploy.md runs it.
+// BENCH_COMPILED=1 runs the compiled server (`npm run build` first), as docs/deploy.md runs it: on
+// PostgreSQL an API process with `npm run api`'s flags and a worker process (BENCH_ONE_PROCESS=1: one).
+// --pooler (or BENCH_POOLER=1; PostgreSQL) puts a PgBouncer of its own in transaction mode between the server and
+// the scratch database (DATABASE_POOL_MODE=transaction, DATABASE_DIRECT_URL for migrations and
+// LISTEN); DATABASE_POOL_MODE=transaction alone, without --pooler, measures unnamed statements
+// on a direct connection.
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cpuProbe, createScratchDatabase, freePort, measure, serverEnv, startServer, type Row, type ScratchDatabase } from "./harness.js";
+import { apiScriptLaunch, cpuProbe, createScratchDatabase, freePort, measure, serverEnv, startServer, type Row, type ScratchDatabase, type ServerProcess } from "./harness.js";
 import { defaultScenarios, scenarios, type Scenario } from "./scenarios.js";
+import { startPgbouncer, type Pgbouncer } from "../test/helpers/pgbouncer.js";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -29,6 +35,7 @@ const { values: opts, positionals } = parseArgs({
     rate: { type: "string", default: "" },
     // Extra node flags for the server, e.g. --server-args="--cpu-prof --cpu-prof-dir=/tmp/prof".
     "server-args": { type: "string", default: "" },
+    pooler: { type: "boolean", default: process.env.BENCH_POOLER === "1" },
   },
 });
 const duration = Number(opts.duration);
@@ -49,24 +56,55 @@ const scratch: ScratchDatabase | undefined = baseDatabaseUrl ? await createScrat
 
 // ---- The server, as an operator starts it.
 const port = await freePort();
-const server = startServer(serverEnv({ port, dataDir, databaseUrl: scratch?.url, extra: { WEB_CONCURRENCY: String(processes) } }), { nodeArgs: serverArgs });
+const pooler: Pgbouncer | undefined = opts.pooler && scratch ? await startPgbouncer(scratch.url) : undefined;
+const env = serverEnv({ port, dataDir, databaseUrl: pooler ? pooler.pooled(scratch!.url) : scratch?.url, extra: { WEB_CONCURRENCY: String(processes) } });
+if (pooler) Object.assign(env, { DATABASE_POOL_MODE: "transaction", DATABASE_DIRECT_URL: scratch!.url });
+// On PostgreSQL with BENCH_COMPILED=1, production's shape (docs/deploy.md): an API process with
+// `npm run api`'s flags and environment, and a worker process beside it. BENCH_ONE_PROCESS=1 runs
+// both roles in one process instead (`node dist/main.js`, as `npm start` does on PGlite).
+const deployed = Boolean(scratch) && process.env.BENCH_COMPILED === "1" && process.env.BENCH_ONE_PROCESS !== "1";
+const launch = apiScriptLaunch();
+const server = deployed
+  ? startServer({ ...launch.env, ...env }, { nodeArgs: [...launch.nodeArgs, ...serverArgs], args: ["api"] })
+  : startServer(env, { nodeArgs: serverArgs });
+let worker: ServerProcess | undefined;
 
 async function cleanup(): Promise<void> {
+  await worker?.stop();
   await server.stop();
+  await pooler?.stop();
   await scratch?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 }
 process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
 
+/** CPU of the API process (and its database backends) plus the worker's, when there is one. */
+function serverCpu(): () => { server: number; db: number } {
+  const api = cpuProbe(server.child.pid!, scratch?.name);
+  const work = worker ? cpuProbe(worker.child.pid!) : undefined;
+  return () => {
+    const a = api();
+    return { server: a.server + (work?.().server ?? 0), db: a.db };
+  };
+}
+
 const rows: Row[] = [];
 try {
   const bench = await server.ready();
+  if (deployed) {
+    // After the API has migrated and made the demo merchant.
+    worker = startServer({ ...env, LOG_LEVEL: "info" }, { args: ["worker"] });
+    await worker.started();
+  }
+  const shape = deployed
+    ? `API (${Object.entries(launch.env).map(([k, v]) => `${k}=${v} `).join("")}node ${[...launch.nodeArgs, ...serverArgs].join(" ")} dist/main.js api) + worker process`
+    : "API and worker in one process";
   console.log(
-    `feira bench: ${scratch ? "PostgreSQL" : "PGlite"}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, ` +
+    `feira bench: ${shape}, ${scratch ? "PostgreSQL" : "PGlite"}${pooler ? " through PgBouncer (transaction mode)" : ""}${env.DATABASE_POOL_MODE === "transaction" ? ", unnamed statements" : ""}, RATE_LIMIT_PER_KEY=${env.RATE_LIMIT_PER_KEY ?? "100 (default)"}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, ` +
       `${processes} API process(es), ${connections} connections, ${warmup} s warm-up + ${duration} s per scenario; autocannon and the server share the CPUs`,
   );
   for (const scenario of selected) {
-    rows.push(await measure(bench, scenario, { seconds: duration, warmup, connections, cpu: cpuProbe(server.child.pid!, scratch?.name), rate: opts.rate ? Number(opts.rate) : undefined }));
+    rows.push(await measure(bench, scenario, { seconds: duration, warmup, connections, cpu: serverCpu(), rate: opts.rate ? Number(opts.rate) : undefined }));
     console.log(`  ${scenario.name}: ${scenario.description}`);
   }
 

@@ -11,7 +11,8 @@
 // median is printed), BENCH_WARMUP (deliveries before the measured ones, default 0),
 // BENCH_WINDOW_FROM (where the CPU window starts, default 0.1 of the measured deliveries),
 // BENCH_RECEIVER_DELAY_MS (the receiver answers after this long, default 0: at once),
-// BENCH_WORKER_NODE_ARGS (extra node flags for the workers, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+// BENCH_WORKER_NODE_ARGS (extra node flags for the workers, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"),
+// WEBHOOK_CONCURRENCY (the workers' slots, passed to them as it is; default 128).
 // It creates a scratch database next to DATABASE_URL's and drops it at the end. The rate is
 // measured from the first (or the BENCH_WARMUP-th) to the last delivery of a round, so process
 // start-up is excluded.
@@ -75,10 +76,13 @@ if (!baseUrl) {
 const WORKERS = (process.env.BENCH_WORKERS ?? "1,2").split(",").map(Number);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
 // A receiver that answers after this many milliseconds, as merchants' endpoints do (tens of
-// ms), instead of at once: a worker is then bound by its in-flight slots (32), not by the CPU.
+// ms), instead of at once: a worker is then bound by its in-flight slots, not by the CPU.
 const RECEIVER_DELAY_MS = Number(process.env.BENCH_RECEIVER_DELAY_MS ?? 0);
-/** The worker's in-flight slots (webhooks.module.ts), for the bound under a delayed receiver. */
-const WORKER_SLOTS = 32;
+/**
+ * The workers' in-flight slots, for the bound under a delayed receiver: WEBHOOK_CONCURRENCY,
+ * which the workers read from this environment too (config.ts's default when unset).
+ */
+const WORKER_SLOTS = Number(process.env.WEBHOOK_CONCURRENCY || 128);
 // Where the CPU window starts, as a fraction of the deliveries (default 0.1: start-up and a
 // worker's first deliveries, run before V8 has optimised the code, are left out).
 const WINDOW_FROM = Number(process.env.BENCH_WINDOW_FROM ?? 0.1);
@@ -206,7 +210,7 @@ try {
   // machine's load falls on both.
   for (let r = 0; r < REPEAT; r++) {
     for (const workers of WORKERS) {
-      // Under a delayed receiver the ceiling is the slots' bound, workers x 32 / delay.
+      // Under a delayed receiver the ceiling is the slots' bound, workers x slots / delay.
       const ceil = RECEIVER_DELAY_MS > 0 ? Math.round((workers * WORKER_SLOTS * 1000) / RECEIVER_DELAY_MS) : await ceiling();
       resetReceiver();
       await bench.seed(WARMUP + EVENTS);

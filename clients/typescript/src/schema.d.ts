@@ -98,6 +98,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/payout-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every merchant's payout requests
+         * @description The operator's queue: every merchant's requests, newest first, with the submerchant's CNPJ as the Pix key to pay. `?status=pending&environment=production` lists the live payouts awaiting the operator's transfer.
+         */
+        get: operations["adminListPayoutRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/payout-requests/{id}/approve": {
         parameters: {
             query?: never;
@@ -109,7 +129,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a payout request
-         * @description Sends the net amount by Pix to the submerchant's CNPJ, takes the reserve off the ledger (fee to revenue) and emits payout.approved to the submerchant's webhook endpoints. Only pending requests (409 otherwise).
+         * @description Marks the payout paid: takes the reserve off the ledger (net paid out, fee to revenue) and emits payout.approved to the submerchant's webhook endpoints. Production: no processor sends Pix payouts, so the operator transfers netAmount by Pix to the submerchant's CNPJ (pixKey in the admin list) at its own bank and approves with that transfer's endToEndId (required: 422 without it, or when it is not of the Pix shape). The same endToEndId again answers the approved payout; another one, or one already recorded on another payout, is 409. Sandbox: without a body the simulator transfers (and gives its own endToEndId); with endToEndId it is recorded as in production. Only pending requests (409 otherwise).
          */
         post: operations["adminApprovePayoutRequest"];
         delete?: never;
@@ -132,6 +152,26 @@ export interface paths {
          * @description Releases the reserved amount to the available balance and emits payout.rejected to the submerchant's webhook endpoints. Only pending requests (409 otherwise).
          */
         post: operations["adminRejectPayoutRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/processors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live processors and their circuit breakers
+         * @description Each live processor the configuration names, the payment methods it serves (first choice or failover) and its circuit breaker. Breakers live in each API process's memory: this answer is the answering process's (`pid`); `/metrics` exports the same per process.
+         */
+        get: operations["adminListProcessors"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -273,7 +313,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a charge
-         * @description Refunds all that is left, or `amount` (currency units). Refunds never add up to more than was paid, even when concurrent. The last refund makes the charge refunded.
+         * @description Refunds all that is left, or `amount` (currency units). Refunds never add up to more than was paid, even when concurrent. The last refund makes the charge refunded. 201 with status succeeded, failed (the processor refused it; the amount is released) or pending (a live processor accepted it without finishing, or gave no answer to rely on: the amount stays reserved and the refund is read again at the processor until it succeeds, with charge.refunded, or fails).
          */
         post: operations["refundCharge"];
         delete?: never;
@@ -513,6 +553,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/merchant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve your merchant profile
+         * @description The merchant the key or login token belongs to: name, e-mail, status, Connect access and default soft descriptor. The profile is one for both environments.
+         */
+        get: operations["getMerchantProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update your merchant profile
+         * @description Changes the merchant's name and its default soft descriptor (the text on the buyer's card statement: at most 13 letters A to Z, digits and spaces; null removes it). The profile is one for both environments, so a sandbox key changes it too. The soft descriptor is stored and shown in the panel; charges do not send it to the processor yet. The e-mail, status and Connect access are the operator's (PATCH /v1/admin/merchants/{id}). Setting the same values again changes nothing, so no Idempotency-Key is needed.
+         */
+        patch: operations["updateMerchantProfile"];
         trace?: never;
     };
     "/v1/payment-links": {
@@ -783,6 +847,46 @@ export interface paths {
          * @description An archived plan takes no new subscriptions and cannot be the target of a plan change; subscriptions already on it keep renewing. Archiving an archived plan answers it unchanged.
          */
         post: operations["archivePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processors/mercadopago/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mercado Pago payment notice
+         * @description Register this URL as the webhook of the Mercado Pago application (event `payment`). The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) must be valid and signed within 300 s, else 401 and nothing changes. The body is not trusted: the payment named by `data.id` is read again from Mercado Pago. Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, and reads are limited per client address and in all (PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS, PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND); past them the notice gets a 429 with Retry-After, and the provider's retry or feira's reconciliation applies the change.
+         */
+        post: operations["mercadoPagoWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/processors/pagarme/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pagar.me payment notice
+         * @description Register this URL as a webhook of the Pagar.me account (events `order.*` and `charge.*`). Pagar.me v5 signs nothing: the body only names the order or charge (`data.code`, `data.order.code` = feira's charge id, or `data.id`), which is read again from Pagar.me before anything changes. Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, and reads are limited per client address and in all (PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS, PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND); past them the notice gets a 429 with Retry-After, and the provider's retry or feira's reconciliation applies the change.
+         */
+        post: operations["pagarmeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1229,7 +1333,7 @@ export interface paths {
         put?: never;
         /**
          * Request a payout for a submerchant
-         * @description With the master's key or the submerchant's own. amount is integer cents (BRL). The submerchant must be active, have its CNPJ and a payout fee definition; payoutFee = fixed + amount x percentage / 100, rounded half-up once (200 cents + 1 % of 10000 = 300, net 9700). The amount is reserved from the available balance at once: requests beyond it are refused (422), even when they race. Pending until approved or rejected; approved payouts go by Pix to the submerchant's CNPJ. One request per Idempotency-Key.
+         * @description With the master's key or the submerchant's own. amount is integer cents (BRL). The submerchant must be active, have its CNPJ and a payout fee definition; payoutFee = fixed + amount x percentage / 100, rounded half-up once (200 cents + 1 % of 10000 = 300, net 9700). The amount is reserved from the available balance at once: requests beyond it are refused (422), even when they race. Pending until approved or rejected; approved payouts went by Pix to the submerchant's CNPJ (in production by the operator's own transfer, whose endToEndId the payout then shows). One request per Idempotency-Key.
          */
         post: operations["createPayoutRequest"];
         delete?: never;
@@ -1505,7 +1609,7 @@ export interface components {
     schemas: {
         /** @description Every error has this shape. */
         ErrorBody: {
-            /** @description Machine-readable error code, e.g. validation_failed */
+            /** @description Machine-readable error code: bad_request (400), unauthorized (401), forbidden (403), not_found (404), method_not_allowed (405), conflict (409), invalid_state (409), idempotency_in_progress (409), payload_too_large (413), headers_too_large (431), request_timeout (408), unsupported_media_type (415), validation_failed (422), idempotency_mismatch (422), card_number_in_text (422), amount_too_large (422), currency_not_supported (422), method_not_supported (422), submerchant_not_active (422), insufficient_balance (422), rate_limited (429), internal (500), unavailable (503), processor_busy (503). card_number_in_text: a card number in a field not meant for card data (the message names the field); amount_too_large: an amount above the currency's maximum (the message names the field and the maximum). */
             code: string;
             /** @description HTTP reason phrase, e.g. Unprocessable Entity */
             error: string;
@@ -1545,6 +1649,40 @@ export interface operations {
                         /** @enum {string} */
                         status: "ok";
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Default Response */
@@ -1633,6 +1771,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1641,7 +1796,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -1658,9 +1813,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A merchant with email dono@loja-exemplo.com.br already exists",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1675,7 +1864,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "name is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -1692,9 +1881,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many failed authentications from this address; retry later",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1755,6 +1961,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1763,7 +1986,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -1780,9 +2003,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Merchant mer_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1797,7 +2054,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "body must NOT have fewer than 1 properties",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -1814,9 +2071,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many failed authentications from this address; retry later",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1945,6 +2219,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1953,7 +2244,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -1970,9 +2261,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Merchant mer_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1987,7 +2312,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "fees is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -2004,9 +2329,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many failed authentications from this address; retry later",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2052,6 +2394,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2060,7 +2419,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -2077,9 +2436,77 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Merchant mer_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2094,9 +2521,185 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many failed authentications from this address; retry later",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminListPayoutRequests: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "production";
+                /** @description One submerchant's requests. */
+                merchantId?: string;
+                /** @description Starts at 1. */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                size?: number;
+                status?: "pending" | "approved" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "po_01jd5c2r7s8t9v0w1x2y3z4a5b",
+                     *           "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
+                     *           "amount": 10000,
+                     *           "currency": "BRL",
+                     *           "status": "pending",
+                     *           "payoutFee": 300,
+                     *           "netAmount": 9700,
+                     *           "processedAt": null,
+                     *           "createdAt": "2026-11-23T12:30:00.000Z",
+                     *           "reason": null,
+                     *           "endToEndId": null,
+                     *           "environment": "production",
+                     *           "masterId": "mer_01jd59z0c1v2b3n4m5k6j7h8g9",
+                     *           "pixKey": "11222333000181",
+                     *           "pixKeyType": "cnpj"
+                     *         }
+                     *       ],
+                     *       "page": 1,
+                     *       "pages": 1,
+                     *       "total": 1,
+                     *       "size": 10
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Cents. */
+                            amount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            currency: "BRL";
+                            /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                            endToEndId: string | null;
+                            environment: "sandbox" | "production";
+                            id: string;
+                            /** @description The master whose submerchant asked. */
+                            masterId: string;
+                            /** @description The submerchant paid out. */
+                            merchantId: string;
+                            /** @description Cents sent by Pix to the submerchant's CNPJ: amount - payoutFee. */
+                            netAmount: number;
+                            /** @description Cents: fixed + amount x percentage / 100 of the submerchant's payout fee, rounded half-up once. */
+                            payoutFee: number;
+                            /** @description Where the operator sends netAmount by Pix: the submerchant's CNPJ (digits), its Pix key. */
+                            pixKey: string;
+                            /** @enum {string} */
+                            pixKeyType: "cnpj";
+                            processedAt: string | null;
+                            /** @description Why it was rejected, when it was. */
+                            reason: string | null;
+                            status: "pending" | "approved" | "rejected";
+                        }[];
+                        page: number;
+                        /** @description Number of pages for this size (0 when nothing matches). */
+                        pages: number;
+                        size: number;
+                        /** @description Items matching the filters. */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many failed authentications from this address; retry later",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2116,7 +2719,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endToEndId": "E18236120202611231452s0a1b2c3d4e"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The Pix end-to-end id of the transfer the operator made at its bank: 32 characters, E + the paying institution's 8-digit ISPB + the date and time of the transfer in UTC as yyyyMMddHHmm + 11 letters or digits, dated neither later than now nor before the request (12 hours of slack each way). Required for production payouts; in the sandbox it replaces the simulator's transfer. */
+                    endToEndId?: string;
+                    /** @description Accepted because approve and reject share the body {reason?}; only a rejection records a reason, an approval does not store it. */
+                    reason?: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -2135,7 +2752,8 @@ export interface operations {
                      *       "netAmount": 9700,
                      *       "processedAt": null,
                      *       "createdAt": "2026-11-23T12:30:00.000Z",
-                     *       "reason": null
+                     *       "reason": null,
+                     *       "endToEndId": null
                      *     }
                      */
                     "application/json": {
@@ -2145,6 +2763,8 @@ export interface operations {
                         createdAt: string;
                         /** @enum {string} */
                         currency: "BRL";
+                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                        endToEndId: string | null;
                         id: string;
                         /** @description The submerchant paid out. */
                         merchantId: string;
@@ -2160,6 +2780,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2168,7 +2805,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -2185,7 +2822,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payout request po_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -2202,9 +2839,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2219,7 +2890,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "colour is not a recognized field",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -2236,9 +2907,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many failed authentications from this address; retry later",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2288,7 +2976,8 @@ export interface operations {
                      *       "netAmount": 9700,
                      *       "processedAt": null,
                      *       "createdAt": "2026-11-23T12:30:00.000Z",
-                     *       "reason": null
+                     *       "reason": null,
+                     *       "endToEndId": null
                      *     }
                      */
                     "application/json": {
@@ -2298,6 +2987,8 @@ export interface operations {
                         createdAt: string;
                         /** @enum {string} */
                         currency: "BRL";
+                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                        endToEndId: string | null;
                         id: string;
                         /** @description The submerchant paid out. */
                         merchantId: string;
@@ -2313,6 +3004,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2321,7 +3029,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -2338,7 +3046,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payout request po_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -2355,9 +3063,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2372,7 +3114,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "colour is not a recognized field",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -2389,9 +3131,190 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many failed authentications from this address; retry later",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminListProcessors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pid": 4242,
+                     *       "processors": [
+                     *         {
+                     *           "name": "pagarme",
+                     *           "routes": [
+                     *             {
+                     *               "method": "credit_card",
+                     *               "choice": "first"
+                     *             },
+                     *             {
+                     *               "method": "boleto",
+                     *               "choice": "first"
+                     *             }
+                     *           ],
+                     *           "breaker": {
+                     *             "status": "open",
+                     *             "since": "2026-11-25T12:00:00.000Z",
+                     *             "consecutiveFailures": 5,
+                     *             "failures": 7,
+                     *             "lastFailureAt": "2026-11-25T12:00:00.000Z",
+                     *             "retryAt": "2026-11-25T12:00:30.000Z"
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "mercadopago",
+                     *           "routes": [
+                     *             {
+                     *               "method": "credit_card",
+                     *               "choice": "second"
+                     *             },
+                     *             {
+                     *               "method": "pix",
+                     *               "choice": "first"
+                     *             }
+                     *           ],
+                     *           "breaker": {
+                     *             "status": "closed",
+                     *             "since": null,
+                     *             "consecutiveFailures": 0,
+                     *             "failures": 0,
+                     *             "lastFailureAt": null,
+                     *             "retryAt": null
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The process that answered: each API process keeps its own breakers. */
+                        pid: number;
+                        /** @description Every processor PAYMENT_PROCESSOR or PAYMENT_ROUTES names; empty when live charges are refused. */
+                        processors: {
+                            breaker: {
+                                /** @description Failures in a row (no answer, a 5xx or a 429); the breaker opens at 5. */
+                                consecutiveFailures: number;
+                                /** @description Every failure this process recorded since it started. */
+                                failures: number;
+                                /** @description The most recent failure, or null. */
+                                lastFailureAt: string | null;
+                                /** @description When an open breaker lets a trial call through; null when closed. */
+                                retryAt: string | null;
+                                /** @description When the breaker took this status; null while it has been closed since the process started. */
+                                since: string | null;
+                                /** @description closed: calls go through. open: the processor is skipped (a second processor of the route serves, else the charge fails with processor_unavailable). half_open: one trial call is let through; its success closes the breaker. */
+                                status: "closed" | "open" | "half_open";
+                            };
+                            name: "pagarme" | "mercadopago";
+                            routes: {
+                                /** @description second: tried only when the first provably made nothing (PAYMENT_ROUTES a|b). */
+                                choice: "first" | "second";
+                                /** @description A payment method, e.g. credit_card, pix, boleto. */
+                                method: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many failed authentications from this address; retry later",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2496,6 +3419,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2504,7 +3444,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -2521,7 +3461,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -2538,9 +3478,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2555,7 +3529,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "status is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -2572,9 +3546,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many failed authentications from this address; retry later",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2630,6 +3621,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2638,7 +3646,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -2655,9 +3663,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2672,7 +3714,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "email is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -2689,9 +3731,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many failed login attempts; retry later",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2706,7 +3765,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "message": "The shipping provider is unavailable right now; retry shortly",
+                     *       "message": "Login is temporarily unavailable; retry later",
                      *       "error": "Service Unavailable",
                      *       "code": "unavailable"
                      *     }
@@ -2787,9 +3846,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2807,6 +3883,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2924,7 +4017,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -2941,7 +4034,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -2966,6 +4059,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listCharges: {
@@ -2984,7 +4094,7 @@ export interface operations {
                 paymentMethod?: string;
                 /** @description Cursor: return objects older than this id. */
                 startingAfter?: string;
-                status?: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                status?: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
             };
             header?: never;
             path?: never;
@@ -3025,6 +4135,7 @@ export interface operations {
                      *             "txid": "1jd3m7q2w4e6r8t0y2v4x6z8b"
                      *           },
                      *           "pspRefId": "sbx_XggIvLfIfqT6t0qVtS0IK3vZ",
+                     *           "processor": "sandbox",
                      *           "items": null,
                      *           "shippingAddress": null,
                      *           "trackingInfo": null,
@@ -3075,6 +4186,7 @@ export interface operations {
                      *             "installments": 1
                      *           },
                      *           "pspRefId": "sbx_N7c9wHEkOfPV2YuQNMtAxsgQ",
+                     *           "processor": "sandbox",
                      *           "items": null,
                      *           "shippingAddress": null,
                      *           "trackingInfo": null,
@@ -3145,6 +4257,8 @@ export interface operations {
                                 walletType?: string;
                             };
                             postbackUrl: string | null;
+                            /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                            processor: string;
                             pspRefId: string | null;
                             reason: string | null;
                             shippingAddress: {
@@ -3156,7 +4270,7 @@ export interface operations {
                             }[] | null;
                             spread: number;
                             /** @enum {string} */
-                            status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                            status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                             trackingInfo: {
                                 [key: string]: unknown;
                             } | null;
@@ -3194,7 +4308,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -3211,7 +4325,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -3231,6 +4345,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3277,7 +4408,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description In currency units, not cents (10 = 10.00 BRL). At least 1 (1.00 BRL) and at most as many decimals as the currency has: 2 for BRL, USD, MXN and COP, 0 for JPY and CLP. More decimals, zero, negatives: 422. */
+                    /** @description In currency units, not cents (10 = 10.00 BRL). At least 1 (1.00 BRL) and at most as many decimals as the currency has: 2 for BRL, USD, MXN and COP, 0 for JPY and CLP. More decimals, zero, negatives: 422. At most the currency's ceiling: 99,999,999 minor units (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large. */
                     amount: number;
                     /** @description ISO 4217 code, e.g. BRL; stored and answered upper-case. Cards take any ISO 4217 currency; Pix, boleto, open_finance, qr_code and bank_transfer BRL only, oxxo and spei MXN, pse COP. */
                     currency: string;
@@ -3446,7 +4577,7 @@ export interface operations {
                         } | null;
                         reason: string | null;
                         /** @enum {string} */
-                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                     };
                 };
             };
@@ -3493,7 +4624,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -3510,7 +4641,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Customer cus_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -3527,9 +4658,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3544,7 +4709,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "amount is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -3570,6 +4735,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3581,6 +4763,23 @@ export interface operations {
                      *       "message": "Internal server error",
                      *       "error": "Internal Server Error",
                      *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "message": "The payment processor is slow to answer and 1024 charges are already waiting on it in this server process; nothing was charged, retry after the Retry-After delay",
+                     *       "error": "Service Unavailable",
+                     *       "code": "processor_busy"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3640,6 +4839,7 @@ export interface operations {
                      *         "installments": 1
                      *       },
                      *       "pspRefId": "sbx_N7c9wHEkOfPV2YuQNMtAxsgQ",
+                     *       "processor": "sandbox",
                      *       "items": null,
                      *       "shippingAddress": null,
                      *       "trackingInfo": null,
@@ -3706,6 +4906,8 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        processor: string;
                         pspRefId: string | null;
                         reason: string | null;
                         shippingAddress: {
@@ -3717,13 +4919,30 @@ export interface operations {
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
-                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
                         /** Format: date-time */
                         updatedAt: string;
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error has this shape. */
@@ -3752,7 +4971,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -3778,6 +4997,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3789,6 +5025,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3816,7 +5069,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Currency units; the whole refundable rest by default. */
+                    /** @description Currency units; the whole refundable rest by default; at most the currency's ceiling, 99,999,999 minor units unless the operator set MAX_AMOUNT_MINOR (999,999.99 BRL); above it: 422 amount_too_large. */
                     amount?: number;
                 };
             };
@@ -3843,13 +5096,31 @@ export interface operations {
                         amount: number;
                         chargeId: string;
                         /** @enum {string} */
-                        chargeStatus: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                        chargeStatus: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                         /** Format: date-time */
                         createdAt: string;
                         currency: string;
                         id: string;
-                        status: "succeeded" | "failed";
+                        /** @description pending: a live provider accepted the refund without finishing it, or gave no answer to rely on. The amount stays reserved (counted in the charge's amountRefunded, so it cannot be refunded twice) until feira reads the refund again at the provider (every PROCESSOR_RECONCILE_INTERVAL_MS): succeeded sends charge.refunded, failed releases the amount. */
+                        status: "succeeded" | "failed" | "pending";
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error has this shape. */
@@ -3878,7 +5149,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -3912,9 +5183,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3929,7 +5234,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "colour is not a recognized field",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -3949,6 +5254,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3977,7 +5299,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @enum {string} */
-                    status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                    status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                 };
             };
         };
@@ -3999,8 +5321,25 @@ export interface operations {
                         event: string;
                         eventId: string;
                         /** @enum {string} */
-                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error has this shape. */
@@ -4029,7 +5368,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -4055,6 +5394,57 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4063,7 +5453,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "status is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -4083,6 +5473,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4150,9 +5557,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4170,6 +5594,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4232,6 +5673,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4257,9 +5715,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4274,7 +5766,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "defaultSplit is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -4294,6 +5786,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4392,6 +5901,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4400,7 +5926,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -4417,7 +5943,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -4434,9 +5960,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Sub-account sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4454,6 +5997,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4552,7 +6112,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -4569,7 +6129,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -4589,6 +6149,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4691,7 +6268,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -4708,9 +6285,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4725,7 +6336,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "name is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -4745,6 +6356,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4796,6 +6424,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4821,7 +6466,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -4838,9 +6483,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Customer cus_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4858,6 +6520,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4937,6 +6616,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4962,7 +6658,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -4979,9 +6675,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Customer cus_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4999,6 +6712,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5124,7 +6854,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -5141,7 +6871,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Customer cus_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -5158,9 +6888,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5175,7 +6939,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "number is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -5195,6 +6959,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5255,6 +7036,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5280,7 +7078,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -5297,9 +7095,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Card card_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5317,6 +7132,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5346,6 +7178,23 @@ export interface operations {
                 content?: never;
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5371,7 +7220,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -5388,9 +7237,60 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Card card_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5408,6 +7308,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5547,7 +7464,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -5564,7 +7481,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -5584,6 +7501,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5742,6 +7676,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5767,7 +7718,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -5784,9 +7735,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Event evt_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5804,6 +7772,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5948,7 +7933,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -5965,7 +7950,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Event evt_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -5982,9 +7967,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5999,7 +8018,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "colour is not a recognized field",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -6019,6 +8038,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6080,7 +8116,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -6097,7 +8133,138 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "At most 5 event streams may be open per merchant and environment; close one first",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchantProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mer_01jd59z0c1v2b3n4m5k6j7h8g9",
+                     *       "name": "Loja Exemplo",
+                     *       "email": "dono@loja-exemplo.com.br",
+                     *       "status": "active",
+                     *       "connectEnabled": true,
+                     *       "parentId": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "softDescriptor": "LOJA EXEMPLO",
+                     *       "updatedAt": "2026-11-24T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        connectEnabled: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        email: string;
+                        id: string;
+                        name: string;
+                        parentId: string | null;
+                        /** @description Default text on the buyer's card statement, or null for none. Stored only for now: charges do not carry it to the processor yet. */
+                        softDescriptor: string | null;
+                        status: "active" | "inactive" | "blocked";
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -6117,6 +8284,220 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateMerchantProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Loja Exemplo",
+                 *       "softDescriptor": "LOJA EXEMPLO"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The merchant's name, as shown in the panel. */
+                    name?: string;
+                    /** @description Default text on the buyer's card statement: 1 to 13 letters (A to Z, no accents), digits and spaces. null removes it. */
+                    softDescriptor?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mer_01jd59z0c1v2b3n4m5k6j7h8g9",
+                     *       "name": "Loja Exemplo",
+                     *       "email": "dono@loja-exemplo.com.br",
+                     *       "status": "active",
+                     *       "connectEnabled": true,
+                     *       "parentId": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "softDescriptor": "LOJA EXEMPLO",
+                     *       "updatedAt": "2026-11-24T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        connectEnabled: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        email: string;
+                        id: string;
+                        name: string;
+                        parentId: string | null;
+                        /** @description Default text on the buyer's card statement, or null for none. Stored only for now: charges do not carry it to the processor yet. */
+                        softDescriptor: string | null;
+                        status: "active" | "inactive" | "blocked";
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "body must NOT have fewer than 1 properties",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6237,7 +8618,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -6254,7 +8635,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -6271,7 +8652,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -6291,6 +8672,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6352,14 +8750,14 @@ export interface operations {
                         physical: boolean;
                         quantity: number;
                         title: string;
-                        /** @description Currency units, e.g. 59.9. */
+                        /** @description Currency units, e.g. 59.9. Each price, the products' total and the total with fixedFreightAmount are at most the currency's ceiling, 99,999,999 minor units unless the operator set MAX_AMOUNT_MINOR (999,999.99 BRL); above it: 422 amount_too_large naming the field. */
                         unitPrice: number;
                         /** @description kg */
                         weight?: number;
                         /** @description cm */
                         width?: number;
                     }[];
-                    /** @description Where the buyer goes after paying (https in production); otherwise a receipt is shown. */
+                    /** @description Where the buyer goes after paying; otherwise a receipt is shown. The rules of every merchant URL: in production https, and no loopback, private, link-local or metadata host (also in sandbox, link-local and metadata ones are refused). */
                     successUrl?: string;
                     title: string;
                 };
@@ -6441,6 +8839,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6449,7 +8864,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -6466,7 +8881,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -6483,9 +8898,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6500,7 +8949,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "title is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -6520,6 +8969,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6613,6 +9079,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6621,7 +9104,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -6638,7 +9121,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -6655,9 +9138,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6675,6 +9175,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6768,6 +9285,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6776,7 +9310,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -6793,7 +9327,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -6810,9 +9344,60 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6830,6 +9415,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6873,7 +9475,7 @@ export interface operations {
                         physical: boolean;
                         quantity: number;
                         title: string;
-                        /** @description Currency units, e.g. 59.9. */
+                        /** @description Currency units, e.g. 59.9. Each price, the products' total and the total with fixedFreightAmount are at most the currency's ceiling, 99,999,999 minor units unless the operator set MAX_AMOUNT_MINOR (999,999.99 BRL); above it: 422 amount_too_large naming the field. */
                         unitPrice: number;
                         /** @description kg */
                         weight?: number;
@@ -6961,6 +9563,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6969,7 +9588,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -6986,7 +9605,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -7003,9 +9622,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7020,7 +9673,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "colour is not a recognized field",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -7040,6 +9693,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7266,7 +9936,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -7283,9 +9953,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7300,7 +10004,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "customer is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -7317,9 +10021,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many attempts from this address; retry in a minute",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7377,6 +10098,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7388,6 +10126,40 @@ export interface operations {
                      *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7466,6 +10238,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7474,7 +10263,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -7491,9 +10280,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b was changed by another request; retry",
                      *       "error": "Conflict",
                      *       "code": "invalid_state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7508,7 +10331,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "postalCode is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -7525,9 +10348,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 429,
-                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "message": "Too many attempts from this address; retry in a minute",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7617,6 +10457,7 @@ export interface operations {
                      *             "installments": 3
                      *           },
                      *           "pspRefId": "sbx_N7c9wHEkOfPV2YuQNMtAxsgQ",
+                     *           "processor": "sandbox",
                      *           "items": [
                      *             {
                      *               "title": "Caneca azul",
@@ -7705,6 +10546,8 @@ export interface operations {
                                 walletType?: string;
                             };
                             postbackUrl: string | null;
+                            /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                            processor: string;
                             pspRefId: string | null;
                             reason: string | null;
                             shippingAddress: {
@@ -7716,7 +10559,7 @@ export interface operations {
                             }[] | null;
                             spread: number;
                             /** @enum {string} */
-                            status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                            status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                             trackingInfo: {
                                 [key: string]: unknown;
                             } | null;
@@ -7729,6 +10572,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7737,7 +10597,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; send your secret key as the HTTP Basic username with an empty password, or Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -7754,7 +10614,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -7771,7 +10631,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -7788,7 +10648,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -7808,6 +10668,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7880,6 +10757,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7888,9 +10782,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7936,9 +10864,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "headers.x-request-id must not contain NUL characters",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7986,7 +10931,8 @@ export interface operations {
                      *           "netAmount": 9700,
                      *           "processedAt": null,
                      *           "createdAt": "2026-11-23T12:30:00.000Z",
-                     *           "reason": null
+                     *           "reason": null,
+                     *           "endToEndId": null
                      *         }
                      *       ],
                      *       "page": 1,
@@ -8003,6 +10949,8 @@ export interface operations {
                             createdAt: string;
                             /** @enum {string} */
                             currency: "BRL";
+                            /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                            endToEndId: string | null;
                             id: string;
                             /** @description The submerchant paid out. */
                             merchantId: string;
@@ -8050,7 +10998,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -8067,7 +11015,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "headers.x-request-id must not contain NUL characters",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -8087,6 +11035,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8122,7 +11087,8 @@ export interface operations {
                      *       "netAmount": 9700,
                      *       "processedAt": null,
                      *       "createdAt": "2026-11-23T12:30:00.000Z",
-                     *       "reason": null
+                     *       "reason": null,
+                     *       "endToEndId": null
                      *     }
                      */
                     "application/json": {
@@ -8132,6 +11098,8 @@ export interface operations {
                         createdAt: string;
                         /** @enum {string} */
                         currency: "BRL";
+                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                        endToEndId: string | null;
                         id: string;
                         /** @description The submerchant paid out. */
                         merchantId: string;
@@ -8144,6 +11112,23 @@ export interface operations {
                         reason: string | null;
                         status: "pending" | "approved" | "rejected";
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error has this shape. */
@@ -8172,7 +11157,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -8189,9 +11174,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Payout request po_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8209,6 +11211,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8316,7 +11335,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -8333,7 +11352,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -8353,6 +11372,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8394,7 +11430,7 @@ export interface operations {
                      */
                     intervalCount?: number;
                     name: string;
-                    /** @description Price per period in currency units (29.9 = 29.90 BRL), at least 1, at most the currency's decimals. */
+                    /** @description Price per period in currency units (29.9 = 29.90 BRL), at least 1, at most the currency's decimals; at most the currency's ceiling, 99,999,999 minor units unless the operator set MAX_AMOUNT_MINOR (999,999.99 BRL); above it: 422 amount_too_large. */
                     price: number;
                     /**
                      * @description Free days before the first charge.
@@ -8491,7 +11527,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -8508,9 +11544,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8525,7 +11595,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "name is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -8545,6 +11615,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8607,6 +11694,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8632,7 +11736,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -8649,9 +11753,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Plan plan_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8669,6 +11790,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8786,7 +11924,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -8803,9 +11941,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Plan plan_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8820,7 +11992,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "body must NOT have fewer than 1 properties",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -8840,6 +12012,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8947,7 +12136,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -8964,9 +12153,77 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Plan plan_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8984,6 +12241,339 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    mercadoPagoWebhook: {
+        parameters: {
+            query?: {
+                /** @description The Mercado Pago payment id the notice is about (signed). */
+                "data.id"?: string;
+                /** @description The notice's topic, e.g. `payment`. */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Mercado Pago's thin notice (`{ action, type, data: { id } }`); feira reads the payment from Mercado Pago instead of trusting it. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "payment.updated",
+                 *       "api_version": "v1",
+                 *       "type": "payment",
+                 *       "data": {
+                 *         "id": "1234567890"
+                 *       },
+                 *       "date_created": "2026-11-25T12:00:00Z",
+                 *       "live_mode": true
+                 *     }
+                 */
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The notice was accepted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Always true: the notice was taken; the payment was read again from the provider when it names a live charge. */
+                        received: boolean;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "colour is not a recognized field",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many attempts from this address; retry in a minute",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pagarmeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Pagar.me's notice (`{ id, type, data: order or charge }`); only its references are used, and the order is read from Pagar.me. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "hook_RyEKQO789TRpZjv5",
+                 *       "type": "order.paid",
+                 *       "created_at": "2026-11-25T12:00:00Z",
+                 *       "data": {
+                 *         "id": "or_56GXnk6T0eU88qMm",
+                 *         "code": "ch_01jd3k2m4nabcdefghjkmnpqrs",
+                 *         "status": "paid"
+                 *       }
+                 *     }
+                 */
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The notice was accepted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Always true: the notice was taken; the payment was read again from the provider when it names a live charge. */
+                        received: boolean;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "colour is not a recognized field",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many attempts from this address; retry in a minute",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9018,6 +12608,23 @@ export interface operations {
                     "application/json": string;
                 };
             };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description An HTML page. */
             404: {
                 headers: {
@@ -9031,6 +12638,40 @@ export interface operations {
                      *     </head><body><h1>Not found</h1><p>No such sandbox payment.</p></body></html>
                      */
                     "application/json": string;
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -9074,6 +12715,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9099,9 +12757,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b was changed by another request; retry",
                      *       "error": "Conflict",
                      *       "code": "invalid_state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9116,9 +12808,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "decision is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9191,6 +12900,7 @@ export interface operations {
                      *         "authenticationUrl": "https://api.loja-exemplo.com.br/v1/sandbox/charges/ch_01jd3m9c5e7g9j1m3p5r7t9w1y/authenticate"
                      *       },
                      *       "pspRefId": "sbx_N7c9wHEkOfPV2YuQNMtAxsgQ",
+                     *       "processor": "sandbox",
                      *       "items": null,
                      *       "shippingAddress": null,
                      *       "trackingInfo": null,
@@ -9257,6 +12967,8 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        processor: string;
                         pspRefId: string | null;
                         reason: string | null;
                         shippingAddress: {
@@ -9268,13 +12980,30 @@ export interface operations {
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
-                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
                         /** Format: date-time */
                         updatedAt: string;
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error has this shape. */
@@ -9337,9 +13066,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9354,7 +13117,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "result is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -9374,6 +13137,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9423,6 +13203,7 @@ export interface operations {
                      *         "txid": "1jd3m7q2w4e6r8t0y2v4x6z8b"
                      *       },
                      *       "pspRefId": "sbx_XggIvLfIfqT6t0qVtS0IK3vZ",
+                     *       "processor": "sandbox",
                      *       "items": null,
                      *       "shippingAddress": null,
                      *       "trackingInfo": null,
@@ -9489,6 +13270,8 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        processor: string;
                         pspRefId: string | null;
                         reason: string | null;
                         shippingAddress: {
@@ -9500,13 +13283,30 @@ export interface operations {
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
-                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
                         /** Format: date-time */
                         updatedAt: string;
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error has this shape. */
@@ -9569,9 +13369,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9586,7 +13420,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "params.id must NOT have more than 64 characters",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -9606,6 +13440,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9655,6 +13506,7 @@ export interface operations {
                      *         "txid": "1jd3m7q2w4e6r8t0y2v4x6z8b"
                      *       },
                      *       "pspRefId": "sbx_XggIvLfIfqT6t0qVtS0IK3vZ",
+                     *       "processor": "sandbox",
                      *       "items": null,
                      *       "shippingAddress": null,
                      *       "trackingInfo": null,
@@ -9721,6 +13573,8 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        processor: string;
                         pspRefId: string | null;
                         reason: string | null;
                         shippingAddress: {
@@ -9732,13 +13586,30 @@ export interface operations {
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
-                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
                         /** Format: date-time */
                         updatedAt: string;
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error has this shape. */
@@ -9801,9 +13672,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9818,7 +13723,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "params.id must NOT have more than 64 characters",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -9838,6 +13743,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9908,6 +13830,7 @@ export interface operations {
                      *         "installments": 1
                      *       },
                      *       "pspRefId": "sbx_N7c9wHEkOfPV2YuQNMtAxsgQ",
+                     *       "processor": "sandbox",
                      *       "items": null,
                      *       "shippingAddress": null,
                      *       "trackingInfo": null,
@@ -9974,6 +13897,8 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        processor: string;
                         pspRefId: string | null;
                         reason: string | null;
                         shippingAddress: {
@@ -9985,13 +13910,30 @@ export interface operations {
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
-                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required";
+                        status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
                         /** Format: date-time */
                         updatedAt: string;
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error has this shape. */
@@ -10054,9 +13996,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10071,7 +14047,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "result is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -10091,6 +14067,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10177,9 +14170,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the test clock moves sandbox time only; use a sandbox (sk_test_) key",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10197,6 +14207,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10315,7 +14342,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the test clock moves sandbox time only; use a sandbox (sk_test_) key",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -10332,9 +14359,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10349,7 +14410,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "days is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -10369,6 +14430,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10403,6 +14481,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10437,6 +14532,74 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "Idempotency-Key was already used with a different request body; use a new key for a new request",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "idempotency_mismatch"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10448,6 +14611,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10472,6 +14652,23 @@ export interface operations {
                 content?: never;
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10480,7 +14677,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; this route takes the merchant's login token: Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -10497,9 +14694,60 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10517,6 +14765,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10585,6 +14850,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10593,7 +14875,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; this route takes the merchant's login token: Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -10610,9 +14892,60 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10627,7 +14960,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "clientId is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -10647,6 +14980,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10695,7 +15045,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; this route takes the merchant's login token: Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -10712,7 +15062,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -10729,9 +15079,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "Save the Melhor Envio client id and secret first (POST /v1/shipping-provider/credentials)",
                      *       "error": "Conflict",
                      *       "code": "invalid_state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10749,6 +15116,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10786,7 +15170,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 400,
-                     *       "message": "Malformed JSON in request body",
+                     *       "message": "A path parameter is longer than 100 characters",
                      *       "error": "Bad Request",
                      *       "code": "bad_request"
                      *     }
@@ -10803,9 +15187,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "headers.x-request-id must not contain NUL characters",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10867,7 +15268,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; this route takes the merchant's login token: Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -10884,7 +15285,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -10901,9 +15302,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "Melhor Envio is not connected: save credentials, then connect with GET /v1/shipping-provider/oauth/authorize",
                      *       "error": "Conflict",
                      *       "code": "invalid_state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10921,6 +15339,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11012,6 +15447,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11020,7 +15472,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; this route takes the merchant's login token: Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -11037,7 +15489,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -11054,9 +15506,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "Melhor Envio is not connected: save credentials, then connect with GET /v1/shipping-provider/oauth/authorize",
                      *       "error": "Conflict",
                      *       "code": "invalid_state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11071,7 +15557,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "originPostalCode is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -11091,6 +15577,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11169,7 +15672,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 401,
-                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "message": "Unauthorized: no Authorization header; this route takes the merchant's login token: Authorization: Bearer <accessToken from POST /v1/auth/login>",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
                      *     }
@@ -11186,9 +15689,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11206,6 +15726,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11368,7 +15905,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -11385,7 +15922,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "headers.x-request-id must not contain NUL characters",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -11405,6 +15942,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11580,7 +16134,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -11597,9 +16151,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A submerchant with companyTaxId 11222333000181 already exists in this Connect",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11614,7 +16202,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "tradeName is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -11634,6 +16222,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11727,6 +16332,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11752,7 +16374,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -11769,9 +16391,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11789,6 +16428,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11847,6 +16503,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11872,7 +16545,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -11889,9 +16562,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11909,6 +16599,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12025,7 +16732,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 400,
-                     *       "message": "Malformed JSON in request body",
+                     *       "message": "Malformed multipart body",
                      *       "error": "Bad Request",
                      *       "code": "bad_request"
                      *     }
@@ -12059,7 +16766,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -12076,7 +16783,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -12093,7 +16800,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 413,
-                     *       "message": "Request body is too large",
+                     *       "message": "each file may be at most 10 MB",
                      *       "error": "Payload Too Large",
                      *       "code": "payload_too_large"
                      *     }
@@ -12110,7 +16817,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 415,
-                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "message": "send the files as multipart/form-data",
                      *       "error": "Unsupported Media Type",
                      *       "code": "unsupported_media_type"
                      *     }
@@ -12127,7 +16834,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "colour is not a recognized field; send files named cnpj_card, social_contract, responsible_document_front, responsible_document_back, selfie_with_document",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -12147,6 +16854,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12234,6 +16958,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12259,7 +17000,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -12276,9 +17017,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12296,6 +17054,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12412,7 +17187,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 400,
-                     *       "message": "Malformed JSON in request body",
+                     *       "message": "Malformed multipart body",
                      *       "error": "Bad Request",
                      *       "code": "bad_request"
                      *     }
@@ -12446,7 +17221,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -12463,7 +17238,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -12480,7 +17255,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 413,
-                     *       "message": "Request body is too large",
+                     *       "message": "each file may be at most 10 MB",
                      *       "error": "Payload Too Large",
                      *       "code": "payload_too_large"
                      *     }
@@ -12497,7 +17272,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 415,
-                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "message": "send the files as multipart/form-data",
                      *       "error": "Unsupported Media Type",
                      *       "code": "unsupported_media_type"
                      *     }
@@ -12514,7 +17289,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "colour is not a recognized field; send files named cnpj_card, social_contract, responsible_document_front, responsible_document_back, selfie_with_document",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -12534,6 +17309,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12586,6 +17378,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12611,7 +17420,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -12628,9 +17437,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Document doc_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12648,6 +17474,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12675,7 +17518,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description In cents (integer), BRL. Reserved from the available balance at once. */
+                    /** @description In cents (integer), BRL. Reserved from the available balance at once. At most 99,999,999 (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large. */
                     amount: number;
                 };
             };
@@ -12698,7 +17541,8 @@ export interface operations {
                      *       "netAmount": 9700,
                      *       "processedAt": null,
                      *       "createdAt": "2026-11-23T12:30:00.000Z",
-                     *       "reason": null
+                     *       "reason": null,
+                     *       "endToEndId": null
                      *     }
                      */
                     "application/json": {
@@ -12708,6 +17552,8 @@ export interface operations {
                         createdAt: string;
                         /** @enum {string} */
                         currency: "BRL";
+                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                        endToEndId: string | null;
                         id: string;
                         /** @description The submerchant paid out. */
                         merchantId: string;
@@ -12765,7 +17611,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -12782,7 +17628,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -12799,9 +17645,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12816,7 +17696,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "amount is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -12836,6 +17716,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12900,9 +17797,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12920,6 +17834,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13020,9 +17951,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13037,7 +18002,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "retryDays is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -13057,6 +18022,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13184,7 +18166,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -13201,7 +18183,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Customer cus_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -13218,7 +18200,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -13238,6 +18220,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13513,7 +18512,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -13530,7 +18529,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Plan plan_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -13547,9 +18546,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13564,7 +18597,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "planId is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -13584,6 +18617,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13732,6 +18782,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13757,7 +18824,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -13774,9 +18841,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Subscription sub_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13794,6 +18878,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14000,7 +19101,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -14017,7 +19118,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Subscription sub_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -14034,9 +19135,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "Subscription sub_01jd3m7q2w4e6r8t0y2v4x6z8b was changed by another request; retry",
                      *       "error": "Conflict",
                      *       "code": "invalid_state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14051,7 +19186,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "body must NOT have fewer than 1 properties",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -14071,6 +19206,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14285,7 +19437,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -14302,7 +19454,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Subscription sub_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -14319,9 +19471,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14336,7 +19522,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "colour is not a recognized field",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -14356,6 +19542,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14549,7 +19752,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -14566,7 +19769,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Subscription sub_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -14583,9 +19786,60 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14603,6 +19857,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14796,7 +20067,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -14813,7 +20084,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Subscription sub_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -14830,9 +20101,60 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14850,6 +20172,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14969,7 +20308,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -14986,7 +20325,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -15006,6 +20345,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15044,7 +20400,7 @@ export interface operations {
                      */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url: string;
                 };
@@ -15140,7 +20496,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -15157,9 +20513,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15174,7 +20564,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "url is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -15194,6 +20584,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15256,6 +20663,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15281,7 +20705,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -15298,9 +20722,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Webhook endpoint whe_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15318,6 +20759,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15356,6 +20814,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15381,7 +20856,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -15398,9 +20873,60 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Webhook endpoint whe_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15418,6 +20944,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15449,7 +20992,7 @@ export interface operations {
                     /** @description true re-enables an endpoint disabled by the service (410 Gone, or failing for days) and clears disabledReason. */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url?: string;
                 };
@@ -15541,7 +21084,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -15558,9 +21101,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Webhook endpoint whe_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15575,7 +21152,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "body must NOT have fewer than 1 properties",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -15595,6 +21172,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15732,6 +21326,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15757,7 +21368,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -15774,7 +21385,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Webhook endpoint whe_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -15791,7 +21402,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "querystring.limit must be <= 100",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -15811,6 +21422,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15927,7 +21555,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -15944,7 +21572,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 404,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "message": "Webhook endpoint whe_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }
@@ -15961,9 +21589,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15978,7 +21640,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "params.id must NOT have more than 64 characters",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -15998,6 +21660,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16060,9 +21739,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16080,6 +21776,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16165,7 +21878,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 403,
-                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
                      *     }
@@ -16182,9 +21895,43 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b is paid and cannot become failed",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
                      *       "error": "Conflict",
-                     *       "code": "invalid_state"
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16199,9 +21946,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "amount must have at most 2 decimal places for BRL",
+                     *       "message": "Idempotency-Key was already used with a different request body; use a new key for a new request",
                      *       "error": "Unprocessable Entity",
-                     *       "code": "validation_failed"
+                     *       "code": "idempotency_mismatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16219,6 +21966,23 @@ export interface operations {
                      *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
