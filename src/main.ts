@@ -12,6 +12,7 @@ import { clusterChildRole, superviseCluster, tellPrimary } from "./cluster.js";
 import { CONFIG_CHANGED_CHANNEL } from "./db/config-changes.js";
 import { seedDemo } from "./web/panel/demo-seed.js";
 import { describeRoutes } from "./processors/routing.js";
+import { holdStopSignals, type HeldSignals } from "./lib/signals.js";
 
 // Entry point. Roles: no argument runs API and worker in one process (the default for
 // `npm start`); `api` and `worker` run them apart (PostgreSQL only, any number of each);
@@ -21,6 +22,7 @@ import { describeRoutes } from "./processors/routing.js";
 type Role = "all" | "api" | "worker" | "migrate";
 
 async function main(): Promise<void> {
+  const signals = holdStopSignals();
   const asked = (process.argv[2] ?? "all") as Role;
   if (!["all", "api", "worker", "migrate"].includes(asked)) {
     throw new Error(`Unknown role "${asked}": use api, worker, migrate, or nothing for both api and worker`);
@@ -54,6 +56,11 @@ async function main(): Promise<void> {
     return;
   }
   if (cluster.isPrimary && config.webConcurrency > 1 && (role === "all" || role === "api")) {
+    // The primary's own handlers stop the cluster; a stop asked before any fork ends here.
+    if (signals.release()) {
+      await database.close();
+      return;
+    }
     const { firstListening } = superviseCluster({ apiProcesses: config.webConcurrency, withWorker: role === "all", log });
     // The first-start keys are made once, here, after an API process listens (see below why).
     await firstListening;
@@ -89,7 +96,7 @@ async function main(): Promise<void> {
   log.info({ role, database: database.kind, liveRoutes: describeRoutes(config.live.routes) }, "feira started");
   // In a cluster, a stopping process stays reachable for a moment after readiness turns off, so
   // that keep-alive clients get one more answer (with Connection: close) instead of a reset.
-  installShutdown({ app, worker, database, unlock, log, unlisten, processors: services.processors, drainMs: childRole ? 1_000 : 0 });
+  installShutdown(signals, { app, worker, database, unlock, log, unlisten, processors: services.processors, drainMs: childRole ? 1_000 : 0 });
 }
 
 /**
@@ -120,7 +127,7 @@ function printFirstStart(config: Config, first: Awaited<ReturnType<ReturnType<ty
   out.write(`\n${lines.join("\n")}\n\n`);
 }
 
-function installShutdown(parts: {
+function installShutdown(signals: HeldSignals, parts: {
   app?: Awaited<ReturnType<typeof buildApp>>; worker?: Worker; database: Database; unlock: () => void; log: pino.Logger;
   unlisten?: () => Promise<void>; drainMs: number;
   /** The live adapters (their connection pools); the app's close closes them too, the worker's stop does not. */
@@ -147,8 +154,7 @@ function installShutdown(parts: {
     }
     process.exit(0);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  signals.handle((signal) => void shutdown(signal));
 }
 
 main().catch((err) => {

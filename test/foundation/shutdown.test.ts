@@ -59,3 +59,21 @@ test("second process refused; SIGTERM finishes the in-flight request, exits 0 an
   assert.equal(existsSync(path.join(dataDir, "feira.lock")), false, "the lock file is removed");
   assert.doesNotMatch(server.output(), /"level":50/, "no error was logged");
 });
+
+test("SIGTERM while the process is still starting: it finishes starting, then stops cleanly (exit 0, lock removed)", async (t) => {
+  const dataDir = tempDir();
+  const lock = path.join(dataDir, "feira.lock");
+  const server = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: "info", DEMO_HISTORY: "false" }));
+  t.after(() => server.stop());
+  // The lock is taken before the embedded database opens and migrates: the signal lands while
+  // the process starts, before it listens (a supervisor that stops a process as soon as it
+  // answers /health races the same few steps).
+  while (!existsSync(lock)) {
+    if (server.child.exitCode !== null) assert.fail(`the server exited while starting:\n${server.output()}`);
+    await sleep(5);
+  }
+  server.child.kill("SIGTERM");
+  assert.equal(await server.exited, 0, server.output());
+  assert.match(server.output(), /shutting down: finishing in-flight requests/);
+  assert.equal(existsSync(lock), false, "the lock file is removed");
+});
