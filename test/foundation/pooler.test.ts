@@ -41,7 +41,7 @@ async function admin(query: string): Promise<void> {
 before(async () => {
   if (skip) return;
   // A bare database: feira's own migration makes its tables, through the pooler.
-  dbName = `feira_t_${randomBytes(6).toString("hex")}`;
+  dbName = `feira_t_${Math.floor(Date.now() / 1000)}_${randomBytes(6).toString("hex")}`;
   await admin(`create database ${dbName}`);
   const u = new URL(directBase!);
   u.pathname = `/${dbName}`;

@@ -46,10 +46,34 @@ export async function freshDatabase(): Promise<Database & { url?: string }> {
   return database;
 }
 
+// A test database's name carries its creation time (seconds): a runner killed before its files
+// closed leaves databases behind, and the next test file on that server drops those older than
+// STALE_AFTER_S (no test file lives that long). Names without the time are never touched.
+const STALE_AFTER_S = 6 * 3600;
+let swept = false;
+
+/** Drops this server's test databases older than STALE_AFTER_S; returns their names. */
+export async function sweepStaleDatabases(admin: pg.Client): Promise<string[]> {
+  const dropped: string[] = [];
+  const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname ~ '^feira_t_[0-9]+_[0-9a-f]+$'`);
+  const now = Math.floor(Date.now() / 1000);
+  for (const { datname } of rows) {
+    const created = Number(datname.split("_")[2]);
+    if (now - created <= STALE_AFTER_S) continue;
+    // Another run's sweep may drop it first.
+    await admin.query(`drop database if exists ${datname} with (force)`).then(() => dropped.push(datname), () => undefined);
+  }
+  return dropped;
+}
+
 async function freshPostgres(url: string): Promise<Database & { url: string }> {
-  const name = `feira_t_${randomBytes(6).toString("hex")}`;
+  const name = `feira_t_${Math.floor(Date.now() / 1000)}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
+  if (!swept) {
+    swept = true;
+    await sweepStaleDatabases(admin);
+  }
   await admin.query(`create database ${name}`);
   await admin.end();
   const testUrl = new URL(url);
