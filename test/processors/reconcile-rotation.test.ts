@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
 import { NO_LIVE_PROCESSORS } from "../../src/config.js";
 import { findCharge } from "../../src/modules/charges/charges.repo.js";
 import { buildTestApp, seedMerchant } from "../helpers/app.js";
@@ -45,6 +46,34 @@ test("a charge behind more than one batch of open Pix is settled by the reconcil
     const oldest = [...pagarme.charges.values()].find((c) => c.code === open[0])!;
     assert.equal(typeof pagarme.pay(oldest.id), "object");
     await settle(open[0]!);
+  } finally {
+    await t.close();
+    await pagarme.close();
+  }
+});
+
+test("open charges created within one millisecond do not stall the rotation (the cursor keeps no truncated time)", async () => {
+  const pagarme = await startFakePagarme();
+  const t = await buildTestApp({
+    live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"], credit_card: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
+  }, { noWorkerProcesses: "the test runs charges.reconcile-live by hand" });
+  try {
+    const m = await seedMerchant(t);
+    const reconcile = () => t.services.modules.charges.tasks.find((k) => k.name === "charges.reconcile-live")!.run();
+    const open: string[] = [];
+    for (let i = 0; i < 55; i++) open.push((await createCharge(t, m.productionKey, methodCharge({ type: "pix" }, { customer: pixCustomer }))).id);
+    await pagarme.setFault("lost-answer", { times: 1, match: "POST /orders" });
+    const card = await createCharge(t, m.productionKey, cardCharge("4000000000000010", { customer: pixCustomer }));
+    assert.equal(card.status, "pending");
+    // A burst: every open charge created in the same millisecond, a microsecond apart, in id order.
+    const ids = [...open, card.id];
+    await t.database.db.execute(sql`
+      update charges set created_at = timestamptz '2026-11-27 10:00:00.123000+00' + (x.n * interval '1 microsecond')
+      from unnest(array[${sql.join(ids.map((id) => sql`${id}`), sql`, `)}]::text[]) with ordinality as x(id, n) where charges.id = x.id`);
+    const status = async (id: string) => (await findCharge(t.database.db, { merchantId: m.id, environment: "production" }, id))!.status;
+    const rounds: string[] = [];
+    for (let round = 0; round < 3 && (await status(card.id)) !== "paid"; round++) rounds.push(`round ${round + 1}: ${await reconcile()} moved`);
+    assert.equal(await status(card.id), "paid", `still open after ${rounds.join(", ")}`);
   } finally {
     await t.close();
     await pagarme.close();

@@ -23,15 +23,21 @@ export async function findLiveCharge(q: Queryable, processor: string, ref: strin
   return row;
 }
 
-/** Where a reconciliation round stopped: the last charge it read. */
-export interface OpenChargeCursor { createdAt: Date; id: string }
+/**
+ * Where a reconciliation round stopped: the id of the last charge it read. Ids begin with their
+ * time, so id order is creation order but for the rare retry that took a claim over late, and
+ * the rotation only needs an order that every charge has one place in. (A cursor on created_at
+ * read back as a JavaScript Date would lose its microseconds: a round would read again the
+ * charges of its last millisecond, and stall if a whole batch shared one.)
+ */
+export interface OpenChargeCursor { id: string }
 
 /** Live charges still waiting for the provider's word, oldest first; after `after` when given. */
 export async function openLiveCharges(q: Queryable, limit: number, after?: OpenChargeCursor): Promise<ChargeRow[]> {
   return q.select().from(charges).where(and(
     live(), inArray(charges.status, ["pending", "in_analysis", "authentication_required"]),
-    after ? or(gt(charges.createdAt, after.createdAt), and(eq(charges.createdAt, after.createdAt), gt(charges.id, after.id))) : undefined,
-  )).orderBy(asc(charges.createdAt), asc(charges.id)).limit(limit);
+    after ? gt(charges.id, after.id) : undefined,
+  )).orderBy(asc(charges.id)).limit(limit);
 }
 
 /**

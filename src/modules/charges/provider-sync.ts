@@ -150,7 +150,7 @@ export function createProviderSync(deps: {
     let batch = await openLiveCharges(db, RECONCILE_BATCH, cursor);
     if (batch.length === 0 && cursor) batch = await openLiveCharges(db, RECONCILE_BATCH);
     const last = batch.at(-1);
-    cursor = batch.length === RECONCILE_BATCH && last ? { createdAt: last.createdAt, id: last.id } : undefined;
+    cursor = batch.length === RECONCILE_BATCH && last ? { id: last.id } : undefined;
     let moved = 0;
     for (const c of batch) {
       const after = await syncCharge(c);
