@@ -16,7 +16,7 @@ test("a piped first start: stdout is pure JSON lines, the keys go to stderr and 
   const server = startProcess("npm", ["start", "--silent"], env);
   t.after(() => server.stop());
 
-  const [, sandboxKey] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 60_000);
+  const [, sandboxKey] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/);
   await waitForHttp(`http://127.0.0.1:${port}/health`);
   const listed = await fetch(`http://127.0.0.1:${port}/v1/customers`, { headers: { authorization: basicAuth(sandboxKey!) } });
   assert.equal(listed.status, 200, await listed.clone().text());

@@ -120,7 +120,7 @@ test("the data directory is 0700 and everything in it 0600 for files (and 0700 f
   writeFileSync(loose, "x", { mode: 0o666 });
   const server = nodeMain(childEnv({ DATA_DIR: dir, PORT: "0" }));
   try {
-    await server.waitFor(/feira started/, 60_000);
+    await server.waitFor(/feira started/);
     const modes: string[] = [];
     const walk = (d: string) => {
       for (const e of readdirSync(d, { withFileTypes: true })) {

@@ -22,7 +22,7 @@ test("a taken port stops the first start before any key is made; the next start 
   }
   const second = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: "warn" }));
   try {
-    await second.waitFor(/sandbox key:\s+sk_test_[A-Za-z0-9]+/, 60_000);
+    await second.waitFor(/sandbox key:\s+sk_test_[A-Za-z0-9]+/);
     assert.match(second.stderr(), /Admin key \(shown once, store it\): adm_/);
   } finally {
     await second.stop();

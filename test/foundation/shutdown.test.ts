@@ -29,7 +29,7 @@ test("second process refused; SIGTERM finishes the in-flight request, exits 0 an
   const port = await freePort();
   const server = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "debug" }));
   t.after(() => server.stop());
-  const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 60_000);
+  const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/);
   await waitForHttp(`http://127.0.0.1:${port}/health`);
   assert.equal(readFileSync(path.join(dataDir, "feira.lock"), "utf8"), String(server.child.pid));
 

@@ -102,7 +102,7 @@ export function startProcess(command: string, args: string[], env: NodeJS.Proces
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitFor(re, timeoutMs = 60_000) {
+    waitFor(re, timeoutMs = 180_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const m = (out + err).match(re);
@@ -138,7 +138,7 @@ export const nodeMain = (env: NodeJS.ProcessEnv, args: string[] = []) =>
   startProcess(process.execPath, ["--import", "tsx", "src/main.ts", ...args], env);
 
 /** Polls GET url until it answers 200. */
-export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+export async function waitForHttp(url: string, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = "";
   while (Date.now() < deadline) {
