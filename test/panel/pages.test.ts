@@ -89,7 +89,7 @@ test("webhook endpoint: created with an event filter, secret shown once and not 
   assert.notEqual(/(whsec_[A-Za-z0-9+/=]+)/.exec(after2.body)?.[1], secret);
 });
 
-test("API keys are masked; rolling them shows the new ones once", async () => {
+test("API keys are masked; rolling the shown environment's key shows the new one once and leaves the other environment's key working", async () => {
   const s = await seedMerchant(t);
   const sc = await signIn(t, s.email, s.password);
   const page = await sc.get("/panel/developers");
@@ -104,7 +104,19 @@ test("API keys are masked; rolling them shows the new ones once", async () => {
   assert.ok(fresh);
   assert.equal((await api("GET", "/v1/customers", s.sandboxKey)).statusCode, 401);
   assert.equal((await api("GET", "/v1/customers", fresh)).statusCode, 200);
+  assert.doesNotMatch(shown.body, /sk_live_/, "a sandbox roll makes no production key");
+  assert.equal((await api("GET", "/v1/customers", s.productionKey)).statusCode, 200, "the production key keeps working");
   assert.doesNotMatch((await sc.get("/panel/developers")).body, new RegExp(fresh));
+  // Switched to production, the roll makes a production key and leaves the new sandbox key alone.
+  await sc.post("/panel/environment", { environment: "production", back: "/panel/developers" });
+  const rolledLive = await sc.post("/panel/developers/keys/roll", { confirm: "on" });
+  const shownLive = await sc.get(String(rolledLive.headers.location));
+  const live = /(sk_live_[A-Za-z0-9]+)/.exec(shownLive.body)?.[1];
+  assert.ok(live);
+  assert.doesNotMatch(shownLive.body, /sk_test_[A-Za-z0-9]{8}/, "no sandbox key shown");
+  assert.equal((await api("GET", "/v1/customers", s.productionKey)).statusCode, 401);
+  assert.equal((await api("GET", "/v1/customers", live)).statusCode, 200);
+  assert.equal((await api("GET", "/v1/customers", fresh)).statusCode, 200);
 });
 
 test("another merchant's charge is not found; production does not show sandbox data until switched", async () => {

@@ -1,4 +1,4 @@
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inScope, type Environment, type Scope } from "../../db/scope.js";
 import { adminKeys, apiKeys, fees, merchants } from "../../db/schema.js";
@@ -35,8 +35,13 @@ export async function insertApiKey(q: Queryable, row: typeof apiKeys.$inferInser
   await q.insert(apiKeys).values(row);
 }
 
-export async function revokeApiKeys(q: Queryable, merchantId: string, at: Date): Promise<void> {
-  await q.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
+/** Revokes the merchant's active keys: of every environment, or of `environments` only. */
+export async function revokeApiKeys(q: Queryable, merchantId: string, at: Date, environments?: readonly Environment[]): Promise<void> {
+  if (environments?.length === 0) return;
+  await q.update(apiKeys).set({ revokedAt: at }).where(and(
+    eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt),
+    environments ? inArray(apiKeys.environment, [...environments]) : undefined,
+  ));
 }
 
 export async function activeApiKeys(q: Queryable, scope: Scope) {

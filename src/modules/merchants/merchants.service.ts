@@ -127,13 +127,14 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     return merchant;
   }
 
-  async function rotateKeys(merchantId: string) {
+  /** New keys for the merchant, in every environment it has keys in, or in `only` (the panel rolls the one shown). */
+  async function rotateKeys(merchantId: string, only?: Environment) {
     const rotated = await withTx(db, async (tx) => {
       if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
       // Every merchant was given a key in each environment it exists in, so the environments
       // of its keys, revoked ones included, are where it gets new ones.
-      const environments = await repo.keyEnvironments(tx, merchantId);
-      await repo.revokeApiKeys(tx, merchantId, new Date());
+      const environments = (await repo.keyEnvironments(tx, merchantId)).filter((e) => !only || e === only);
+      await repo.revokeApiKeys(tx, merchantId, new Date(), environments);
       await configChanges.announce(tx);
       return { id: merchantId, apiKeys: await issueKeys(tx, merchantId, environments) };
     });

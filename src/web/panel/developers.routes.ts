@@ -41,11 +41,12 @@ ${table([t("dev.environment"), t("dev.key"), t("col.created")], rows, t("dev.noK
       return kit.html(reply, renderPage(p, { title: p.t("nav.developers"), area: "developers", body: await home(p), path: "/panel/developers" }));
     });
 
-    // Rolls both keys at once (the service revokes the pair); the new ones are shown this once.
+    // Rolls the key of the environment shown (a sandbox roll never stops production traffic);
+    // the new one is shown this once.
     app.post("/panel/developers/keys/roll", hidden, async (req, reply) => {
       const p = req.panel!;
       if ((req.body as Record<string, unknown> | undefined)?.confirm !== "on") return kit.redirect(reply, p, "/panel/developers", { notice: p.t("dev.rollNotConfirmed") });
-      const rolled = await services.merchants.rotateKeys(p.merchant.id);
+      const rolled = await services.merchants.rotateKeys(p.merchant.id, p.ctx.environment);
       return kit.redirect(reply, p, "/panel/developers", {
         notice: p.t("dev.rolled"),
         secret: [{ label: p.t("dev.newSandboxKey"), value: rolled.apiKeys.sandbox }, { label: p.t("dev.newProductionKey"), value: rolled.apiKeys.production }]
