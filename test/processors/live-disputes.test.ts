@@ -1,4 +1,5 @@
 import { test, after, before } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import assert from "node:assert/strict";
 import { cardCharge, createCharge, methodCharge, post } from "../helpers/charges.js";
 import { expectStatus } from "../helpers/app.js";
@@ -117,4 +118,44 @@ test("a chargeback read before feira knew the payment (create answer lost, notic
   assert.equal(await balanceOf(w) - before, c.net - c.amount);
   await runTask(w, "charges.reconcile-live");
   assert.equal(await eventCount(w, id, "charge.disputed"), 1);
+});
+
+test("a refund pending when the chargeback comes, which then fails: the ledger takes its part back too, as one full chargeback would", async () => {
+  const card = await createCharge(w.t, w.key, cardCharge(PAGARME_CARD, { amount: 100 }));
+  w.pagarme.setRefundMode("pending");
+  let refundId: string;
+  try {
+    const res = await post(w.t, w.key, `/v1/charges/${card.id}/refund`, { amount: 30 });
+    expectStatus(res, 201);
+    assert.equal(res.json().status, "pending");
+    refundId = res.json().id;
+  } finally {
+    w.pagarme.setRefundMode("immediate");
+  }
+  const paid = await chargeRow(w, card.id);
+  await w.pagarme.flushWebhooks();
+  w.pagarme.chargeback(paid.pspRefId!);
+  await w.pagarme.flushWebhooks();
+  assert.equal((await chargeRow(w, card.id)).status, "charged_back");
+  // The chargeback took back 70.00: the 30.00 reserved for the refund were left to it.
+  assert.equal(Math.abs((await ledgerOf(w, card.id))["platform.processor_receivable"] ?? 0), 3000);
+
+  assert.equal(typeof w.pagarme.failRefund(paid.pspRefId!), "object");
+  // Reconciliation leaves a refund alone for the processor timeout after it was last asked about
+  // (its own request may still be waiting): rounds until it settles, within a bound.
+  const deadline = Date.now() + 30_000;
+  while ((await chargeRow(w, card.id)).amountRefunded !== 0 && Date.now() < deadline) {
+    await sleep(100);
+    await runTask(w, "charges.reconcile-live");
+  }
+  const after = await chargeRow(w, card.id);
+  assert.deepEqual([after.status, after.amountRefunded], ["charged_back", 0], "the failed refund's reservation is released");
+  const ledger = await ledgerOf(w, card.id);
+  assert.equal(ledger["platform.processor_receivable"] ?? 0, 0, JSON.stringify(ledger));
+  assert.equal((ledger["merchant.pending"] ?? 0) + (ledger["merchant.available"] ?? 0), paid.net - paid.amount, JSON.stringify(ledger));
+  assert.equal(await ledgerTransactions(w, refundId, "chargeback"), 1);
+  // Read again: nothing twice.
+  await runTask(w, "charges.reconcile-live");
+  assert.equal(await ledgerTransactions(w, refundId, "chargeback"), 1);
+  assert.equal((await ledgerOf(w, card.id))["platform.processor_receivable"] ?? 0, 0);
 });

@@ -33,7 +33,7 @@ import type { PaymentProcessor, RefundResult } from "../../processors/processor.
 export function createRefundService(deps: {
   db: Db;
   effects: ChargeEffects;
-  ledger: Pick<LedgerService, "postRefund">;
+  ledger: Pick<LedgerService, "postRefund" | "postChargebackRest">;
   processorFor(ctx: { environment: Environment }, processorName?: string | null): PaymentProcessor;
   amountLimits: AmountLimits;
 }) {
@@ -128,6 +128,12 @@ export function createRefundService(deps: {
         return view(now ?? (await repo.findRefund(tx, r.id))!, current.currency, current.status);
       }
       if (done.status === "failed") {
+        if (current.status === "charged_back") {
+          // amount_refunded still holds this refund's reservation: what it holds beyond the
+          // refunds that succeeded is what the chargeback left out (this refund included).
+          const held = current.amountRefunded - (await repo.succeededRefundTotal(tx, r.chargeId));
+          await deps.ledger.postChargebackRest(tx, current, r.amount, r.id, current.amount - held);
+        }
         await repo.releaseRefund(tx, r.chargeId, r.amount);
         return view(done, current.currency, current.status);
       }

@@ -123,6 +123,18 @@ export function createLedgerService(deps: { db: Db }) {
   }
 
   /**
+   * A refund still pending when the charge was charged back, which then failed: the chargeback
+   * took back the amount less every refund reserved, this one included, but the payer's bank
+   * took this part too. It is taken back now, as the chargeback's rest, once per refund
+   * (ledger_tx_once_idx). `returnedBefore`: what refunds and the chargeback returned so far.
+   */
+  async function postChargebackRest(tx: Tx, c: RefundedCharge & { amount: number }, amount: number, refundId: string, returnedBefore: number) {
+    await postReturn(tx, c, returnedBefore, amount, {
+      type: "chargeback", sourceId: refundId, description: `chargeback of ${c.id}: the part held for refund ${refundId}, which failed`,
+    });
+  }
+
+  /**
    * A payment that arrived after feira failed its charge is the payer's, never the merchant's:
    * "received" holds it as owed back (refund_payable), "refunded" releases it when the
    * provider confirms the refund. No fee is taken. Each leg is posted once per charge.
@@ -274,7 +286,7 @@ export function createLedgerService(deps: { db: Db }) {
     };
   }
 
-  return { postChargePaid, postRefund, postChargeback, postLatePayment, reservePayout, completePayout, releasePayout, settle, rollUp, balance, transactions };
+  return { postChargePaid, postRefund, postChargeback, postChargebackRest, postLatePayment, reservePayout, completePayout, releasePayout, settle, rollUp, balance, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;
