@@ -28,6 +28,7 @@ import type { Db } from "../src/db/client.js";
 import { createScratchDatabase, freePort, measure, serverEnv, startServer, type Row, type ScratchDatabase } from "./harness.js";
 import { basicAuth, scenarios, type BenchServer, type Scenario } from "./scenarios.js";
 import { createLedgerService } from "../src/modules/ledger/ledger.service.js";
+import { salesRollupTask } from "../src/modules/connect/connect.service.js";
 import { explainListQueries, type PlanSummary } from "./growth-explain.js";
 import { seedLevel, prepareSeed, type SeedIds } from "./growth-seed.js";
 
@@ -163,15 +164,20 @@ async function round(series: string, db: ScratchDatabase, spec: { charges: numbe
  * Rolls the seeded ledger entries into the running balances with the worker's own job, as it
  * works through the entries that exist when migration 0009 is deployed; then VACUUM ANALYZE, as
  * autovacuum does after a table's rows were all updated, so that the balances are read as in
- * the steady state (rollups plus a short tail).
+ * the steady state (rollups plus a short tail). The same for the submerchants' sales, which the
+ * seed's charges put in charge_sales_tail through the triggers of migration 0021.
  */
 async function rollUpSeed(url: string): Promise<{ entries: number; seconds: number }> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   try {
     const started = performance.now();
-    const entries = await createLedgerService({ db: drizzle(pool, { schema }) as unknown as Db }).rollUp();
+    const db = drizzle(pool, { schema }) as unknown as Db;
+    const entries = await createLedgerService({ db }).rollUp();
     const seconds = Math.round((performance.now() - started) / 100) / 10;
-    await pool.query("vacuum analyze ledger_entries, ledger_rollups");
+    const salesStarted = performance.now();
+    const sales = await salesRollupTask(db).run();
+    console.log(`${sales} submerchant sales rolled up in ${Math.round((performance.now() - salesStarted) / 100) / 10} s (connect.sales-rollup)`);
+    await pool.query("vacuum analyze ledger_entries, ledger_rollups, charge_sales_tail, charge_sales_rollups");
     return { entries, seconds };
   } finally {
     await pool.end();

@@ -1,6 +1,7 @@
 import type { Db } from "../db/client.js";
 import type { FastifyBaseLogger } from "fastify";
 import { purgeIdempotencyKeys } from "../http/idempotency.js";
+import { salesRollupTask } from "../modules/connect/connect.service.js";
 import { deliveryLogTask } from "../modules/webhooks/delivery-log.js";
 import type { Task } from "./runner.js";
 
@@ -20,6 +21,8 @@ export function createTasks(deps: { db: Db; modules: TaskSources; log?: FastifyB
     ...(deps.log ? [deliveryLogTask(modules.webhooks.delivery, deps.log)] : []),
     ...modules.subscriptions.tasks,
     ...modules.ledger.tasks,
+    // Submerchants' totalSales: the charges' sales tail folded into running counts, like ledger.rollup.
+    salesRollupTask(deps.db),
     {
       name: "idempotency.purge",
       intervalMs: 60 * 60 * 1000,

@@ -39,7 +39,6 @@ after(async () => { await database?.close(); });
 const show = (p: PlanSummary) => `${p.name}: ${p.scans.join("; ")}\n${p.sql}`;
 
 /** The index (or one of them) each main list reads its big table through: the planner's own choice at this size. */
-const CUSTOMER_SCOPE = ["customers_scope_idx", "customers_email_idx", "customers_document_idx"]; // all lead with (merchant_id, environment)
 const EXPECTED: Record<string, string | string[]> = {
   "charges": "charges_scope_idx",
   "charges startingAfter limit 100": "charges_scope_idx",
@@ -56,9 +55,17 @@ const EXPECTED: Record<string, string | string[]> = {
   "payment link payments": "charges_link_id_idx",
   "expiry janitor": "charges_pending_expiry_idx",
   "provider webhook reference": "charges_live_psp_ref_idx",
-  "customers": CUSTOMER_SCOPE,
-  "customers cursor": CUSTOMER_SCOPE,
+  // The whole scope in its index's order (inScopeOrdered): no other index gives that order.
+  "customers": "customers_scope_idx",
+  "customers cursor": "customers_scope_idx",
+  "customers endingBefore": "customers_scope_idx",
+  "customers both cursors": "customers_scope_idx",
   "customers email": "customers_email_idx",
+  // The exact total from the small deduplicated index, then the page's ids from one index.
+  "subscriptions (1/2)": "subscriptions_count_idx",
+  "subscriptions (2/2)": "subscriptions_scope_idx",
+  "subscriptions status=paused (1/2)": "subscriptions_count_idx",
+  "subscriptions status=paused (2/2)": "subscriptions_status_idx",
   "events": "events_scope_idx",
   "endpoint deliveries": "webhook_deliveries_endpoint_idx",
   "balance transactions": "ledger_entries_owner_idx",

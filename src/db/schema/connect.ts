@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, primaryKey, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { SubmerchantStatus } from "./statuses.js";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 import { merchants } from "./core.js";
@@ -91,3 +91,21 @@ export const payoutRequests = pgTable("payout_requests", {
   index("payout_requests_parent_idx").on(t.parentId, t.environment, t.createdAt),
   uniqueIndex("payout_requests_end_to_end_uq").on(t.environment, t.endToEndId),
 ]);
+
+// A submerchant's totalSales (its paid and refunded charges in one environment) without counting
+// its charges: triggers on charges (migration 0021) append +1/-1 to charge_sales_tail when a
+// submerchant's charge becomes or stops being a sale, and the worker task connect.sales-rollup
+// folds the tail into charge_sales_rollups. The count is the rollup row plus the tail's deltas,
+// read in one statement (connect.repo.ts totalSales). No primary key on the tail: rows are only
+// inserted, then claimed and deleted by their ctid.
+export const chargeSalesRollups = pgTable("charge_sales_rollups", {
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  sales: bigint("sales", { mode: "number" }).notNull(),
+}, (t) => [primaryKey({ columns: [t.merchantId, t.environment] })]);
+
+export const chargeSalesTail = pgTable("charge_sales_tail", {
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  delta: smallint("delta").notNull(),
+}, (t) => [index("charge_sales_tail_scope_idx").on(t.merchantId, t.environment)]);

@@ -55,6 +55,11 @@ export const subscriptions = pgTable("subscriptions", {
   index("subscriptions_scope_idx").on(t.merchantId, t.environment, t.id),
   index("subscriptions_customer_idx").on(t.merchantId, t.environment, t.customerId),
   index("subscriptions_due_idx").on(t.nextRunAt),
+  // The list's status filter: its page in id order.
+  index("subscriptions_status_idx").on(t.merchantId, t.environment, t.status, t.id),
+  // The list's exact total (meta.total) by an index-only scan: B-tree deduplication stores each
+  // (owner, environment, status) once with its row pointers, a tenth of the pages of an index with the id.
+  index("subscriptions_count_idx").on(t.merchantId, t.environment, t.status),
 ]);
 
 // One invoice per billed period; its attempts are charges (subscription_charges).

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gte, inArray, lt, sql, type AnyColumn } from "drizzle-orm";
-import type { Queryable } from "../../db/client.js";
-import { charges, connectSettings, merchants, submerchantDocuments, submerchants } from "../../db/schema.js";
+import { queryRows, type Queryable } from "../../db/client.js";
+import { chargeSalesRollups, chargeSalesTail, connectSettings, merchants, submerchantDocuments, submerchants } from "../../db/schema.js";
 import { inScope, inScopes, type Environment, type Scope } from "../../db/scope.js";
 import { allOf } from "../../http/pagination.js";
 import type { SubmerchantStatus } from "./submerchant-status.js";
@@ -154,13 +154,50 @@ export async function listSubmerchants(q: Queryable, f: SubmerchantFilters): Pro
   return { rows, total: totalRow?.n ?? 0 };
 }
 
-/** Paid charges (refunded ones included) per submerchant, in one environment. */
+/**
+ * Paid charges (refunded ones included) per submerchant, in one environment: the rollup row plus
+ * the tail's deltas not rolled up yet (migration 0021 keeps both from the charges' triggers). One
+ * statement, so both parts come from one snapshot: a rollup committing meanwhile is seen whole
+ * (its tail rows gone and its sums added) or not at all.
+ */
 export async function totalSales(q: Queryable, ids: string[], environment: Environment): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await q.select({ merchantId: charges.merchantId, n: count() }).from(charges)
-    .where(and(inScopes(charges, ids, environment), inArray(charges.status, ["paid", "refunded"])))
-    .groupBy(charges.merchantId);
-  return new Map(rows.map((r) => [r.merchantId, r.n]));
+  const rows = await queryRows<{ merchant_id: string; n: number }>(q, sql`
+    select merchant_id, sum(n)::int as n from (
+      select merchant_id, sales as n from ${chargeSalesRollups} where ${inScopes(chargeSalesRollups, ids, environment)}
+      union all
+      select merchant_id, delta from ${chargeSalesTail} where ${inScopes(chargeSalesTail, ids, environment)}
+    ) s
+    group by merchant_id`);
+  return new Map(rows.map((r) => [r.merchant_id, Number(r.n)]));
+}
+
+/**
+ * Folds up to `limit` tail rows into charge_sales_rollups; returns how many. One statement, so a
+ * row leaves the tail and is added to its sum together or not at all. Rows are claimed with FOR
+ * UPDATE SKIP LOCKED, so concurrent runs (several workers) take different rows; rows of charges
+ * not committed yet are invisible and wait for a later run. The claimed rows are deleted by their
+ * ctids as an array (a Tid Scan): a join on ctid is a hash join over the whole tail, which makes
+ * working through a backlog quadratic. Sums are added in key order, so two runs lock rollup rows
+ * in the same order and cannot deadlock on them.
+ */
+export async function rollUpSales(q: Queryable, limit: number): Promise<number> {
+  const [row] = await queryRows<{ rows: string | number }>(q, sql`
+    with batch as (
+      select ctid from charge_sales_tail limit ${limit} for update skip locked
+    ), taken as (
+      delete from charge_sales_tail t where t.ctid = any (array(select ctid from batch))
+      returning t.merchant_id, t.environment, t.delta
+    ), added as (
+      insert into charge_sales_rollups (merchant_id, environment, sales)
+      select merchant_id, environment, sum(delta) from taken
+      group by merchant_id, environment
+      order by merchant_id, environment
+      on conflict (merchant_id, environment) do update set sales = charge_sales_rollups.sales + excluded.sales
+      returning 1
+    )
+    select (select count(*) from taken) as rows, (select count(*) from added) as sums`);
+  return Number(row?.rows ?? 0);
 }
 
 export async function upsertDocuments(tx: Queryable, rows: (typeof submerchantDocuments.$inferInsert)[]): Promise<void> {

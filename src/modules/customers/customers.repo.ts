@@ -1,7 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, gt } from "drizzle-orm";
 import { Statement, selectRows } from "../../db/batch.js";
 import type { Queryable } from "../../db/client.js";
-import { inScope, type Scope } from "../../db/scope.js";
+import { inScope, inScopeOrdered, type Scope } from "../../db/scope.js";
 import { customers } from "../../db/schema.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
 import type { RequestCtx } from "../../http/context.js";
@@ -38,16 +38,34 @@ export async function findCustomerByContact(q: Queryable, ctx: RequestCtx, c: { 
 
 export async function listCustomers(q: Queryable, ctx: RequestCtx, query: PageQuery & { email?: string; documentId?: string }) {
   const page = pageFilters(query, customers);
-  const rows = await q
-    .select()
-    .from(customers)
-    .where(allOf([
-      scope(ctx),
-      query.email ? eq(customers.email, query.email.toLowerCase()) : undefined,
-      query.documentId ? eq(customers.documentId, query.documentId) : undefined,
-      ...page.where,
-    ]))
-    .orderBy(page.orderBy)
-    .limit(page.limit);
+  // An e-mail or a document has its own index and few rows: the scope's equalities and a sort.
+  if (query.email || query.documentId) {
+    const rows = await q
+      .select()
+      .from(customers)
+      .where(allOf([
+        scope(ctx),
+        query.email ? eq(customers.email, query.email.toLowerCase()) : undefined,
+        query.documentId ? eq(customers.documentId, query.documentId) : undefined,
+        ...page.where,
+      ]))
+      .orderBy(page.orderBy)
+      .limit(page.limit);
+    return toPage(rows, query, page.reversed);
+  }
+  // The whole scope, read in its index's order from the cursor the page starts at (inScopeOrdered).
+  const created = pageFilters({ createdGte: query.createdGte, createdLte: query.createdLte }, customers).where;
+  const ordered = inScopeOrdered(customers, ctx, {
+    direction: page.reversed ? "asc" : "desc",
+    from: page.reversed ? query.endingBefore : query.startingAfter,
+  });
+  const read = q.select().from(customers).where(allOf([ordered.where, ...created])).orderBy(...ordered.orderBy).limit(page.limit);
+  if (!(query.startingAfter && query.endingBefore)) return toPage(await read, query, page.reversed);
+  // Both cursors: the scan above stops after the page's rows older than startingAfter; those not
+  // newer than endingBefore are dropped here, in SQL (its collation), rather than bounding a scan
+  // that would not stop at them.
+  const fetched = read.as("page");
+  const rows = await q.select().from(fetched).where(gt(fetched.id, query.endingBefore))
+    .orderBy(desc(fetched.environment), desc(fetched.id)); // the order read: no sort
   return toPage(rows, query, page.reversed);
 }

@@ -1,0 +1,2 @@
+CREATE INDEX "subscriptions_status_idx" ON "subscriptions" USING btree ("merchant_id","environment","status","id");--> statement-breakpoint
+CREATE INDEX "subscriptions_count_idx" ON "subscriptions" USING btree ("merchant_id","environment","status");
