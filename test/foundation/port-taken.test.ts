@@ -7,7 +7,7 @@ import { childEnv, freePort, nodeMain, tempDir } from "../helpers/process.js";
 // The first start prints the admin key and the demo merchant's keys once. If the port is
 // taken, the process must stop before making them, so that the next start shows them instead
 // of them being lost for good.
-test("a taken port stops the first start before any key is made; the next start prints them", { timeout: 90_000 }, async () => {
+test("a taken port stops the first start before any key is made; the next start prints them", { timeout: 300_000 }, async () => {
   const dataDir = tempDir();
   const blocker = net.createServer();
   const port = await freePort();

@@ -102,7 +102,7 @@ test("Pix: QR code and copy-paste code, paid by the sandbox payer, the page sees
   const payments = (await call(w.t, key, "GET", `/v1/payment-links/${link.id}/payments`)).json().data;
   assert.equal(payments.length, 1);
   expectStatus(await call(w.t, key, "POST", `/v1/sandbox/charges/${payments[0].id}/pay`), 200);
-  await page.locator("#receipt").waitFor({ state: "visible", timeout: 15_000 });
+  await page.locator("#receipt").waitFor({ state: "visible", timeout: 60_000 });
   assert.equal(await page.locator("#receipt-id").textContent(), payments[0].id);
   assert.deepEqual(problems, []);
   await page.close();
