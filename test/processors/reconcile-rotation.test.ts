@@ -14,15 +14,20 @@ import { startFakePagarme } from "../helpers/fake-pagarme.js";
 
 const pixCustomer = { name: "Maria Silva", email: "maria@example.com", phone: "+55 11 91234-5678", document: { type: "cpf", id: "529.982.247-25" } };
 
-test("a charge behind more than one batch of open Pix is settled by the reconciliation within a few rounds", async () => {
-  // No webhook URL: the fake's notices go nowhere, only reconciliation can tell feira.
+/** A live app routed to a Pagar.me fake that sends no notices: only reconciliation tells feira. */
+async function pagarmeWorld() {
   const pagarme = await startFakePagarme();
   const t = await buildTestApp({
     live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"], credit_card: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
   }, { noWorkerProcesses: "the test runs charges.reconcile-live by hand" });
+  const m = await seedMerchant(t);
+  const reconcile = () => t.services.modules.charges.tasks.find((k) => k.name === "charges.reconcile-live")!.run();
+  return { pagarme, t, m, reconcile };
+}
+
+test("a charge behind more than one batch of open Pix is settled by the reconciliation within a few rounds", async () => {
+  const { pagarme, t, m, reconcile } = await pagarmeWorld();
   try {
-    const m = await seedMerchant(t);
-    const reconcile = () => t.services.modules.charges.tasks.find((k) => k.name === "charges.reconcile-live")!.run();
     const open: string[] = [];
     for (let i = 0; i < 60; i++) {
       const pix = await createCharge(t, m.productionKey, methodCharge({ type: "pix" }, { customer: pixCustomer }));
@@ -53,13 +58,8 @@ test("a charge behind more than one batch of open Pix is settled by the reconcil
 });
 
 test("open charges created within one millisecond do not stall the rotation (the cursor keeps no truncated time)", async () => {
-  const pagarme = await startFakePagarme();
-  const t = await buildTestApp({
-    live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"], credit_card: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
-  }, { noWorkerProcesses: "the test runs charges.reconcile-live by hand" });
+  const { pagarme, t, m, reconcile } = await pagarmeWorld();
   try {
-    const m = await seedMerchant(t);
-    const reconcile = () => t.services.modules.charges.tasks.find((k) => k.name === "charges.reconcile-live")!.run();
     const open: string[] = [];
     for (let i = 0; i < 55; i++) open.push((await createCharge(t, m.productionKey, methodCharge({ type: "pix" }, { customer: pixCustomer }))).id);
     await pagarme.setFault("lost-answer", { times: 1, match: "POST /orders" });
