@@ -127,6 +127,10 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
     // nothing".
     trustProxy: config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < config.trustProxyHops : false,
     ajv: { customOptions: { coerceTypes: false } },
+    // A request that reaches a stopping process (a connection the cluster primary handed over,
+    // or a request begun before close()) is served, with Connection: close, not refused with
+    // 503: close() waits for it, and the database closes only after (docs/deploy.md).
+    return503OnClosing: false,
   });
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);

@@ -1,6 +1,7 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import net, { type AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { buildTestApp } from "../helpers/app.js";
@@ -69,6 +70,34 @@ test("a draining process answers /health 503 and closes every connection after i
   assert.equal(health.headers.connection, "close");
   const other = await app.app.inject({ method: "GET", url: "/v1/customers", headers: { authorization: basicAuth(app.admin) } });
   assert.equal(other.headers.connection, "close", "every answer, not only /health");
+});
+
+test("a request that reaches a closing process is served with Connection: close, not refused with 503", async (t) => {
+  // What the cluster primary can do: hand a connection to a process whose close() has begun.
+  // Here a request is begun before close() (so the connection is not idle and stays open) and
+  // finished after the process stopped listening.
+  const app = await buildTestApp({}, { inProcessOnly: "listens and closes the in-process app" });
+  t.after(() => app.database.close());
+  await app.app.listen({ port: 0, host: "127.0.0.1" });
+  const { port } = app.app.server.address() as AddressInfo;
+  let accepted: net.Socket | undefined;
+  app.app.server.once("connection", (s: net.Socket) => { accepted = s; });
+  const socket = net.connect(port, "127.0.0.1");
+  let raw = "";
+  socket.on("data", (chunk) => { raw += chunk.toString(); });
+  const ended = new Promise<void>((resolve, reject) => { socket.on("close", () => resolve()); socket.on("error", reject); });
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  socket.write(`GET /v1/admin/processors HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basicAuth(app.admin)}\r\n`);
+  // The server's parser has read the head's first bytes: the connection is no longer idle.
+  await until("the server to read the request's first bytes", () => (accepted?.bytesRead ?? 0) > 0);
+  app.app.startDraining();
+  const closed = app.app.close();
+  await until("the process to stop listening", () => !app.app.server.listening);
+  socket.write("\r\n");
+  await ended;
+  await closed;
+  assert.match(raw, /^HTTP\/1\.1 200 /, raw.slice(0, 300));
+  assert.match(raw, /\r\nconnection: close\r\n/i);
 });
 
 test("WEB_CONCURRENCY=2: SIGTERM to each API process in turn, under a steady load, drops no request", {
