@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ROOT } from "./process.js";
+import { topologyFiles } from "./topology-files.js";
 
 // `npm run test:topology`: the whole suite (or the files given) with FEIRA_TEST_TOPOLOGY=2x2
 // on PostgreSQL, then an account of it: how many test apps ran against the API and worker
@@ -11,18 +12,17 @@ import { ROOT } from "./process.js";
 
 interface Line { file: string; apps: number; fallbacks: string[]; noWorkers: string[]; requestsOverHttp: number; requestsInProcess: Record<string, number> }
 
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? testFiles(path.join(dir, e.name)) : e.name.endsWith(".test.ts") ? [path.join(dir, e.name)] : []);
-}
-
 if (!process.env.DATABASE_URL) {
   process.stderr.write("test:topology needs DATABASE_URL (PostgreSQL): the embedded database admits one process\n");
   process.exit(2);
 }
 const topology = process.env.FEIRA_TEST_TOPOLOGY || "2x2";
 const given = process.argv.slice(2);
-const files = given.length > 0 ? given : testFiles("test").map((f) => path.relative(ROOT, path.resolve(f))).sort();
+// Without a list, the files that build a test app: the others (unit tests, and tests that start
+// their own processes) do not use the topology and would only repeat the PostgreSQL run.
+const suite = topologyFiles();
+const files = given.length > 0 ? given : suite.files;
+const repeated = given.length > 0 ? 0 : suite.repeated.length;
 const report = path.join(os.tmpdir(), `feira-topology-${process.pid}.jsonl`);
 rmSync(report, { force: true });
 const started = Date.now();
@@ -45,6 +45,7 @@ child.on("exit", (code, signal) => {
   const out = [
     "",
     `# topology ${topology}${pooler ? ` through the pooler at ${pooler.host} (DATABASE_POOL_MODE=transaction)` : ""}: ${files.length} test files, ${lines.length} of them built ${apps} test apps in ${((Date.now() - started) / 60_000).toFixed(1)} min`,
+    ...(repeated > 0 ? [`# ${repeated} test files build no test app, so the topology would not change them: they run in the plain PostgreSQL run only`] : []),
     `# ${apps - fallbacks.length} apps ran against the processes (${overHttp} requests over HTTP); ${fallbacks.length} stayed in-process:`,
     ...fallbacks.map((f) => `#   ${f}`),
     `# ${noWorkers.length} of the apps on processes ran without worker processes (the test is the worker):`,
