@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger } from "fastify";
 
@@ -28,6 +29,8 @@ export interface Worker {
 
 export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
   const abort = new AbortController();
+  // Each idle task listens for the stop: one listener per task, not a leak (Node warns past 10).
+  setMaxListeners(Math.max(10, tasks.length), abort.signal);
   const wakers = new Map<string, () => void>();
   // A wake that comes while the task runs is kept, so the next idle wait ends at once: the run
   // may have read the queue before the work the wake announces was committed.

@@ -86,3 +86,19 @@ test("a stop that comes while a task runs ends the worker when the run returns, 
   finish.resolve(0); // found nothing: before the fix, the idle wait that follows lasted an hour
   await stopped;
 });
+
+test("a worker with more than ten idle tasks starts without Node's listener-leak warning", GUARD, async (t) => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+  process.on("warning", onWarning);
+  t.after(() => process.off("warning", onWarning));
+  const ran = Array.from({ length: 12 }, () => signal());
+  const tasks: Task[] = ran.map((r, i) => ({ name: `t${i}`, intervalMs: HOUR, run: async () => { r.resolve(); return 0; } }));
+  const worker = startWorker(tasks, log);
+  await Promise.all(ran.map((r) => r.promise));
+  // Each loop goes idle (adds its stop listener) in the microtasks after its run; the warning
+  // would be emitted on the next tick, before this immediate.
+  await new Promise((resolve) => setImmediate(resolve));
+  await worker.stop();
+  assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
+});
