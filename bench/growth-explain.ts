@@ -7,7 +7,7 @@ import type { Db } from "../src/db/client.js";
 import type { RequestCtx } from "../src/http/context.js";
 import { listCards } from "../src/modules/cards/cards.repo.js";
 import { expiredPendingCharges, listCharges } from "../src/modules/charges/charges.repo.js";
-import { findLiveCharge } from "../src/modules/charges/provider-sync.repo.js";
+import { expiredLiveCharges, findLiveCharge, lateRefundsPending, openLiveCharges, settledLiveCharges } from "../src/modules/charges/provider-sync.repo.js";
 import { listDocuments, listSubmerchants, totalSales } from "../src/modules/connect/connect.repo.js";
 import { listPayouts } from "../src/modules/connect/payouts.repo.js";
 import { listCustomers } from "../src/modules/customers/customers.repo.js";
@@ -75,6 +75,12 @@ export async function explainListQueries(run: Run, makeDb: MakeDb, demo: string,
     ["expiry janitor", (db) => expiredPendingCharges(db, "sandbox", 100)],
     // Not a list route: a provider webhook naming a live charge by the provider's own id.
     ["provider webhook reference", (db) => findLiveCharge(db, "pagarme", "psp_4000")],
+    // Not list routes: reconciliation's rounds over live charges, every few seconds whatever the size.
+    ["reconcile open live charges", (db) => openLiveCharges(db, 100)],
+    ["reconcile open live charges, cursor", (db) => openLiveCharges(db, 100, { id: ids.middleChargeId })],
+    ["reconcile settled sweep", (db) => settledLiveCharges(db, { paidSince: new Date(Date.now() - 120 * 86_400_000), expiredSince: new Date(Date.now() - 30 * 86_400_000) }, 100)],
+    ["late refunds pending", (db) => lateRefundsPending(db, 100)],
+    ["live expiry", (db) => expiredLiveCharges(db, 100)],
     ["customers", (db) => listCustomers(db, ctx, {})],
     ["customers email", (db) => listCustomers(db, ctx, { email: ids.customerEmail })],
     ["customers cursor", (db) => listCustomers(db, ctx, { startingAfter: ids.customerId })],

@@ -55,6 +55,13 @@ const EXPECTED: Record<string, string | string[]> = {
   "payment link payments": "charges_link_id_idx",
   "expiry janitor": "charges_pending_expiry_idx",
   "provider webhook reference": "charges_live_psp_ref_idx",
+  // Reconciliation's rounds (worker tasks, every few seconds whatever the size).
+  "reconcile open live charges": "charges_live_open_idx",
+  "reconcile open live charges, cursor": "charges_live_open_idx",
+  "reconcile settled sweep": "charges_live_sweep_idx",
+  "late refunds pending": "charges_late_refund_idx",
+  // Either partial index holds only open charges: each planner takes one.
+  "live expiry": ["charges_pending_expiry_idx", "charges_live_open_idx"],
   // The whole scope in its index's order (inScopeOrdered): no other index gives that order.
   "customers": "customers_scope_idx",
   "customers cursor": "customers_scope_idx",

@@ -156,6 +156,11 @@ export const charges = pgTable("charges", {
   // (chargebacks) and expired ones (payments that land late).
   index("charges_live_sweep_idx").on(sql`coalesce(${t.providerCheckedAt}, ${t.updatedAt})`)
     .where(sql`${t.environment} = 'production' and (${t.status} = 'paid' or (${t.status} = 'failed' and ${t.reason} = 'expired'))`),
+  // Reconciliation's round over live charges still waiting for the provider's word, in id order
+  // from where the last round stopped. Partial: a charge leaves it when it settles, so it holds
+  // only the open live charges however many were ever made (without it, a Seq Scan of charges).
+  index("charges_live_open_idx").on(t.id)
+    .where(sql`${t.environment} = 'production' and ${t.status} in ('pending', 'in_analysis', 'authentication_required') and ${t.processor} <> 'sandbox'`),
   // Late payments whose refund the provider has not confirmed yet: read again every round.
   index("charges_late_refund_idx").on(t.id).where(sql`${t.latePayment} = 'refund_pending'`),
 ]);
