@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteOptions } from "fastify";
 import type { AuthMode } from "./context.js";
-import { ERROR_CODES, type ErrorCode } from "./errors.js";
+import { ERROR_CODES, PARSER_REFUSALS, type ErrorCode } from "./errors.js";
 import { errorResponse, givenExample, isErrorResponse } from "./schemas.js";
 import { unauthorizedMessage } from "./unauthorized.js";
 
@@ -13,7 +13,8 @@ import { unauthorizedMessage } from "./unauthorized.js";
 // - 409, 422: an Idempotency-Key still in flight or reused with another body (POST);
 // - 413, 415: a body over 1 MiB or not JSON (routes that read a body);
 // - 422: every route (the input guard refuses NUL and lone surrogates in headers and queries);
-// - 431: every route (a request line and headers over 16 KiB, refused by the HTTP parser).
+// - 408, 431: every route (headers not received within 60 s, or a request line and headers over
+//   16 KiB, refused by the HTTP parser).
 // test/foundation/openapi-errors.test.ts provokes each status of a sample of routes and compares
 // the answer with the example; the fuzz test fails on a 4xx that the operation does not list.
 
@@ -56,7 +57,7 @@ const factsOf = (route: RouteOptions): Facts => {
 
 /** The statuses every route of this kind can answer, whatever its own rules. */
 function structural(f: Facts): number[] {
-  const out = [422, 431];
+  const out = [408, 422, 431];
   if (f.readsBody || f.url.includes(":")) out.push(400);
   if (f.readsBody) out.push(413, 415);
   if (f.mode !== "public") out.push(401, 429);
@@ -112,7 +113,7 @@ function derived(status: number, f: Facts): [ErrorCode, string] {
       ? ["idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body"]
       : ["invalid_state", `${name} ${prefix}${EXAMPLE_ID} was changed by another request; retry`];
     case 413: return ["payload_too_large", "Request body is too large"];
-    case 431: return ["headers_too_large", "The request line and headers are over 16 KiB"];
+    case 408: case 431: return [...PARSER_REFUSALS[status]];
     case 415: return ["unsupported_media_type", "Unsupported Media Type: send the body as application/json (Content-Type: application/json)"];
     case 422: return validationMessage(f);
     case 429: return ["rate_limited", f.mode === "admin"

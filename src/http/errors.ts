@@ -183,17 +183,27 @@ export function handleFrameworkError(err: FastifyError, req: FastifyRequest, rep
 }
 
 /**
+ * The answers of the HTTP parser's refusals that every route can meet (the OpenAPI document lists
+ * them per operation with these bodies, src/http/error-docs.ts): a request line and headers over
+ * 16 KiB, and headers not received within Node's headersTimeout (60 s; checked every 30 s).
+ */
+export const PARSER_REFUSALS = {
+  431: ["headers_too_large", "The request line and headers are over 16 KiB"],
+  408: ["request_timeout", "The request was not received in time"],
+} as const satisfies Record<number, readonly [ErrorCode, string]>;
+
+/**
  * What Node's HTTP parser refuses before Fastify sees a request: headers over 16 KiB (431), a
  * request that timed out (408), bytes that are not HTTP (400). Answered in the same error shape as
  * every other error, then the connection is closed (the parser cannot go on with it).
  */
 export function handleClientError(err: NodeJS.ErrnoException, socket: import("node:stream").Duplex): void {
   if (err.code === "ECONNRESET" || socket.destroyed) return;
-  const [status, code, message]: [number, ErrorCode, string] = err.code === "HPE_HEADER_OVERFLOW"
-    ? [431, "headers_too_large", "The request line and headers are over 16 KiB"]
+  const [status, [code, message]]: [number, readonly [ErrorCode, string]] = err.code === "HPE_HEADER_OVERFLOW"
+    ? [431, PARSER_REFUSALS[431]]
     : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-      ? [408, "request_timeout", "The request was not received in time"]
-      : [400, "bad_request", "Malformed HTTP request"];
+      ? [408, PARSER_REFUSALS[408]]
+      : [400, ["bad_request", "Malformed HTTP request"]];
   const body = JSON.stringify(errorBody(status, message, code));
   // As Node's own handler: not in the middle of an answer already being written on this socket
   // (a pipelined request after one still in flight).

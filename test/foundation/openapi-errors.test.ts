@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { STATUS_CODES, request } from "node:http";
+import { STATUS_CODES, createServer, request } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import type { LightMyRequestResponse } from "fastify";
 import { codesOf } from "../../src/http/error-docs.js";
+import { handleClientError } from "../../src/http/errors.js";
 import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 
 // The errors /docs lists for an operation are the ones it answers, each with an example body as
@@ -82,6 +84,7 @@ test("every error example of the document has the error shape of its status", ()
       // parser refuses headers over 16 KiB before any route.
       if (!errorStatuses(method, path).includes(422)) problems.push(`${method} ${path}: no 422`);
       if (!errorStatuses(method, path).includes(431)) problems.push(`${method} ${path}: no 431`);
+      if (!errorStatuses(method, path).includes(408)) problems.push(`${method} ${path}: no 408`);
     }
   }
   assert.deepEqual(problems, []);
@@ -90,7 +93,7 @@ test("every error example of the document has the error shape of its status", ()
 
 test("GET /v1/customers/{id}: each listed error, provoked, answers its example", async () => {
   const [method, path] = ["get", "/v1/customers/{id}"];
-  assert.deepEqual(errorStatuses(method, path), [400, 401, 403, 404, 422, 429, 431]);
+  assert.deepEqual(errorStatuses(method, path), [400, 401, 403, 404, 408, 422, 429, 431]);
   const url = (id: string) => `/v1/customers/${id}`;
   const key = { authorization: basic(m.sandboxKey) };
   matches(await send(t, { url: url("x".repeat(101)), headers: key }), method, path, 400);
@@ -102,7 +105,7 @@ test("GET /v1/customers/{id}: each listed error, provoked, answers its example",
 
 test("PATCH /v1/merchant: each listed error, provoked, answers its example", async () => {
   const [method, path, url] = ["patch", "/v1/merchant", "/v1/merchant"];
-  assert.deepEqual(errorStatuses(method, path), [400, 401, 403, 413, 415, 422, 429, 431]);
+  assert.deepEqual(errorStatuses(method, path), [400, 401, 403, 408, 413, 415, 422, 429, 431]);
   const headers = { authorization: basic(m.sandboxKey), ...json };
   matches(await send(t, { method: "PATCH", url, headers, payload: "{" }), method, path, 400);
   matches(await send(t, { method: "PATCH", url, headers: json, payload: "{}" }), method, path, 401);
@@ -114,7 +117,7 @@ test("PATCH /v1/merchant: each listed error, provoked, answers its example", asy
 
 test("POST /v1/admin/merchants: each listed error, provoked, answers its example", async () => {
   const [method, path, url] = ["post", "/v1/admin/merchants", "/v1/admin/merchants"];
-  assert.deepEqual(errorStatuses(method, path), [400, 401, 409, 413, 415, 422, 429, 431]);
+  assert.deepEqual(errorStatuses(method, path), [400, 401, 408, 409, 413, 415, 422, 429, 431]);
   const headers = { authorization: basic(t.admin), ...json };
   matches(await send(t, { method: "POST", url, headers, payload: "{" }), method, path, 400);
   matches(await send(t, { method: "POST", url, headers: json, payload: "{}" }), method, path, 401);
@@ -134,7 +137,7 @@ test("POST /v1/admin/merchants: each listed error, provoked, answers its example
 
 test("POST /v1/auth/login: each listed error but 503 (the attempt counters down), provoked, answers its example", async () => {
   const [method, path, url] = ["post", "/v1/auth/login", "/v1/auth/login"];
-  assert.deepEqual(errorStatuses(method, path), [400, 401, 403, 413, 415, 422, 429, 431, 503]);
+  assert.deepEqual(errorStatuses(method, path), [400, 401, 403, 408, 413, 415, 422, 429, 431, 503]);
   matches(await send(t, { method: "POST", url, headers: json, payload: "{" }), method, path, 400);
   matches(await send(t, { method: "POST", url, payload: { email: m.email, password: "not the password" } }), method, path, 401);
   matches(await send(t, { method: "POST", url, payload: { email: inactive.email, password: inactive.password } }), method, path, 403);
@@ -190,4 +193,22 @@ test("headers over 16 KiB: 431 in the error shape, as every operation documents 
   // The next request on a new connection is served as usual.
   const after = await overHttp(origin, "/v1/customers/cus_01m89a4ev2mjeb2g0fad8yh4ge", key);
   assert.equal(after.status, 404, after.body);
+});
+
+test("headers that do not arrive in time: 408 in the error shape, as every operation documents it", async (t) => {
+  // The app's clientErrorHandler on a Node server whose header timeout is 300 ms instead of the
+  // default 60 s (Fastify's server keeps Node's default), so the refusal comes within the test.
+  const server = createServer({ headersTimeout: 300, requestTimeout: 300, connectionsCheckingInterval: 50 });
+  server.on("clientError", handleClientError);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+  let raw = "";
+  socket.on("data", (chunk) => { raw += chunk.toString(); });
+  const closed = new Promise<void>((resolve, reject) => { socket.on("close", () => resolve()); socket.on("error", reject); });
+  socket.write("GET /v1/customers/cus_01m89a4ev2mjeb2g0fad8yh4ge HTTP/1.1\r\nHost: 127.0.0.1\r\n"); // never ends its headers
+  await closed;
+  assert.match(raw, /^HTTP\/1\.1 408 Request Timeout\r\n/, raw);
+  assert.match(raw, /\r\nContent-Type: application\/json/);
+  assert.deepEqual(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)), example("get", "/v1/customers/{id}", 408));
 });

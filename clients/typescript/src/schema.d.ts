@@ -1652,6 +1652,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1799,6 +1816,23 @@ export interface operations {
                      *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
                      *       "error": "Unauthorized",
                      *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2006,6 +2040,23 @@ export interface operations {
                      *       "message": "Merchant mer_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2270,6 +2321,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2439,6 +2507,23 @@ export interface operations {
                      *       "message": "Merchant mer_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2655,6 +2740,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2825,6 +2927,23 @@ export interface operations {
                      *       "message": "Payout request po_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3055,6 +3174,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3270,6 +3406,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3464,6 +3617,23 @@ export interface operations {
                      *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3672,6 +3842,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3855,6 +4042,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4020,6 +4224,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4311,6 +4532,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4644,6 +4882,23 @@ export interface operations {
                      *       "message": "Customer cus_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4997,6 +5252,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5169,6 +5441,23 @@ export interface operations {
                      *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5394,6 +5683,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5566,6 +5872,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5718,6 +6041,23 @@ export interface operations {
                      *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5969,6 +6309,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6115,6 +6472,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6271,6 +6645,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6492,6 +6883,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6678,6 +7086,23 @@ export interface operations {
                      *       "message": "Customer cus_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6874,6 +7299,23 @@ export interface operations {
                      *       "message": "Customer cus_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7104,6 +7546,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7240,6 +7699,23 @@ export interface operations {
                      *       "message": "Card card_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7467,6 +7943,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7744,6 +8237,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7959,6 +8469,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8125,6 +8652,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8250,6 +8794,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8413,6 +8974,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8638,6 +9216,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8884,6 +9479,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9147,6 +9759,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9347,6 +9976,23 @@ export interface operations {
                      *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9625,6 +10271,23 @@ export interface operations {
                      *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9945,6 +10608,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10132,6 +10812,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10266,6 +10963,23 @@ export interface operations {
                      *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10640,6 +11354,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10791,6 +11522,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10853,6 +11601,23 @@ export interface operations {
                         /** @description True once the merchant's Melhor Envio integration is active (in the given environment, or in either). */
                         hasFreightTool: boolean;
                     };
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error has this shape. */
@@ -11001,6 +11766,23 @@ export interface operations {
                      *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11183,6 +11965,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11338,6 +12137,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11530,6 +12346,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -11762,6 +12595,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11944,6 +12794,23 @@ export interface operations {
                      *       "message": "Plan plan_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12162,6 +13029,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12348,6 +13232,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12489,6 +13390,23 @@ export interface operations {
                      *       "message": "Malformed JSON in request body",
                      *       "error": "Bad Request",
                      *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -12641,6 +13559,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12743,6 +13678,23 @@ export interface operations {
                      *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13058,6 +14010,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13361,6 +14330,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13658,6 +14644,23 @@ export interface operations {
                      *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13988,6 +14991,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14179,6 +15199,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14345,6 +15382,23 @@ export interface operations {
                      *       "message": "Forbidden: the test clock moves sandbox time only; use a sandbox (sk_test_) key",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14532,6 +15586,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14697,6 +15768,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14901,6 +15989,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15071,6 +16176,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15173,6 +16295,23 @@ export interface operations {
                      *       "message": "A path parameter is longer than 100 characters",
                      *       "error": "Bad Request",
                      *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15288,6 +16427,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15498,6 +16654,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15692,6 +16865,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15908,6 +17098,23 @@ export interface operations {
                      *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16137,6 +17344,23 @@ export interface operations {
                      *       "message": "Forbidden: Connect is not enabled for this merchant",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16400,6 +17624,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16565,6 +17806,23 @@ export interface operations {
                      *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16786,6 +18044,23 @@ export interface operations {
                      *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -17026,6 +18301,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17247,6 +18539,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17446,6 +18755,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17637,6 +18963,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17806,6 +19149,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17954,6 +19314,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -18186,6 +19563,23 @@ export interface operations {
                      *       "message": "Customer cus_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -18538,6 +19932,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18850,6 +20261,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19121,6 +20549,23 @@ export interface operations {
                      *       "message": "Subscription sub_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -19463,6 +20908,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19772,6 +21234,23 @@ export interface operations {
                      *       "message": "Subscription sub_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -20093,6 +21572,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20317,6 +21813,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20499,6 +22012,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -20731,6 +22261,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20876,6 +22423,23 @@ export interface operations {
                      *       "message": "Webhook endpoint whe_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -21104,6 +22668,23 @@ export interface operations {
                      *       "message": "Webhook endpoint whe_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -21394,6 +22975,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21581,6 +23179,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21748,6 +23363,23 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21881,6 +23513,23 @@ export interface operations {
                      *       "message": "Forbidden: the merchant account is not active",
                      *       "error": "Forbidden",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
