@@ -43,6 +43,7 @@ export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharg
     registers: [registry],
     collect() { this.set(gauges.waitingCharges()); },
   });
+  registerLateRefundMetrics(registry, db);
   app.addHook("onResponse", async (req, reply) => {
     duration.observe(
       { method: req.method, route: req.routeOptions.url ?? "unmatched", status_code: String(reply.statusCode) },
@@ -68,6 +69,43 @@ export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharg
 
   app.get("/metrics", { config: { auth: "public" }, schema: { hide: true } }, async (_req, reply) => {
     return reply.type(registry.contentType).send(await registry.metrics());
+  });
+}
+
+/**
+ * Late payments whose refund the provider has not confirmed (docs/processors.md, "Late
+ * payments"), read from the database when scraped: a refund the provider refused keeps its
+ * charge here until an operator acts, so an alert on the oldest one's age finds it. The same
+ * figures from every process (they are the database's).
+ */
+function registerLateRefundMetrics(registry: Registry, db: Db): void {
+  // A database that does not answer leaves the last values (the scrape itself still answers;
+  // /health says the database is down).
+  const read = async () => {
+    try {
+      const [row] = await queryRows<{ n: number; oldest: number | null }>(db, sql`
+        select count(*)::int as n, extract(epoch from now() - min(updated_at))::float8 as oldest
+        from charges where late_payment = 'refund_pending'`);
+      return row;
+    } catch {
+      return undefined;
+    }
+  };
+  new Gauge({
+    name: "feira_late_refunds_pending", help: "Late payments (paid after their live charge failed) whose refund to the payer the provider has not confirmed",
+    registers: [registry],
+    async collect() {
+      const row = await read();
+      if (row) this.set(row.n);
+    },
+  });
+  new Gauge({
+    name: "feira_late_refunds_pending_oldest_seconds", help: "Age of the oldest late payment whose refund the provider has not confirmed (0 when none)",
+    registers: [registry],
+    async collect() {
+      const row = await read();
+      if (row) this.set(Math.max(0, Math.round(row.oldest ?? 0)));
+    },
   });
 }
 

@@ -79,3 +79,35 @@ test("open charges created within one millisecond do not stall the rotation (the
     await pagarme.close();
   }
 });
+
+test("late payments whose refund stays unconfirmed do not starve a newer one, and /metrics counts them", async () => {
+  const { pagarme, t, m, reconcile } = await pagarmeWorld();
+  try {
+    // 50 late payments whose refund the provider will not confirm (a full batch): Pix charges
+    // still pending at Pagar.me, marked failed with their late payment's refund pending.
+    const stuck: string[] = [];
+    for (let i = 0; i < 50; i++) stuck.push((await createCharge(t, m.productionKey, methodCharge({ type: "pix" }, { customer: pixCustomer }))).id);
+    await t.database.db.execute(sql`update charges set status = 'failed', reason = 'processing_error', late_payment = 'refund_pending',
+      updated_at = now() - interval '2 hours' where id in (${sql.join(stuck.map((id) => sql`${id}`), sql`, `)})`);
+    // Newer than all of them: a refused card that Pagar.me reports paid, its refund not asked yet
+    // (the settled sweep reads paid and expired charges only: this one is reached by the late
+    // refunds' round alone).
+    const card = await createCharge(t, m.productionKey, cardCharge("4000000000000010", { customer: pixCustomer }));
+    assert.equal(card.status, "paid");
+    await t.database.db.execute(sql`update charges set status = 'refused', late_payment = 'refund_pending' where id = ${card.id}`);
+    const row = async () => (await findCharge(t.database.db, { merchantId: m.id, environment: "production" }, card.id))!;
+    const late = async () => (await row()).latePayment;
+    const rounds: string[] = [];
+    for (let round = 0; round < 3 && (await late()) !== "refunded"; round++) rounds.push(`round ${round + 1}: ${await reconcile()} moved`);
+    assert.equal(await late(), "refunded", `the newest late payment was never read: ${rounds.join(", ")}`);
+    assert.equal(pagarme.refundsMade((await row()).pspRefId!), 1);
+
+    const metrics = (await t.app.inject({ url: "/metrics" })).body;
+    assert.match(metrics, /^feira_late_refunds_pending 50$/m);
+    const oldest = Number(/^feira_late_refunds_pending_oldest_seconds (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(oldest >= 7_200 && oldest < 7_300, `oldest ${oldest} s`);
+  } finally {
+    await t.close();
+    await pagarme.close();
+  }
+});

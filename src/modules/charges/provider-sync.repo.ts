@@ -60,9 +60,11 @@ export async function markProviderChecked(q: Queryable, id: string, at: Date): P
   await q.update(charges).set({ providerCheckedAt: at }).where(eq(charges.id, id));
 }
 
-/** Late payments whose refund the provider has not confirmed yet. */
-export async function lateRefundsPending(q: Queryable, limit: number): Promise<ChargeRow[]> {
-  return q.select().from(charges).where(eq(charges.latePayment, "refund_pending")).orderBy(asc(charges.id)).limit(limit);
+/** Late payments whose refund the provider has not confirmed yet, in id order; after `after` when given. */
+export async function lateRefundsPending(q: Queryable, limit: number, after?: OpenChargeCursor): Promise<ChargeRow[]> {
+  return q.select().from(charges)
+    .where(and(sql`${charges.latePayment} = 'refund_pending'`, after ? gt(charges.id, after.id) : undefined))
+    .orderBy(asc(charges.id)).limit(limit);
 }
 
 /** Unpaid live charges whose payment instructions expired. */

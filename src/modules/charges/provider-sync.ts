@@ -60,6 +60,18 @@ function moveFor(state: LookupResult, now: Date): Move | null {
   }
 }
 
+/** A batch reader that goes on, round after round, from the id where its last batch stopped. */
+function rotation(read: (limit: number, after?: OpenChargeCursor) => Promise<ChargeRow[]>): () => Promise<ChargeRow[]> {
+  let cursor: OpenChargeCursor | undefined;
+  return async () => {
+    let batch = await read(RECONCILE_BATCH, cursor);
+    if (batch.length === 0 && cursor) batch = await read(RECONCILE_BATCH);
+    const last = batch.at(-1);
+    cursor = batch.length === RECONCILE_BATCH && last ? { id: last.id } : undefined;
+    return batch;
+  };
+}
+
 export function createProviderSync(deps: {
   db: Db; effects: ChargeEffects; processors: ProcessorRegistry; ledger: Pick<LedgerService, "postLatePayment">; now?: () => Date;
 }) {
@@ -136,10 +148,12 @@ export function createProviderSync(deps: {
     return false;
   }
 
-  // Open charges: each round goes on from where the last one stopped, back to the oldest after
-  // the newest. Charges that stay open (Pix and boletos awaiting their payers) would otherwise
-  // fill every batch, and a newer charge whose answer or webhook was lost would never be read.
-  let cursor: OpenChargeCursor | undefined;
+  // Open charges, and late payments whose refund is not confirmed: each round goes on from where
+  // the last one stopped, back to the oldest after the newest. Charges that stay open (Pix and
+  // boletos awaiting their payers), or refunds the provider refused, would otherwise fill every
+  // batch, and a newer charge whose answer or webhook was lost would never be read.
+  const nextOpen = rotation((limit, after) => openLiveCharges(db, limit, after));
+  const nextLateRefunds = rotation((limit, after) => lateRefundsPending(db, limit, after));
 
   /**
    * One reconciliation round; returns how many charges moved. The next open live charges, oldest
@@ -147,16 +161,12 @@ export function createProviderSync(deps: {
    * expired) least recently read first, for chargebacks and late payments whose notice was lost.
    */
   async function reconcileLive(): Promise<number> {
-    let batch = await openLiveCharges(db, RECONCILE_BATCH, cursor);
-    if (batch.length === 0 && cursor) batch = await openLiveCharges(db, RECONCILE_BATCH);
-    const last = batch.at(-1);
-    cursor = batch.length === RECONCILE_BATCH && last ? { id: last.id } : undefined;
     let moved = 0;
-    for (const c of batch) {
+    for (const c of await nextOpen()) {
       const after = await syncCharge(c);
       if (after.status !== c.status) moved++;
     }
-    for (const c of await lateRefundsPending(db, RECONCILE_BATCH)) await syncCharge(c);
+    for (const c of await nextLateRefunds()) await syncCharge(c);
     const at = now();
     const windows = { paidSince: new Date(at.getTime() - DISPUTE_WINDOW_MS), expiredSince: new Date(at.getTime() - LATE_PAYMENT_WINDOW_MS) };
     for (const c of await settledLiveCharges(db, windows, SETTLED_BATCH)) {
