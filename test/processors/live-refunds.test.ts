@@ -204,6 +204,11 @@ for (const name of ["pagarme", "mercadopago"] as const) {
     assert.deepEqual(pick(await charge(w, c.id)), { status: "paid", amountRefunded: 0 });
     assert.equal(await ledgerOf(w, res.json().id), 0);
     assert.equal(await refundedEvents(w, c.id), 0);
+    const failed = await w.t.database.db.select().from(events).where(and(eq(events.objectId, c.id), eq(events.type, "charge.refund_failed")));
+    assert.equal(failed.length, 1, "charge.refund_failed once");
+    assert.equal((failed[0]!.data as { amount_refunded: number }).amount_refunded, 0);
+    await reconcileLive(w);
+    assert.equal(await count(w, events, and(eq(events.objectId, c.id), eq(events.type, "charge.refund_failed"))), 1, "not again on the next round");
     // The released amount can be refunded again.
     const again = await refund(w, c.id);
     expectStatus(again, 201);

@@ -21913,7 +21913,7 @@ export interface operations {
                      */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url: string;
                 };
@@ -22556,7 +22556,7 @@ export interface operations {
                     /** @description true re-enables an endpoint disabled by the service (410 Gone, or failing for days) and clears disabledReason. */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url?: string;
                 };

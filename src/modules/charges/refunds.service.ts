@@ -135,6 +135,8 @@ export function createRefundService(deps: {
           await deps.ledger.postChargebackRest(tx, current, r.amount, r.id, current.amount - held);
         }
         await repo.releaseRefund(tx, r.chargeId, r.amount);
+        // Endpoints hear of it: a refund answered pending said nothing final to its caller.
+        await deps.effects.announce(tx, current, "charge.refund_failed", { amountRefunded: current.amountRefunded - r.amount });
         return view(done, current.currency, current.status);
       }
       // amount_refunded also holds pending reservations; the ledger's shares and the refunded

@@ -19,6 +19,9 @@ export const EVENT_CATALOG = {
   "charge.pending": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A charge awaits payment, e.g. its Pix code was generated." },
   "charge.paid": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A payment was confirmed; paid_at is set." },
   "charge.refunded": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A refund completed." },
+  // A refund the processor refused or failed (most often one it had first accepted as pending):
+  // its reserved amount is released, so data.amount_refunded no longer counts it.
+  "charge.refund_failed": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A refund failed at the processor (often one first answered pending); the charge keeps that amount and amount_refunded no longer counts it." },
   // Live charges only: the provider reported a chargeback; the charge is charged_back and what
   // was still paid went back on the ledger.
   "charge.disputed": { envelope: "standard", toEndpoints: true, toPostback: true, description: "The payer's bank took a paid charge back (a chargeback reported by the processor); the charge is charged_back and the amount still paid was taken back from the balance." },
