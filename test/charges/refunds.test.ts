@@ -72,3 +72,22 @@ test("the same Idempotency-Key refunds once", async () => {
   const got = (await get(t, m.sandboxKey, `/v1/charges/${c.id}`)).json();
   assert.equal(got.amountRefunded, 10);
 });
+
+test("GET /v1/charges/{id}/refunds lists the charge's refunds newest first, and only the caller's", async () => {
+  const c = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa, { amount: 100 }));
+  const none = await get(t, m.sandboxKey, `/v1/charges/${c.id}/refunds`);
+  expectStatus(none, 200);
+  assert.deepEqual(none.json(), { data: [], hasMore: false });
+  const r1 = (await post(t, m.sandboxKey, `/v1/charges/${c.id}/refund`, { amount: 30 })).json();
+  const r2 = (await post(t, m.sandboxKey, `/v1/charges/${c.id}/refund`, {})).json();
+  const list = await get(t, m.sandboxKey, `/v1/charges/${c.id}/refunds`);
+  expectStatus(list, 200);
+  assert.equal(list.json().hasMore, false);
+  // The same refunds the POSTs answered, the charge's status as it is now.
+  assert.deepEqual(list.json().data, [{ ...r2, chargeStatus: "refunded" }, { ...r1, chargeStatus: "refunded" }]);
+
+  const other = await seedMerchant(t);
+  expectStatus(await get(t, other.sandboxKey, `/v1/charges/${c.id}/refunds`), 404);
+  expectStatus(await get(t, m.productionKey, `/v1/charges/${c.id}/refunds`), 404);
+  expectStatus(await get(t, m.sandboxKey, "/v1/charges/ch_01m89a4ev2mjeb2g0fad8yh4ge/refunds"), 404);
+});

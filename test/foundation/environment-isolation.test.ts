@@ -101,6 +101,7 @@ const PROBES: Probe[] = [
   { method: "DELETE", path: "/v1/customers/{id}/cards/{cardId}" },
   { method: "GET", path: "/v1/charges/{id}" },
   { method: "POST", path: "/v1/charges/{id}/refund", body: {} },
+  { method: "GET", path: "/v1/charges/{id}/refunds" },
   { method: "POST", path: "/v1/charges/{id}/resend-webhook", body: { status: "paid" } },
   { method: "POST", path: "/v1/sandbox/charges/{id}/pay" },
   { method: "POST", path: "/v1/sandbox/charges/{id}/expire" },

@@ -209,6 +209,10 @@ for (const name of ["pagarme", "mercadopago"] as const) {
     assert.equal((failed[0]!.data as { amount_refunded: number }).amount_refunded, 0);
     await reconcileLive(w);
     assert.equal(await count(w, events, and(eq(events.objectId, c.id), eq(events.type, "charge.refund_failed"))), 1, "not again on the next round");
+    // The merchant reads where it stands: the refund answered pending is failed now.
+    const listed = await get(w.t, w.key, `/v1/charges/${c.id}/refunds`);
+    expectStatus(listed, 200);
+    assert.deepEqual(listed.json().data.map((r: { id: string; status: string }) => [r.id, r.status]), [[res.json().id, "failed"]]);
     // The released amount can be refunded again.
     const again = await refund(w, c.id);
     expectStatus(again, 201);

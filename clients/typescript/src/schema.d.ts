@@ -322,6 +322,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/charges/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a charge's refunds
+         * @description Every refund of the charge with its status now, newest first, at most 100 (hasMore tells whether there are more): a refund answered pending shows here as succeeded or failed once feira has read it again at the processor (charge.refunded or charge.refund_failed).
+         */
+        get: operations["listChargeRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/charges/{id}/resend-webhook": {
         parameters: {
             query?: never;
@@ -5373,7 +5393,7 @@ export interface operations {
                         createdAt: string;
                         currency: string;
                         id: string;
-                        /** @description pending: a live provider accepted the refund without finishing it, or gave no answer to rely on. The amount stays reserved (counted in the charge's amountRefunded, so it cannot be refunded twice) until feira reads the refund again at the provider (every PROCESSOR_RECONCILE_INTERVAL_MS): succeeded sends charge.refunded, failed releases the amount. */
+                        /** @description pending: a live provider accepted the refund without finishing it, or gave no answer to rely on. The amount stays reserved (counted in the charge's amountRefunded, so it cannot be refunded twice) until feira reads the refund again at the provider (every PROCESSOR_RECONCILE_INTERVAL_MS): succeeded sends charge.refunded, failed releases the amount and sends charge.refund_failed. GET /v1/charges/{id}/refunds shows where each refund is now. */
                         status: "succeeded" | "failed" | "pending";
                     };
                 };
@@ -5524,6 +5544,205 @@ export interface operations {
                      * @example {
                      *       "statusCode": 422,
                      *       "message": "colour is not a recognized field",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listChargeRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "re_01jd3md7k9n1q3s5v7x9z1b3d5",
+                     *           "chargeId": "ch_01m83z4fb49ymhph6hwrvbtqq2",
+                     *           "amount": 5,
+                     *           "currency": "BRL",
+                     *           "status": "failed",
+                     *           "chargeStatus": "paid",
+                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "re_01jd3mc4f6h8k0n2q4s6v8x0z2",
+                     *           "chargeId": "ch_01m83z4fb49ymhph6hwrvbtqq2",
+                     *           "amount": 10,
+                     *           "currency": "BRL",
+                     *           "status": "succeeded",
+                     *           "chargeStatus": "paid",
+                     *           "createdAt": "2026-11-23T14:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Newest first, at most 100; chargeStatus is the charge's status now. */
+                        data: {
+                            amount: number;
+                            chargeId: string;
+                            /** @enum {string} */
+                            chargeStatus: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            id: string;
+                            /** @description pending: a live provider accepted the refund without finishing it, or gave no answer to rely on. The amount stays reserved (counted in the charge's amountRefunded, so it cannot be refunded twice) until feira reads the refund again at the provider (every PROCESSOR_RECONCILE_INTERVAL_MS): succeeded sends charge.refunded, failed releases the amount and sends charge.refund_failed. GET /v1/charges/{id}/refunds shows where each refund is now. */
+                            status: "succeeded" | "failed" | "pending";
+                        }[];
+                        /** @description True when the charge has more than 100 refunds. */
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }

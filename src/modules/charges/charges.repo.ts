@@ -64,6 +64,13 @@ export async function insertRefund(tx: Queryable, row: typeof refunds.$inferInse
   return inserted!;
 }
 
+/** A charge's refunds in the scope, newest first; one more than `limit` tells that more follow. */
+export async function listRefunds(q: Queryable, scope: Scope, chargeId: string, limit: number): Promise<RefundRow[]> {
+  return q.select().from(refunds)
+    .where(and(inScope(refunds, scope), eq(refunds.chargeId, chargeId)))
+    .orderBy(sql`${refunds.createdAt} desc, ${refunds.id} desc`).limit(limit + 1);
+}
+
 export async function findRefund(q: Queryable, id: string): Promise<RefundRow | undefined> {
   const [row] = await q.select().from(refunds).where(eq(refunds.id, id));
   return row;

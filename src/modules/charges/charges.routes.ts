@@ -62,6 +62,16 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
       },
     }, async (req, reply) => reply.code(201).send(await refunds.refund(req.ctx, req.params.id, req.body?.amount)));
 
+    app.get("/v1/charges/:id/refunds", {
+      schema: {
+        operationId: "listChargeRefunds", tags: ["charges"], summary: "List a charge's refunds",
+        description: "Every refund of the charge with its status now, newest first, at most 100 (hasMore tells whether there are more): "
+          + "a refund answered pending shows here as succeeded or failed once feira has read it again at the processor (charge.refunded or charge.refund_failed).",
+        params: IdParams,
+        response: { 200: s.RefundList, ...errors(401, 403, 404) },
+      },
+    }, async (req) => refunds.list(req.ctx, req.params.id));
+
     app.post("/v1/charges/:id/resend-webhook", {
       schema: {
         operationId: "resendChargeWebhook", tags: ["charges"], summary: "Send a webhook with a simulated status",

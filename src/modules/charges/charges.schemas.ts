@@ -200,6 +200,11 @@ export const RefundBody = Type.Object({
   amount: Type.Optional(Type.Number({ description: "Currency units; the whole refundable rest by default; at most the currency's ceiling, 99,999,999 minor units unless the operator set MAX_AMOUNT_MINOR (999,999.99 BRL); above it: 422 amount_too_large." })),
 }, { additionalProperties: false, examples: [{ amount: 10 }] });
 
+const REFUND_EXAMPLE = {
+  id: "re_01jd3mc4f6h8k0n2q4s6v8x0z2", chargeId: CARD_CHARGE_EXAMPLE.id, amount: 10, currency: "BRL", status: "succeeded", chargeStatus: "paid",
+  createdAt: "2026-11-23T14:00:00.000Z",
+};
+
 export const Refund = Type.Object({
   id: Type.String(),
   chargeId: Type.String(),
@@ -208,15 +213,20 @@ export const Refund = Type.Object({
   status: Type.Union([Type.Literal("succeeded"), Type.Literal("failed"), Type.Literal("pending")], {
     description: "pending: a live provider accepted the refund without finishing it, or gave no answer to rely on. "
       + "The amount stays reserved (counted in the charge's amountRefunded, so it cannot be refunded twice) until feira reads the refund again at the provider "
-      + "(every PROCESSOR_RECONCILE_INTERVAL_MS): succeeded sends charge.refunded, failed releases the amount.",
+      + "(every PROCESSOR_RECONCILE_INTERVAL_MS): succeeded sends charge.refunded, failed releases the amount and sends charge.refund_failed. "
+      + "GET /v1/charges/{id}/refunds shows where each refund is now.",
   }),
   chargeStatus: Status,
   createdAt: Type.String({ format: "date-time" }),
 }, {
-  examples: [{
-    id: "re_01jd3mc4f6h8k0n2q4s6v8x0z2", chargeId: CARD_CHARGE_EXAMPLE.id, amount: 10, currency: "BRL", status: "succeeded", chargeStatus: "paid",
-    createdAt: "2026-11-23T14:00:00.000Z",
-  }],
+  examples: [REFUND_EXAMPLE],
+});
+
+export const RefundList = Type.Object({
+  data: Type.Array(Refund, { description: "Newest first, at most 100; chargeStatus is the charge's status now." }),
+  hasMore: Type.Boolean({ description: "True when the charge has more than 100 refunds." }),
+}, {
+  examples: [{ data: [{ ...REFUND_EXAMPLE, id: "re_01jd3md7k9n1q3s5v7x9z1b3d5", amount: 5, status: "failed", createdAt: "2026-11-24T09:30:00.000Z" }, REFUND_EXAMPLE], hasMore: false }],
 });
 
 export const ResendWebhookBody = Type.Object({ status: Status }, { additionalProperties: false, examples: [{ status: "paid" }] });

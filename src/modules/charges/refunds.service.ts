@@ -30,6 +30,8 @@ import type { PaymentProcessor, RefundResult } from "../../processors/processor.
 // or by the janitor (reconcilePending, a crash's leftovers after a grace period). A refund that
 // was never sent is sent; one that was is read back with refundStatus, and sent again under the
 // same refund id only when the provider says it never received it (not_found).
+const REFUNDS_PAGE = 100;
+
 export function createRefundService(deps: {
   db: Db;
   effects: ChargeEffects;
@@ -200,7 +202,15 @@ export function createRefundService(deps: {
     };
   }
 
-  return { refund, reconcilePending, reconcileLive, reconcileNotice };
+  /** GET /v1/charges/{id}/refunds: the charge's refunds as they are now, newest first, at most 100. */
+  async function list(ctx: RequestCtx, chargeId: string) {
+    const charge = await repo.findCharge(db, ctx, chargeId);
+    if (!charge) throw notFound("Charge", chargeId);
+    const rows = await repo.listRefunds(db, ctx, chargeId, REFUNDS_PAGE);
+    return { data: rows.slice(0, REFUNDS_PAGE).map((r) => view(r, charge.currency, charge.status)), hasMore: rows.length > REFUNDS_PAGE };
+  }
+
+  return { refund, list, reconcilePending, reconcileLive, reconcileNotice };
 }
 
 export type RefundService = ReturnType<typeof createRefundService>;
