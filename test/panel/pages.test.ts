@@ -47,6 +47,7 @@ test("charges: list, search by id and e-mail, CSV, detail with timeline, partial
   expectStatus(detail, 200);
   assert.match(detail.body, /Ana &lt;b&gt;Souza&lt;\/b&gt;/, "buyer text escaped");
   assert.match(detail.body, /charge\.paid/);
+  assert.doesNotMatch(detail.body, /id="refunds-title"/, "no refunds section before any refund");
   const csv = await c.get("/panel/charges.csv?status=paid");
   expectStatus(csv, 200);
   assert.match(String(csv.headers["content-type"]), /text\/csv/);
@@ -64,6 +65,13 @@ test("charges: list, search by id and e-mail, CSV, detail with timeline, partial
   assert.equal((await api("GET", `/v1/charges/${ch.id}`, m.sandboxKey)).json().status, "refunded");
   const shown = await c.get(`/panel/charges/${ch.id}`);
   assert.match(shown.body, /Refunded/);
+  // Both refunds, newest first, with their amounts and status (GET /v1/charges/{id}/refunds).
+  const refunds = (await api("GET", `/v1/charges/${ch.id}/refunds`, m.sandboxKey)).json().data as { id: string }[];
+  const section = shown.body.slice(shown.body.indexOf('id="refunds-title"'));
+  const rows = [...section.matchAll(/<tr><td>(re_[0-9a-z]+)<\/td><td>([^<]+)<\/td><td><span class="badge s-(\w+)">/g)].map((r) => [r[1], r[2], r[3]]);
+  assert.deepEqual(rows.map((r) => r[0]), refunds.map((r) => r.id));
+  assert.deepEqual(rows.map((r) => r[2]), ["succeeded", "succeeded"]);
+  assert.match(rows[1]![1]!, /50[.,]25/);
 });
 
 test("webhook endpoint: created with an event filter, secret shown once and not after a reload", async () => {

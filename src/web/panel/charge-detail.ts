@@ -1,3 +1,4 @@
+import type { RefundService } from "../../modules/charges/refunds.service.js";
 import type { EventService } from "../../modules/webhooks/events.service.js";
 import { toCustomer } from "../../modules/customers/customers.service.js";
 import { esc } from "../html.js";
@@ -11,6 +12,15 @@ import { actionButton, badge, checkbox, csrfInput, dl, field, formErrors, link, 
 // its status changes, events and webhook deliveries with the receivers' answers.
 
 export type Timeline = Awaited<ReturnType<EventService["get"]>>[];
+export type RefundList = Awaited<ReturnType<RefundService["list"]>>;
+
+/** The charge's refunds with their status now (a live refund may wait at the processor, then succeed or fail). */
+function renderRefunds(p: PanelCtx, refunds: RefundList): string {
+  const { t } = p;
+  const rows = refunds.data.map((r) => [esc(r.id), esc(p.units(r.amount, r.currency)), badge(r.status, t(`refundStatus.${r.status}`)), esc(p.date(r.createdAt))]);
+  return `<section aria-labelledby="refunds-title" class="card"><h2 id="refunds-title">${esc(t("refunds.title"))}</h2>
+${table([t("col.id"), t("col.amount"), t("col.status"), t("col.created")], rows, t("refunds.none"))}</section>`;
+}
 
 function refundForm(p: PanelCtx, c: ChargeView, errors?: FieldErrors, values?: Record<string, unknown>): string {
   const { t } = p;
@@ -61,7 +71,10 @@ function renderTimeline(p: PanelCtx, c: ChargeView, events: Timeline): string {
   return `<section aria-labelledby="tl-title" class="card"><h2 id="tl-title">${esc(t("timeline.title"))}</h2><ol class="timeline">${steps.map((s) => `<li><time datetime="${esc(s.at)}">${esc(p.date(s.at))}</time> ${s.html}</li>`).join("")}</ol></section>`;
 }
 
-export function renderChargeDetail(p: PanelCtx, c: ChargeView, customer: ReturnType<typeof toCustomer> | null, events: Timeline, errors?: FieldErrors, values?: Record<string, unknown>): string {
+export function renderChargeDetail(
+  p: PanelCtx, c: ChargeView, customer: ReturnType<typeof toCustomer> | null, events: Timeline, refunds: RefundList,
+  errors?: FieldErrors, values?: Record<string, unknown>,
+): string {
   const { t } = p;
   const facts = dl([
     [t("col.status"), badge(c.status, t(`status.${c.status}`))],
@@ -82,6 +95,7 @@ export function renderChargeDetail(p: PanelCtx, c: ChargeView, customer: ReturnT
   return `<p>${link("/panel/charges", t("charges.back"))}</p>
 <section class="card" aria-labelledby="facts-title"><h2 id="facts-title">${esc(t("charges.summary"))}</h2>${facts}${items}</section>
 ${refundForm(p, c, errors, values)}
+${refunds.data.length > 0 ? renderRefunds(p, refunds) : ""}
 ${sandboxActions(p, c)}
 ${errors && !values ? formErrors(p, errors) : ""}
 ${renderTimeline(p, c, events)}`;

@@ -128,7 +128,7 @@ ${cursorPager(p, "/panel/charges", q, page)}`;
     async function detail(p: PanelCtx, id: string, errors?: FieldErrors, values?: Record<string, unknown>) {
       const charge = toChargeResponse(await services.charges.get(p.ctx, id));
       const customer = charge.customerId ? toCustomer(await services.customers.get(p.ctx, charge.customerId)) : null;
-      const body = renderChargeDetail(p, charge, customer, await timeline(p, charge), errors, values);
+      const body = renderChargeDetail(p, charge, customer, await timeline(p, charge), await services.refunds.list(p.ctx, id), errors, values);
       return renderPage(p, { title: `${p.t("charges.charge")} ${charge.id}`, area: "charges", body, path: `/panel/charges/${id}` });
     }
 
