@@ -40,7 +40,7 @@ before(async () => {
   m = await seedMerchant(t, { connectEnabled: true });
   // What the examples say: two charges, three subscriptions, two submerchants.
   await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
-  await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+  ids["/v1/charges/{id}/refunds"] = (await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa))).id;
   const plan = await send("POST", "/v1/plans", { name: "Pro monthly", price: 29.9, currency: "BRL", interval: "month" });
   for (let i = 0; i < 3; i++) {
     await send("POST", "/v1/subscriptions", {
