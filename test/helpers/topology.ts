@@ -288,6 +288,9 @@ function unsendable(req: Normalized): string | undefined {
     return "header an HTTP client cannot send";
   }
   if (!/^[\x21-\x7e]*$/.test(req.path) || !req.path.startsWith("/")) return "request target an HTTP client cannot send";
+  // The API refuses it (413) before reading it all and closes the connection: a client still
+  // writing it may get EPIPE or a reset instead of the answer, depending on timing.
+  if (req.body && req.body.length > 1024 * 1024) return "body over the API's 1 MiB limit, which a socket may reset mid-write";
   return undefined;
 }
 
