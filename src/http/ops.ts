@@ -80,8 +80,10 @@ export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharg
  */
 function registerLateRefundMetrics(registry: Registry, db: Db): void {
   // A database that does not answer leaves the last values (the scrape itself still answers;
-  // /health says the database is down).
-  const read = async () => {
+  // /health says the database is down). Both gauges of one scrape share one query.
+  let inFlight: Promise<{ n: number; oldest: number | null } | undefined> | undefined;
+  const read = () => (inFlight ??= query().finally(() => { inFlight = undefined; }));
+  const query = async () => {
     try {
       const [row] = await queryRows<{ n: number; oldest: number | null }>(db, sql`
         select count(*)::int as n, extract(epoch from now() - min(updated_at))::float8 as oldest
