@@ -6,6 +6,9 @@ import type { Queryable } from "./client.js";
 // makes every process forget it all at once: the changing transaction NOTIFYs `feira_auth` (sent
 // at commit; main.ts LISTENs in API processes), and the changing process forgets directly after
 // its commit. The TTL bounds what a lost notification, or a read racing the change, can keep.
+// Only what lets a request through is kept (`keep`): a refusal (an inactive merchant, a blocked
+// submerchant) is read again every time, so lifting it is seen at once by every process, even one
+// the notification has not reached yet. Imposing one waits for the notification, a few ms.
 export const CONFIG_CHANGED_CHANNEL = "feira_auth";
 
 export function createConfigChanges() {
@@ -27,22 +30,26 @@ export type ConfigChanges = ReturnType<typeof createConfigChanges>;
 
 /**
  * Values kept for `ttlMs` per key. Only found values are kept: a miss (an unknown key, a guess)
- * always reaches the database, so misses cannot fill the map.
+ * always reaches the database, so misses cannot fill the map. A found value that `keep` refuses
+ * is returned without being kept.
  */
 export function createTtlCache<V>(ttlMs = 5_000, maxEntries = 10_000, now = () => Date.now()) {
   const entries = new Map<string, { value: V; until: number }>();
   return {
-    async get(key: string, load: () => Promise<V | null | undefined>): Promise<V | null> {
+    async get(key: string, load: () => Promise<V | null | undefined>, keep: (value: V) => boolean = () => true): Promise<V | null> {
       const hit = entries.get(key);
       if (hit && hit.until > now()) return hit.value;
       const value = await load();
-      if (value !== null && value !== undefined) {
+      if (value === null || value === undefined) {
+        entries.delete(key);
+        return null;
+      }
+      if (!keep(value)) entries.delete(key);
+      else {
         if (entries.size >= maxEntries) entries.clear();
         entries.set(key, { value, until: now() + ttlMs });
-        return value;
       }
-      entries.delete(key);
-      return null;
+      return value;
     },
     clear(): void {
       entries.clear();

@@ -1,9 +1,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { buildApp, createServices } from "../../src/app.js";
 import { queryRows, sql, type Database } from "../../src/db/client.js";
-import { basic, seedMerchant, testConfig, type TestApp } from "../helpers/app.js";
+import { appsOn, basic, seedMerchant, testConfig, type TestApp } from "../helpers/app.js";
 import { freshDatabase } from "../helpers/db.js";
 import { createMerchant, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
@@ -17,21 +16,16 @@ import { feiraEntry } from "../helpers/topology.js";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 let database: Database & { url?: string };
-const apps: TestApp[] = [];
+let apps: ReturnType<typeof appsOn>;
 
-async function startApp(rateLimitPerKey: number): Promise<TestApp> {
-  const config = testConfig({ databaseUrl: database.url, rateLimitPerKey });
-  const services = createServices({ config, db: database.db });
-  const app = await buildApp({ config, db: database.db }, services);
-  await app.ready();
-  const t: TestApp = { app, database, services, config, admin: config.adminApiKey!, close: () => app.close() };
-  apps.push(t);
-  return t;
-}
+const startApp = (rateLimitPerKey: number) => apps.start(testConfig({ databaseUrl: database.url, rateLimitPerKey }));
 
-before(async () => { database = await freshDatabase(); });
+before(async () => {
+  database = await freshDatabase();
+  apps = appsOn(database);
+});
 after(async () => {
-  for (const t of apps) await t.close();
+  await apps.close();
   await database.close();
 });
 

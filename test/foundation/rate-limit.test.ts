@@ -1,12 +1,11 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { LightMyRequestResponse } from "fastify";
-import { buildApp, createServices } from "../../src/app.js";
 import type { Config } from "../../src/config.js";
 import { queryRows, sql, type Database } from "../../src/db/client.js";
 import type { RateLimitPolicies } from "../../src/http/rate-limit.js";
 import { CONFIG_CHANGED_CHANNEL } from "../../src/db/config-changes.js";
-import { basic, expectStatus, seedMerchant, testConfig, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { appsOn, basic, expectStatus, seedMerchant, testConfig, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { freshDatabase } from "../helpers/db.js";
 
 // Per-key limits, login lockouts and failed-authentication lockouts, through HTTP. Small limits
@@ -23,30 +22,23 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 
 let database: Database & { url?: string };
 let base: Config;
-const apps: TestApp[] = [];
+let apps: ReturnType<typeof appsOn>;
 let limited: TestApp; // RATE_LIMIT_PER_KEY=3
 let unlimited: TestApp; // RATE_LIMIT_PER_KEY=0
 
 /** Another API process: an app of its own on the same database (and so, on PostgreSQL, the same counters). */
-async function startApp(overrides: Partial<Config>, policies: Partial<RateLimitPolicies> = SMALL): Promise<TestApp> {
-  const config = { ...base, ...overrides };
-  const services = createServices({ config, db: database.db });
-  const app = await buildApp({ config, db: database.db, rateLimitPolicies: policies }, services);
-  await app.ready();
-  const t: TestApp = { app, database, services, config, admin: config.adminApiKey!, close: () => app.close() };
-  apps.push(t);
-  return t;
-}
+const startApp = (overrides: Partial<Config>, policies: Partial<RateLimitPolicies> = SMALL) => apps.start({ ...base, ...overrides }, policies);
 
 before(async () => {
   database = await freshDatabase();
+  apps = appsOn(database);
   // The counters go to PostgreSQL when the configuration names it, as in production.
   base = testConfig({ databaseUrl: database.url });
   limited = await startApp({ rateLimitPerKey: PER_KEY });
   unlimited = await startApp({ rateLimitPerKey: 0 });
 });
 after(async () => {
-  for (const t of apps) await t.close();
+  await apps.close();
   await database.close();
 });
 

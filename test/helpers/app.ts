@@ -124,6 +124,28 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: Tes
   };
 }
 
+/**
+ * Apps of their own on one database, in this process, as a cluster's API processes are (with no
+ * notification between them unless the test listens for one). They stay in-process in topology
+ * mode: the tests that use them compare the processes.
+ */
+export function appsOn(database: Database & { url?: string }) {
+  const apps: TestApp[] = [];
+  return {
+    async start(config: Config, rateLimitPolicies?: AppDeps["rateLimitPolicies"]): Promise<TestApp> {
+      const services = createServices({ config, db: database.db });
+      const app = await buildApp({ config, db: database.db, rateLimitPolicies }, services);
+      await app.ready();
+      const t: TestApp = { app, database, services, config, admin: config.adminApiKey!, close: () => app.close() };
+      apps.push(t);
+      return t;
+    },
+    async close(): Promise<void> {
+      for (const t of apps) await t.close();
+    },
+  };
+}
+
 /** `app.inject` and `app.listen` of a topology-mode app go to the API processes. */
 function routeThrough(app: FastifyInstance, running: RunningTopology, testRoutes: string[]): void {
   const inProcess = app.inject.bind(app) as (opts: InjectOptions | string) => Promise<LightMyRequestResponse>;

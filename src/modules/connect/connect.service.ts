@@ -213,7 +213,8 @@ export function createConnectService(deps: ConnectDeps) {
    */
   async function checkCharge(ctx: RequestCtx, split: SplitRule[] | undefined): Promise<SplitRule[] | null> {
     // Read on every charge, changed rarely: cached (configChanges forgets it on a change).
-    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)));
+    // A submerchant that may not charge is not kept: made active, it charges at once everywhere.
+    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
     if (!account) throw new AppError("unauthorized", "Unauthorized");
     if (account.parentId && ctx.environment === "production" && account.status !== "active") {
       throw new AppError("submerchant_not_active", `Submerchant ${account.id} is not active (${publicStatus(account.status ?? "pending")}); only active submerchants can create production charges`);

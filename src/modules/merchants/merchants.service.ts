@@ -264,10 +264,12 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     async findKey(key) {
       if (!key.startsWith("sk_test_") && !key.startsWith("sk_live_")) return null;
       const keyHash = sha256Hex(key);
+      // A key of a merchant that is not active is answered 403 and not kept: reactivated, it works
+      // at once in every process.
       return keyCache.get(keyHash, async () => {
         const row = await repo.findKeyPrincipal(db, keyHash);
         return row ? { ...row, environment: row.environment as Environment } : null;
-      });
+      }, (principal) => principal.merchantStatus === "active");
     },
     async isAdminKey(key) {
       if (deps.adminApiKey) return safeEqual(sha256Hex(key), sha256Hex(deps.adminApiKey));

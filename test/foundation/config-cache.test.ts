@@ -1,0 +1,66 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Database } from "../../src/db/client.js";
+import { appsOn, basic, expectStatus, seedMerchant, testConfig, type TestApp } from "../helpers/app.js";
+import { freshDatabase } from "../helpers/db.js";
+import { CARDS, cardCharge } from "../helpers/charges.js";
+import { activate, call, createSubmerchant, keyOf, seedMaster } from "../connect/helpers.js";
+
+// Two API processes on one database, as in a cluster, but with no notification between them:
+// what b sees right after a's change is what its own cache lets it see. A refusal is never kept,
+// so lifting it reaches b at once; a grant b has kept lasts until b hears of the change (main.ts
+// makes every API process forget on the `feira_auth` notification, which this file leaves out).
+
+let database: Database & { url?: string };
+let apps: ReturnType<typeof appsOn>;
+let a: TestApp;
+let b: TestApp;
+
+before(async () => {
+  database = await freshDatabase();
+  apps = appsOn(database);
+  a = await apps.start(testConfig({ databaseUrl: database.url }));
+  b = await apps.start(testConfig({ databaseUrl: database.url }));
+});
+after(async () => {
+  await apps.close();
+  await database.close();
+});
+
+const customers = (t: TestApp, key: string) => t.app.inject({ url: "/v1/customers", headers: { authorization: basic(key) } });
+const setMerchantStatus = (id: string, status: string) =>
+  a.app.inject({ method: "PATCH", url: `/v1/admin/merchants/${id}`, headers: { authorization: basic(a.admin) }, payload: { status } });
+
+test("a merchant made active again: its keys work at once on a process that had refused them", async () => {
+  const m = await seedMerchant(a);
+  expectStatus(await setMerchantStatus(m.id, "inactive"), 200);
+  expectStatus(await customers(b, m.sandboxKey), 403);
+  expectStatus(await customers(b, m.productionKey), 403);
+  expectStatus(await setMerchantStatus(m.id, "active"), 200);
+  expectStatus(await customers(b, m.sandboxKey), 200);
+  expectStatus(await customers(b, m.productionKey), 200);
+});
+
+test("a merchant made inactive: a process that kept its key refuses it once it hears of the change", async () => {
+  const m = await seedMerchant(a);
+  expectStatus(await customers(b, m.sandboxKey), 200);
+  expectStatus(await setMerchantStatus(m.id, "inactive"), 200);
+  expectStatus(await customers(a, m.sandboxKey), 403);
+  // What the notification does in b.
+  b.services.configChanges.forget();
+  expectStatus(await customers(b, m.sandboxKey), 403);
+});
+
+test("a submerchant made active: its production charges pass Connect at once on a process that had refused them", async () => {
+  const master = await seedMaster(a);
+  const sm = await createSubmerchant(a, master.productionKey);
+  const key = await keyOf(a, master.productionKey, sm.id);
+  const refused = await call(b, "POST", "/v1/charges", key, cardCharge(CARDS.visa));
+  expectStatus(refused, 422);
+  assert.match(refused.json().message, /not active/);
+  await activate(a, master.productionKey, sm.id);
+  // Past the Connect check, the charge meets the missing production processor.
+  const passed = await call(b, "POST", "/v1/charges", key, cardCharge(CARDS.visa));
+  expectStatus(passed, 422);
+  assert.match(passed.json().message, /PAYMENT_PROCESSOR/);
+});
