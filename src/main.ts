@@ -80,7 +80,8 @@ async function main(): Promise<void> {
   // as the fallback, so a lost notification only costs one poll interval.
   const unlistenOutbox = worker ? await database.listen("feira_outbox", () => worker.wake("webhooks.deliver")) : undefined;
   // Key rotation or a merchant's status change in any process empties this one's key cache.
-  const unlistenAuth = app ? await database.listen(CONFIG_CHANGED_CHANNEL, () => services.configChanges.forget()) : undefined;
+  const unlistenAuth = app ? await database.listen(CONFIG_CHANGED_CHANNEL, (payload) => services.configChanges.heard(payload)) : undefined;
+  if (unlistenAuth && database.listens) services.configChanges.listened();
   const unlisten = async () => { await unlistenOutbox?.(); await unlistenAuth?.(); };
   if (!database.listens) {
     log.warn("DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: no LISTEN; workers poll for deliveries every 500 ms and cached keys are read again after 5 s");

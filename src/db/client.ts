@@ -21,11 +21,11 @@ export interface Database {
   kind: "pglite" | "postgres";
   migrate(): Promise<void>;
   /**
-   * Calls `onNotify` for every NOTIFY on `channel`; returns the function that stops listening.
+   * Calls `onNotify` with the payload of every NOTIFY on `channel`; returns the function that stops listening.
    * Behind a transaction-mode pooler without a direct URL it does nothing (`listens` is false):
    * the callers' polling and TTLs cover what a notification would have hurried.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   listens: boolean;
   close(): Promise<void>;
 }
@@ -98,7 +98,7 @@ function openPostgres(url: string, poolMode: "session" | "transaction", directUr
       // A dedicated connection: LISTEN belongs to a session, and pooled ones come and go.
       const client = new pg.Client({ connectionString: sessionUrl });
       client.on("error", () => undefined); // the worker's polling covers a lost listener
-      client.on("notification", (n) => { if (n.channel === channel) onNotify(); });
+      client.on("notification", (n) => { if (n.channel === channel) onNotify(n.payload ?? ""); });
       await client.connect();
       await client.query(`listen ${channel}`);
       return async () => { await client.end().catch(() => undefined); };

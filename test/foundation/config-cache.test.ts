@@ -2,6 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Database } from "../../src/db/client.js";
 import { appsOn, basic, expectStatus, seedMerchant, testConfig, type TestApp } from "../helpers/app.js";
+import { CONFIG_CHANGED_CHANNEL } from "../../src/db/config-changes.js";
 import { freshDatabase } from "../helpers/db.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
 import { activate, call, createSubmerchant, keyOf, seedMaster } from "../connect/helpers.js";
@@ -63,4 +64,29 @@ test("a submerchant made active: its production charges pass Connect at once on 
   const passed = await call(b, "POST", "/v1/charges", key, cardCharge(CARDS.visa));
   expectStatus(passed, 422);
   assert.match(passed.json().message, /PAYMENT_PROCESSOR/);
+});
+
+test("in a process that listens, a change answers once its own notification has come back", async () => {
+  const listening = await apps.start(testConfig({ databaseUrl: database.url }));
+  const payloads: string[] = [];
+  // As main.ts does in every API process.
+  const unlisten = await database.listen(CONFIG_CHANGED_CHANNEL, (payload) => {
+    payloads.push(payload);
+    listening.services.configChanges.heard(payload);
+  });
+  listening.services.configChanges.listened();
+  try {
+    const m = await seedMerchant(listening);
+    const res = await listening.app.inject({ method: "PATCH", url: `/v1/admin/merchants/${m.id}`, headers: { authorization: basic(listening.admin) }, payload: { status: "inactive" } });
+    expectStatus(res, 200);
+    assert.equal(payloads.filter((p) => /^[0-9a-f-]{36}$/.test(p)).length, 1, `the change's own notification was heard before it answered: ${JSON.stringify(payloads)}`);
+  } finally {
+    await unlisten();
+  }
+  // A notification that never comes back (lost, or no listener after all) delays the answer by
+  // at most a second, and never fails the change.
+  const m = await seedMerchant(listening);
+  const rotated = await listening.app.inject({ method: "POST", url: `/v1/admin/merchants/${m.id}/rotate-keys`, headers: { authorization: basic(listening.admin) } });
+  expectStatus(rotated, 200);
+  expectStatus(await customers(listening, rotated.json().apiKeys.sandbox), 200);
 });

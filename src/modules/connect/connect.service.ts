@@ -197,11 +197,7 @@ export function createConnectService(deps: ConnectDeps) {
   async function putSettings(ctx: RequestCtx, defaultSplit: SplitRule[]) {
     const account = await requireConnect(ctx);
     await checkSplitRules(db, ctx, account, defaultSplit, "defaultSplit");
-    await withTx(db, async (tx) => {
-      await repo.upsertSettings(tx, scopeOf(ctx), defaultSplit);
-      await deps.configChanges.announce(tx);
-    });
-    deps.configChanges.forget();
+    await deps.configChanges.change(db, (tx) => repo.upsertSettings(tx, scopeOf(ctx), defaultSplit));
     return { defaultSplit };
   }
 
@@ -256,7 +252,8 @@ export function createConnectService(deps: ConnectDeps) {
     }
     const at = now();
     const stamp = STAMP_OF[to];
-    const updated = await withTx(db, async (tx) => {
+    // Whether the submerchant may charge in production is part of its cached account.
+    const updated = await deps.configChanges.change(db, async (tx) => {
       const row = await repo.transition(tx, id, from, to, { statusReason: reason ?? null, ...(stamp ? { [stamp]: at } : {}) });
       if (!row) throw new AppError("conflict", `Submerchant ${id} was changed by another request; retry`);
       if (NOTIFIED.includes(to)) {
@@ -265,11 +262,8 @@ export function createConnectService(deps: ConnectDeps) {
           data: { merchantId: id, status: to, date: at.toISOString() }, postbackUrl: row.postbackUrl,
         });
       }
-      // Whether the submerchant may charge in production is part of its cached account.
-      await deps.configChanges.announce(tx);
       return row;
     });
-    deps.configChanges.forget();
     return view(updated, (await repo.totalSales(db, [id], updated.environment)).get(id) ?? 0);
   }
 

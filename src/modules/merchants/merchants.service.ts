@@ -129,17 +129,14 @@ export function createMerchantService(deps: MerchantServiceDeps) {
 
   /** New keys for the merchant, in every environment it has keys in, or in `only` (the panel rolls the one shown). */
   async function rotateKeys(merchantId: string, only?: Environment) {
-    const rotated = await withTx(db, async (tx) => {
+    return configChanges.change(db, async (tx) => {
       if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
       // Every merchant was given a key in each environment it exists in, so the environments
       // of its keys, revoked ones included, are where it gets new ones.
       const environments = (await repo.keyEnvironments(tx, merchantId)).filter((e) => !only || e === only);
       await repo.revokeApiKeys(tx, merchantId, new Date(), environments);
-      await configChanges.announce(tx);
       return { id: merchantId, apiKeys: await issueKeys(tx, merchantId, environments) };
     });
-    configChanges.forget();
-    return rotated;
   }
 
   /**
@@ -174,14 +171,12 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   }
 
   async function applyPatch(merchantId: string, patch: Partial<Pick<repo.MerchantRow, "connectEnabled" | "status" | "name" | "softDescriptor">>) {
-    const row = await withTx(db, async (tx) => {
+    // A key lookup carries its merchant's status; the charge profile its Connect flag.
+    const row = await configChanges.change(db, async (tx) => {
       const updated = await repo.updateMerchant(tx, merchantId, patch);
-      // A key lookup carries its merchant's status; the charge profile its Connect flag.
-      if (updated) await configChanges.announce(tx);
+      if (!updated) throw notFound("Merchant", merchantId);
       return updated;
     });
-    if (!row) throw notFound("Merchant", merchantId);
-    configChanges.forget();
     return row;
   }
 
@@ -201,7 +196,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     // Ids one millisecond apart, in the request's order: fees are read back ORDER BY id, and
     // ids made within one millisecond would otherwise sort by their random part.
     const now = Date.now();
-    await withTx(db, async (tx) => {
+    await configChanges.change(db, async (tx) => {
       if (!(await repo.findMerchant(tx, merchantId))) throw notFound("Merchant", merchantId);
       await repo.replaceFees(tx, merchantId, defs.map((f, i) => ({
         id: newId("fee", now + i),
@@ -212,9 +207,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
         brand: f.brand ? f.brand.toLowerCase() : null,
         definition: f.definition,
       })));
-      await configChanges.announce(tx);
     });
-    configChanges.forget();
     return getFees(merchantId);
   }
 
