@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { basic, buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { tempDir } from "../helpers/temp-dirs.js";
 
 // The client as a user gets it: `npm pack` of clients/typescript (its prepack builds dist/),
 // installed from the tarball into a project of its own, imported from a plain .mjs file and
@@ -24,7 +24,7 @@ before(async () => {
   t = await buildTestApp();
   baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });
   m = await seedMerchant(t);
-  dir = mkdtempSync(path.join(tmpdir(), "feira-client-"));
+  dir = tempDir("feira-client-");
 });
 after(async () => {
   rmSync(dir, { recursive: true, force: true });

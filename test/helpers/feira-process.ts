@@ -1,13 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase, type Database } from "../../src/db/client.js";
 import { freshDatabase } from "./db.js";
 import { basicAuth, childEnv, freePort, ROOT } from "./process.js";
+import { tempDir } from "./temp-dirs.js";
 
 // feira as real processes over a real database, for the crash tests and the crash benchmark:
 // a fresh PostgreSQL database (DATABASE_URL set) or a PGlite data directory, shared secrets,
@@ -38,7 +37,7 @@ export async function makeStore(): Promise<Store> {
       close: () => fresh.close(),
     };
   }
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "feira-crash-"));
+  const dataDir = tempDir("feira-crash-");
   let open: Database | undefined;
   return {
     onPostgres: false, adminKey, env: { ...secrets, DATA_DIR: dataDir },

@@ -1,30 +1,18 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before } from "node:test";
 import { freshDatabase } from "./db.js";
 
+export { tempDir } from "./temp-dirs.js";
+
 // Runs feira as a real child process (npm start, or node --import tsx src/main.ts), for the
 // tests that must see what an operator sees: the printed first-start lines, the lock file,
 // exit codes and signals.
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
-
-// Every temporary directory a test file makes is removed when its process exits (each test
-// file runs in a process of its own), whatever the test did with it.
-const made: string[] = [];
-process.once("exit", () => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
-
-export function tempDir(prefix = "feira-test-"): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
 
 /** A port that was free a moment ago (the kernel picks it; the race is harmless here). */
 export async function freePort(): Promise<number> {

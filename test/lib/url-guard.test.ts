@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Environment } from "../../src/http/context.js";
 import { checkUrlSyntax, classifyAddress, resolveSafeTarget, safePost, type AddressClass, type HostLookup } from "../../src/lib/url-guard.js";
 import { resolveDestination } from "../../src/modules/webhooks/destination.js";
+import { tempDir } from "../helpers/temp-dirs.js";
 
 // Addresses as a resolver or a URL may spell them, and the class each must land in once
 // parsed: "never" (link-local, cloud metadata) is refused everywhere, "private" only where
@@ -320,7 +320,7 @@ describe("safePost", () => {
   });
 
   it("sends the original hostname as TLS SNI while connecting to the pinned address", async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), "url-guard-"));
+    const dir = tempDir("feira-url-guard-");
     try {
       execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=hooks.test", "-days", "1",
         "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -8,6 +7,7 @@ import { basic, expectStatus } from "../helpers/app.js";
 import { freePort, ROOT } from "../helpers/process.js";
 import { shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
 import { seedDemo } from "../../src/web/panel/demo-seed.js";
+import { tempDir } from "../helpers/temp-dirs.js";
 
 // The panel in a real browser (Debian's Chromium through playwright-core), for the demo merchant
 // with its seeded history: sign in, refund, a webhook secret shown once, shipping connected
@@ -36,7 +36,7 @@ before(async () => {
   demo = (await w.t.services.merchants.bootstrap({ demoMerchant: true })).demo!;
   await seedDemo(w.t.services, demo.merchantId);
   await w.t.app.listen({ port, host: "127.0.0.1" });
-  files = mkdtempSync(path.join(tmpdir(), "feira-panel-"));
+  files = tempDir("feira-panel-");
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],

@@ -3,8 +3,7 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase, queryRows, sql, withTx, type Database } from "../../src/db/client.js";
@@ -16,6 +15,7 @@ import { testConfig } from "../helpers/app.js";
 import { freshDatabase } from "../helpers/db.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 import { chargeData } from "./harness.js";
+import { tempDir } from "../helpers/temp-dirs.js";
 
 // Real worker processes (`node --import tsx src/main.ts`) against a real database: PGlite in a
 // DATA_DIR by default, a fresh PostgreSQL database when DATABASE_URL is set. The test seeds
@@ -41,7 +41,7 @@ async function seed(url: string, n: number): Promise<Seeded> {
     env = { DATABASE_URL: fresh.url! };
     cleanups.push(() => fresh.close());
   } else {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), "feira-crash-"));
+    dataDir = tempDir("feira-crash-");
     database = await openDatabase({ dataDir });
     await database.migrate();
     env = { DATA_DIR: dataDir };
