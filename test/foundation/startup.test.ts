@@ -20,7 +20,7 @@ test("npm start: first start prints the keys once, /health answers, the printed 
 
   const first = npmStart(env);
   t.after(() => first.stop());
-  const [, sandboxKey] = await first.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 25_000);
+  const [, sandboxKey] = await first.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/);
   // Piped, as here, the first-start lines go to stderr (stdout is the JSON log).
   const out = first.stderr();
   const adminKey = /Admin key \(shown once, store it\): (adm_[A-Za-z0-9]+)/.exec(out)?.[1];
