@@ -52,7 +52,7 @@ export function scansOf(plan: PlanNode, bigTables: ReadonlySet<string> = BIG_TAB
   return { scans, bigSeqScans };
 }
 
-type MakeDb = (logger: Logger) => Db;
+export type MakeDb = (logger: Logger) => Db;
 
 /** Runs one statement with parameters: pg's Pool and PGlite's query() both fit. */
 export type Run = (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
@@ -99,6 +99,9 @@ export async function explainListQueries(run: Run, makeDb: MakeDb, demo: string,
     ["plans", (db) => listPlans(db, s, {})],
     ["subscriptions", (db) => listSubscriptions(db, { merchantId: demo, environment: "sandbox", page: 1, limit: 10 })],
     ["subscriptions status=paused", (db) => listSubscriptions(db, { merchantId: demo, environment: "sandbox", status: "paused", page: 1, limit: 10 })],
+    // Free text: a seeded customer's name and e-mail hold its id; the short text has no trigram.
+    ["subscriptions search", (db) => listSubscriptions(db, { merchantId: demo, environment: "sandbox", search: ids.customerId.slice(-10), page: 1, limit: 10 })],
+    ["subscriptions search, short text", (db) => listSubscriptions(db, { merchantId: demo, environment: "sandbox", search: "zz", page: 1, limit: 10 })],
     ["submerchants", async (db) => {
       const { rows } = await listSubmerchants(db, { master: { merchantId: demo, environment: "sandbox" }, days: [], order: [{ field: "createdAt", descending: true }], limit: 10, offset: 0 });
       await totalSales(db, rows.map((r) => r.id), "sandbox");
@@ -106,6 +109,11 @@ export async function explainListQueries(run: Run, makeDb: MakeDb, demo: string,
     }],
     ["payout requests", (db) => listPayouts(db, { viewer: { master: { merchantId: demo, environment: "sandbox" } }, days: [], limit: 10, offset: 0 })],
   ];
+  return explainCalls(run, makeDb, calls);
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of every statement each call issues, named after the call (and its place among them). */
+export async function explainCalls(run: Run, makeDb: MakeDb, calls: [string, (db: Db) => Promise<unknown>][]): Promise<PlanSummary[]> {
   const out: PlanSummary[] = [];
   for (const [name, call] of calls) {
     const statements: { sql: string; params: unknown[] }[] = [];

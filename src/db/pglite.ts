@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite, TransactionAbortedError, parse, protocol, type Results, type Transaction, type messages } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import type { Database, Db } from "./client.js";
@@ -215,11 +216,14 @@ export class PgliteConnection {
   }
 }
 
+/** The extensions the migrations create (pg_trgm: 0023); every PGlite that opens feira's data needs them. */
+export const PGLITE_EXTENSIONS = { pg_trgm };
+
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
 /** The embedded database in `dataDir` (in memory when absent), or on a PGlite the caller made. */
 export async function openPglite(opts: { dataDir?: string; pglite?: PGlite }): Promise<Database> {
-  const client = opts.pglite ?? (await PGlite.create(opts.dataDir));
+  const client = opts.pglite ?? (await PGlite.create(opts.dataDir, { extensions: PGLITE_EXTENSIONS }));
   const connection = new PgliteConnection(client);
   const db = drizzle(connection as unknown as PGlite, { schema }) as unknown as Db;
   return {

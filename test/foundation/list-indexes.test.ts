@@ -13,23 +13,26 @@ import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import * as schema from "../../src/db/schema.js";
 import type { Database, Db } from "../../src/db/client.js";
-import { explainListQueries, scansOf, type PlanSummary } from "../../bench/growth-explain.js";
+import { explainCalls, explainListQueries, scansOf, type MakeDb, type PlanSummary, type Run } from "../../bench/growth-explain.js";
+import { listSubscriptions } from "../../src/modules/subscriptions/subscriptions.repo.js";
 import { prepareSeed, seedLevel } from "../../bench/growth-seed.js";
 import { freshDatabase } from "../helpers/db.js";
 
 const DEMO = "mer_0listindexes000000000000";
 let database: Database;
 let plans: PlanSummary[];
+let run: Run;
+let makeDb: MakeDb;
 
 before(async () => {
   database = await freshDatabase();
   const client = (database.db as unknown as { $client: pg.Pool | PGlite }).$client;
   // pg's Pool and PGlite both answer query(text, params) with { rows }.
-  const run = (text: string, params: unknown[] = []) => (client as pg.Pool).query(text, params) as Promise<{ rows: unknown[] }>;
+  run = (text: string, params: unknown[] = []) => (client as pg.Pool).query(text, params) as Promise<{ rows: unknown[] }>;
   await run(`insert into merchants (id, name, email, password_hash, connect_enabled, pix_key) values ($1, 'Demo', 'demo@example.com', 'x', true, 'pix')`, [DEMO]);
-  await prepareSeed({ query: (text) => run(text) }, DEMO, 40);
-  const ids = await seedLevel({ query: (text) => run(text) }, { demo: DEMO, merchants: 40, demoShare: 0, from: 0, to: 40_000 });
-  const makeDb = (logger: Logger) => (database.kind === "postgres"
+  await prepareSeed({ query: (text) => run(text, []) }, DEMO, 40);
+  const ids = await seedLevel({ query: (text) => run(text, []) }, { demo: DEMO, merchants: 40, demoShare: 0, from: 0, to: 40_000 });
+  makeDb = (logger: Logger) => (database.kind === "postgres"
     ? drizzlePg(client as pg.Pool, { schema, logger })
     : drizzlePglite(client as PGlite, { schema, logger })) as unknown as Db;
   plans = await explainListQueries(run, makeDb, DEMO, ids);
@@ -73,6 +76,10 @@ const EXPECTED: Record<string, string | string[]> = {
   "subscriptions (2/2)": "subscriptions_scope_idx",
   "subscriptions status=paused (1/2)": "subscriptions_count_idx",
   "subscriptions status=paused (2/2)": "subscriptions_status_idx",
+  // A merchant's hundred customers here: its scope index is the cheaper way to them (the trigram
+  // indexes' turn comes with thousands, the search test below).
+  "subscriptions search (1/2)": ["customers_scope_idx", "customers_name_trgm_idx", "customers_email_trgm_idx"],
+  "subscriptions search (2/2)": ["customers_scope_idx", "customers_name_trgm_idx", "customers_email_trgm_idx"],
   "events": "events_scope_idx",
   "endpoint deliveries": "webhook_deliveries_endpoint_idx",
   "balance transactions": "ledger_entries_owner_idx",
@@ -96,4 +103,37 @@ test("each main list uses its index", () => {
     return p.scans.some((s) => s.split(" ").some((word) => indexes.includes(word))) ? [] : [`${name}: expected ${indexes.join(" or ")}; ${show(p)}`];
   });
   assert.deepEqual(wrong, []);
+});
+
+test("subscriptions search: at 20,000 customers of one merchant, the matching ones through their trigram indexes, then their subscriptions", async () => {
+  const owner = "mer_0listsearch00000000000000";
+  await run(`insert into merchants (id, name, email, password_hash, connect_enabled, pix_key) values ($1, 'Search', 'search@example.com', 'x', false, 'pix')`, [owner]);
+  await run(`insert into plans (id, merchant_id, environment, name, price, currency, interval)
+    values ('plan_0listsearch', $1, 'sandbox', 'Mensal', 1000, 'BRL', 'month')`, [owner]);
+  await run(`insert into customers (id, merchant_id, environment, name, email)
+    select 'cus_0listsearch' || lpad(g::text, 8, '0'), $1, 'sandbox', 'Cliente ' || md5('name' || g), md5('email' || g) || '@loja.example'
+    from generate_series(1, 20000) g`, [owner]);
+  await run(`insert into subscriptions (id, merchant_id, environment, plan_id, customer_id, payment_method, status, billing_day, anchor_at,
+      current_period_start, current_period_end, next_run_at)
+    select 'sub_0listsearch' || lpad(g::text, 8, '0'), $1, 'sandbox', 'plan_0listsearch', 'cus_0listsearch' || lpad(g::text, 8, '0'),
+      '{"type":"credit_card"}', 'active', 1, now(), now(), now() + interval '1 month', now() + interval '1 month'
+    from generate_series(1, 20000) g`, [owner]);
+  // VACUUM as autovacuum would: rows inserted after a GIN index wait in its pending list, read
+  // whole by every search until a vacuum (or 4 MB of them) moves them into the index.
+  await run("vacuum analyze customers", []);
+  await run("analyze subscriptions", []);
+  const filter = { merchantId: owner, environment: "sandbox" as const, page: 1, limit: 10 };
+  // Names and e-mails as varied as real ones (hex digests): a piece of one is one customer's.
+  const [{ email }] = await run(`select md5('email' || 12345) as email`, []).then((r) => r.rows as [{ email: string }]);
+  const piece = email.slice(3, 15);
+  const found = await listSubscriptions(database.db, { ...filter, search: piece.toUpperCase() });
+  assert.deepEqual(found.rows.map((r) => r.id), ["sub_0listsearch00012345"]);
+  assert.equal(found.total, 1);
+  const explained = await explainCalls(run, makeDb, [["search", (db) => listSubscriptions(db, { ...filter, search: piece })]]);
+  assert.equal(explained.length, 2);
+  for (const p of explained) {
+    assert.ok(p.scans.some((x) => /customers_(name|email)_trgm_idx/.test(x)), show(p));
+    assert.ok(p.scans.some((x) => /subscriptions_customer_idx/.test(x)), show(p));
+    assert.ok(!p.scans.some((x) => /subscriptions_(scope|count|status)_idx|Seq Scan/.test(x)), show(p));
+  }
 });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { openDatabase, type Database } from "../../src/db/client.js";
+import { PGLITE_EXTENSIONS } from "../../src/db/pglite.js";
 
 const MIGRATIONS = path.resolve(import.meta.dirname, "../../src/db/migrations");
 const CACHE = path.resolve(import.meta.dirname, "../../node_modules/.cache/feira");
@@ -27,7 +28,7 @@ export async function freshDatabase(): Promise<Database & { url?: string }> {
   mkdirSync(CACHE, { recursive: true });
   const template = path.join(CACHE, `feira-pglite-${migrationsHash()}.tar.gz`);
   if (!existsSync(template)) {
-    const proto = await PGlite.create();
+    const proto = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
     const database = await openDatabase({ pglite: proto });
     await database.migrate();
     const dump = await proto.dumpDataDir("gzip");
@@ -40,7 +41,7 @@ export async function freshDatabase(): Promise<Database & { url?: string }> {
     }
     await proto.close();
   }
-  const client = await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]) });
+  const client = await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]), extensions: PGLITE_EXTENSIONS });
   const database = await openDatabase({ pglite: client });
   await database.migrate(); // a no-op on the template; keeps a stale template honest
   return database;

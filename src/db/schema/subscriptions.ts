@@ -60,6 +60,8 @@ export const subscriptions = pgTable("subscriptions", {
   // The list's exact total (meta.total) by an index-only scan: B-tree deduplication stores each
   // (owner, environment, status) once with its row pointers, a tenth of the pages of an index with the id.
   index("subscriptions_count_idx").on(t.merchantId, t.environment, t.status),
+  // The search's subscriptions of the plans whose name matches (a plan is of one scope).
+  index("subscriptions_plan_idx").on(t.planId),
 ]);
 
 // One invoice per billed period; its attempts are charges (subscription_charges).

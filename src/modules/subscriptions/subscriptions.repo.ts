@@ -176,7 +176,7 @@ export interface ListFilter {
  * text is matched as typed: % _ and \ are escaped, so they are not LIKE wildcards.
  */
 export async function listSubscriptions(q: Queryable, f: ListFilter) {
-  if (f.search) return searchSubscriptions(q, f, `%${escapeLike(f.search)}%`);
+  if (f.search) return searchSubscriptions(q, f, f.search);
   const where = filtersOf(f);
   // The exact total by an index-only scan: of subscriptions_count_idx (owner, environment, status),
   // small because B-tree deduplication stores each key once, or of the customer's index.
@@ -207,14 +207,27 @@ const LIST_COLUMNS = sql`
          c.name as customer_name, c.email as customer_email`;
 const JOINS = sql`join plans p on p.id = s.plan_id join customers c on c.id = s.customer_id`;
 
-/** A search matches the plan's and the customer's names, so both the count and the page join first. */
-async function searchSubscriptions(q: Queryable, f: ListFilter, pattern: string) {
-  const where = sql`${filtersOf(f)}
-    and (c.name ilike ${pattern} escape '\\' or c.email ilike ${pattern} escape '\\' or p.name ilike ${pattern} escape '\\')`;
-  const from = sql`from subscriptions s ${JOINS}`;
-  const [{ total }] = await queryRows<{ total: number }>(q, sql`select count(*)::int as total ${from} where ${where}`) as [{ total: number }];
+/**
+ * A search matches the customer's name or e-mail or the plan's name. Text with a run of three
+ * ASCII letters or digits has trigrams in any locale: the matching customers come from their
+ * trigram indexes and the matching plans from the scope's few, then their subscriptions through
+ * the customer and plan indexes (migration 0023). Shorter text has no trigram to look up: the
+ * scope's subscriptions are joined and filtered, as every search was before.
+ */
+async function searchSubscriptions(q: Queryable, f: ListFilter, search: string) {
+  const pattern = `%${escapeLike(search)}%`;
+  const like = (column: string) => sql`${sql.raw(column)} ilike ${pattern} escape '\\'`;
+  const matching = /[A-Za-z0-9]{3}/.test(search)
+    ? sql`select s.id from subscriptions s where ${filtersOf(f)} and s.customer_id in (
+          select c.id from customers c where ${inScopeSql(f, "merchant_id", "c")} and (${like("c.name")} or ${like("c.email")}))
+        union
+        select s.id from subscriptions s where ${filtersOf(f)} and s.plan_id in (
+          select p.id from plans p where ${inScopeSql(f, "merchant_id", "p")} and ${like("p.name")})`
+    : sql`select s.id from subscriptions s ${JOINS} where ${filtersOf(f)} and (${like("c.name")} or ${like("c.email")} or ${like("p.name")})`;
+  const [{ total }] = await queryRows<{ total: number }>(q, sql`select count(*)::int as total from (${matching}) m`) as [{ total: number }];
   const rows = await queryRows<ListRow>(q, sql`${LIST_COLUMNS}
-    ${from} where ${where} order by s.id desc limit ${f.limit} offset ${(f.page - 1) * f.limit}`);
+    from (select m.id from (${matching}) m order by m.id desc limit ${f.limit} offset ${(f.page - 1) * f.limit}) page
+    join subscriptions s on s.id = page.id ${JOINS} order by s.id desc`);
   return { rows, total };
 }
 
