@@ -127,7 +127,8 @@ test("Pagar.me's unsigned notice for a paid boleto makes the charge paid; unknow
   const ref = (await row(boleto.id)).pspRefId!;
   assert.equal(typeof pagarme.pay(ref), "object");
   await pagarme.flushWebhooks();
-  assert.equal((await row(boleto.id)).status, "paid");
+  const sent = pagarme.webhooks.map((w) => `${w.label} ${w.status ?? "-"} x${w.attempts}${w.error ? ` ${w.error}` : ""}`);
+  assert.equal((await row(boleto.id)).status, "paid", `the fake's notices: ${sent.join("; ")}`);
   assert.equal(await paidEvents(boleto.id), 1);
 
   // A forged body saying "paid" for an open charge is not believed: the provider is asked.
