@@ -5,7 +5,7 @@ import { events, subscriptionInvoices, subscriptions } from "../../src/db/schema
 import { createBillingEngine } from "../../src/modules/subscriptions/billing-engine.js";
 import * as plansRepo from "../../src/modules/subscriptions/plans.repo.js";
 import * as repo from "../../src/modules/subscriptions/subscriptions.repo.js";
-import { buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { basic, buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { createPlan, getSub, subscribe } from "./helpers.js";
 
 // The renewal task as the worker runs it: claims in batches, by real time or by a test clock,
@@ -92,4 +92,24 @@ test("the worker bills sandbox subscriptions by their merchant's test clock", as
   await repo.raiseClockOffset(t.database.db, other.id, 8 * 86_400_000);
   assert.equal(await task().run(), 1);
   assert.equal((await getSub(t, other.sandboxKey, s.id)).charges.length, 2);
+});
+
+test("PostgreSQL: a worker billing by test clocks while the clock is advanced takes none of the advance's steps", { skip: !process.env.DATABASE_URL && "the embedded database runs one statement at a time" }, async () => {
+  const other = await seedMerchant(t);
+  const p = await createPlan(t, other.sandboxKey, { interval: "week" });
+  const s = await subscribe(t, other.sandboxKey, { planId: p.id });
+  // A worker claiming by the merchants' clocks as fast as it can, for the whole advance.
+  let advancing = true;
+  let workerBilled = 0;
+  const worker = (async () => {
+    while (advancing) workerBilled += await task().run();
+  })();
+  const res = await t.app.inject({ method: "POST", url: "/v1/sandbox/clock/advance", headers: { authorization: basic(other.sandboxKey) }, payload: { days: 70 } });
+  advancing = false;
+  await worker;
+  assert.equal(res.statusCode, 200, res.body);
+  const renewed = (res.json().actions as { action: string }[]).filter((a) => a.action === "renewed").length;
+  assert.equal(workerBilled, 0, "the worker billed steps of the advance's window");
+  assert.equal(renewed, 10, "every weekly renewal of the 70 days is in the advance's answer");
+  assert.equal((await getSub(t, other.sandboxKey, s.id)).charges.length, 11);
 });

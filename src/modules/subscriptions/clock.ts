@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { Db } from "../../db/client.js";
+import { withTx, type Db, type Queryable } from "../../db/client.js";
 import type { RequestCtx } from "../../http/context.js";
 import { AppError } from "../../http/errors.js";
 import { errors, IdempotencyHeaders } from "../../http/schemas.js";
@@ -34,15 +34,20 @@ export function createSandboxClock(deps: { db: Db; engine: BillingEngine; leaseM
     if (ctx.environment !== "sandbox") throw forbidden();
     const target = addDays(await engine.clockNow(db, ctx), days);
     const actions: StepResult[] = [];
-    const moveTo = (at: Date) => repo.raiseClockOffset(db, ctx.merchantId, at.getTime() - realNow().getTime());
+    const moveTo = (at: Date, q: Queryable = db) => repo.raiseClockOffset(q, ctx.merchantId, at.getTime() - realNow().getTime());
     let waits = 0;
     for (let i = 0; i < MAX_STEPS; i++) {
       const next = await repo.nextDueAt(db, ctx.merchantId, target);
       if (!next) break;
       const current = await engine.clockNow(db, ctx);
       const at = next > current ? next : current;
-      await moveTo(at);
-      const claimed = await repo.claimDue(db, { limit: 50, leaseMs: deps.leaseMs, mode: { merchantId: ctx.merchantId, dueBy: at } });
+      // The clock moves and the steps it makes due are claimed in one transaction: a worker's
+      // claim by the merchant's clock (mode "clocks") sees the new time only with the claims
+      // taken, so every step of the window is billed here and listed in the answer.
+      const claimed = await withTx(db, async (tx) => {
+        await moveTo(at, tx);
+        return repo.claimDue(tx, { limit: 50, leaseMs: deps.leaseMs, mode: { merchantId: ctx.merchantId, dueBy: at } });
+      });
       if (claimed.length === 0) {
         // Due but claimed by a worker right now: it bills them; wait for it, boundedly.
         if (++waits > 250) break;

@@ -125,7 +125,7 @@ export async function raiseClockOffset(q: Queryable, merchantId: string, offsetM
  * - {merchantId, dueBy}: one merchant's sandbox subscriptions due by a given simulated time.
  */
 export async function claimDue(
-  db: Db, opts: { limit: number; leaseMs: number; mode: "real" | "clocks" | { merchantId: string; dueBy: Date } },
+  db: Queryable, opts: { limit: number; leaseMs: number; mode: "real" | "clocks" | { merchantId: string; dueBy: Date } },
 ): Promise<SubscriptionRow[]> {
   const lease = sql`make_interval(secs => ${opts.leaseMs / 1000}::float8)`;
   const free = sql`(s.claimed_until is null or s.claimed_until < now())`;
