@@ -125,7 +125,7 @@ export async function raiseClockOffset(q: Queryable, merchantId: string, offsetM
  * - {merchantId, dueBy}: one merchant's sandbox subscriptions due by a given simulated time.
  */
 export async function claimDue(
-  db: Queryable, opts: { limit: number; leaseMs: number; mode: "real" | "clocks" | { merchantId: string; dueBy: Date } },
+  q: Queryable, opts: { limit: number; leaseMs: number; mode: "real" | "clocks" | { merchantId: string; dueBy: Date } },
 ): Promise<SubscriptionRow[]> {
   const lease = sql`make_interval(secs => ${opts.leaseMs / 1000}::float8)`;
   const free = sql`(s.claimed_until is null or s.claimed_until < now())`;
@@ -140,10 +140,10 @@ export async function claimDue(
       : sql`select s.id from subscriptions s where s.merchant_id = ${m.merchantId} and s.environment = 'sandbox'
             and s.next_run_at <= ${m.dueBy.toISOString()}::timestamptz and ${free}
             order by s.next_run_at limit ${opts.limit} for update skip locked`;
-  const rows = await queryRows<{ id: string }>(db, sql`
+  const rows = await queryRows<{ id: string }>(q, sql`
     update subscriptions set claimed_until = now() + ${lease} where id in (${pick}) returning id`);
   if (rows.length === 0) return [];
-  return db.select().from(subscriptions).where(inArray(subscriptions.id, rows.map((r) => r.id)));
+  return q.select().from(subscriptions).where(inArray(subscriptions.id, rows.map((r) => r.id)));
 }
 
 /** The earliest next step of a merchant's sandbox subscriptions at or before `by` (test clock). */
