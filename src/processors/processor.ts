@@ -52,6 +52,20 @@ export interface AuthorizeInput {
    * A router then looks the payment up at every processor of the route before authorizing.
    */
   resumed?: boolean;
+  /**
+   * Given by a caller that commits the charge in one statement: a processor whose records live
+   * in feira's database (the simulator) hands the record of a first authorization here, to be
+   * written in that statement, instead of committing it on its own before answering. The record
+   * and the charge then exist together or not at all; a resumed call records as before.
+   */
+  recordWith?: (record: PendingRecord) => void;
+}
+
+/** A processor's record of an answer, written by the caller (ProcessorRecords' table). */
+export interface PendingRecord {
+  operation: string;
+  key: string;
+  result: Record<string, unknown>;
 }
 
 export interface CustomerInput {

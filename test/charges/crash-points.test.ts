@@ -57,6 +57,11 @@ for (const point of ["charge.after-authorize", "charge.after-commit"] as const) 
     await dying.exited;
     assert.equal(lost, null, "the process died before answering");
     assert.equal(dying.child.signalCode, "SIGKILL");
+    // The simulator's record of the authorization commits in the charge's statement: both or neither.
+    const dead = await counts(store);
+    const both = point === "charge.after-commit" ? 1 : 0;
+    assert.deepEqual([dead.charges, dead.authorizations], [both, both], "the charge and its authorization's record commit together");
+    await store.release();
 
     const p = await startFeira(store, { env: LEASE });
     const answer = await retryUntilAnswered(p, "/v1/charges", merchant.sandboxKey, cardCharge(CARDS.visa), idem);

@@ -86,7 +86,7 @@ test("charges, idempotent replays and webhook deliveries through PgBouncer in tr
   const store: Store = {
     onPostgres: true, adminKey,
     env: { ENCRYPTION_KEY: randomBytes(32).toString("base64"), JWT_SECRET: randomBytes(32).toString("hex"), ADMIN_API_KEY: adminKey },
-    inspect: () => Promise.reject(new Error("not used")), close: async () => undefined,
+    inspect: () => Promise.reject(new Error("not used")), release: async () => undefined, close: async () => undefined,
   };
   const entry = await feiraEntry();
   const pooled = { DATABASE_URL: bouncer.pooled(direct), DATABASE_POOL_MODE: "transaction" };

@@ -88,7 +88,7 @@ test("PostgreSQL, over HTTP: a key limited to N/s gets at most N per second plus
   const store: Store = {
     onPostgres: true, adminKey,
     env: { ENCRYPTION_KEY: randomBytes(32).toString("base64"), JWT_SECRET: randomBytes(32).toString("hex"), ADMIN_API_KEY: adminKey, DATABASE_URL: database.url! },
-    inspect: () => Promise.reject(new Error("not used")), close: async () => undefined,
+    inspect: () => Promise.reject(new Error("not used")), release: async () => undefined, close: async () => undefined,
   };
   const entry = await feiraEntry();
   const processes: FeiraProcess[] = [];

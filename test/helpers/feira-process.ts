@@ -19,6 +19,8 @@ export interface Store {
   adminKey: string;
   /** The database, to look at once no process holds it (PGlite admits one). */
   inspect(): Promise<Database>;
+  /** Lets go of what inspect() opened, so that a process may hold the database again. */
+  release(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function makeStore(): Promise<Store> {
     return {
       onPostgres: true, adminKey, env: { ...secrets, DATABASE_URL: fresh.url! },
       inspect: async () => fresh,
+      release: async () => {},
       close: () => fresh.close(),
     };
   }
@@ -42,6 +45,10 @@ export async function makeStore(): Promise<Store> {
   return {
     onPostgres: false, adminKey, env: { ...secrets, DATA_DIR: dataDir },
     inspect: async () => (open ??= await openDatabase({ dataDir })),
+    release: async () => {
+      await open?.close();
+      open = undefined;
+    },
     close: async () => {
       await open?.close();
       rmSync(dataDir, { recursive: true, force: true });

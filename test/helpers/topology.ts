@@ -128,7 +128,7 @@ export interface RunningTopology {
 export async function startTopology(topology: Topology, databaseUrl: string, env: Record<string, string>): Promise<RunningTopology> {
   const store: Store = {
     onPostgres: true, adminKey: env.ADMIN_API_KEY!, env: { ...env, DATABASE_URL: databaseUrl },
-    inspect: () => Promise.reject(new Error("not used")), close: async () => undefined,
+    inspect: () => Promise.reject(new Error("not used")), release: async () => undefined, close: async () => undefined,
   };
   const entry = await feiraEntry();
   // Each role names its connections (pg_stat_activity, and checks that tell a request's writes

@@ -1,6 +1,6 @@
 import { charges } from "../../db/schema.js";
 import { systemCtx } from "../../http/context.js";
-import { WriteBatch, insertInto, isUniqueViolation, type Sink } from "../../db/batch.js";
+import { WriteBatch, insertInto, isUniqueViolation, type Sink, type Statement } from "../../db/batch.js";
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
 import { AppError } from "../../http/errors.js";
 import type { CustomerRow } from "../customers/customers.service.js";
@@ -113,9 +113,12 @@ export function createChargeEffects(deps: EffectDeps) {
    * Inserts a new charge already in its first status (pending, or the processor's answer), with
    * its charge.created and status events and, when paid, its ledger posting: one statement.
    * Undefined when a charge with this id exists (a concurrent retry of the same Idempotency-Key
-   * committed it first): then nothing of this one was written.
+   * committed it first): then nothing of this one was written. `with` are further inserts that
+   * commit with the charge (the simulator's record of its authorization).
    */
-  async function create(db: Db, row: typeof charges.$inferInsert & { status: ChargeStatus }, customer: CustomerRow | null): Promise<ChargeRow | undefined> {
+  async function create(
+    db: Db, row: typeof charges.$inferInsert & { status: ChargeStatus }, customer: CustomerRow | null, with_: Statement[] = [],
+  ): Promise<ChargeRow | undefined> {
     if (row.status !== "pending") assertTransition(row.id, "pending", row.status);
     const concerned = listeners.some((l) => l.concerns(row as ChargeRow));
     // One statement: the charge, its events and its ledger posting commit together without a
@@ -125,6 +128,7 @@ export function createChargeEffects(deps: EffectDeps) {
       // The row as inserted: the events and the ledger are made from the same values.
       const planned = { ...rowDefaults, ...row } as ChargeRow;
       await effectsOf(batch, planned, customer, true);
+      batch.add(...with_);
       const [created] = await batch.runReturning(q, charges, insertInto(charges, [row], "returning *"));
       return created;
     };

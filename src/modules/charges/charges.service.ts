@@ -7,7 +7,7 @@ import type { Environment, RequestCtx } from "../../http/context.js";
 import type { PageQuery } from "../../http/pagination.js";
 import { faultPoint } from "../../lib/faults.js";
 import { seededId } from "../../lib/ids.js";
-import type { AuthorizeResult, CustomerInput, PaymentProcessor } from "../../processors/processor.js";
+import type { AuthorizeResult, CustomerInput, PaymentProcessor, PendingRecord } from "../../processors/processor.js";
 import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { ConnectService } from "../connect/connect.service.js";
@@ -20,6 +20,7 @@ import { EVENT_FOR_STATUS, type ChargeEffects } from "./charge-effects.js";
 import { EXPIRY, type ChargeStatus } from "./charge-status.js";
 import { toChargeResponse, type ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
+import { pendingRecordWrite } from "./processor-records.repo.js";
 import { checkCommandAmount, commandFromBody, type ChargeCommand } from "./charge-command.js";
 import type { CreateChargeBody } from "./charges.schemas.js";
 import type { WaitingCharges } from "./waiting-charges.js";
@@ -129,6 +130,8 @@ export function createChargeService(deps: ChargeServiceDeps) {
     // charge (the processor failed, the charge's statement failed, a crash) is found again by
     // the retry.
     const inline = cmd.customer;
+    // The simulator's record of a first authorization commits in the charge's statement.
+    const records: PendingRecord[] = [];
     const authorize = () => processor.authorize({
       chargeId: id, amountMinor, currency, instrument: method.instrument,
       merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey },
@@ -136,6 +139,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
       now: at, publicBaseUrl: deps.config.publicBaseUrl,
       // The same condition as committed(): a seed used before may have reached a processor.
       resumed: Boolean(ctx.idempotencySeed) && !ctx.idempotencySeedFresh,
+      recordWith: (record) => records.push(record),
     });
     // A live processor answers over the network, in hundreds of ms or, when it is in trouble,
     // not before the timeout: a slot is taken before anything is written (past the bound, a 503
@@ -160,7 +164,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
       freightAmount: cmd.freight?.amountMinor ?? null, freightDetails: cmd.freight?.details ?? null,
       paymentLinkId: cmd.paymentLinkId ?? null, subscriptionId: cmd.subscriptionId ?? null,
       ...outcome(result, method.methodType, method.methodView, at),
-    }, customer)) ?? (await repo.findCharge(db, ctx, id));
+    }, customer, records.map(pendingRecordWrite))) ?? (await repo.findCharge(db, ctx, id));
     // Taken over concurrently (a retry after the lease ran out, while this one was slow): the
     // other attempt committed this id first; its charge is the answer.
     if (!charge) throw new Error(`charge ${id} neither inserted nor found`);

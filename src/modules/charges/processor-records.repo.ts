@@ -1,13 +1,15 @@
 import { eq } from "drizzle-orm";
-import { insertInto, send } from "../../db/batch.js";
+import { insertInto, send, type Statement } from "../../db/batch.js";
 import type { Db } from "../../db/client.js";
 import { sandboxProcessorRecords } from "../../db/schema.js";
-import type { ProcessorRecords } from "../../processors/processor.js";
+import type { PendingRecord, ProcessorRecords } from "../../processors/processor.js";
 
 // The sandbox simulator's records in the database (sandbox_processor_records), so that a
 // repeated call with the same idempotency key gets the first answer even from another process
 // or after a restart. Each insert commits on its own, before the answer is used, as a remote
-// processor records an authorization before it answers; the first writer wins a race.
+// processor records an authorization before it answers; the first writer wins a race. A
+// charge's first authorization is the exception: its record goes into the charge's own
+// statement (pendingRecordWrite), so both commit together.
 export function createProcessorRecords(db: Db): ProcessorRecords {
   const find = async (key: string) => {
     const [row] = await db.select({ result: sandboxProcessorRecords.result }).from(sandboxProcessorRecords)
@@ -25,4 +27,9 @@ export function createProcessorRecords(db: Db): ProcessorRecords {
     },
     find: (operation, key) => find(`${operation}:${key}`),
   };
+}
+
+/** The insert of a record handed over by `AuthorizeInput.recordWith`, for the charge's statement. */
+export function pendingRecordWrite(record: PendingRecord): Statement {
+  return insertInto(sandboxProcessorRecords, [{ key: `${record.operation}:${record.key}`, operation: record.operation, result: record.result }], "on conflict do nothing");
 }

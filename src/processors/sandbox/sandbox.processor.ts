@@ -87,7 +87,9 @@ const asAuthorizeResult = (stored: Record<string, unknown>): AuthorizeResult => 
 /**
  * The simulator. Every call is recorded under its idempotency key (the charge id, the refund
  * id) in `records`, and a repeated call gets the recorded answer: one authorization per charge
- * id, like a real acquirer's idempotency keys. The app gives it a table; unit tests memory.
+ * id, like a real acquirer's idempotency keys. The app gives it a table; unit tests memory. A
+ * charge's first authorization hands its record to the caller (`recordWith`), which commits it
+ * with the charge.
  */
 export function createSandboxProcessor(records: ProcessorRecords = memoryRecords()): PaymentProcessor {
   return {
@@ -102,6 +104,14 @@ export function createSandboxProcessor(records: ProcessorRecords = memoryRecords
     },
     decodeWalletToken: decodeSandboxWalletToken,
     async authorize(input) {
+      // A first call whose caller commits the record with the charge: one write fewer per
+      // charge, and no record of an authorization whose charge never committed. A resumed call
+      // may find an earlier attempt's record, so it goes through `records`.
+      if (input.recordWith && !input.resumed) {
+        const result = JSON.parse(JSON.stringify(await authorizeOnce(input))) as Record<string, unknown>;
+        input.recordWith({ operation: "authorize", key: input.chargeId, result });
+        return asAuthorizeResult(result);
+      }
       return asAuthorizeResult(await records.once("authorize", input.chargeId, async () => asRecord(await authorizeOnce(input))));
     },
     // The simulator answers at once, so a lookup finds its first answer or nothing; what the
