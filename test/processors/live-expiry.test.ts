@@ -49,6 +49,19 @@ test("an expired live boleto is cancelled at Pagar.me first, then fails as expir
   assert.equal(await expireLive(), 0, "once");
 });
 
+test("an expiry that another reader finished first (a notice, another process) counts the charge as moved, as that reader left it", async () => {
+  const b = await liveBoleto();
+  const stale = await chargeRow(w, b.id);
+  await pastExpiry(b.id);
+  assert.equal(await expireLive(), 1);
+  // A second reader that read the charge pending before the first one's move.
+  assert.equal(await w.t.services.modules.charges.liveExpiry.expireOne(stale), true);
+  const c = await chargeRow(w, b.id);
+  assert.equal(c.status, "failed");
+  assert.equal(c.reason, "expired");
+  assert.equal(await eventCount(w, b.id, "charge.failed"), 1, "failed once");
+});
+
 test("an expired live Pix that Mercado Pago says is paid (its notice lost) becomes paid, not expired, with nothing cancelled", async () => {
   const p = await livePix();
   w.mercadopago.setWebhookFault("drop", 1);

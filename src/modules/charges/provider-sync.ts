@@ -6,6 +6,7 @@ import type { LedgerService } from "../ledger/ledger.service.js";
 import type { ChargeEffects } from "./charge-effects.js";
 import { canTransition, type ChargeStatus } from "./charge-status.js";
 import type { ChargeRow } from "./charges.mapper.js";
+import { findCharge } from "./charges.repo.js";
 import { createLatePayments } from "./late-payments.js";
 import {
   findLiveCharge, lateRefundsPending, markProviderChecked, openLiveCharges, settledLiveCharges, type OpenChargeCursor,
@@ -86,7 +87,7 @@ export function createProviderSync(deps: {
     return processor && processor.name !== "sandbox" ? processor : null;
   }
 
-  /** Applies a move through the guarded transition; the charge as it is after (unchanged when another reader moved it first). */
+  /** Applies a move through the guarded transition; the charge as it is after (as another reader left it, when that one moved it first). */
   async function apply(charge: ChargeRow, move: Move): Promise<ChargeRow> {
     if (move.to === charge.status || !canTransition(charge.status, move.to)) return charge;
     const { providerCode, ...patch } = move.patch;
@@ -94,8 +95,10 @@ export function createProviderSync(deps: {
     try {
       return await withTx(db, (tx) => effects.moveTo(tx, charge, move.to, patch));
     } catch (err) {
-      // Another notice, the reconciliation or the expiry moved it first: that one won.
-      if (err instanceof AppError && (err.code === "conflict" || err.code === "invalid_state")) return charge;
+      // Another notice, the reconciliation or the expiry moved it first: that one won, and the
+      // charge is answered as that one left it (the expiry then counts it, and settles a late
+      // payment it shows, as guarded as any reader's).
+      if (err instanceof AppError && (err.code === "conflict" || err.code === "invalid_state")) return (await findCharge(db, charge, charge.id)) ?? charge;
       throw err;
     }
   }
