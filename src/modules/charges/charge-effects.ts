@@ -113,11 +113,11 @@ export function createChargeEffects(deps: EffectDeps) {
    * Inserts a new charge already in its first status (pending, or the processor's answer), with
    * its charge.created and status events and, when paid, its ledger posting: one statement.
    * Undefined when a charge with this id exists (a concurrent retry of the same Idempotency-Key
-   * committed it first): then nothing of this one was written. `with` are further inserts that
-   * commit with the charge (the simulator's record of its authorization).
+   * committed it first): then nothing of this one was written. `alongside` are further inserts
+   * that commit in the same statement (the simulator's record of the authorization).
    */
   async function create(
-    db: Db, row: typeof charges.$inferInsert & { status: ChargeStatus }, customer: CustomerRow | null, with_: Statement[] = [],
+    db: Db, row: typeof charges.$inferInsert & { status: ChargeStatus }, customer: CustomerRow | null, alongside: Statement[] = [],
   ): Promise<ChargeRow | undefined> {
     if (row.status !== "pending") assertTransition(row.id, "pending", row.status);
     const concerned = listeners.some((l) => l.concerns(row as ChargeRow));
@@ -128,7 +128,7 @@ export function createChargeEffects(deps: EffectDeps) {
       // The row as inserted: the events and the ledger are made from the same values.
       const planned = { ...rowDefaults, ...row } as ChargeRow;
       await effectsOf(batch, planned, customer, true);
-      batch.add(...with_);
+      batch.add(...alongside);
       const [created] = await batch.runReturning(q, charges, insertInto(charges, [row], "returning *"));
       return created;
     };

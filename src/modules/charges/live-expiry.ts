@@ -30,7 +30,8 @@ export function createLiveExpiry(deps: { db: Db; sync: ProviderSync }) {
     const code = "providerCode" in state && state.providerCode ? { providerCode: state.providerCode } : {};
     const pspRefId = "pspRefId" in state && state.pspRefId && !c.pspRefId ? { pspRefId: state.pspRefId } : {};
     const after = await sync.apply(c, { to: EXPIRY.to, patch: { ...EXPIRY.patch, ...pspRefId, ...code } });
-    if (after.status !== EXPIRY.to) return false;
+    // Another reader moved it first, to something else (paid after all): moved, not expired.
+    if (after.status !== EXPIRY.to) return after.status !== c.status;
     const processor = sync.processorOf(after);
     if (processor) await sync.late.settle(after, state, processor);
     return true;
