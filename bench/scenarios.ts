@@ -84,13 +84,27 @@ export const scenarios: Scenario[] = [
     name: "charge-card",
     description:
       "POST /v1/charges, sandbox card 4111111111111111 paid at once: validation, Luhn and brand, fee lookup, " +
-      "the simulator, then one transaction with the customer lookup, the charge, ledger entries, settlement rows and two events.",
+      "the simulator, then the customer's lookup (the same buyer every time: found) and one statement with the charge, " +
+      "the simulator's record, ledger entries, settlement rows and two events.",
     expectStatus: 201,
     request: (s) => ({
       method: "POST",
       path: "/v1/charges",
       headers: { ...json, authorization: basicAuth(s.sandboxKey) },
       body: JSON.stringify(CARD_CHARGE),
+    }),
+  },
+  {
+    name: "charge-card-new-buyer",
+    description:
+      "charge-card with a distinct buyer's e-mail per request, as a shop's checkout sees them: the customer's lookup finds " +
+      "nothing and the charge creates its customer.",
+    expectStatus: 201,
+    request: (s) => ({
+      method: "POST",
+      path: "/v1/charges",
+      headers: { ...json, authorization: basicAuth(s.sandboxKey) },
+      body: JSON.stringify({ ...CARD_CHARGE, customer: { name: "Maria Silva", email: "buyer-[<id>]@example.com" } }),
     }),
   },
   {
