@@ -104,7 +104,11 @@ try {
       `${processes} API process(es), ${connections} connections, ${warmup} s warm-up + ${duration} s per scenario; autocannon and the server share the CPUs`,
   );
   for (const scenario of selected) {
-    rows.push(await measure(bench, scenario, { seconds: duration, warmup, connections, cpu: serverCpu(), rate: opts.rate ? Number(opts.rate) : undefined }));
+    rows.push(await measure(bench, scenario, {
+      seconds: duration, warmup, connections, cpu: serverCpu(), rate: opts.rate ? Number(opts.rate) : undefined,
+      // The warm-up's rows analyzed, as autovacuum would have on a running server.
+      afterWarmup: scratch ? () => scratch.analyze() : undefined,
+    }));
     console.log(`  ${scenario.name}: ${scenario.description}`);
   }
 

@@ -34,10 +34,11 @@ async function retryUntilAnswered(p: FeiraProcess, path: string, key: string, bo
   throw new Error(`no answer for ${path}:\n${p.output()}`);
 }
 
-async function counts(store: Store): Promise<Record<"charges" | "authorizations" | "processor_refunds" | "refunds" | "pending_refunds" | "open_keys" | "ledger_sum" | "refund_entries", number>> {
+async function counts(store: Store): Promise<Record<"charges" | "customers" | "authorizations" | "processor_refunds" | "refunds" | "pending_refunds" | "open_keys" | "ledger_sum" | "refund_entries", number>> {
   const db = (await store.inspect()).db;
   const [row] = await queryRows<Awaited<ReturnType<typeof counts>>>(db, sql`select
     (select count(*)::int from charges) as charges,
+    (select count(*)::int from customers) as customers,
     (select count(*)::int from sandbox_processor_records where operation = 'authorize') as authorizations,
     (select count(*)::int from sandbox_processor_records where operation = 'refund') as processor_refunds,
     (select count(*)::int from refunds) as refunds,
@@ -57,10 +58,11 @@ for (const point of ["charge.after-authorize", "charge.after-commit"] as const) 
     await dying.exited;
     assert.equal(lost, null, "the process died before answering");
     assert.equal(dying.child.signalCode, "SIGKILL");
-    // The simulator's record of the authorization commits in the charge's statement: both or neither.
+    // The simulator's record of the authorization and the new customer commit in the charge's
+    // statement: all three or none.
     const dead = await counts(store);
-    const both = point === "charge.after-commit" ? 1 : 0;
-    assert.deepEqual([dead.charges, dead.authorizations], [both, both], "the charge and its authorization's record commit together");
+    const all = point === "charge.after-commit" ? 1 : 0;
+    assert.deepEqual([dead.charges, dead.authorizations, dead.customers], [all, all, all], "the charge, its authorization's record and its customer commit together");
     await store.release();
 
     const p = await startFeira(store, { env: LEASE });
@@ -73,6 +75,7 @@ for (const point of ["charge.after-authorize", "charge.after-commit"] as const) 
 
     const c = await counts(store);
     assert.equal(c.charges, 1);
+    assert.equal(c.customers, 1, "one customer");
     assert.equal(c.authorizations, 1, "one authorization at the processor");
     assert.equal(c.open_keys, 0, "no key left stuck");
     assert.equal(c.ledger_sum, 0);

@@ -39,9 +39,9 @@ describe("statements per charge", { skip: onPostgres ? false : "counted at node-
     await t?.close();
   });
 
-  async function count(payload: unknown, headers: Record<string, string> = {}): Promise<string[]> {
+  async function count(payload: unknown, headers: Record<string, string> = {}, warm: unknown = payload): Promise<string[]> {
     // A first charge warms the per-process caches (key, merchant profile), as on a running server.
-    await t.app.inject({ method: "POST", url: "/v1/charges", headers: { authorization: basic(m.sandboxKey) }, payload: payload as never });
+    await t.app.inject({ method: "POST", url: "/v1/charges", headers: { authorization: basic(m.sandboxKey) }, payload: warm as never });
     seen.length = 0;
     counting = true;
     const res = await t.app.inject({ method: "POST", url: "/v1/charges", headers: { authorization: basic(m.sandboxKey), ...headers }, payload: payload as never });
@@ -59,6 +59,14 @@ describe("statements per charge", { skip: onPostgres ? false : "counted at node-
   it("a paid card charge: the customer, and one statement for the charge with its events, ledger and the processor's record", async () => {
     const s = await count(cardCharge(CARDS.visa));
     assert.ok(s.length <= 2, `expected at most 2 statements, got ${s.length}:\n${show(s)}`);
+    recordedWithCharge(s);
+  });
+
+  it("a new buyer: the same two; the customer's INSERT is in the charge's statement, not committed on its own", async () => {
+    const buyer = (n: string) => ({ name: "Joana Lima", email: `new-buyer-${n}-${Date.now()}@example.com` });
+    const s = await count(cardCharge(CARDS.visa, { customer: buyer("b") }), {}, cardCharge(CARDS.visa, { customer: buyer("a") }));
+    assert.ok(s.length <= 2, `expected at most 2 statements, got ${s.length}:\n${show(s)}`);
+    assert.ok(s.some((q) => /insert into "charges"/.test(q) && /insert into "customers"/.test(q)), show(s));
     recordedWithCharge(s);
   });
 

@@ -30,7 +30,7 @@ export interface ChargesModuleDeps {
   config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production" | "amountLimits" | "idempotencyLeaseMs" | "live" | "databaseUrl">;
   processors: ProcessorRegistry;
   merchants: Pick<MerchantService, "chargeProfile">;
-  customers: Pick<CustomerService, "get" | "resolveForCharge" | "validateInline">;
+  customers: Pick<CustomerService, "get" | "inlineForCharge" | "resolveForCharge" | "validateInline">;
   cards: Pick<CardService, "cardForCharge">;
   ledger: LedgerService;
   connect: Pick<ConnectService, "checkCharge" | "checkCanResend">;

@@ -30,7 +30,7 @@ export interface ChargeServiceDeps {
   config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production" | "amountLimits">;
   processors: { forEnvironment(env: "sandbox" | "production", processorName?: string | null): PaymentProcessor | null };
   merchants: Pick<MerchantService, "chargeProfile">;
-  customers: Pick<CustomerService, "get" | "resolveForCharge" | "validateInline">;
+  customers: Pick<CustomerService, "get" | "inlineForCharge" | "validateInline">;
   cards: SavedCards;
   effects: ChargeEffects;
   /** Connect's rules: split recipients, default split, submerchants that are not active. */
@@ -125,10 +125,9 @@ export function createChargeService(deps: ChargeServiceDeps) {
       amountMinor, currency, paymentMethod: method.methodType, brand: method.brand, installments: method.installments,
     });
 
-    // An inline customer is found by its contact or created on its own, while the processor
-    // answers (one round trip less on the way to the charge's statement): a customer without a
-    // charge (the processor failed, the charge's statement failed, a crash) is found again by
-    // the retry.
+    // An inline customer is looked up by its contact while the processor answers; a new one is
+    // inserted by the charge's statement, so it exists only with its charge (a processor's
+    // failure, a failed statement or a crash leave none) and costs no commit of its own.
     const inline = cmd.customer;
     // The simulator's record of a first authorization commits in the charge's statement.
     const records: PendingRecord[] = [];
@@ -148,14 +147,14 @@ export function createChargeService(deps: ChargeServiceDeps) {
     const slot = ctx.environment === "production" ? deps.waiting.take() : undefined;
     const [result, customer] = await Promise.all([
       slot ? slot.run(authorize) : authorize(),
-      existingCustomer ?? deps.customers.resolveForCharge(db, ctx, inline),
+      existingCustomer ? { row: existingCustomer, write: undefined } : deps.customers.inlineForCharge(db, ctx, inline, at),
     ]);
     faultPoint("charge.after-authorize");
 
-    // The charge is inserted in its first status, the processor's answer, with its events and
-    // ledger posting: one statement (charge-effects create).
+    // The charge is inserted in its first status, the processor's answer, with its events, ledger
+    // posting, new customer and simulator's record: one statement (charge-effects create).
     const charge = (await effects.create(db, {
-      id, merchantId: ctx.merchantId, environment: ctx.environment, customerId: customer.id,
+      id, merchantId: ctx.merchantId, environment: ctx.environment, customerId: customer.row.id,
       amount: amountMinor, currency, paymentMethodType: method.methodType,
       paymentMethod: method.methodView, installments: method.installments, processor: result.servedBy ?? processor.name,
       spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
@@ -164,7 +163,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
       freightAmount: cmd.freight?.amountMinor ?? null, freightDetails: cmd.freight?.details ?? null,
       paymentLinkId: cmd.paymentLinkId ?? null, subscriptionId: cmd.subscriptionId ?? null,
       ...outcome(result, method.methodType, method.methodView, at),
-    }, customer, records.map(pendingRecordWrite))) ?? (await repo.findCharge(db, ctx, id));
+    }, customer.row, [...records.map(pendingRecordWrite), ...(customer.write ? [customer.write] : [])])) ?? (await repo.findCharge(db, ctx, id));
     // Taken over concurrently (a retry after the lease ran out, while this one was slow): the
     // other attempt committed this id first; its charge is the answer.
     if (!charge) throw new Error(`charge ${id} neither inserted nor found`);

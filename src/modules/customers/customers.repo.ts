@@ -1,5 +1,5 @@
 import { and, desc, eq, gt } from "drizzle-orm";
-import { Statement, selectRows } from "../../db/batch.js";
+import { Statement, insertInto, selectRows } from "../../db/batch.js";
 import type { Queryable } from "../../db/client.js";
 import { inScope, inScopeOrdered, type Scope } from "../../db/scope.js";
 import { customers } from "../../db/schema.js";
@@ -13,6 +13,11 @@ const scope = (s: Scope) => inScope(customers, s);
 export async function insertCustomer(q: Queryable, row: typeof customers.$inferInsert): Promise<CustomerRow> {
   const [inserted] = await q.insert(customers).values(row).returning();
   return inserted!;
+}
+
+/** The INSERT of a new customer, for a caller that commits it in its own statement (db/batch.ts). */
+export function customerInsert(row: typeof customers.$inferInsert): Statement {
+  return insertInto(customers, [row]);
 }
 
 export async function findCustomer(q: Queryable, ctx: RequestCtx, id: string): Promise<CustomerRow | undefined> {

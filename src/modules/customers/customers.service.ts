@@ -1,3 +1,4 @@
+import type { Statement } from "../../db/batch.js";
 import type { Db, Queryable } from "../../db/client.js";
 import { invalid, notFound } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
@@ -7,6 +8,7 @@ import { newId } from "../../lib/ids.js";
 import * as repo from "./customers.repo.js";
 
 export type { CustomerRow } from "./customers.repo.js";
+type CustomerRow = repo.CustomerRow;
 
 export type DocumentKind = "cpf" | "cnpj" | "passport" | "rg";
 
@@ -77,9 +79,26 @@ export function createCustomerService(deps: { db: Db }) {
       if (!row) throw notFound("Customer", input.id);
       return row;
     }
-    const row = rowFor(ctx, { name: input.name ?? "", ...input }, "customer.document.id");
-    const existing = await repo.findCustomerByContact(tx, ctx, { email: row.email ?? undefined, documentId: row.documentId ?? undefined });
-    return existing ?? repo.insertCustomer(tx, row);
+    const { found, fresh } = await matchInline(tx, ctx, input);
+    return found ?? repo.insertCustomer(tx, fresh);
+  }
+
+  /**
+   * A charge's inline customer: the earlier one with that e-mail or document, or a new one whose
+   * INSERT (`write`) the charge path commits in the charge's own statement, so that a customer
+   * is created only with a charge that names it, and without a commit of its own.
+   */
+  async function inlineForCharge(q: Queryable, ctx: RequestCtx, input: Partial<CustomerInput>, at: Date): Promise<{ row: CustomerRow; write?: Statement }> {
+    const { found, fresh } = await matchInline(q, ctx, input);
+    if (found) return { row: found };
+    const row = { ...fresh, createdAt: at, updatedAt: at };
+    return { row, write: repo.customerInsert(row) };
+  }
+
+  async function matchInline(q: Queryable, ctx: RequestCtx, input: Partial<CustomerInput>) {
+    const fresh = rowFor(ctx, { name: input.name ?? "", ...input }, "customer.document.id");
+    const found = await repo.findCustomerByContact(q, ctx, { email: fresh.email ?? undefined, documentId: fresh.documentId ?? undefined });
+    return { found, fresh };
   }
 
   async function list(ctx: RequestCtx, query: PageQuery & { email?: string; documentId?: string }) {
@@ -92,7 +111,7 @@ export function createCustomerService(deps: { db: Db }) {
     checkDocument(input.document, "customer.document.id");
   }
 
-  return { create, get, list, resolveForCharge, validateInline };
+  return { create, get, list, resolveForCharge, inlineForCharge, validateInline };
 }
 
 export type CustomerService = ReturnType<typeof createCustomerService>;
