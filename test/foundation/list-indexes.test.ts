@@ -70,7 +70,7 @@ const EXPECTED: Record<string, string | string[]> = {
   "customers cursor": "customers_scope_idx",
   "customers endingBefore": "customers_scope_idx",
   "customers both cursors": "customers_scope_idx",
-  "customers email": "customers_email_idx",
+  "customers email": "customers_email_id_idx",
   // The exact total from the small deduplicated index, then the page's ids from one index.
   "subscriptions (1/2)": "subscriptions_count_idx",
   "subscriptions (2/2)": "subscriptions_scope_idx",

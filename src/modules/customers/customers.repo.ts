@@ -26,19 +26,33 @@ export async function findCustomer(q: Queryable, ctx: RequestCtx, id: string): P
 }
 
 /** The oldest customer of this merchant with that e-mail or document (inline charge customers). */
-export async function findCustomerByContact(q: Queryable, ctx: RequestCtx, c: { email?: string; documentId?: string }) {
+export async function findCustomerByContact(q: Queryable, ctx: Scope, c: { email?: string; documentId?: string }) {
+  const lookup = contactLookup(ctx, c);
+  if (!lookup) return undefined;
+  const [row] = await selectRows(q, customers, lookup);
+  return row;
+}
+
+/**
+ * The statement of findCustomerByContact, on every charge with an inline customer: written as
+ * text (db/batch.ts). Each contact's oldest is the first entry of its index range (migration
+ * 0024), read apart: an OR of the two would be filtered and sorted, or read through the scope
+ * index in id order.
+ */
+export function contactLookup(ctx: Scope, c: { email?: string; documentId?: string }): Statement | undefined {
   const match: [string, string][] = [];
   if (c.email) match.push(["email", c.email]);
   if (c.documentId) match.push(["document_id", c.documentId]);
   if (match.length === 0) return undefined;
-  // On every charge with an inline customer: a statement written as text (db/batch.ts).
-  const [row] = await selectRows(q, customers, new Statement(
+  return new Statement(
     `customer by ${match.map(([column]) => column).join(" ")}`,
-    (p) => `select * from customers where merchant_id = ${p(0)} and environment = ${p(1)}
-      and (${match.map(([column], k) => `${column} = ${p(2 + k)}`).join(" or ")}) order by id limit 1`,
+    (p) => {
+      const oldest = match.map(([column], k) =>
+        `select * from customers where merchant_id = ${p(0)} and environment = ${p(1)} and ${column} = ${p(2 + k)} order by id limit 1`);
+      return oldest.length === 1 ? oldest[0]! : `select * from (${oldest.map((b) => `(${b})`).join(" union all ")}) c order by id limit 1`;
+    },
     [ctx.merchantId, ctx.environment, ...match.map(([, value]) => value)],
-  ));
-  return row;
+  );
 }
 
 export async function listCustomers(q: Queryable, ctx: RequestCtx, query: PageQuery & { email?: string; documentId?: string }) {
