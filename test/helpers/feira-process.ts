@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase, type Database } from "../../src/db/client.js";
 import { freshDatabase } from "./db.js";
@@ -69,16 +69,60 @@ export interface FeiraProcess {
 
 const START_LIMIT_MS = 180_000;
 
-/** Starts `node src/main.ts [role]` and waits until it answers /health (workers: until started). */
-export async function startFeira(
-  store: Store,
-  opts: {
-    role?: "api" | "worker"; env?: Record<string, string>; port?: number;
-    /** What node runs instead of `--import tsx src/main.ts` (e.g. a prebuilt bundle of it). */
-    entry?: string[];
-  } = {},
-): Promise<FeiraProcess> {
-  const port = opts.port ?? await freePort();
+interface StartOptions {
+  role?: "api" | "worker"; env?: Record<string, string>; port?: number;
+  /** What node runs instead of `--import tsx src/main.ts` (e.g. a prebuilt bundle of it). */
+  entry?: string[];
+}
+
+/**
+ * Starts `node src/main.ts [role]` and waits until it answers /health (workers: until started).
+ * A port from freePort() is free when chosen, but another test file's server may bind it first:
+ * the start then fails with EADDRINUSE and is made again on a new port.
+ */
+export async function startFeira(store: Store, opts: StartOptions = {}): Promise<FeiraProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(store, opts, opts.port ?? await freePort());
+    } catch (err) {
+      if (opts.port !== undefined || attempt >= 3 || !/EADDRINUSE/.test(String(err))) throw err;
+    }
+  }
+}
+
+/**
+ * Whether the listening socket on `port` is held by a process other than `pid` and its children
+ * (cluster workers), read from Linux's /proc; undefined where it cannot tell. A /health answered
+ * on a port taken by another test file's server is that server's, not this one's.
+ */
+function heldByAnother(pid: number, port: number): boolean | undefined {
+  try {
+    const local = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+    const sockets = new Set<string>();
+    for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+      for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+        const f = line.trim().split(/\s+/);
+        if (f.length > 9 && f[1]!.endsWith(local) && f[3] === "0A") sockets.add(`socket:[${f[9]}]`);
+      }
+    }
+    if (sockets.size === 0) return undefined;
+    const children = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((d) => {
+      try { return readFileSync(`/proc/${d}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1] === String(pid); } catch { return false; }
+    });
+    for (const p of [String(pid), ...children]) {
+      let fds: string[] = [];
+      try { fds = readdirSync(`/proc/${p}/fd`); } catch { continue; }
+      for (const fd of fds) {
+        try { if (sockets.has(readlinkSync(`/proc/${p}/fd/${fd}`))) return false; } catch { /* closed meanwhile */ }
+      }
+    }
+    return true;
+  } catch {
+    return undefined;
+  }
+}
+
+async function startOnce(store: Store, opts: StartOptions, port: number): Promise<FeiraProcess> {
   const child = spawn(process.execPath, [...(opts.entry ?? ["--import", "tsx", "src/main.ts"]), ...(opts.role ? [opts.role] : [])], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
@@ -95,6 +139,7 @@ export async function startFeira(
   const exited = once(child, "exit");
   const gone = () => child.exitCode !== null || child.signalCode !== null;
   const url = `http://127.0.0.1:${port}`;
+  const spawnedAt = Date.now();
   // A bound to report a start that hangs, not a wait: a first start on a loaded 2-core runner
   // (initdb of the embedded database, migrations, key hashing) once took over 60 s.
   const deadline = Date.now() + START_LIMIT_MS;
@@ -108,7 +153,9 @@ export async function startFeira(
       if (/feira started/.test(out)) break;
     } else {
       const ok = await fetch(`${url}/health`).then((r) => r.status === 200, () => false);
-      if (ok) break;
+      // Answered by another server on this port: this child is failing to bind (EADDRINUSE),
+      // and exits. A /proc that says so for seconds while the child lives is not believed.
+      if (ok && !(heldByAnother(child.pid!, port) && Date.now() - spawnedAt < 30_000)) break;
     }
     await sleep(50);
   }

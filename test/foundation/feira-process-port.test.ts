@@ -1,0 +1,22 @@
+// The process helper of the crash and topology tests (test/helpers/feira-process.ts) waits for a
+// started server's /health. A port chosen free can be bound by another test file's server first;
+// that server's /health must not be taken for this one's (the child fails with EADDRINUSE).
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { makeStore, startFeira, type Store } from "../helpers/feira-process.js";
+import { freePort } from "../helpers/process.js";
+
+let store: Store | undefined;
+const other = http.createServer((_req, res) => res.end("{}"));
+after(async () => {
+  other.close();
+  await store?.close();
+});
+
+test("a port another server answers on is not taken for the started process's", { timeout: 240_000 }, async () => {
+  const port = await freePort();
+  await new Promise<void>((resolve) => other.listen(port, "127.0.0.1", resolve));
+  store = await makeStore();
+  await assert.rejects(startFeira(store, { port }), /EADDRINUSE/);
+});
