@@ -34,6 +34,10 @@ export const basicAuth = (key: string) => `Basic ${Buffer.from(`${key}:`).toStri
 
 const json = { "content-type": "application/json" };
 
+/** POST /v1/charges with the demo merchant's sandbox key. */
+const postCharge = (s: BenchServer, charge: unknown): ScenarioRequest =>
+  ({ method: "POST", path: "/v1/charges", headers: { ...json, authorization: basicAuth(s.sandboxKey) }, body: JSON.stringify(charge) });
+
 /** A sandbox card charge paid at once (R$ 100.00 in 3 installments). */
 const CARD_CHARGE = {
   amount: 100, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" },
@@ -87,12 +91,7 @@ export const scenarios: Scenario[] = [
       "the simulator, then the customer's lookup (the same buyer every time: found) and one statement with the charge, " +
       "the simulator's record, ledger entries, settlement rows and two events.",
     expectStatus: 201,
-    request: (s) => ({
-      method: "POST",
-      path: "/v1/charges",
-      headers: { ...json, authorization: basicAuth(s.sandboxKey) },
-      body: JSON.stringify(CARD_CHARGE),
-    }),
+    request: (s) => postCharge(s, CARD_CHARGE),
   },
   {
     name: "charge-card-new-buyer",
@@ -100,24 +99,14 @@ export const scenarios: Scenario[] = [
       "charge-card with a distinct buyer's e-mail per request, as a shop's checkout sees them: the customer's lookup finds " +
       "nothing and the charge creates its customer.",
     expectStatus: 201,
-    request: (s) => ({
-      method: "POST",
-      path: "/v1/charges",
-      headers: { ...json, authorization: basicAuth(s.sandboxKey) },
-      body: JSON.stringify({ ...CARD_CHARGE, customer: { name: "Maria Silva", email: "buyer-[<id>]@example.com" } }),
-    }),
+    request: (s) => postCharge(s, { ...CARD_CHARGE, customer: { name: "Maria Silva", email: "buyer-[<id>]@example.com" } }),
   },
   {
     name: "charge-pix",
     description:
       "POST /v1/charges by Pix: as charge-card, plus the BR Code with its CRC16 and a PNG QR image rendered per request; answers pending.",
     expectStatus: 201,
-    request: (s) => ({
-      method: "POST",
-      path: "/v1/charges",
-      headers: { ...json, authorization: basicAuth(s.sandboxKey) },
-      body: JSON.stringify({ amount: 50.5, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" }, paymentMethod: { type: "pix" } }),
-    }),
+    request: (s) => postCharge(s, { amount: 50.5, currency: "BRL", customer: { name: "Maria Silva", email: "maria@example.com" }, paymentMethod: { type: "pix" } }),
   },
   {
     name: "charge-split",
@@ -141,12 +130,7 @@ export const scenarios: Scenario[] = [
         splitRecipients.push(((await res.json()) as { id: string }).id);
       }
     },
-    request: (s) => ({
-      method: "POST",
-      path: "/v1/charges",
-      headers: { ...json, authorization: basicAuth(s.sandboxKey) },
-      body: JSON.stringify({ ...CARD_CHARGE, split: splitRecipients.map((merchantId, i) => ({ merchantId, percentage: 10 + i * 5 })) }),
-    }),
+    request: (s) => postCharge(s, { ...CARD_CHARGE, split: splitRecipients.map((merchantId, i) => ({ merchantId, percentage: 10 + i * 5 })) }),
   },
 ];
 
