@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -7,17 +7,17 @@ import { basic, expectStatus } from "../helpers/app.js";
 import { freePort, ROOT } from "../helpers/process.js";
 import { shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
 import { seedDemo } from "../../src/web/panel/demo-seed.js";
+import { screenshot } from "../helpers/screenshots.js";
 import { tempDir } from "../helpers/temp-dirs.js";
 
 // The panel in a real browser (Debian's Chromium through playwright-core), for the demo merchant
 // with its seeded history: sign in, refund, a webhook secret shown once, shipping connected
 // through the fake Melhor Envio, a submerchant with documents, a plan and a subscription, a
 // payment link, production and back, Portuguese, 390 px, sign out; axe-core on every page. It
-// also takes the screenshots in docs/panel/.
+// also takes the screenshots in docs/panel/ when asked (`npm run screenshots`).
 const CHROMIUM = "/usr/bin/chromium";
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install -y chromium)`;
 const AXE = path.join(ROOT, "node_modules/axe-core/axe.min.js");
-const SHOTS = path.join(ROOT, "docs/panel");
 
 let w: ShippingWorld;
 let browser: Browser;
@@ -71,10 +71,7 @@ async function axe(label: string): Promise<void> {
 async function visit(url: string, shot?: string): Promise<void> {
   await page.goto(`${base}${url}`);
   await axe(url);
-  if (shot) {
-    mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, `${shot}.png`), fullPage: true });
-  }
+  if (shot) await screenshot(page, `docs/panel/${shot}.png`);
 }
 
 test("sign in with e-mail and password", { skip }, async () => {
@@ -90,8 +87,7 @@ test("sign in with e-mail and password", { skip }, async () => {
   await page.getByRole("heading", { name: "Home" }).waitFor();
   await page.getByText("Sandbox: test data").waitFor();
   await axe("home");
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, "home.png"), fullPage: true });
+  await screenshot(page, "docs/panel/home.png");
 });
 
 test("refund a charge", { skip }, async () => {
@@ -100,7 +96,7 @@ test("refund a charge", { skip }, async () => {
   await page.locator("table a[href^='/panel/charges/ch_']").first().click();
   await page.getByRole("heading", { name: "Refund" }).waitFor();
   await axe("charge detail");
-  await page.screenshot({ path: path.join(SHOTS, "charge.png"), fullPage: true });
+  await screenshot(page, "docs/panel/charge.png");
   await page.getByLabel(/Everything left/).check();
   await page.getByRole("button", { name: "Refund", exact: true }).click();
   await page.getByText(/^Refunded /).waitFor();
@@ -137,7 +133,7 @@ test("connect shipping through the fake Melhor Envio and land back on the panel"
   await page.getByRole("button", { name: "Save", exact: true }).click();
   await page.getByText("Shipping settings saved.").waitFor();
   await axe("shipping connected");
-  await page.screenshot({ path: path.join(SHOTS, "shipping.png"), fullPage: true });
+  await screenshot(page, "docs/panel/shipping.png");
 });
 
 test("register a submerchant and upload its documents", { skip }, async () => {

@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
-import path from "node:path";
+import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { basic, expectStatus, seedMerchant } from "../helpers/app.js";
-import { ROOT } from "../helpers/process.js";
+import { screenshot } from "../helpers/screenshots.js";
 import { call, checkoutLink, connectMerchant, shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
 
 // The whole checkout in a real browser (Debian's Chromium driven by playwright-core): CEP, live
 // freight from the fake Melhor Envio, card with installments, Pix with the sandbox payer, and
-// the receipt. It also takes docs/checkout.png.
+// the receipt. It also takes docs/checkout.png when asked (`npm run screenshots`).
 const CHROMIUM = "/usr/bin/chromium";
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install -y chromium)`;
 
@@ -72,9 +71,8 @@ test("card: CEP, freight options, installments, receipt (and the screenshot)", {
   await page.getByLabel("Validade (MM/AAAA)").fill("12/2030");
   await page.getByLabel("CVV").fill("123");
   await page.getByLabel("Parcelamento").selectOption("3");
-  mkdirSync(path.join(ROOT, "docs"), { recursive: true });
   await page.evaluate(() => { (document.activeElement as HTMLElement | null)?.blur(); window.scrollTo(0, 0); });
-  await page.screenshot({ path: path.join(ROOT, "docs/checkout.png"), fullPage: true });
+  await screenshot(page, "docs/checkout.png");
   await page.getByRole("button", { name: "Pagar" }).click();
   await page.locator("#receipt").waitFor({ state: "visible" });
   assert.match(await page.locator("#receipt-text").textContent() ?? "", /157,80/);
