@@ -24,7 +24,8 @@
 //   BENCH_FAKE_NODE_ARGS=... (the same for the fake's process)
 //   PROCESSOR_MAX_WAITING=512 ...                                   # passed to the server as is
 //   BENCH_HOLD=1024 (default; 0 skips it): that many charges sent at once to a processor that
-//   answers in 8 s, and the API's RSS read while they all wait (target 4)
+//   answers in 8 s, and the API's RSS read while they all wait (target 4); then the same against
+//   bench/waiting-floor.mjs, Fastify and undici alone with the same flags (BENCH_FLOOR=0 skips it)
 //
 // Results are recorded in bench/RESULTS.md ("Slow processors").
 import { randomBytes } from "node:crypto";
@@ -120,11 +121,11 @@ async function main(): Promise<void> {
       const ordersBefore = await fakeOrders(f.controlUrl);
       const h = await holdWaiting(base, f.controlUrl, keys, hold, apiPid);
       const orders = (await fakeOrders(f.controlUrl)) - ordersBefore;
-      console.log(
-        `\n${hold} charges sent at once to a processor that answers after ${HOLD_LATENCY_MS / 1000} s: at most ${h.waitingPeak} waiting together; ` +
-          `API RSS ${h.restMb.toFixed(1)} MB before, ${h.rssMb.toFixed(1)} MB with them waiting (heap used ${h.heap.used.toFixed(1)} / total ${h.heap.total.toFixed(1)} MB, ` +
-          `external ${h.heap.external.toFixed(1)} MB), ${((h.rssMb - h.restMb) * 1024 / Math.max(1, h.waitingPeak)).toFixed(1)} kB more per waiting charge; answers ${h.statuses}, ${orders} orders at the processor; load ${os.loadavg()[0]!.toFixed(1)}`,
-      );
+      console.log(`\n${hold} charges sent at once to a processor that answers after ${HOLD_LATENCY_MS / 1000} s:`);
+      console.log(`  feira's API: ${holdLine(h)}, ${orders} orders at the processor`);
+      // The same hold against the floor (bench/waiting-floor.mjs), with the same flags: what
+      // Fastify and undici alone hold per waiting request, and how small a process can rest.
+      if (process.env.BENCH_FLOOR !== "0") console.log(`  the floor (Fastify + undici, no feira code): ${holdLine(await floorHold(f.url, f.controlUrl, keys, hold, nodeArgs, launch.env))}`);
     }
     for (const latencyMs of latencies) for (const clients of clientCounts) await run(latencyMs, clients, clients / (latencyMs / 1000));
 
@@ -202,7 +203,7 @@ const HOLD_LATENCY_MS = 8_000;
  * however slowly a loaded machine lets the API take them in; the API's RSS is read at the
  * gauge's peak.
  */
-async function holdWaiting(base: string, controlUrl: string, keys: string[], n: number, apiPid: number) {
+async function holdWaiting(base: string, controlUrl: string, keys: string[], n: number, apiPid: number, agent = metricsAgent) {
   const restMb = vmRssMb(apiPid);
   await setLatency(controlUrl, HOLD_LATENCY_MS);
   heapSeen = { used: 0, total: 0, external: 0 };
@@ -215,12 +216,40 @@ async function holdWaiting(base: string, controlUrl: string, keys: string[], n: 
   const deadline = Date.now() + HOLD_LATENCY_MS - 1000;
   while (Date.now() < deadline && waitingPeak < n) {
     await new Promise((r) => setTimeout(r, 250));
-    const w = await waitingNow(base);
+    const w = await waitingNow(base, agent);
     if (w >= waitingPeak) { waitingPeak = w; rssMb = vmRssMb(apiPid); }
   }
   const heap = heapSeen;
   await answers;
   return { restMb, rssMb, waitingPeak, heap, statuses: [...statuses].map(([code, count]) => `${code}: ${count}`).join(", ") };
+}
+
+function holdLine(h: Awaited<ReturnType<typeof holdWaiting>>): string {
+  return `at most ${h.waitingPeak} waiting together; RSS ${h.restMb.toFixed(1)} MB before, ${h.rssMb.toFixed(1)} MB with them waiting ` +
+    `(heap used ${h.heap.used.toFixed(1)} / total ${h.heap.total.toFixed(1)} MB, external ${h.heap.external.toFixed(1)} MB), ` +
+    `${((h.rssMb - h.restMb) * 1024 / Math.max(1, h.waitingPeak)).toFixed(1)} kB more per waiting request; answers ${h.statuses}; load ${os.loadavg()[0]!.toFixed(1)}`;
+}
+
+/** bench/waiting-floor.mjs started with the API's flags and environment, held like the API, stopped. */
+async function floorHold(fakeUrl: string, controlUrl: string, keys: string[], n: number, nodeArgs: string[], env: Record<string, string>) {
+  const port = await freePort();
+  const floor = startProcess(process.execPath, [...nodeArgs, "bench/waiting-floor.mjs", String(port), `${fakeUrl}/waiting-floor`], childEnv(env));
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${base}/health`, 60_000);
+    // As the API was before its hold: warmed by requests, the fake answering at once.
+    await setLatency(controlUrl, 0);
+    await load(base, keys, 64, 5);
+    const floorAgent = new Agent({ connections: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
+    try {
+      await waitingNow(base, floorAgent); // its one connection opened before the hold's thousand
+      return await holdWaiting(base, controlUrl, keys, n, floor.child.pid!, floorAgent);
+    } finally {
+      await floorAgent.close();
+    }
+  } finally {
+    await floor.stop();
+  }
 }
 
 /** The API process's heap as it reports it (MB): used, total, external (buffers, WASM). */
@@ -231,8 +260,8 @@ let heapSeen = { used: 0, total: 0, external: 0 };
 // new connection can wait seconds in the listen backlog, and the reading would come too late.
 const metricsAgent = new Agent({ connections: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
 
-async function waitingNow(base: string): Promise<number> {
-  const text = await (await request(`${base}/metrics`, { dispatcher: metricsAgent })).body.text();
+async function waitingNow(base: string, agent = metricsAgent): Promise<number> {
+  const text = await (await request(`${base}/metrics`, { dispatcher: agent })).body.text();
   const mb = (name: string) => Number(new RegExp(`^feira_${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1] ?? 0) / 1024 / 1024;
   heapSeen = {
     used: Math.max(heapSeen.used, mb("nodejs_heap_size_used_bytes")), total: Math.max(heapSeen.total, mb("nodejs_heap_size_total_bytes")),
