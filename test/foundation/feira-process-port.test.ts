@@ -1,6 +1,7 @@
 // The process helper of the crash and topology tests (test/helpers/feira-process.ts) waits for a
 // started server's /health. A port chosen free can be bound by another test file's server first;
-// that server's /health must not be taken for this one's (the child fails with EADDRINUSE).
+// that server's /health must not be taken for this one's (the child fails with EADDRINUSE). And a
+// process a failed test never stopped must not keep its test file running forever.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
@@ -8,10 +9,12 @@ import { makeStore, startFeira, type Store } from "../helpers/feira-process.js";
 import { freePort } from "../helpers/process.js";
 
 let store: Store | undefined;
+let second: Store | undefined;
 const other = http.createServer((_req, res) => res.end("{}"));
 after(async () => {
   other.close();
   await store?.close();
+  await second?.close();
 });
 
 test("a port another server answers on is not taken for the started process's", { timeout: 240_000 }, async () => {
@@ -19,4 +22,17 @@ test("a port another server answers on is not taken for the started process's", 
   await new Promise<void>((resolve) => other.listen(port, "127.0.0.1", resolve));
   store = await makeStore();
   await assert.rejects(startFeira(store, { port }), /EADDRINUSE/);
+});
+
+test("closing a store ends the processes started on it that are still running", { timeout: 240_000 }, async () => {
+  second = await makeStore();
+  const p = await startFeira(second);
+  try {
+    const closing = second;
+    second = undefined;
+    await closing.close();
+    assert.equal(p.child.signalCode, "SIGKILL", "the process left running was killed by the store's close");
+  } finally {
+    await p.kill();
+  }
 });

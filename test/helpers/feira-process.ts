@@ -21,7 +21,22 @@ export interface Store {
   inspect(): Promise<Database>;
   /** Lets go of what inspect() opened, so that a process may hold the database again. */
   release(): Promise<void>;
+  /** Kills (SIGKILL) every process started on this store that still runs, then drops its data. */
   close(): Promise<void>;
+}
+
+// The processes started on each store. A test that fails or times out between a start and its
+// stop leaves its process running, and the test file, which holds the process's pipes, would
+// then never end: the store's close (in the file's `after`) ends them first.
+const started = new WeakMap<Store, Set<ChildProcess>>();
+
+async function killStarted(store: Store): Promise<void> {
+  const children = [...(started.get(store) ?? [])].filter((c) => c.exitCode === null && c.signalCode === null);
+  await Promise.all(children.map(async (c) => {
+    const exited = once(c, "exit");
+    c.kill("SIGKILL");
+    await exited;
+  }));
 }
 
 export async function makeStore(): Promise<Store> {
@@ -33,16 +48,20 @@ export async function makeStore(): Promise<Store> {
   };
   if (process.env.DATABASE_URL) {
     const fresh = await freshDatabase();
-    return {
+    const store: Store = {
       onPostgres: true, adminKey, env: { ...secrets, DATABASE_URL: fresh.url! },
       inspect: async () => fresh,
       release: async () => {},
-      close: () => fresh.close(),
+      close: async () => {
+        await killStarted(store);
+        await fresh.close();
+      },
     };
+    return store;
   }
   const dataDir = tempDir("feira-crash-");
   let open: Database | undefined;
-  return {
+  const store: Store = {
     onPostgres: false, adminKey, env: { ...secrets, DATA_DIR: dataDir },
     inspect: async () => (open ??= await openDatabase({ dataDir })),
     release: async () => {
@@ -50,10 +69,12 @@ export async function makeStore(): Promise<Store> {
       open = undefined;
     },
     close: async () => {
+      await killStarted(store);
       await open?.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return store;
 }
 
 export interface FeiraProcess {
@@ -133,6 +154,10 @@ async function startOnce(store: Store, opts: StartOptions, port: number): Promis
       RATE_LIMIT_PER_KEY: "0", DEMO_HISTORY: "false", ...opts.env,
     }),
   });
+  const mine = started.get(store) ?? new Set<ChildProcess>();
+  started.set(store, mine);
+  mine.add(child);
+  child.once("exit", () => mine.delete(child));
   let out = "";
   child.stdout!.on("data", (c: Buffer) => { out += c.toString(); });
   child.stderr!.on("data", (c: Buffer) => { out += c.toString(); });

@@ -61,7 +61,7 @@ async function retryUntilAnswered(p: FeiraProcess, key: string, body: unknown, i
 const posts = (fake: { requests: { method: string }[] }) => fake.requests.filter((r) => r.method !== "GET").length;
 const paymentsAt = (pagarme: FakePagarme, mercadopago: FakeMercadoPago) => ({ pagarme: pagarme.orders.size, mercadopago: mercadopago.payments.size });
 
-test("a failover interrupted by a crash: the retry adopts the second processor's payment instead of paying again at the first", { timeout: 120_000 }, async () => {
+test("a failover interrupted by a crash: the retry adopts the second processor's payment instead of paying again at the first", { timeout: 540_000 }, async () => {
   const [pagarme, mercadopago] = await Promise.all([startFakePagarme(), startFakeMercadoPago()]);
   fakes.push(pagarme, mercadopago);
   const store = await makeStore();

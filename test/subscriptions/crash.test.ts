@@ -14,7 +14,7 @@ const stores: Store[] = [];
 after(async () => { for (const s of stores) await s.close(); });
 const LEASE = { IDEMPOTENCY_LEASE_MS: "1000" };
 
-test("killed between the vault card and the subscription: the retry leaves one card and one subscription", { timeout: 120_000 }, async () => {
+test("killed between the vault card and the subscription: the retry leaves one card and one subscription", { timeout: 540_000 }, async () => {
   const store = await makeStore();
   stores.push(store);
   const setup = await startFeira(store, { env: LEASE });
