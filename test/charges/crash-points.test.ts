@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { queryRows, sql } from "../../src/db/client.js";
 import { cardCharge, CARDS } from "../helpers/charges.js";
-import { createMerchant, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
+import { START_LIMIT_MS, createMerchant, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
 
 // The process is killed (SIGKILL, from inside, at a named point: FEIRA_FAULT) in the middle of
@@ -14,8 +14,6 @@ import { basicAuth } from "../helpers/process.js";
 const stores: Store[] = [];
 after(async () => { for (const s of stores) await s.close(); });
 const LEASE = { IDEMPOTENCY_LEASE_MS: "1000" };
-// Each test starts three processes, each start bounded at 180 s (helpers/feira-process.ts); a
-// loaded CI runner has taken 45 s for a whole test, so the test's bound is the sum of its starts'.
 
 async function scenario() {
   const store = await makeStore();
@@ -52,7 +50,7 @@ async function counts(store: Store): Promise<Record<"charges" | "customers" | "a
 }
 
 for (const point of ["charge.after-authorize", "charge.after-commit"] as const) {
-  test(`killed at ${point}: the retry answers with one charge and one authorization`, { timeout: 540_000 }, async () => {
+  test(`killed at ${point}: the retry answers with one charge and one authorization`, { timeout: 3 * START_LIMIT_MS }, async () => {
     const { store, merchant } = await scenario();
     const idem = randomUUID();
     const dying = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: point } });
@@ -84,7 +82,7 @@ for (const point of ["charge.after-authorize", "charge.after-commit"] as const) 
   });
 }
 
-test("killed after the refund was reserved: the worker's janitor finishes it against the processor", { timeout: 540_000 }, async () => {
+test("killed after the refund was reserved: the worker's janitor finishes it against the processor", { timeout: 3 * START_LIMIT_MS }, async () => {
   const { store, merchant } = await scenario();
   const p1 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "refund.after-reserve" } });
   const charge = await postJson(`${p1.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa, { amount: 80 }));
@@ -114,7 +112,7 @@ test("killed after the refund was reserved: the worker's janitor finishes it aga
   assert.equal(c.ledger_sum, 0);
 });
 
-test("killed after the processor refunded: the retry with the same key completes the same refund once", { timeout: 540_000 }, async () => {
+test("killed after the processor refunded: the retry with the same key completes the same refund once", { timeout: 3 * START_LIMIT_MS }, async () => {
   const { store, merchant } = await scenario();
   const p1 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "refund.after-processor" } });
   const charge = await postJson(`${p1.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa, { amount: 80 }));

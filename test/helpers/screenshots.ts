@@ -7,7 +7,7 @@ import { ROOT } from "./process.js";
 // only when asked (`npm run screenshots`). A full-page capture is a picture, not an assertion:
 // under a loaded CI machine Chromium's capture can stall past Playwright's 30 s timeout, and a
 // test run should not rewrite files of the repository.
-export const SCREENSHOTS = process.env.FEIRA_SCREENSHOTS === "1";
+const SCREENSHOTS = process.env.FEIRA_SCREENSHOTS === "1";
 
 export async function screenshot(page: Page, file: string): Promise<void> {
   if (!SCREENSHOTS) return;

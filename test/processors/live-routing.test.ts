@@ -12,7 +12,7 @@ import { authorization, card } from "./adapter-inputs.js";
 import { basic, buildTestApp, expectStatus, seedMerchant } from "../helpers/app.js";
 import { queryRows, sql } from "../../src/db/client.js";
 import { cardCharge, createCharge } from "../helpers/charges.js";
-import { makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
+import { START_LIMIT_MS, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
 import { basicAuth } from "../helpers/process.js";
@@ -61,7 +61,7 @@ async function retryUntilAnswered(p: FeiraProcess, key: string, body: unknown, i
 const posts = (fake: { requests: { method: string }[] }) => fake.requests.filter((r) => r.method !== "GET").length;
 const paymentsAt = (pagarme: FakePagarme, mercadopago: FakeMercadoPago) => ({ pagarme: pagarme.orders.size, mercadopago: mercadopago.payments.size });
 
-test("a failover interrupted by a crash: the retry adopts the second processor's payment instead of paying again at the first", { timeout: 540_000 }, async () => {
+test("a failover interrupted by a crash: the retry adopts the second processor's payment instead of paying again at the first", { timeout: 3 * START_LIMIT_MS }, async () => {
   const [pagarme, mercadopago] = await Promise.all([startFakePagarme(), startFakeMercadoPago()]);
   fakes.push(pagarme, mercadopago);
   const store = await makeStore();

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { queryRows, sql } from "../../src/db/client.js";
 import { CARDS, customer } from "../helpers/charges.js";
-import { createMerchant, makeStore, postJson, sleep, startFeira, type Store } from "../helpers/feira-process.js";
+import { START_LIMIT_MS, createMerchant, makeStore, postJson, sleep, startFeira, type Store } from "../helpers/feira-process.js";
 import { card } from "./helpers.js";
 
 // A subscription saves the card in the vault before its own transaction (the vault seals the
@@ -14,7 +14,7 @@ const stores: Store[] = [];
 after(async () => { for (const s of stores) await s.close(); });
 const LEASE = { IDEMPOTENCY_LEASE_MS: "1000" };
 
-test("killed between the vault card and the subscription: the retry leaves one card and one subscription", { timeout: 540_000 }, async () => {
+test("killed between the vault card and the subscription: the retry leaves one card and one subscription", { timeout: 3 * START_LIMIT_MS }, async () => {
   const store = await makeStore();
   stores.push(store);
   const setup = await startFeira(store, { env: LEASE });
