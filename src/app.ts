@@ -9,6 +9,7 @@ import { registerAuth, securitySchemes } from "./http/auth.js";
 import { registerErrorDocs } from "./http/error-docs.js";
 import { handleClientError, handleFrameworkError, registerErrorHandling, registerNotFound } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
+import { serializersOnFirstCall } from "./http/lazy-compile.js";
 import { registerOps } from "./http/ops.js";
 import { RequestLog } from "./http/request-log.js";
 import { createRateLimits, registerRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";
@@ -131,6 +132,8 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
     // or a request begun before close()) is served, with Connection: close, not refused with
     // 503: close() waits for it, and the database closes only after (docs/deploy.md).
     return503OnClosing: false,
+    // Serializers and validators are compiled on their route's first use (src/http/lazy-compile.ts).
+    schemaController: { compilersFactory: serializersOnFirstCall },
   });
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);

@@ -2,6 +2,7 @@ import { Ajv, type Options, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifyInstance } from "fastify";
 import { registerInputGuard } from "./input-guard.js";
+import { validatorOnFirstCall } from "./lazy-compile.js";
 
 // Two validators. Bodies are validated strictly: a string "10" is not the number 10, and an
 // unknown field is an error (Stripe's "unknown parameter"), not silently dropped, so a client
@@ -61,9 +62,9 @@ export function registerValidation(app: FastifyInstance): void {
   // say "a number in currency units (e.g. 10.5), not a string" (src/http/errors.ts).
   const strict = build({ coerceTypes: false, strictNumbers: true, verbose: true });
   const coercing = build({ coerceTypes: "array" });
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart !== "body") return coercing.compile(schema) as never;
+  app.setValidatorCompiler(({ schema, httpPart }) => validatorOnFirstCall(() => {
+    if (httpPart !== "body") return coercing.compile(schema);
     const validate = strict.compile(schema);
-    return (validate({}) ? missingBodyAsEmpty(validate) : validate) as never;
-  });
+    return validate({}) ? missingBodyAsEmpty(validate) : validate;
+  }) as never);
 }
