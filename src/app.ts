@@ -9,7 +9,7 @@ import { registerAuth, securitySchemes } from "./http/auth.js";
 import { registerErrorDocs } from "./http/error-docs.js";
 import { handleClientError, handleFrameworkError, registerErrorHandling, registerNotFound } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
-import { serializersOnFirstCall } from "./http/lazy-compile.js";
+import { compiledOnFirstUse } from "./http/lazy-compile.js";
 import { registerOps } from "./http/ops.js";
 import { RequestLog } from "./http/request-log.js";
 import { createRateLimits, registerRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";
@@ -101,6 +101,7 @@ const safeLogging = {
 /** The Fastify instance with every plugin and route; it never listens (main.ts does). */
 export async function buildApp(deps: AppDeps, services = createServices(deps)): Promise<FastifyInstance> {
   const { config, db } = deps;
+  const compilers = compiledOnFirstUse();
   const app = Fastify({
     logger: deps.logger === false ? false : {
       level: config.logLevel,
@@ -133,13 +134,14 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
     // 503: close() waits for it, and the database closes only after (docs/deploy.md).
     return503OnClosing: false,
     // Serializers and validators are compiled on their route's first use (src/http/lazy-compile.ts).
-    schemaController: { compilersFactory: serializersOnFirstCall },
+    schemaController: { compilersFactory: compilers.serializers },
   });
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
   });
 
-  registerValidation(app);
+  app.decorate("compileEveryRoute", compilers.compileEveryRoute);
+  registerValidation(app, compilers);
   registerErrorHandling(app);
   registerNotFound(app);
   app.addSchema(ErrorBody);

@@ -2,7 +2,7 @@ import { Ajv, type Options, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifyInstance } from "fastify";
 import { registerInputGuard } from "./input-guard.js";
-import { validatorOnFirstCall } from "./lazy-compile.js";
+import type { CompiledOnFirstUse } from "./lazy-compile.js";
 
 // Two validators. Bodies are validated strictly: a string "10" is not the number 10, and an
 // unknown field is an error (Stripe's "unknown parameter"), not silently dropped, so a client
@@ -42,7 +42,7 @@ function missingBodyAsEmpty(validate: ValidateFunction): ValidateFunction {
   return wrapped as ValidateFunction;
 }
 
-export function registerValidation(app: FastifyInstance): void {
+export function registerValidation(app: FastifyInstance, compilers: CompiledOnFirstUse): void {
   // Bodies are JSON. Fastify's default text/plain parser would hand a string to the schema
   // and answer a puzzling 422 "body must be object"; without it the answer is 415.
   app.removeContentTypeParser("text/plain");
@@ -62,7 +62,7 @@ export function registerValidation(app: FastifyInstance): void {
   // say "a number in currency units (e.g. 10.5), not a string" (src/http/errors.ts).
   const strict = build({ coerceTypes: false, strictNumbers: true, verbose: true });
   const coercing = build({ coerceTypes: "array" });
-  app.setValidatorCompiler(({ schema, httpPart }) => validatorOnFirstCall(() => {
+  app.setValidatorCompiler(({ schema, httpPart }) => compilers.validator(() => {
     if (httpPart !== "body") return coercing.compile(schema);
     const validate = strict.compile(schema);
     return validate({}) ? missingBodyAsEmpty(validate) : validate;

@@ -1,16 +1,18 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Ajv, type ValidateFunction } from "ajv";
-import { serializersOnFirstCall, validatorOnFirstCall } from "../../src/http/lazy-compile.js";
+import { compiledOnFirstUse } from "../../src/http/lazy-compile.js";
 import { basic, buildTestApp, expectStatus, seedMerchant } from "../helpers/app.js";
 
 // A process compiles the validators and serializers of the routes it serves, on their first
-// request, instead of every route's at start (src/http/lazy-compile.ts).
+// request, instead of every route's at start (src/http/lazy-compile.ts). The last test compiles
+// every route of the app, so that a schema error shows here and not on a production request.
 
 test("a validator is compiled on its first call, once, and hands on the compiled one's errors", () => {
   const ajv = new Ajv();
+  const compilers = compiledOnFirstUse();
   let compiles = 0;
-  const validate = validatorOnFirstCall((): ValidateFunction => {
+  const validate = compilers.validator((): ValidateFunction => {
     compiles++;
     return ajv.compile({ type: "object", properties: { amount: { type: "number" } }, required: ["amount"] });
   });
@@ -23,20 +25,34 @@ test("a validator is compiled on its first call, once, and hands on the compiled
   assert.equal(validate({}), false);
   assert.deepEqual(errors()?.map((e) => e.params), [{ missingProperty: "amount" }]);
   assert.equal(compiles, 1);
+  assert.equal(compilers.compileEveryRoute(), 0, "nothing left pending once compiled");
 });
 
 test("a serializer is built on its first response, with the shared schemas, and kept", () => {
   const shared = { "money.json": { $id: "money.json", type: "object", properties: { amount: { type: "integer" } } } };
-  const compiler = serializersOnFirstCall.buildSerializer(shared, {});
+  const compilers = compiledOnFirstUse();
+  const compiler = compilers.serializers.buildSerializer(shared, {});
   // A broken schema shows only when its serializer first runs: nothing was built before.
   const broken = compiler({ method: "GET", url: "/x", httpStatus: "200", schema: { $ref: "missing.json#" } });
   assert.throws(() => broken({}), /missing\.json/);
+  assert.throws(() => compilers.compileEveryRoute(), /missing\.json/, "compiling all finds it too");
   const serialize = compiler({
     method: "GET", url: "/y", httpStatus: "200",
     schema: { type: "object", properties: { id: { type: "string" }, money: { $ref: "money.json#" } } },
   });
   assert.equal(serialize({ id: "ch_1", money: { amount: 1050, secret: "x" }, other: 1 }), '{"id":"ch_1","money":{"amount":1050}}');
   assert.equal(serialize({ id: "ch_2", money: { amount: 1 } }), '{"id":"ch_2","money":{"amount":1}}');
+});
+
+test("every route of the app compiles: no validator or serializer fails where a request would first meet it", async () => {
+  const t = await buildTestApp({}, { inProcessOnly: "compileEveryRoute is a method of this process's app" });
+  try {
+    const compiled = t.app.compileEveryRoute();
+    assert.ok(compiled > 300, `validators and serializers compiled: ${compiled}`);
+    assert.equal(t.app.compileEveryRoute(), 0, "each compiled once");
+  } finally {
+    await t.close();
+  }
 });
 
 test("through the app: a route validates, coerces and serializes on its first request as it did when compiled at start", async () => {
