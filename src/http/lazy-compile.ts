@@ -43,8 +43,9 @@ export function compiledOnFirstUse() {
     validator(compile: () => ValidateFunction): ValidateFunction {
       const get = once(compile);
       const validate = Object.assign((data: unknown, cxt?: Parameters<ValidateFunction>[1]) => {
-        const ok = get()(data, cxt);
-        validate.errors = get().errors;
+        const compiled = get();
+        const ok = compiled(data, cxt);
+        validate.errors = compiled.errors;
         return ok;
       }, { errors: null as ValidateFunction["errors"] });
       Object.defineProperty(validate, "schemaEnv", { get: () => get().schemaEnv });
