@@ -18,7 +18,7 @@ declare module "fastify" {
 // /health answers 200 once the database answers (503 once the process is draining); /metrics
 // is Prometheus text. Both are public and hidden from the API document, as they describe the
 // process, not the API.
-export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharges(): number; processors?: Pick<ProcessorRegistry, "breakers"> }): void {
+export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharges(): number; waitingNotices(): number; processors?: Pick<ProcessorRegistry, "breakers"> }): void {
   let draining = false;
   app.decorate("startDraining", () => { draining = true; });
   app.addHook("onSend", async (_req, reply) => {
@@ -42,6 +42,14 @@ export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharg
     help: "Production charges of this process waiting on a payment processor's answer",
     registers: [registry],
     collect() { this.set(gauges.waitingCharges()); },
+  });
+  // Provider notices (docs/processors.md, "Provider webhooks and reconciliation") waiting for their charge's read:
+  // notices for one charge share reads, so a flood shows here and not as calls to the provider.
+  new Gauge({
+    name: "feira_provider_notices_waiting",
+    help: "Provider notices of this process waiting for their charge's read at the provider",
+    registers: [registry],
+    collect() { this.set(gauges.waitingNotices()); },
   });
   registerLateRefundMetrics(registry, db);
   app.addHook("onResponse", async (req, reply) => {

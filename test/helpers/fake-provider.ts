@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { IdempotencyStore } from "./fake-idempotency.js";
 import { startWebhookSender, type OutgoingWebhook, type SentWebhook, type WebhookFault, type WebhookSender } from "./fake-webhook-sender.js";
 
 // The HTTP machinery shared by the payment provider fakes (fake-pagarme.ts, fake-mercadopago.ts):
@@ -95,7 +95,7 @@ export interface FakeCore {
   controlUrl: string;
   requests: RecordedRequest[];
   webhooks: WebhookSender;
-  keys: IdempotencyStore;
+  keys: IdempotencyStore<Reply>;
   webhookUrl(): string | undefined;
   /** Sends to `url`, or to the configured webhook URL; with neither, records it as not sent. */
   notify(hook: Omit<OutgoingWebhook, "url">, url?: string): void;
@@ -104,44 +104,16 @@ export interface FakeCore {
   setFault(mode: FaultMode | FaultSpec, opts?: Omit<FaultSpec, "mode">): Promise<void>;
   latencyMs(): number;
   setLatency(ms: number): void;
+  /**
+   * Answers wait (their work done, as with latency) until the returned function is called: a
+   * test releases them once what it waits for has happened, instead of guessing a latency.
+   */
+  holdAnswers(): () => void;
   close(): Promise<void>;
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-// Canonical JSON (sorted keys) so that a client re-serialising the same body differently is
-// still "the same request" for the idempotency check.
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
-  return v;
-}
-export const fingerprint = (route: string, body: unknown) =>
-  createHash("sha256").update(route).update("\n").update(JSON.stringify(canonical(body ?? null))).digest("hex");
-
-interface StoredKey { fingerprint: string; at: number; reply: Reply; inFlight: boolean }
-export type KeyLookup = { kind: "new" } | { kind: "replay"; reply: Reply; inFlight: boolean } | { kind: "mismatch"; reply: Reply };
-
-/** One account's idempotency keys: a key remembers the first answer it produced, for `ttlMs`. */
-export class IdempotencyStore {
-  private keys = new Map<string, StoredKey>();
-  constructor(public ttlMs: number) {}
-  lookup(key: string, fp: string): KeyLookup {
-    const k = this.keys.get(key);
-    if (!k || Date.now() - k.at > this.ttlMs) return { kind: "new" };
-    if (k.fingerprint !== fp) return { kind: "mismatch", reply: k.reply };
-    return { kind: "replay", reply: k.reply, inFlight: k.inFlight };
-  }
-  /** Stores the answer; the key stays "in flight" until that answer was written (see afterReply). */
-  remember(req: ApiRequest, key: string, fp: string, reply: Reply): void {
-    const stored: StoredKey = { fingerprint: fp, at: Date.now(), reply: structuredClone(reply), inFlight: true };
-    this.keys.set(key, stored);
-    req.afterReply(() => { stored.inFlight = false; });
-  }
-  /** As if every key's lifetime had passed (the real ones live 24 h). */
-  expireAll(): void { this.keys.clear(); }
-  get size(): number { return this.keys.size; }
-}
+export { fingerprint } from "./fake-idempotency.js";
 
 export function parseFault(body: unknown): FaultSpec | string {
   const b = (body ?? {}) as Record<string, unknown>;
@@ -204,8 +176,9 @@ export async function startFakeCore(opts: CoreOptions): Promise<FakeCore> {
   let latency = opts.latencyMs ?? 0;
   let refuseTimer: NodeJS.Timeout | undefined;
   let closed = false;
+  let held: { until: Promise<void>; release(): void } | undefined;
   const webhooks = startWebhookSender({ retries: opts.webhookRetries ?? 3, retryDelayMs: opts.webhookRetryDelayMs ?? 200 });
-  const keys = new IdempotencyStore(opts.idempotencyTtlMs ?? 86_400_000);
+  const keys = new IdempotencyStore<Reply>(opts.idempotencyTtlMs ?? 86_400_000);
   let webhookUrl = opts.webhookUrl;
 
   // The matching fault for this call, consumed if counted.
@@ -277,6 +250,7 @@ export async function startFakeCore(opts: CoreOptions): Promise<FakeCore> {
     // The work is done; latency delays only the answer, so a client that gives up early leaves
     // a payment behind, as it would with a slow provider.
     if (latency > 0) await sleep(latency);
+    if (held) await held.until;
     if (mode === "late-answer") await sleep(taken?.forMs ?? 30_000);
     if (mode === "lost-answer") { req.socket.destroy(); settle(); return; }
     if (mode === "500-after-work") return write(res, { status: 500, body: opts.errorBody(500, "Internal Server Error") });
@@ -333,8 +307,15 @@ export async function startFakeCore(opts: CoreOptions): Promise<FakeCore> {
     },
     latencyMs: () => latency,
     setLatency(ms) { latency = ms; },
+    holdAnswers() {
+      let release!: () => void;
+      const hold = { until: new Promise<void>((r) => { release = r; }), release: () => release() };
+      held = hold;
+      return () => { if (held === hold) held = undefined; hold.release(); };
+    },
     async close() {
       closed = true;
+      held?.release();
       clearTimeout(refuseTimer);
       for (const res of hanging) res.destroy();
       await webhooks.close();

@@ -5,6 +5,7 @@ import { after, before, test } from "node:test";
 import { parseBrCode } from "../../src/lib/pix.js";
 import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
 import { startReceiver, type ReceivedRequest, type Receiver } from "../helpers/webhook-receiver.js";
+import { until } from "../helpers/wait.js";
 
 // The Mercado Pago fake, exercised over HTTP as feira's adapter will use it: card tokens,
 // payments, the mandatory X-Idempotency-Key, search by external_reference, refunds, cancel,
@@ -103,7 +104,7 @@ test("X-Idempotency-Key: mandatory; a replay returns the same payment; another b
   f.setLatency(300);
   const slow = pixPayment();
   const pending = create(slow);
-  await waitUntil(() => f.paymentsCreated(slow.external_reference) === 1);
+  await until("the slow payment created", () => f.paymentsCreated(slow.external_reference) === 1);
   const during = await create(slow);
   f.setLatency(0);
   assert.equal(during.status, 409);
@@ -118,14 +119,6 @@ test("X-Idempotency-Key: mandatory; a replay returns the same payment; another b
   assert.equal(found.body.results.length, 2);
   assert.ok(f.requests.some((r) => r.headers["x-idempotency-key"] === `create:${body.external_reference}`));
 });
-
-async function waitUntil(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setImmediate(r));
-  }
-}
 
 test("Pix: real BR Code, PNG base64, ticket URL and expiry; paid via the control API; thin webhooks signed as documented", async () => {
   const res = await create(pixPayment(29.9));

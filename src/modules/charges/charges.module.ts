@@ -79,7 +79,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
     await app.register(sandboxBankRoutes(service));
     await app.register(providerWebhookRoutes(notices, config.live.mercadopago.webhookSecret));
   };
-  return { service, refunds, effects, sync, liveExpiry, routes, tasks };
+  return { service, refunds, effects, sync, notices, liveExpiry, routes, tasks };
 }
 
 export type ChargesModule = ReturnType<typeof createChargesModule>;

@@ -12,8 +12,8 @@ import { findLiveCharge } from "./provider-sync.repo.js";
 //
 // - Per charge, reads are coalesced in this process: one read at a time, and notices that come
 //   during it share a single read after it (a notice may announce a change the running read
-//   started too early to see). Any number of notices for one charge arriving together cost at
-//   most two reads.
+//   started too early to see). Any number of notices for one charge that find a read running
+//   cost one more read, whenever each of them arrives during it.
 // - A read that would start is counted per client address and in all, per second, with the
 //   per-key limit's leased budgets (shared by the API processes on PostgreSQL). Past either,
 //   the notice is answered 429: the provider retries it later, and the reconciliation reads the
@@ -45,6 +45,7 @@ export function createNoticeGate(deps: { db: Db; sync: Pick<ProviderSync, "syncB
   const all = createLeasedBudget(store, { prefix: "notice_all", points: limits.perSecond, durationMs: 1000 });
   const perAddress = createLeasedBudget(store, { prefix: "notice_ip", points: limits.perAddressPerSecond, durationMs: 1000 });
   const slots = new Map<string, Slot>();
+  let waiting = 0;
 
   /** Spends one read of the address's budget and one of the global; the wait when refused. */
   async function take(ip: string): Promise<number> {
@@ -104,10 +105,18 @@ export function createNoticeGate(deps: { db: Db; sync: Pick<ProviderSync, "syncB
     async notice(processor: string, refs: readonly string[], ip: string): Promise<Admission> {
       for (const ref of refs) {
         const charge = await findLiveCharge(deps.db, processor, ref);
-        if (charge) return admit(charge.id, ip, () => deps.sync.syncByReference(processor, [ref]));
+        if (!charge) continue;
+        waiting++;
+        try {
+          return await admit(charge.id, ip, () => deps.sync.syncByReference(processor, [ref]));
+        } finally {
+          waiting--;
+        }
       }
       return { admitted: true };
     },
+    /** Notices of this process waiting for their charge's read (shown in /metrics). */
+    waiting: () => waiting,
   };
 }
 
