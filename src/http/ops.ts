@@ -43,8 +43,9 @@ export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharg
     registers: [registry],
     collect() { this.set(gauges.waitingCharges()); },
   });
-  // Provider notices (docs/processors.md, "Provider webhooks and reconciliation") waiting for their charge's read:
-  // notices for one charge share reads, so a flood shows here and not as calls to the provider.
+  // Provider notices waiting for their charge's read (docs/processors.md, "Provider webhooks and
+  // reconciliation"): notices for one charge share reads, so a flood shows here and not as calls
+  // to the provider.
   new Gauge({
     name: "feira_provider_notices_waiting",
     help: "Provider notices of this process waiting for their charge's read at the provider",

@@ -4,8 +4,9 @@ import {
   brandMatches, buildPayment, mpDate, mpError, parseCardToken, parsePayment, reais, type CardToken, type MpError,
 } from "./fake-mercadopago-model.js";
 import {
-  faultCounts, fingerprint, startFakeCore, type ApiRequest, type FakeProvider, type Reply,
+  faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply,
 } from "./fake-provider.js";
+import { fingerprint } from "./fake-idempotency.js";
 
 // A fake of Mercado Pago's Payments API, built from its public documentation and the official
 // Node SDK's models (see docs/processors.md, "The local fakes"): Bearer access token, card

@@ -6,8 +6,9 @@ import {
 } from "./fake-pagarme-model.js";
 import { createPagarmeRefunds, type RefundMode } from "./fake-pagarme-refunds.js";
 import {
-  basicUser, endToEndId, faultCounts, fingerprint, startFakeCore, type ApiRequest, type FakeProvider, type Reply,
+  basicUser, endToEndId, faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply,
 } from "./fake-provider.js";
+import { fingerprint } from "./fake-idempotency.js";
 
 // A fake of Pagar.me's core API v5, built from its public documentation and the official SDK's
 // models (see docs/processors.md, "The local fakes"): Basic auth with the secret key, orders with

@@ -113,7 +113,6 @@ export interface FakeCore {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-export { fingerprint } from "./fake-idempotency.js";
 
 export function parseFault(body: unknown): FaultSpec | string {
   const b = (body ?? {}) as Record<string, unknown>;
@@ -309,9 +308,9 @@ export async function startFakeCore(opts: CoreOptions): Promise<FakeCore> {
     setLatency(ms) { latency = ms; },
     holdAnswers() {
       let release!: () => void;
-      const hold = { until: new Promise<void>((r) => { release = r; }), release: () => release() };
-      held = hold;
-      return () => { if (held === hold) held = undefined; hold.release(); };
+      const until = new Promise<void>((r) => { release = r; });
+      held = { until, release };
+      return () => { if (held?.until === until) held = undefined; release(); };
     },
     async close() {
       closed = true;
