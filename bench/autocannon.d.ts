@@ -37,6 +37,13 @@ declare module "autocannon" {
     non2xx: number;
     statusCodeStats: Record<string, { count: number }>;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** The running load: awaited for its result, and an emitter of each response as it comes. */
+  export interface Instance extends PromiseLike<Result> {
+    /** A response: its status, its size and its time from the request's write (ms). */
+    on(event: "response", listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this;
+    /** A request that failed or timed out ("request timed out"). */
+    on(event: "reqError", listener: (error: Error) => void): this;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }

@@ -146,7 +146,7 @@ export function startServer(env: NodeJS.ProcessEnv, opts: { args?: string[]; nod
 }
 
 /** One scenario for `seconds` with `connections` connections (closed loop). */
-export function load(server: BenchServer, scenario: Scenario, seconds: number, connections: number, rate?: number): Promise<Result> {
+export function load(server: BenchServer, scenario: Scenario, seconds: number, connections: number, rate?: number): PromiseLike<Result> {
   const req = scenario.request(server);
   // With a rate: an open-loop load at that many requests per second in all (autocannon's overallRate).
   const base = { url: server.baseUrl + req.path, connections, duration: seconds, ...(rate ? { overallRate: rate } : {}) };

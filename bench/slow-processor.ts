@@ -2,14 +2,16 @@
 // Pagar.me fake, in its own process, answers every call after a fixed latency, and autocannon
 // keeps 256 or 1,024 clients sending POST /v1/charges with production keys.
 //
-// The server runs as docs/deploy.md runs it: compiled (`npm run build` first), `node
-// --max-old-space-size=256 --max-semi-space-size=8 dist/main.js api` with NODE_ENV=production
+// The server runs as docs/deploy.md runs it: compiled (`npm run build` first), `node` with the
+// flags of `npm run api` (docs/deploy.md's command line) `dist/main.js api`, NODE_ENV=production
 // and a `dist/main.js worker` beside it, on a scratch PostgreSQL database next to DATABASE_URL's
 // (dropped at the end), PAYMENT_PROCESSOR=pagarme to the fake, rate limits at their defaults
 // (RATE_LIMIT_PER_KEY unset: 100 per key and second). So that the per-key limit refuses
 // nothing, the charges rotate over BENCH_MERCHANTS merchants' production keys (48: at 2,000
 // charges/s, about 42 per key and second).
 //
+// A round is one autocannon run of the warm-up and then the measured seconds, over the same
+// connections; only the responses in the measured window count (measured(), below).
 // Each round reports: charges/s against what the latency allows (clients / latency), p50, p99
 // and max latency, every status and error, the API process's resident memory (VmRSS sampled
 // every 200 ms: peak and end), the CPU per charge of the API process, of its PostgreSQL
@@ -101,13 +103,8 @@ async function main(): Promise<void> {
       await setLatency(f.controlUrl, latencyMs);
       // A round's charges still waiting when its clients stop must not count against the next.
       await drained(base);
-      await load(base, keys, clients, warmup);
-      const ordersBefore = await fakeOrders(f.controlUrl);
-      const r = await measured(base, keys, clients, duration, { apiPid, fakePid: fake.child.pid!, dbName: scratch.name });
-      // Charges the processor made: a 201 can also be a charge failed at once by an open
-      // circuit breaker (after calls that timed out), which never reached the processor.
-      const processorOrders = (await fakeOrders(f.controlUrl)) - ordersBefore;
-      rounds.push({ latencyMs, clients, allowed, ...r, processorOrders });
+      const r = await measured(base, keys, clients, warmup, duration, { apiPid, fakePid: fake.child.pid!, dbName: scratch.name, controlUrl: f.controlUrl });
+      rounds.push({ latencyMs, clients, allowed, ...r });
       const x = rounds.at(-1)!;
       console.log(`  ${latencyMs} ms, ${clients} clients: ${x.rate.toFixed(0)} charges/s${allowed ? ` (${((x.rate / allowed) * 100).toFixed(0)} % of ${allowed.toFixed(0)})` : ""}, p99 ${x.p99} ms, ${x.statuses}, RSS peak ${x.rssPeakMb.toFixed(1)} MB (heap used ${x.heapMb.used.toFixed(1)} / total ${x.heapMb.total.toFixed(1)}, external ${x.heapMb.external.toFixed(1)}), ${x.waitingPeak} waiting at most, load ${x.load}`);
     };
@@ -181,7 +178,7 @@ const CHARGE = JSON.stringify({
 });
 
 /** `clients` connections sending charges back to back, each request with the next key in turn. */
-function load(base: string, keys: string[], clients: number, seconds: number): Promise<Result> {
+function load(base: string, keys: string[], clients: number, seconds: number) {
   let next = 0;
   const options: Options = {
     url: `${base}/v1/charges`, connections: clients, duration: seconds, timeout: 30,
@@ -213,21 +210,24 @@ async function holdWaiting(base: string, controlUrl: string, keys: string[], n: 
       .then(async (res) => { await res.arrayBuffer(); statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1); })));
   let waitingPeak = 0;
   let rssMb = 0;
+  let parts = rssParts(apiPid);
   const deadline = Date.now() + HOLD_LATENCY_MS - 1000;
   while (Date.now() < deadline && waitingPeak < n) {
     await new Promise((r) => setTimeout(r, 250));
     const w = await waitingNow(base, agent);
-    if (w >= waitingPeak) { waitingPeak = w; rssMb = vmRssMb(apiPid); }
+    if (w >= waitingPeak) { waitingPeak = w; rssMb = vmRssMb(apiPid); parts = rssParts(apiPid); }
   }
   const heap = heapSeen;
   await answers;
-  return { restMb, rssMb, waitingPeak, heap, statuses: [...statuses].map(([code, count]) => `${code}: ${count}`).join(", ") };
+  return { restMb, rssMb, parts, waitingPeak, heap, statuses: [...statuses].map(([code, count]) => `${code}: ${count}`).join(", ") };
 }
 
 function holdLine(h: Awaited<ReturnType<typeof holdWaiting>>): string {
   return `at most ${h.waitingPeak} waiting together; RSS ${h.restMb.toFixed(1)} MB before, ${h.rssMb.toFixed(1)} MB with them waiting ` +
     `(heap used ${h.heap.used.toFixed(1)} / total ${h.heap.total.toFixed(1)} MB, external ${h.heap.external.toFixed(1)} MB), ` +
-    `${((h.rssMb - h.restMb) * 1024 / Math.max(1, h.waitingPeak)).toFixed(1)} kB more per waiting request; answers ${h.statuses}; load ${os.loadavg()[0]!.toFixed(1)}`;
+    `${((h.rssMb - h.restMb) * 1024 / Math.max(1, h.waitingPeak)).toFixed(1)} kB more per waiting request; ` +
+    `resident: the node binary ${h.parts.binary.toFixed(1)} MB, malloc's main heap ${h.parts.brk.toFixed(1)}, anonymous ${h.parts.anon.toFixed(1)} (V8's heap, other threads' arenas), ` +
+    `other files ${h.parts.files.toFixed(1)}; answers ${h.statuses}; load ${os.loadavg()[0]!.toFixed(1)}`;
 }
 
 /** bench/waiting-floor.mjs started with the API's flags and environment, held like the API, stopped. */
@@ -288,38 +288,94 @@ function vmRssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** A process's resident memory by kind of mapping (MB), from /proc/<pid>/smaps. */
+function rssParts(pid: number): { binary: number; brk: number; anon: number; files: number } {
+  const parts = { binary: 0, brk: 0, anon: 0, files: 0 };
+  let kind: keyof typeof parts = "anon";
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) {
+      const name = mapping[1]!;
+      kind = name === "" ? "anon" : name === "[heap]" ? "brk" : name === process.execPath || name.endsWith("/bin/node") ? "binary" : name.startsWith("[") ? "anon" : "files";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) parts[kind] += Number(rss[1]) / 1024;
+  }
+  return parts;
+}
+
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function measured(base: string, keys: string[], clients: number, seconds: number, p: { apiPid: number; fakePid: number; dbName: string }) {
+/**
+ * One autocannon run of `warmup + seconds`, measured over its last `seconds` only: the clients'
+ * connections, opened in the warm-up, stay open into the measured window, as a service's
+ * keep-alive clients do. (Two runs, warm-up then measure, would end the warm-up's connections
+ * with their charges still in the server, which the measured round's first requests then queue
+ * behind, and open 1,024 new ones at once, whose SYNs overflow the listen backlog and wait a
+ * retransmission: both figures of the benchmark, not of the charge path.)
+ */
+async function measured(
+  base: string, keys: string[], clients: number, warmup: number, seconds: number,
+  p: { apiPid: number; fakePid: number; dbName: string; controlUrl: string },
+) {
   const probe = cpuProbe(p.apiPid, p.dbName);
-  heapSeen = { used: 0, total: 0, external: 0 };
-  const loads: number[] = [os.loadavg()[0]!];
+  let window: { probe: { server: number; db: number }; fake: number; orders: Promise<number>; at: number } | undefined;
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let errors = 0;
+  let timeouts = 0;
+  const loads: number[] = [];
   const rss: number[] = [];
-  const sampler = setInterval(() => { rss.push(vmRssMb(p.apiPid)); loads.push(os.loadavg()[0]!); }, 200);
-  // Once a second: /metrics costs the API a little CPU each time.
   let waitingPeak = 0;
-  const gauge = setInterval(() => void waitingNow(base).then((n) => { waitingPeak = Math.max(waitingPeak, n); }, () => undefined), 1000);
-  const before = { ...probe(), fake: cpuSeconds(p.fakePid) };
-  let r: Result;
+  let sampler: NodeJS.Timeout | undefined;
+  let gauge: NodeJS.Timeout | undefined;
+  const opening = setTimeout(() => {
+    heapSeen = { used: 0, total: 0, external: 0 };
+    loads.push(os.loadavg()[0]!);
+    window = { probe: probe(), fake: cpuSeconds(p.fakePid), orders: fakeOrders(p.controlUrl), at: performance.now() };
+    sampler = setInterval(() => { rss.push(vmRssMb(p.apiPid)); loads.push(os.loadavg()[0]!); }, 200);
+    // Once a second: /metrics costs the API a little CPU each time.
+    gauge = setInterval(() => void waitingNow(base).then((n) => { waitingPeak = Math.max(waitingPeak, n); }, () => undefined), 1000);
+  }, warmup * 1000);
+  const run = load(base, keys, clients, warmup + seconds);
+  run.on("response", (_client, statusCode, _bytes, responseTime) => {
+    if (!window) return;
+    latencies.push(responseTime);
+    statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
+  });
+  run.on("reqError", (error) => {
+    if (!window) return;
+    errors++;
+    if (error.message === "request timed out") timeouts++;
+  });
   try {
-    r = await load(base, keys, clients, seconds);
+    await run;
   } finally {
+    clearTimeout(opening);
     clearInterval(sampler);
     clearInterval(gauge);
   }
-  const after = { ...probe(), fake: cpuSeconds(p.fakePid) };
+  if (!window) throw new Error("the measured window never opened");
+  const end = { probe: probe(), fake: cpuSeconds(p.fakePid), at: performance.now() };
   rss.push(vmRssMb(p.apiPid));
-  const n = Math.max(1, r.requests.total);
+  // Charges the processor made: a 201 can also be a charge failed at once by an open circuit
+  // breaker (after calls that timed out), which never reached the processor.
+  const processorOrders = (await fakeOrders(p.controlUrl)) - (await window.orders);
+  const n = Math.max(1, latencies.length);
   const perCharge = (a: number, b: number) => ((b - a) * 1000) / n;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0);
   return {
-    rate: r.requests.total / r.duration, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max,
-    requests: r.requests.total,
-    statuses: Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(", ") || "none",
-    errors: r.errors, timeouts: r.timeouts, waitingPeak, heapMb: heapSeen, rssPeakMb: Math.max(...rss), rssEndMb: rss.at(-1)!,
-    apiCpuMs: perCharge(before.server, after.server), dbCpuMs: perCharge(before.db, after.db), fakeCpuMs: perCharge(before.fake, after.fake),
+    rate: latencies.length / ((end.at - window.at) / 1000), p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1),
+    requests: latencies.length,
+    statuses: [...statuses].sort(([a], [b]) => a - b).map(([code, count]) => `${code}: ${count}`).join(", ") || "none",
+    errors, timeouts, waitingPeak, heapMb: heapSeen, rssPeakMb: Math.max(...rss), rssEndMb: rss.at(-1)!, processorOrders,
+    apiCpuMs: perCharge(window.probe.server, end.probe.server), dbCpuMs: perCharge(window.probe.db, end.probe.db),
+    fakeCpuMs: perCharge(window.fake, end.fake),
     load: `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
   };
 }
