@@ -145,6 +145,11 @@ export function startServer(env: NodeJS.ProcessEnv, opts: { args?: string[]; nod
   };
 }
 
+/** The `q` quantile (0 to 1) of values sorted ascending, by nearest rank; 0 when there are none. */
+export function percentile(sorted: readonly number[], q: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
 /** One scenario for `seconds` with `connections` connections (closed loop). */
 export function load(server: BenchServer, scenario: Scenario, seconds: number, connections: number, rate?: number): PromiseLike<Result> {
   const req = scenario.request(server);

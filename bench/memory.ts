@@ -12,7 +12,7 @@
 //   RATE_LIMIT_PER_KEY=0 DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/feira_ci npx tsx bench/memory.ts
 //   BENCH_CHARGES=20000 BENCH_CHECKPOINTS=1000,10000,20000 npx tsx bench/memory.ts      # shorter, PGlite
 //   BENCH_COMPILED=1 ... npx tsx bench/memory.ts      # `node dist/main.js` as docs/deploy.md runs it (after `npm run build`)
-//   BENCH_NODE_ARGS="--max-semi-space-size=4" ... npx tsx bench/memory.ts   # V8 flags for the API process
+//   BENCH_NODE_ARGS="--max-semi-space-size=8" ... npx tsx bench/memory.ts   # V8 flags for the API process
 //   instead of those of `npm run api` (BENCH_NODE_ARGS="" for Node's defaults; the worker runs without)
 //
 // Results are recorded in bench/RESULTS.md ("Memory of an API process").

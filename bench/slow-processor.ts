@@ -38,7 +38,7 @@ import autocannon, { type Options, type Result } from "autocannon";
 import { Agent, request } from "undici";
 import { startFakePagarme } from "../test/helpers/fake-pagarme.js";
 import { basicAuth, childEnv, freePort, startProcess, waitForHttp, type ServerProcess } from "../test/helpers/process.js";
-import { apiScriptLaunch, cpuProbe, createScratchDatabase } from "./harness.js";
+import { apiScriptLaunch, cpuProbe, createScratchDatabase, percentile } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -323,7 +323,7 @@ async function measured(
   p: { apiPid: number; fakePid: number; dbName: string; controlUrl: string },
 ) {
   const probe = cpuProbe(p.apiPid, p.dbName);
-  let window: { probe: { server: number; db: number }; fake: number; orders: Promise<number>; at: number } | undefined;
+  let opened: { probe: { server: number; db: number }; fake: number; orders: Promise<number>; at: number } | undefined;
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let errors = 0;
@@ -336,19 +336,21 @@ async function measured(
   const opening = setTimeout(() => {
     heapSeen = { used: 0, total: 0, external: 0 };
     loads.push(os.loadavg()[0]!);
-    window = { probe: probe(), fake: cpuSeconds(p.fakePid), orders: fakeOrders(p.controlUrl), at: performance.now() };
+    const orders = fakeOrders(p.controlUrl);
+    orders.catch(() => undefined); // awaited, and its failure thrown, after the run
+    opened = { probe: probe(), fake: cpuSeconds(p.fakePid), orders, at: performance.now() };
     sampler = setInterval(() => { rss.push(vmRssMb(p.apiPid)); loads.push(os.loadavg()[0]!); }, 200);
     // Once a second: /metrics costs the API a little CPU each time.
     gauge = setInterval(() => void waitingNow(base).then((n) => { waitingPeak = Math.max(waitingPeak, n); }, () => undefined), 1000);
   }, warmup * 1000);
   const run = load(base, keys, clients, warmup + seconds);
   run.on("response", (_client, statusCode, _bytes, responseTime) => {
-    if (!window) return;
+    if (!opened) return;
     latencies.push(responseTime);
     statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
   });
   run.on("reqError", (error) => {
-    if (!window) return;
+    if (!opened) return;
     errors++;
     if (error.message === "request timed out") timeouts++;
   });
@@ -359,23 +361,23 @@ async function measured(
     clearInterval(sampler);
     clearInterval(gauge);
   }
-  if (!window) throw new Error("the measured window never opened");
+  if (!opened) throw new Error("the measured window never opened");
   const end = { probe: probe(), fake: cpuSeconds(p.fakePid), at: performance.now() };
   rss.push(vmRssMb(p.apiPid));
   // Charges the processor made: a 201 can also be a charge failed at once by an open circuit
   // breaker (after calls that timed out), which never reached the processor.
-  const processorOrders = (await fakeOrders(p.controlUrl)) - (await window.orders);
+  const processorOrders = (await fakeOrders(p.controlUrl)) - (await opened.orders);
   const n = Math.max(1, latencies.length);
   const perCharge = (a: number, b: number) => ((b - a) * 1000) / n;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0);
+  const at = (q: number) => Math.round(percentile(latencies, q));
   return {
-    rate: latencies.length / ((end.at - window.at) / 1000), p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1),
+    rate: latencies.length / ((end.at - opened.at) / 1000), p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1),
     requests: latencies.length,
     statuses: [...statuses].sort(([a], [b]) => a - b).map(([code, count]) => `${code}: ${count}`).join(", ") || "none",
     errors, timeouts, waitingPeak, heapMb: heapSeen, rssPeakMb: Math.max(...rss), rssEndMb: rss.at(-1)!, processorOrders,
-    apiCpuMs: perCharge(window.probe.server, end.probe.server), dbCpuMs: perCharge(window.probe.db, end.probe.db),
-    fakeCpuMs: perCharge(window.fake, end.fake),
+    apiCpuMs: perCharge(opened.probe.server, end.probe.server), dbCpuMs: perCharge(opened.probe.db, end.probe.db),
+    fakeCpuMs: perCharge(opened.fake, end.fake),
     load: `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
   };
 }

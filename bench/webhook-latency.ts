@@ -26,12 +26,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { basicAuth, childEnv, freePort, nodeMain, tempDir, waitForHttp } from "../test/helpers/process.js";
+import { percentile } from "./harness.js";
 import { webhookBench } from "./webhook-bench.js";
 
 /** Prints p50/p90/p99/max of delays in milliseconds. */
 function report(delays: number[]): void {
   const sorted = [...delays].sort((a, b) => a - b);
-  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  const pct = (p: number) => percentile(sorted, p / 100);
   console.log(`commit -> receipt: p50 ${pct(50).toFixed(0)} ms, p90 ${pct(90).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
 }
 
