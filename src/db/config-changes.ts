@@ -6,7 +6,8 @@ import { withTx, type Db, type Queryable, type Tx } from "./client.js";
 // Connect account and default split) is kept in memory for a few seconds per process. A change
 // makes every process forget it all at once: the changing transaction NOTIFYs `feira_auth` (sent
 // at commit; main.ts LISTENs in API processes), and the changing process forgets directly after
-// its commit. The TTL bounds what a lost notification, or a read racing the change, can keep.
+// its commit. The TTL bounds what a lost notification can keep; a read that was under way when a
+// process forgot is answered but not kept.
 // Only what lets a request through is kept (`keep`): a refusal (an inactive merchant, a blocked
 // submerchant) is read again every time, so lifting it is seen at once by every process, even one
 // the notification has not reached yet. Imposing one is seen when the notification arrives: the
@@ -83,26 +84,58 @@ export type ConfigChanges = ReturnType<typeof createConfigChanges>;
  * Values kept for `ttlMs` per key. Only found values are kept: a miss (an unknown key, a guess)
  * always reaches the database, so misses cannot fill the map. A found value that `keep` refuses
  * is returned without being kept.
+ *
+ * Under load a read waits behind every other statement in the pool's queue, so an expiry must not
+ * send every request of a busy key there at once, nor make them wait: a kept value is read again
+ * in the background by the first request of its second half of life (the others still get it,
+ * never past its TTL), and requests that find it expired share the read under way. A read that a
+ * clear() overtook is answered to its requests but not kept: it may predate the change.
  */
 export function createTtlCache<V>(ttlMs = 5_000, maxEntries = 10_000, now = () => Date.now()) {
-  const entries = new Map<string, { value: V; until: number }>();
+  const entries = new Map<string, { value: V; until: number; refreshing: boolean }>();
+  const reads = new Map<string, Promise<V | null | undefined>>();
+  let generation = 0;
+
+  function read(key: string, load: () => Promise<V | null | undefined>, keep: (value: V) => boolean, join = true) {
+    const under = reads.get(key);
+    if (under && join) return under;
+    const started = generation;
+    const p = load().then((value) => {
+      if (started !== generation) return value;
+      if (value === null || value === undefined || !keep(value)) entries.delete(key);
+      else {
+        if (entries.size >= maxEntries && !entries.has(key)) entries.clear();
+        entries.set(key, { value, until: now() + ttlMs, refreshing: false });
+      }
+      return value;
+    }).finally(() => { if (reads.get(key) === p) reads.delete(key); });
+    reads.set(key, p);
+    return p;
+  }
+
   return {
     async get(key: string, load: () => Promise<V | null | undefined>, keep: (value: V) => boolean = () => true): Promise<V | null> {
       const hit = entries.get(key);
-      if (hit && hit.until > now()) return hit.value;
-      const value = await load();
-      if (value === null || value === undefined) {
-        entries.delete(key);
-        return null;
+      const t = now();
+      if (hit && hit.until > t) {
+        if (!hit.refreshing && hit.until - t < ttlMs / 2) {
+          hit.refreshing = true;
+          read(key, load, keep).catch(() => { hit.refreshing = false; });
+        }
+        return hit.value;
       }
-      if (!keep(value)) entries.delete(key);
-      else {
-        if (entries.size >= maxEntries) entries.clear();
-        entries.set(key, { value, until: now() + ttlMs });
+      // A read under way is shared when it finds a value to keep; a miss or a refusal is read
+      // again by each request, as without the cache.
+      const under = reads.get(key);
+      if (under) {
+        const value = await under.catch(() => undefined);
+        if (value !== null && value !== undefined && keep(value)) return value;
+        return (await read(key, load, keep, false)) ?? null;
       }
-      return value;
+      return (await read(key, load, keep)) ?? null;
     },
     clear(): void {
+      generation++;
       entries.clear();
     },
   };

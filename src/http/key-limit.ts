@@ -106,20 +106,25 @@ export function createLeasedBudget(store: LeaseStore, opts: { prefix: string; po
   }
 
   return {
-    /** Spends one token of `key`, leasing more first when this process has none left. */
+    /**
+     * Spends one token of `key`, leasing more first when this process has none left. A request
+     * is counted in the window it arrived in, even when the lease it waited for answers after
+     * that window ended: the lease's tokens were counted there.
+     */
     async take(key: string): Promise<Take> {
+      const arrived = now();
+      const window = Math.floor(arrived / durationMs);
+      const end = (window + 1) * durationMs;
+      const s = stateOf(key, window);
+      const left = () => Math.max(0, end - now());
       for (;;) {
-        const t = now();
-        const window = Math.floor(t / durationMs);
-        const end = (window + 1) * durationMs;
-        const s = stateOf(key, window);
         if (s.tokens > 0) {
           s.tokens -= 1;
-          return { allowed: true, remaining: Math.max(0, points - s.total + s.tokens), msBeforeNext: end - t };
+          return { allowed: true, remaining: Math.max(0, points - s.total + s.tokens), msBeforeNext: left() };
         }
         // Spent in every process (as far as the last lease said): refused from memory, so a
         // flood past the limit costs no round trip until the window ends.
-        if (s.total >= points) return { allowed: false, remaining: 0, msBeforeNext: end - t };
+        if (s.total >= points) return { allowed: false, remaining: 0, msBeforeNext: left() };
         // One lease at a time per key: requests that arrive meanwhile wait for it, then look again.
         if (!s.pending) {
           const size = leaseSize(s);

@@ -61,3 +61,34 @@ test("the headers' remaining count and the time to the window's end", async () =
   for (let i = 0; i < 4; i++) taken.push(await budgets[0]!.take("key"));
   assert.deepEqual(taken.map((r) => [r.allowed, r.remaining, r.msBeforeNext]), [[true, 2, 750], [true, 1, 750], [true, 0, 750], [false, 0, 750]]);
 });
+
+test("a lease that answers after its window ended serves the requests that waited for it", async () => {
+  // A database whose queue is longer than what is left of the window: before, the waiters found
+  // a new window with no token on waking, leased again, and could go round for as long as the
+  // queue stayed longer than a window.
+  let t = 50_900;
+  const clock = () => t;
+  const shared = memoryLeases(clock);
+  let leases = 0;
+  const pending: (() => void)[] = [];
+  const slow = { lease: (key: string, size: number, end: number) => {
+    leases++;
+    return new Promise<number>((resolve) => pending.push(() => void shared.lease(key, size, end).then(resolve)));
+  } };
+  const budget = createLeasedBudget(slow, { prefix: "k", points: 100, durationMs: 1000, now: clock });
+  const waiting = Array.from({ length: 5 }, () => budget.take("key"));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(pending.length, 1, "one lease for the five");
+  t = 52_300; // the answer comes more than a window later
+  pending.shift()!();
+  const taken = await Promise.all(waiting);
+  assert.deepEqual(taken.map((r) => [r.allowed, r.msBeforeNext]), Array.from({ length: 5 }, () => [true, 0]));
+  assert.equal(leases, 1, "served by the lease they waited for, none taken again");
+  // A request of the new window leases for it.
+  const next = budget.take("key");
+  await new Promise((r) => setImmediate(r));
+  assert.equal(pending.length, 1);
+  pending.shift()!();
+  assert.equal((await next).allowed, true);
+  assert.equal(leases, 2);
+});
