@@ -92,7 +92,7 @@ export type ConfigChanges = ReturnType<typeof createConfigChanges>;
  * clear() overtook is answered to its requests but not kept: it may predate the change.
  */
 export function createTtlCache<V>(ttlMs = 5_000, maxEntries = 10_000, now = () => Date.now()) {
-  const entries = new Map<string, { value: V; until: number; refreshing: boolean }>();
+  const entries = new Map<string, { value: V; until: number }>();
   const reads = new Map<string, Promise<V | null | undefined>>();
   let generation = 0;
 
@@ -105,7 +105,7 @@ export function createTtlCache<V>(ttlMs = 5_000, maxEntries = 10_000, now = () =
       if (value === null || value === undefined || !keep(value)) entries.delete(key);
       else {
         if (entries.size >= maxEntries && !entries.has(key)) entries.clear();
-        entries.set(key, { value, until: now() + ttlMs, refreshing: false });
+        entries.set(key, { value, until: now() + ttlMs });
       }
       return value;
     }).finally(() => { if (reads.get(key) === p) reads.delete(key); });
@@ -118,10 +118,8 @@ export function createTtlCache<V>(ttlMs = 5_000, maxEntries = 10_000, now = () =
       const hit = entries.get(key);
       const t = now();
       if (hit && hit.until > t) {
-        if (!hit.refreshing && hit.until - t < ttlMs / 2) {
-          hit.refreshing = true;
-          read(key, load, keep).catch(() => { hit.refreshing = false; });
-        }
+        // One read at a time; a failed one is over, so the next request tries again.
+        if (hit.until - t < ttlMs / 2 && !reads.has(key)) read(key, load, keep).catch(() => undefined);
         return hit.value;
       }
       // A read under way is shared when it finds a value to keep; a miss or a refusal is read
