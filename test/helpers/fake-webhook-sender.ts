@@ -60,10 +60,12 @@ export function startWebhookSender(opts: { retries: number; retryDelayMs: number
     entry.headers = { "content-type": "application/json", ...hook.headers() };
     try {
       const res = await fetch(hook.url, { method: "POST", headers: entry.headers, body: hook.body, signal: AbortSignal.any([AbortSignal.timeout(5000), stop.signal]) });
-      await res.arrayBuffer();
+      const answer = await res.text();
+      const ok = res.status >= 200 && res.status < 300;
       entry.status = res.status;
-      entry.error = undefined;
-      return res.status >= 200 && res.status < 300;
+      // A refusal keeps the start of what the receiver said, for a failing test to show.
+      entry.error = ok ? undefined : answer.slice(0, 300);
+      return ok;
     } catch (err) {
       entry.status = 0;
       entry.error = (err as Error).message;

@@ -101,7 +101,7 @@ test("a signed notice for an unknown payment is 200 and changes nothing", async 
   const ts = String(Date.now());
   const requestId = "req-unknown-1";
   const res = await t.app.inject({
-    method: "POST", url: "/v1/processors/mercadopago/webhooks?data.id=999999&type=payment", payload: { data: { id: "999999" } },
+    method: "POST", url: "/v1/processors/mercadopago/webhooks?data.id=999999&type=payment", payload: { data: { id: "999999" }, user_id: "4111111111111111" },
     headers: { "x-signature": `ts=${ts},v1=${mercadopago.sign("999999", requestId, ts)}`, "x-request-id": requestId },
   });
   assert.equal(res.statusCode, 200);
@@ -140,6 +140,23 @@ test("Pagar.me's unsigned notice for a paid boleto makes the charge paid; unknow
   assert.equal(unknown.statusCode, 200);
 });
 
+test("a notice whose provider ids look like a card number is read, not refused as card data", async () => {
+  const boleto = await createCharge(t, key, methodCharge({ type: "boleto" }, { customer: pixCustomer }));
+  await pagarme.flushWebhooks();
+  pagarme.setWebhookFault("drop", 2);
+  assert.equal(typeof pagarme.pay((await row(boleto.id)).pspRefId!), "object");
+  await pagarme.flushWebhooks();
+  assert.equal((await row(boleto.id)).status, "pending");
+  // 4111111111111111 passes Luhn: a provider's gateway or end-to-end id can, now and then.
+  const res = await t.app.inject({
+    method: "POST", url: "/v1/processors/pagarme/webhooks",
+    payload: { type: "charge.paid", data: { code: boleto.id, gateway_id: "4111111111111111", last_transaction: { end_to_end_id: "E4111111111111111" } } },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal((await row(boleto.id)).status, "paid");
+  assert.equal(await paidEvents(boleto.id), 1);
+});
+
 test("a live Pix through Pagar.me: its paid notice makes the charge paid, once", async () => {
   const t2 = await buildTestApp({
     live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
@@ -157,7 +174,8 @@ test("a live Pix through Pagar.me: its paid notice makes the charge paid, once",
     assert.equal(typeof pagarme.pay(c!.pspRefId!), "object");
     await pagarme.flushWebhooks();
     const after = await findCharge(t2.database.db, { merchantId: m.id, environment: "production" }, pix.id);
-    assert.equal(after?.status, "paid");
+    const sent = pagarme.webhooks.map((w) => `${w.label} ${w.status ?? "-"} x${w.attempts}${w.error ? ` ${w.error}` : ""}`);
+    assert.equal(after?.status, "paid", `the fake's notices: ${sent.join("; ")}`);
     const paid = await t2.database.db.select({ n: sql<string>`count(*)` }).from(events).where(and(eq(events.objectId, pix.id), eq(events.type, "charge.paid")));
     assert.equal(Number(paid[0]!.n), 1);
   } finally {
