@@ -24,6 +24,7 @@ export interface SentWebhook {
   attempts: number;
   /** Status of the last attempt (0 = network error). */
   status?: number;
+  /** Why the last attempt failed: the network error, or the start of the receiver's refusal. */
   error?: string;
   dropped?: boolean;
   /** Set on the second copy of a duplicated notification. */

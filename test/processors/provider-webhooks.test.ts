@@ -56,6 +56,9 @@ async function livePix() {
   await mercadopago.flushWebhooks();
   return pix;
 }
+/** What became of each notice the Pagar.me fake sent, for a failing assertion to show. */
+const pagarmeNotices = () =>
+  `the fake's notices: ${pagarme.webhooks.map((w) => `${w.label} ${w.status ?? "-"} x${w.attempts}${w.error ? ` ${w.error}` : ""}`).join("; ")}`;
 const reconcile = () => t.services.modules.charges.tasks.find((k) => k.name === "charges.reconcile-live")!.run();
 
 test("Mercado Pago pays a live Pix and notifies twice: the charge is paid once, with one ledger posting and one charge.paid", async () => {
@@ -127,8 +130,7 @@ test("Pagar.me's unsigned notice for a paid boleto makes the charge paid; unknow
   const ref = (await row(boleto.id)).pspRefId!;
   assert.equal(typeof pagarme.pay(ref), "object");
   await pagarme.flushWebhooks();
-  const sent = pagarme.webhooks.map((w) => `${w.label} ${w.status ?? "-"} x${w.attempts}${w.error ? ` ${w.error}` : ""}`);
-  assert.equal((await row(boleto.id)).status, "paid", `the fake's notices: ${sent.join("; ")}`);
+  assert.equal((await row(boleto.id)).status, "paid", pagarmeNotices());
   assert.equal(await paidEvents(boleto.id), 1);
 
   // A forged body saying "paid" for an open charge is not believed: the provider is asked.
@@ -174,8 +176,7 @@ test("a live Pix through Pagar.me: its paid notice makes the charge paid, once",
     assert.equal(typeof pagarme.pay(c!.pspRefId!), "object");
     await pagarme.flushWebhooks();
     const after = await findCharge(t2.database.db, { merchantId: m.id, environment: "production" }, pix.id);
-    const sent = pagarme.webhooks.map((w) => `${w.label} ${w.status ?? "-"} x${w.attempts}${w.error ? ` ${w.error}` : ""}`);
-    assert.equal(after?.status, "paid", `the fake's notices: ${sent.join("; ")}`);
+    assert.equal(after?.status, "paid", pagarmeNotices());
     const paid = await t2.database.db.select({ n: sql<string>`count(*)` }).from(events).where(and(eq(events.objectId, pix.id), eq(events.type, "charge.paid")));
     assert.equal(Number(paid[0]!.n), 1);
   } finally {
