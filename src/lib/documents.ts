@@ -4,7 +4,11 @@
 import { isValidCpf } from "@brazilian-utils/brazilian-utils/is-valid-cpf";
 import { isValidCnpj } from "@brazilian-utils/brazilian-utils/is-valid-cnpj";
 
-export type DocumentType = "cpf" | "cnpj" | "passport" | "rg";
+export const DOCUMENT_TYPES = ["cpf", "cnpj", "passport", "rg"] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+export const isDocumentType = (type: string | null | undefined): type is DocumentType =>
+  (DOCUMENT_TYPES as readonly (string | null | undefined)[]).includes(type);
 
 export type NormalizedDocument = { ok: true; value: string } | { ok: false; message: string };
 

@@ -71,6 +71,10 @@ export interface PendingRecord {
 export interface CustomerInput {
   name: string;
   email: string | null;
+  /**
+   * As stored, or as the request typed it (a mask included); adapters send it through
+   * documents.ts, which normalizes it and keeps what their provider takes.
+   */
   documentId: string | null;
   documentType: string | null;
   /** As the buyer wrote it (`+55 11 91234-5678`); adapters split it as their provider needs. */

@@ -1,5 +1,6 @@
 import { buildBoleto } from "../../src/lib/boleto.js";
 import { buildPixBrCode, qrCodeDataUrl } from "../../src/lib/pix.js";
+import { taxIdProblem } from "./fake-documents.js";
 import { cardBrand, luhnValid } from "./fake-provider.js";
 
 // The resources of the Mercado Pago Payments API fake: card tokens, request validation for
@@ -52,6 +53,13 @@ export function parseCardToken(body: unknown): StoredCard | MpError {
   if (!(Number.isInteger(month) && month >= 1 && month <= 12)) cause.push({ code: "325", description: "invalid parameter cardExpirationMonth" });
   if (!(Number.isInteger(year) && year >= 2000 && year <= 2099)) cause.push({ code: "326", description: "invalid parameter cardExpirationYear" });
   if (typeof holder.name !== "string" || holder.name.trim() === "") cause.push({ code: "221", description: "parameter cardholderName can not be null/empty" });
+  // The cardholder's document, when sent: a CPF or CNPJ of the Brazilian site (codes 322 and 324
+  // of Mercado Pago's "Data entry errors" table).
+  if (isObj(holder.identification)) {
+    const problem = taxIdProblem(holder.identification.type, holder.identification.number);
+    if (problem === "type") cause.push({ code: "322", description: "invalid parameter docType" });
+    if (problem === "number") cause.push({ code: "324", description: "invalid parameter docNumber" });
+  }
   if (cause.length > 0) return mpError(400, "Invalid card data", cause);
   return { number, securityCode: String(b.security_code), month, year, holder: String(holder.name), identification: isObj(holder.identification) ? holder.identification : undefined };
 }
@@ -94,6 +102,11 @@ export function parsePayment(body: unknown): PaymentInput | MpError {
   if (!kind) return mpError(400, `payment_method_id ${methodId || "(missing)"} is not supported`, [{ code: "invalid_payment_method_id", description: "payment_method_id" }]);
   const payer = isObj(b.payer) ? b.payer : {};
   if (typeof payer.email !== "string" || !/^[^@\s]+@[^@\s]+$/.test(payer.email)) return mpError(400, "payer.email must be a valid email", [{ code: "invalid_payer_email", description: "payer.email" }]);
+  const idProblem = isObj(payer.identification) ? taxIdProblem(payer.identification.type, payer.identification.number) : null;
+  // Brazil's identification types are CPF and CNPJ (GET /v1/identification_types); a wrong
+  // number, or one of the other type, is "Invalid user identification number" (cause 2067).
+  if (idProblem === "type") return mpError(400, "Invalid user identification type", [{ code: "invalid_identification_type", description: "payer.identification.type" }]);
+  if (idProblem === "number") return mpError(400, "Invalid user identification number", [{ code: 2067, description: "Invalid user identification number" }]);
   const installments = b.installments === undefined ? 1 : Number(b.installments);
   if (kind === "card" && !(Number.isInteger(installments) && installments >= 1 && installments <= 12)) return mpError(400, "Invalid installments", [{ code: "invalid_installments", description: "installments" }]);
   if (kind === "card" && (typeof b.token !== "string" || b.token === "")) return mpError(400, "token is required for card payments", [{ code: "invalid_token", description: "token" }]);

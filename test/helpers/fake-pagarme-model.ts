@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { buildBoleto } from "../../src/lib/boleto.js";
 import { buildPixBrCode } from "../../src/lib/pix.js";
+import { validCnpj, validCpf } from "./fake-documents.js";
 import { cardBrand, luhnValid, randomAlnum } from "./fake-provider.js";
 
 // The resources of the Pagar.me core API v5 fake: request validation for POST /orders, the test
@@ -73,6 +74,7 @@ export function parseOrder(body: unknown): { order: OrderInput } | { errors: Rec
   const customer = obj(b.customer);
   if (customer && !isText(customer.name)) err("customer.name", "The name field is required.");
   const payments = Array.isArray(b.payments) ? b.payments : [];
+  if (customer) checkCustomerDocument(customer, payments.map((p) => obj(p)?.payment_method), err);
   if (payments.length === 0) err("payments", "The payments field is required.");
   const itemsTotal = items.reduce((s: number, it) => s + (Number((it as Obj).amount) || 0) * (Number((it as Obj).quantity) || 0), 0);
   const parsed: PaymentInput[] = [];
@@ -120,6 +122,34 @@ export function parseOrder(body: unknown): { order: OrderInput } | { errors: Rec
   if (!customer && !isText(b.customer_id)) err("customer", "The customer or customer_id field is required.");
   if (Object.keys(errors).length > 0) return { errors };
   return { order: { code: b.code as string | undefined, items, customer, customerId: b.customer_id as string | undefined, payments: parsed, metadata: obj(b.metadata) } };
+}
+
+const DOCUMENT_TYPES = ["CPF", "CNPJ", "PASSPORT"];
+
+/**
+ * The customer's document as Pagar.me v5 takes it (docs.pagar.me/reference/criar-cliente-1, the
+ * SDK's CreateCustomerRequest): document_type CPF, CNPJ or PASSPORT; a CPF's 11 digits and a
+ * CNPJ's 14 characters with valid check digits (the alphanumeric CNPJ keeps its letters);
+ * `type` company for a CNPJ, individual otherwise. Pix and boleto are made for a named payer:
+ * they need a document, and a registered boleto a CPF or a CNPJ.
+ */
+function checkCustomerDocument(c: Obj, methods: unknown[], err: (field: string, message: string) => void): void {
+  const { document, document_type: declared, type } = c;
+  if (type !== undefined && type !== "individual" && type !== "company") err("customer.type", "The type field must be individual or company.");
+  if (declared !== undefined && !DOCUMENT_TYPES.includes(String(declared))) err("customer.document_type", "The document_type field must be CPF, CNPJ or PASSPORT.");
+  if (document === undefined || document === null || document === "") {
+    if (declared !== undefined) err("customer.document", "The document field is required with document_type.");
+    for (const m of new Set(methods)) if (m === "pix" || m === "boleto") err("customer.document", `The document field is required for ${m}.`);
+    return;
+  }
+  const text = String(document);
+  const kind = declared ?? (/^\d{11}$/.test(text) ? "CPF" : text.length === 14 ? "CNPJ" : undefined);
+  if (kind === undefined) return err("customer.document_type", "The document_type field is required for this document.");
+  if (kind === "CPF" && !validCpf(text)) err("customer.document", "The document field is not a valid CPF.");
+  if (kind === "CNPJ" && !validCnpj(text)) err("customer.document", "The document field is not a valid CNPJ.");
+  if (kind === "PASSPORT" && !/^[A-Za-z0-9]{5,20}$/.test(text)) err("customer.document", "The document field is not a valid passport number.");
+  if (type !== undefined && (type === "company") !== (kind === "CNPJ")) err("customer.type", `The type field must be ${kind === "CNPJ" ? "company" : "individual"} for a ${kind}.`);
+  if (kind === "PASSPORT" && methods.includes("boleto")) err("customer.document_type", "A boleto's payer is named by CPF or CNPJ.");
 }
 
 export const newId = (prefix: string) => `${prefix}_${randomAlnum(16)}`;

@@ -170,6 +170,35 @@ test("boleto is bolbradesco with the payer's address; barcode and digitable line
   assert.equal((await call("PUT", `/v1/payments/${res.body.id}`, { status: "cancelled" })).status, 400);
 });
 
+test("identification: CPF and CNPJ (alphanumeric included) with their check digits; any other type or a wrong number is refused", async () => {
+  const address = { zip_code: "01310100", street_name: "Av. Paulista", street_number: "1000", neighborhood: "Bela Vista", city: "São Paulo", federal_unit: "SP" };
+  const boleto = (identification: Obj) => create({ transaction_amount: 100, payment_method_id: "bolbradesco", external_reference: ref(), payer: { ...payer, address, identification } });
+  const ok = await boleto({ type: "CNPJ", number: "12ABC34501DE35" });
+  assert.equal(ok.status, 201, ok.text);
+  assert.deepEqual(ok.body.payer.identification, { type: "CNPJ", number: "12ABC34501DE35" });
+  const refusals: [string, Obj, string][] = [
+    ["CNPJ stripped of its letters", { type: "CNPJ", number: "123450135" }, "Invalid user identification number"],
+    ["alphanumeric CNPJ with a wrong check digit", { type: "CNPJ", number: "12ABC34501DE36" }, "Invalid user identification number"],
+    ["a CNPJ's characters sent as a CPF", { type: "CPF", number: "123450135" }, "Invalid user identification number"],
+    ["CPF with a wrong check digit", { type: "CPF", number: "12345678900" }, "Invalid user identification number"],
+    ["an RG", { type: "RG", number: "123456789" }, "Invalid user identification type"],
+  ];
+  for (const [what, identification, message] of refusals) {
+    const res = await boleto(identification);
+    assert.equal(res.status, 400, `${what}: ${res.text}`);
+    assert.deepEqual([res.body.message, res.body.error], [message, "bad_request"], what);
+  }
+  // A card token's cardholder document: codes 322 (type) and 324 (number) of the data entry errors.
+  for (const [identification, code] of [[{ type: "RG", number: "123456789" }, "322"], [{ type: "CNPJ", number: "123450135" }, "324"]] as const) {
+    const res = await fetch(`${f.url}/v1/card_tokens?public_key=${f.publicKey}`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ card_number: "5031433215406351", security_code: "123", expiration_month: 11, expiration_year: 2030, cardholder: { name: "APRO", identification } }),
+    });
+    assert.equal(res.status, 400);
+    assert.deepEqual(((await res.json()) as Obj).cause.map((c: Obj) => c.code), [code]);
+  }
+});
+
 test("refunds: partial leaves it approved/partially_refunded, the rest refunds it; a replayed key refunds once", async () => {
   const p = (await create(await cardPayment())).body;
   assert.equal((await call("POST", `/v1/payments/${p.id}/refunds`, { amount: 50 })).status, 400, "X-Idempotency-Key is mandatory");

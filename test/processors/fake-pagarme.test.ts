@@ -112,6 +112,36 @@ test("validation: 422 with errors keyed by field, a bad Luhn card included; Pix 
   assert.equal((await call(f, "POST", "/orders", { ...pixOrder(), customer: undefined, customer_id: "cus_nope" })).body.message, "Customer not found.");
 });
 
+test("documents: CPF, CNPJ (alphanumeric included) and passport are checked as Pagar.me takes them; Pix and boleto need one", async () => {
+  const boletoOrder = (cust: Obj) => ({ code: code(), items: [{ amount: 1000, description: "Boleto", quantity: 1 }], customer: cust, payments: [{ payment_method: "boleto", boleto: { type: "DM" } }] });
+  const company = { ...customer, type: "company", document: "12ABC34501DE35", document_type: "CNPJ" };
+  const ok = await call(f, "POST", "/orders", boletoOrder(company));
+  assert.equal(ok.status, 200, ok.text);
+  assert.deepEqual([ok.body.customer.document, ok.body.customer.document_type, ok.body.customer.type], ["12ABC34501DE35", "CNPJ", "company"]);
+  const passport = await call(f, "POST", "/orders", pixOrder(2990, { ...customer, document: "AB1234567", document_type: "PASSPORT" }));
+  assert.equal(passport.status, 200, passport.text);
+  // Each refusal names the field, as Pagar.me's 422 does.
+  const refusals: [string, Obj, string][] = [
+    ["CNPJ stripped of its letters", { ...company, document: "123450135" }, "customer.document"],
+    ["alphanumeric CNPJ with a wrong check digit", { ...company, document: "12ABC34501DE36" }, "customer.document"],
+    ["numeric CNPJ with a wrong check digit", { ...company, document: "11222333000180" }, "customer.document"],
+    ["CPF with a wrong check digit", { ...customer, document: "12345678900" }, "customer.document"],
+    ["a document type Pagar.me does not take", { ...customer, document: "123456789", document_type: "RG" }, "customer.document_type"],
+    ["a CNPJ sent as an individual", { ...company, type: "individual" }, "customer.type"],
+    ["a CPF sent as a company", { ...customer, type: "company" }, "customer.type"],
+    ["a passport on a boleto", { ...customer, document: "AB1234567", document_type: "PASSPORT" }, "customer.document_type"],
+    ["no document on a boleto", { name: "Maria Silva", email: "maria@example.com", type: "individual" }, "customer.document"],
+  ];
+  for (const [what, cust, field] of refusals) {
+    const res = await call(f, "POST", "/orders", boletoOrder(cust));
+    assert.equal(res.status, 422, `${what}: ${res.text}`);
+    assert.ok(res.body.errors[field], `${what}: ${field} in ${res.text}`);
+  }
+  const { document: _d, document_type: _t, ...anonymous } = customer;
+  assert.equal((await call(f, "POST", "/orders", pixOrder(2990, anonymous))).body.errors["customer.document"]?.length, 1, "a Pix needs a document");
+  assert.equal((await call(f, "POST", "/orders", { ...cardOrder("4000000000000010"), customer: anonymous })).status, 200, "a card order does not");
+});
+
 test("idempotency-key: a replay returns the same order; another body gets the first result (or 409); expired keys create again", async () => {
   const body = cardOrder("4000000000000010");
   const key = `create:${body.code}`;

@@ -5,7 +5,7 @@ import { inspectCard } from "../../lib/cards.js";
 import { amountToMinor } from "../../http/amounts.js";
 import { currencyExponent, type AmountLimits } from "../../lib/money.js";
 import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../processors/methods.js";
-import type { AsyncInstrument, CardInstrument, CustomerInput, PaymentMethodType, PaymentProcessor } from "../../processors/processor.js";
+import type { AsyncInstrument, CardInstrument, CustomerInput, PaymentMethodType, PaymentProcessor, PostalAddress } from "../../processors/processor.js";
 import type { PaymentMethodBody } from "./payment-methods.schemas.js";
 
 // Turns a validated POST /v1/charges body into what the processor and the ledger need, with
@@ -53,6 +53,21 @@ export function checkCustomer(c: { id?: string; name?: string; email?: string; p
   if (c.id) return;
   if (!c.name) throw invalid("customer.name is required when customer.id is not given");
   if (!c.email && !c.phone) throw invalid("customer.email or customer.phone is required when customer.id is not given");
+}
+
+/**
+ * The buyer's address as a processor reads it, from the flat `customer.address` a request sends
+ * (and a customer keeps): null unless it names the postal code, street, number, city and state.
+ */
+export function postalAddressOf(a: Record<string, unknown> | null | undefined): PostalAddress | null {
+  const text = (key: string) => (typeof a?.[key] === "string" && a[key] !== "" ? a[key] : undefined);
+  const [postalCode, street, number, city, state] = ["postalCode", "street", "number", "city", "state"].map(text);
+  if (!postalCode || !street || !number || !city || !state) return null;
+  return {
+    postalCode, street, number, city, state, country: text("country") ?? "BR",
+    ...(text("neighborhood") ? { neighborhood: text("neighborhood") } : {}),
+    ...(text("complement") ? { complement: text("complement") } : {}),
+  };
 }
 
 /** What a method's payment instructions can carry (a Pix QR code, a boleto barcode). */

@@ -10,7 +10,11 @@ const Str = (max: number, opts: object = {}) => Type.String({ maxLength: max, ..
 const DocumentRef = Type.Object({
   type: Type.Union([Type.Literal("cpf"), Type.Literal("cnpj"), Type.Literal("passport"), Type.Literal("rg")]),
   id: Type.String({ minLength: 1, maxLength: 30 }),
-}, { additionalProperties: false });
+}, {
+  additionalProperties: false,
+  description: "cpf and cnpj are checked with their check digits; an alphanumeric CNPJ keeps its letters. The processor receives the document as stored; "
+    + "one of a type it does not take (an rg) is left out of a card payment, and a boleto or Pix that needs one is a 422 naming customer.document.",
+});
 
 export const ChargeCustomer = Type.Object({
   id: Type.Optional(Str(64, { description: "An existing customer; then the other fields are ignored." })),

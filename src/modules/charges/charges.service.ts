@@ -14,7 +14,7 @@ import type { ConnectService } from "../connect/connect.service.js";
 import { computeChargeFees } from "../ledger/fees.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { checkDestination } from "../webhooks/destination.js";
-import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, type NormalizedCharge, type SavedCards } from "./charge-input.js";
+import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, postalAddressOf, type NormalizedCharge, type SavedCards } from "./charge-input.js";
 import type { SplitRule } from "../ledger/split.js";
 import { EVENT_FOR_STATUS, type ChargeEffects } from "./charge-effects.js";
 import { EXPIRY, type ChargeStatus } from "./charge-status.js";
@@ -331,8 +331,8 @@ export type ChargeService = ReturnType<typeof createChargeService>;
 /** The buyer as a processor sees it: the stored customer, or the one the request describes. */
 function processorCustomer(existing: CustomerRow | null, inline: ChargeCommand["customer"]): CustomerInput {
   return existing
-    ? { name: existing.name, email: existing.email, documentId: existing.documentId, documentType: existing.documentType, phone: existing.phone }
-    : { name: inline.name ?? "", email: inline.email ?? null, documentId: inline.document?.id ?? null, documentType: inline.document?.type ?? null, phone: inline.phone ?? null };
+    ? { name: existing.name, email: existing.email, documentId: existing.documentId, documentType: existing.documentType, phone: existing.phone, address: postalAddressOf(existing.address) }
+    : { name: inline.name ?? "", email: inline.email ?? null, documentId: inline.document?.id ?? null, documentType: inline.document?.type ?? null, phone: inline.phone ?? null, address: postalAddressOf(inline.address) };
 }
 
 

@@ -1,6 +1,8 @@
 import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
 import { boletoDueDate, toDecimal } from "../instructions.js";
+import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CardInstrument, CustomerInput, InstrumentCheck } from "../processor.js";
+import { MERCADOPAGO_DOCUMENTS } from "./documents.js";
 
 // feira's authorization -> Mercado Pago's POST /v1/card_tokens and POST /v1/payments bodies
 // (wire names). `external_reference` is feira's charge id, the reference lookups search by.
@@ -25,8 +27,9 @@ export function checkMercadoPagoInstrument(input: InstrumentCheck): string | nul
       return `paymentMethod.expiresIn must be between ${PIX_MIN_SECONDS} and ${PIX_MAX_SECONDS} seconds for a Pix through mercadopago`;
     }
   }
+  const documentIssue = documentProblem(MERCADOPAGO_DOCUMENTS, input.method, c);
+  if (documentIssue) return documentIssue;
   if (input.method === "boleto") {
-    if (!digits(c.documentId)) return "customer.document is required for a boleto through mercadopago";
     // The boleto names its payer: Mercado Pago asks for a first and a last name.
     if (c.name.trim().split(/\s+/).length < 2) return "customer.name must have a first and a last name for a boleto through mercadopago";
     const a = c.address;
@@ -42,15 +45,20 @@ export function brasiliaDateTime(instant: Date): string {
   return new Date(instant.getTime() - 3 * 3_600_000).toISOString().replace("Z", "-03:00");
 }
 
+/** `identification` of a payer or cardholder: a document Mercado Pago takes, else left out. */
+function identificationOf(c: CustomerInput | null): Record<string, unknown> {
+  const document = providerDocument(MERCADOPAGO_DOCUMENTS, c);
+  return document ? { identification: { type: document.type, number: document.number } } : {};
+}
+
 function payerOf(c: CustomerInput | null): Record<string, unknown> {
   const [first, ...rest] = (c?.name ?? "").trim().split(/\s+/);
-  const document = digits(c?.documentId);
   const a = c?.address;
   return {
     email: c?.email ?? undefined,
     ...(first ? { first_name: first } : {}),
     ...(rest.length > 0 ? { last_name: rest.join(" ") } : {}),
-    ...(document ? { identification: { type: document.length === 14 ? "CNPJ" : "CPF", number: document } } : {}),
+    ...identificationOf(c),
     ...(a ? {
       address: {
         zip_code: digits(a.postalCode), street_name: a.street, street_number: a.number,
@@ -61,16 +69,12 @@ function payerOf(c: CustomerInput | null): Record<string, unknown> {
 }
 
 export function cardTokenBody(card: CardInstrument, customer: CustomerInput | null): Record<string, unknown> {
-  const document = digits(customer?.documentId);
   return {
     card_number: card.number,
     ...(card.cvv ? { security_code: card.cvv } : {}),
     expiration_month: Number(card.expirationMonth),
     expiration_year: Number(card.expirationYear),
-    cardholder: {
-      name: card.holderName,
-      ...(document ? { identification: { type: document.length === 14 ? "CNPJ" : "CPF", number: document } } : {}),
-    },
+    cardholder: { name: card.holderName, ...identificationOf(customer) },
   };
 }
 

@@ -1,35 +1,32 @@
 import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
 import { boletoDueDate, brazilianPhone } from "../instructions.js";
+import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CustomerInput, InstrumentCheck } from "../processor.js";
+import { PAGARME_DOCUMENTS, PAGARME_PERSON_TYPE } from "./documents.js";
 
 // feira's authorization -> the body of Pagar.me's POST /orders (wire names). One order, one
 // item (the charge), one payment; `code` is feira's charge id, the reference lookups search by.
 
 const digits = (s: string | null | undefined) => (s ?? "").replace(/\D/g, "");
 
-/** Pix needs the payer's phone (Pagar.me's Pix request sends `customer.phones`). */
+/** Pix needs the payer's phone (Pagar.me's Pix request sends `customer.phones`); documents per documents.ts. */
 export function checkPagarmeInstrument(input: InstrumentCheck): string | null {
   if (input.method === "pix" && !brazilianPhone(input.customer?.phone)) {
     return "customer.phone is required for a Pix through pagarme (a Brazilian number with area code)";
   }
-  // A registered boleto names its payer by CPF or CNPJ.
-  if (input.method === "boleto" && !digits(input.customer?.documentId)) {
-    return "customer.document is required for a boleto through pagarme";
-  }
-  return null;
+  return documentProblem(PAGARME_DOCUMENTS, input.method, input.customer);
 }
 
 function customerOf(c: CustomerInput | null, chargeId: string): Record<string, unknown> {
-  const document = digits(c?.documentId);
-  const documentType = (c?.documentType ?? (document.length === 14 ? "cnpj" : "cpf")).toUpperCase();
+  const document = providerDocument(PAGARME_DOCUMENTS, c);
   const phone = brazilianPhone(c?.phone);
   const address = c?.address;
   return {
     name: c?.name || "Cliente",
     // Pagar.me wants an e-mail; a customer known only by phone gets one that names the charge.
     email: c?.email || `${chargeId}@customers.feira.invalid`,
-    type: documentType === "CNPJ" ? "company" : "individual",
-    ...(document ? { document, document_type: documentType } : {}),
+    type: PAGARME_PERSON_TYPE[document?.type ?? "CPF"],
+    ...(document ? { document: document.number, document_type: document.type } : {}),
     ...(phone ? { phones: { mobile_phone: { country_code: phone.countryCode, area_code: phone.areaCode, number: phone.number } } } : {}),
     ...(address ? { address: addressOf(address) } : {}),
   };
