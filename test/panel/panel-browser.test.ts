@@ -34,7 +34,7 @@ before(async () => {
   base = `http://127.0.0.1:${port}`;
   w = await shippingWorld({}, { publicBaseUrl: base, panelUrl: `${base}/panel`, adminApiKey: undefined });
   demo = (await w.t.services.merchants.bootstrap({ demoMerchant: true })).demo!;
-  await seedDemo(w.t.services, demo.merchantId);
+  await seedDemo(w.t.services, demo.merchantId, w.t.database.db);
   await w.t.app.listen({ port, host: "127.0.0.1" });
   files = tempDir("feira-panel-");
   browser = await chromium.launch({
