@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import pino from "pino";
 import { buildApp, createServices } from "./app.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
-import { openDatabase, type Database } from "./db/client.js";
+import { openDatabase, type Database, type Db } from "./db/client.js";
 import { lockDataDir, restrictDataDir } from "./db/lock.js";
 import { armFault } from "./lib/faults.js";
 import { createTasks } from "./jobs/tasks.js";
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     // The first-start keys are made once, here, after an API process listens (see below why).
     await firstListening;
     const services = createServices({ config, db: database.db });
-    printFirstStart(config, await firstStart(services, config, log));
+    printFirstStart(config, await firstStart(services, database.db, config, log));
     await database.close();
     log.info({ role, processes: config.webConcurrency, database: database.kind, liveRoutes: describeRoutes(config.live.routes) }, "feira started");
     return;
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     // made, so they are made (and printed) by the next start instead of being lost.
     await app.listen({ port: config.port, host: config.host });
     if (childRole) tellPrimary("listening");
-    else printFirstStart(config, await firstStart(services, config, log));
+    else printFirstStart(config, await firstStart(services, database.db, config, log));
   }
   log.info({ role, database: database.kind, liveRoutes: describeRoutes(config.live.routes) }, "feira started");
   // In a cluster, a stopping process stays reachable for a moment after readiness turns off, so
@@ -104,9 +104,9 @@ async function main(): Promise<void> {
  * First-start keys and, outside production on an empty database, the demo merchant with some
  * sandbox history for the panel (a failed seed leaves the merchant usable, and is logged).
  */
-async function firstStart(services: ReturnType<typeof createServices>, config: Config, log: { warn(o: object, msg: string): void }) {
+async function firstStart(services: ReturnType<typeof createServices>, db: Db, config: Config, log: { warn(o: object, msg: string): void }) {
   const first = await services.merchants.bootstrap({ demoMerchant: !config.production });
-  if (first.demo && !config.production && config.demoHistory) await seedDemo(services, first.demo.merchantId).catch((err: unknown) => log.warn({ err }, "demo history not seeded"));
+  if (first.demo && !config.production && config.demoHistory) await seedDemo(services, first.demo.merchantId, db).catch((err: unknown) => log.warn({ err }, "demo history not seeded"));
   return first;
 }
 

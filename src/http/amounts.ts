@@ -13,8 +13,9 @@ export interface AmountOptions {
 
 /** Currency units from a request as integer minor units, or the 422 naming the field. */
 export function amountToMinor(amount: unknown, currency: string, limits: AmountLimits, options: AmountOptions = {}): number {
-  const m = toMinor(amount, currency, { ...options, maxMinor: maxAmountMinor(limits, currency) });
-  if (!m.ok) throw new AppError(m.tooLarge ? "amount_too_large" : "validation_failed", m.message);
+  const max = maxAmountMinor(limits, currency);
+  const m = toMinor(amount, currency, { ...options, maxMinor: max });
+  if (!m.ok) throw m.tooLarge ? new AppError("amount_too_large", m.message, { max: { minor: max, currency } }) : new AppError("validation_failed", m.message);
   return m.minor;
 }
 
@@ -33,5 +34,5 @@ export function checkAmountCeiling(
     : opts.minorUnits
       ? `${field} must be at most ${max} (in minor units: ${maxText})`
       : aboveCeilingMessage(field, max, currency);
-  throw new AppError("amount_too_large", message);
+  throw new AppError("amount_too_large", message, { max: { minor: max, currency } });
 }

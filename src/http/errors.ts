@@ -30,6 +30,7 @@ const statusOf = {
   method_not_supported: 422, // no processor serves this method in this environment
   submerchant_not_active: 422, // a submerchant that is not active cannot charge live, be paid out or receive a live split
   insufficient_balance: 422, // a payout above the available balance
+  refund_exceeds_refundable: 422, // a refund above what is left of the charge to refund
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
@@ -40,6 +41,15 @@ const statusOf = {
 
 export type ErrorCode = keyof typeof statusOf;
 
+/** An amount in a refusal's figures: integer minor units and their currency. */
+export interface MoneyParam { minor: number; currency: string }
+/**
+ * The figures of a refusal (the refundable rest, the maximum amount), beside its English message,
+ * so that a client in another language (the panel) says the same in its own words and formats
+ * them its way. They are not part of the answer's body.
+ */
+export type ErrorParams = Readonly<Record<string, string | number | MoneyParam>>;
+
 /** Every code with its status, for the OpenAPI document. */
 export const ERROR_CODES: readonly (readonly [ErrorCode, number])[] = Object.entries(statusOf) as [ErrorCode, number][];
 
@@ -47,7 +57,7 @@ export class AppError extends Error {
   readonly statusCode: number;
   /** Sent as the Retry-After header (whole seconds) when the answer says "later", not "never". */
   retryAfterSeconds?: number;
-  constructor(readonly code: ErrorCode, message: string) {
+  constructor(readonly code: ErrorCode, message: string, readonly params?: ErrorParams) {
     super(message);
     this.statusCode = statusOf[code];
   }

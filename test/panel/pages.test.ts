@@ -68,7 +68,7 @@ test("charges: list, search by id and e-mail, CSV, detail with timeline, partial
   // Both refunds, newest first, with their amounts and status (GET /v1/charges/{id}/refunds).
   const refunds = (await api("GET", `/v1/charges/${ch.id}/refunds`, m.sandboxKey)).json().data as { id: string }[];
   const section = shown.body.slice(shown.body.indexOf('id="refunds-title"'));
-  const rows = [...section.matchAll(/<tr><td>(re_[0-9a-z]+)<\/td><td>([^<]+)<\/td><td><span class="badge s-(\w+)">/g)].map((r) => [r[1], r[2], r[3]]);
+  const rows = [...section.matchAll(/<tr><td[^>]*>(re_[0-9a-z]+)<\/td><td[^>]*>([^<]+)<\/td><td[^>]*><span class="badge s-(\w+)">/g)].map((r) => [r[1], r[2], r[3]]);
   assert.deepEqual(rows.map((r) => r[0]), refunds.map((r) => r.id));
   assert.deepEqual(rows.map((r) => r[2]), ["succeeded", "succeeded"]);
   assert.match(rows[1]![1]!, /50[.,]25/);

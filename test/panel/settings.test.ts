@@ -96,3 +96,32 @@ test("a cross-site or token-less post changes nothing; the split form's errors l
   assert.match(split.body, new RegExp(`id="profile-name" name="name" type="text" value="${before.name}"`));
   assert.equal(errorOf(split.body, "name"), undefined);
 });
+
+test("the default split's recipient is picked by name among this environment's submerchants, and saved as its id", async () => {
+  const register = async (key: string, tradeName: string, cnpj: string) => {
+    const res = await t.app.inject({
+      method: "POST", url: "/v1/submerchants", headers: { authorization: basic(key), "idempotency-key": `sm-${cnpj}` },
+      payload: { tradeName, legalName: `${tradeName} LTDA`, companyTaxId: cnpj, contactEmail: "fin@example.com", website: "https://example.com", productType: "physical", productDescription: "Pães", averageMonthlyRevenue: 50000, averageOrderValue: 35.5 },
+    });
+    expectStatus(res, 201);
+    return res.json().id as string;
+  };
+  const zeca = await register(m.sandboxKey, "Zeca <Doces>", "11.222.333/0001-81");
+  const aurora = await register(m.sandboxKey, "Padaria Aurora", "45.723.174/0001-10");
+  const live = await register(m.productionKey, "Loja de Produção", "06.990.590/0001-23");
+
+  const page = await c.get("/panel/settings");
+  expectStatus(page, 200);
+  const control = /<select id="split-defaultSplit-0-merchantId" name="defaultSplit\.0\.merchantId"[^>]*>(.*?)<\/select>/s.exec(page.body)?.[1];
+  assert.ok(control, "the recipient is a select");
+  const options = [...control.matchAll(/<option value="([^"]*)"[^>]*>([^<]*)<\/option>/g)].map((o) => [o[1], o[2]]);
+  assert.deepEqual(options, [["", "None"], [aurora, "Padaria Aurora (45.723.174/0001-10)"], [zeca, "Zeca &lt;Doces&gt; (11.222.333/0001-81)"]]);
+  assert.ok(!page.body.includes(live), "a production submerchant is not offered in the sandbox");
+
+  const saved = await c.post("/panel/settings/split", { "defaultSplit.0.merchantId": aurora, "defaultSplit.0.percentage": "12,5", "defaultSplit.1.merchantId": "", "defaultSplit.1.percentage": "" });
+  assert.equal(saved.statusCode, 303, saved.body);
+  const api = await t.app.inject({ url: "/v1/connect/settings", headers: { authorization: basic(m.sandboxKey) } });
+  assert.deepEqual(api.json().defaultSplit, [{ merchantId: aurora, percentage: 12.5 }]);
+  assert.match((await c.get("/panel/settings")).body, new RegExp(`<option value="${aurora}" selected>Padaria Aurora`));
+  expectStatus(await c.post("/panel/settings/split", {}), 303);
+});

@@ -54,7 +54,7 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
     app.post("/v1/charges/:id/refund", {
       schema: {
         operationId: "refundCharge", tags: ["charges"], summary: "Refund a charge",
-        description: "Refunds all that is left, or `amount` (currency units). Refunds never add up to more than was paid, even when concurrent. The last refund makes the charge refunded. "
+        description: "Refunds all that is left, or `amount` (currency units). Refunds never add up to more than was paid, even when concurrent: more than is left answers 422 `refund_exceeds_refundable`. The last refund makes the charge refunded. "
           + "201 with status succeeded, failed (the processor refused it; the amount is released) or pending (a live processor accepted it without finishing, or gave no answer to rely on: "
           + "the amount stays reserved and the refund is read again at the processor until it succeeds, with charge.refunded, or fails).",
         headers: IdempotencyHeaders, params: IdParams, body: s.RefundBody,

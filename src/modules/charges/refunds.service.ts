@@ -1,5 +1,5 @@
 import { withTx, type Db } from "../../db/client.js";
-import { AppError, invalid, notFound } from "../../http/errors.js";
+import { AppError, notFound } from "../../http/errors.js";
 import type { Environment, RequestCtx } from "../../http/context.js";
 import { faultPoint } from "../../lib/faults.js";
 import { seededId } from "../../lib/ids.js";
@@ -57,7 +57,8 @@ export function createRefundService(deps: {
     if (amount !== undefined) {
       minor = amountToMinor(amount, charge.currency, deps.amountLimits, { minUnits: 10 ** -(currencyExponent(charge.currency) ?? 0) });
     }
-    const tooMuch = () => invalid(`amount exceeds the refundable rest of ${formatMajor(rest, charge.currency)} ${charge.currency}`);
+    const tooMuch = () => new AppError("refund_exceeds_refundable", `amount exceeds the refundable rest of ${formatMajor(rest, charge.currency)} ${charge.currency}`,
+      { available: { minor: rest, currency: charge.currency } });
     if (minor > rest) throw tooMuch();
 
     const reserved = await withTx(db, async (tx) => {

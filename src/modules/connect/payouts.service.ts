@@ -122,7 +122,7 @@ export function createPayoutService(deps: PayoutDeps) {
         payoutFee: fee.payoutFee, netAmount: fee.netAmount, status: "pending" as const, pixKey: submerchant.companyTaxId,
       };
       const reserved = await deps.ledger.reservePayout(tx, { ...row, owner: merchantId });
-      if (!reserved) throw new AppError("insufficient_balance", `amount of ${amount} cents exceeds the available balance of submerchant ${merchantId}`);
+      if (!reserved) throw new AppError("insufficient_balance", `amount of ${amount} cents exceeds the available balance of submerchant ${merchantId}`, { amount: { minor: amount, currency: CURRENCY } });
       return view(await repo.insertPayout(tx, row));
     });
   }

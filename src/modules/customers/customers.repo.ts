@@ -1,4 +1,4 @@
-import { and, desc, eq, gt } from "drizzle-orm";
+import { and, desc, eq, gt, inArray } from "drizzle-orm";
 import { Statement, insertInto, selectRows } from "../../db/batch.js";
 import type { Queryable } from "../../db/client.js";
 import { inScope, inScopeOrdered, type Scope } from "../../db/scope.js";
@@ -23,6 +23,12 @@ export function customerInsert(row: typeof customers.$inferInsert): Statement {
 export async function findCustomer(q: Queryable, ctx: RequestCtx, id: string): Promise<CustomerRow | undefined> {
   const [row] = await q.select().from(customers).where(and(scope(ctx), eq(customers.id, id)));
   return row;
+}
+
+/** The customers of these ids in this scope (a page of charges' buyers), in no order. */
+export async function findCustomers(q: Queryable, ctx: Scope, ids: string[]): Promise<CustomerRow[]> {
+  if (ids.length === 0) return [];
+  return q.select().from(customers).where(and(scope(ctx), inArray(customers.id, ids)));
 }
 
 /** The oldest customer of this merchant with that e-mail or document (inline charge customers). */

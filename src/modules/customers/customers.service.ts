@@ -101,6 +101,12 @@ export function createCustomerService(deps: { db: Db }) {
     return { found, fresh };
   }
 
+  /** The customers of these ids (a page of charges' buyers), by id; an unknown id is absent. */
+  async function getMany(ctx: RequestCtx, ids: string[]) {
+    const rows = await repo.findCustomers(db, ctx, [...new Set(ids)]);
+    return new Map(rows.map((r) => [r.id, toCustomer(r)]));
+  }
+
   async function list(ctx: RequestCtx, query: PageQuery & { email?: string; documentId?: string }) {
     const page = await repo.listCustomers(db, ctx, query);
     return { data: page.data.map(toCustomer), hasMore: page.hasMore };
@@ -111,7 +117,7 @@ export function createCustomerService(deps: { db: Db }) {
     checkDocument(input.document, "customer.document.id");
   }
 
-  return { create, get, list, resolveForCharge, inlineForCharge, validateInline };
+  return { create, get, getMany, list, resolveForCharge, inlineForCharge, validateInline };
 }
 
 export type CustomerService = ReturnType<typeof createCustomerService>;

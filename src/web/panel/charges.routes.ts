@@ -103,12 +103,15 @@ ${cursorPager(p, "/panel/charges", q, page)}`;
         if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
         return /[",\n\r;]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
       };
-      const lines = [["id", "status", "amount", "amount_refunded", "currency", "payment_method", "customer_id", "net", "created_at", "paid_at"].join(",")];
+      const lines = [["id", "status", "amount", "amount_refunded", "currency", "payment_method", "customer_id", "customer_name", "customer_email", "net", "created_at", "paid_at"].join(",")];
       let cursor: string | undefined;
       for (let i = 0; !errors && !none && i < 100; i++) {
         const page = await services.charges.list(p.ctx, { ...query, startingAfter: cursor });
+        // The buyers of the page in one read: a spreadsheet of charges is read by who paid.
+        const buyers = await services.customers.getMany(p.ctx, page.data.flatMap((c) => (c.customerId ? [c.customerId] : [])));
         for (const c of page.data) {
-          lines.push([c.id, c.status, c.amount, c.amountRefunded, c.currency, c.paymentMethod.type, c.customerId, c.net, c.createdAt, c.paidAt].map(cell).join(","));
+          const buyer = c.customerId ? buyers.get(c.customerId) : undefined;
+          lines.push([c.id, c.status, c.amount, c.amountRefunded, c.currency, c.paymentMethod.type, c.customerId, buyer?.name, buyer?.email, c.net, c.createdAt, c.paidAt].map(cell).join(","));
         }
         if (!page.hasMore || page.data.length === 0) break;
         cursor = page.data[page.data.length - 1]!.id;
@@ -121,7 +124,9 @@ ${cursorPager(p, "/panel/charges", q, page)}`;
     async function timeline(p: PanelCtx, c: ChargeView): Promise<Timeline> {
       // The charge's events (charge.*, refunds included) among the first 100 since its creation.
       const page = await services.webhooks.events.list(p.ctx, { type: "charge.*", createdGte: c.createdAt, limit: 100 });
-      const events = page.data.filter((e) => e.objectId === c.id).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      // By id, not by created_at: the events of one change share its transaction's time, and
+      // their ids are a millisecond apart in the order they were recorded (charge.created first).
+      const events = page.data.filter((e) => e.objectId === c.id).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return Promise.all(events.map((e) => services.webhooks.events.get(p.ctx, e.id)));
     }
 

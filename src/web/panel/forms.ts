@@ -60,14 +60,15 @@ export function checkBody(schema: TSchema, body: unknown, t: T, patterns: Record
 /**
  * A service's refusal (4xx) as field errors: its message starts with the field it is about
  * ("companyTaxId is not a valid CNPJ", "url: ..."), which is attached to that field when the
- * form has it. The message is the API's own (English); in Portuguese a translated lead says
- * which field. 5xx errors are not caught.
+ * form has it. A refusal with a stable code in the panel's table (i18n/refusals.ts) is said in
+ * the page's language with its figures in the page's money format; any other shows the API's
+ * own (English) message after a translated lead. 5xx errors are not caught.
  */
 export function serviceErrors(err: unknown, t: T, fields: Record<string, string>): FieldErrors {
   if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
   const lead = /^([A-Za-z_][\w.]*?)(?::|\s)/.exec(err.message)?.[1] ?? "";
   const name = Object.keys(fields).find((f) => f === lead || lead.startsWith(`${f}.`));
-  const text = t("v.service", { message: err.message });
+  const text = t.refusal(err.code, err.params) ?? t("v.service", { message: err.message });
   return name ? { [name]: text } : { _form: text };
 }
 

@@ -9,7 +9,7 @@ import { DOCUMENT_KINDS, MAX_DOCUMENT_BYTES } from "../../modules/connect/connec
 import { PAGE_CSP } from "../html.js";
 import type { Flash, PanelCtx } from "./context.js";
 import { formatDate, formatMoney, formatUnits } from "./format.js";
-import { pickLang, translator, type Lang } from "./i18n/i18n.js";
+import { localeOf, pickLang, translator, type Lang } from "./i18n/i18n.js";
 import { renderLogin } from "./layout.js";
 import { text } from "./forms.js";
 import { addCookie, createSessionKeys, FLASH_COOKIE, LANG_COOKIE, LOGIN_COOKIE, readCookies, sameOrigin, SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, type SessionKeys } from "./session.js";
@@ -150,7 +150,7 @@ export function panelRoutes(deps: PanelDeps) {
       }
       const merchant = await services.merchants.getMerchant(session.merchantId);
       const lang = pickLang(req, cookies[LANG_COOKIE]);
-      const locale = lang === "pt-BR" ? "pt-BR" : "en-US";
+      const locale = localeOf(lang);
       req.panel = {
         session,
         ctx: { merchantId: session.merchantId, environment: session.environment, actor: { type: "jwt", id: session.merchantId }, requestId: String(req.id) },

@@ -6,7 +6,8 @@ import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, text } from "./forms.js";
 import { renderPage } from "./layout.js";
 import type { PanelKit } from "./panel.routes.js";
-import { csrfInput, dl, field, formErrors } from "./ui.js";
+import { formatDocument } from "./format.js";
+import { csrfInput, dl, field, formErrors, select } from "./ui.js";
 
 // Settings: the merchant's profile (name and default soft descriptor, through the same schema and
 // service as PATCH /v1/merchant; e-mail and Connect access are the operator's, shown only) and
@@ -14,6 +15,8 @@ import { csrfInput, dl, field, formErrors } from "./ui.js";
 
 const hidden = { config: { auth: "public" as const, idempotent: false }, schema: { hide: true } };
 const SPLIT_ROWS = 5;
+/** 1,000 submerchants to choose from, at most, in the form. */
+const MAX_RECIPIENT_PAGES = 10;
 
 export function settingsRoutes(kit: PanelKit) {
   const { services } = kit.deps;
@@ -35,14 +38,35 @@ ${field({ name: "softDescriptor", label: t("settings.softDescriptor"), value: va
 
   type Form = { errors?: FieldErrors; values?: Record<string, unknown> };
 
+  /**
+   * The submerchants of this environment that a share can go to, by name: a person picks a
+   * shop, not an id. Their CNPJ tells apart two of the same trade name.
+   */
+  async function recipients(p: PanelCtx): Promise<[string, string][]> {
+    const out: [string, string][] = [];
+    for (let page = 1; page <= MAX_RECIPIENT_PAGES; page++) {
+      const found = await connect.list(p.ctx, { page, size: 100 });
+      out.push(...found.data.map((s): [string, string] => [s.id, `${s.tradeName} (${formatDocument("cnpj", s.companyTaxId)})`]));
+      if (page >= found.pages) break;
+    }
+    return out.sort((a, b) => a[1].localeCompare(b[1], p.lang));
+  }
+
   /** The page, with the form that was just refused showing its values and errors. */
   async function view(p: PanelCtx, refused: { profile?: Form; split?: Form } = {}) {
     const { t } = p;
     const { errors, values } = refused.split ?? {};
     const split = p.merchant.connectEnabled ? (await connect.getSettings(p.ctx)).defaultSplit : [];
     const value = (i: number, k: "merchantId" | "percentage") => values ? values[`defaultSplit.${i}.${k}`] : split[i]?.[k];
+    const known = p.merchant.connectEnabled ? await recipients(p) : [];
+    const options = (current: unknown): [string, string][] => {
+      const id = typeof current === "string" ? current : "";
+      // A saved or typed id that is not among them (a submerchant since removed) stays as it is.
+      const stray: [string, string][] = id && !known.some(([k]) => k === id) ? [[id, id]] : [];
+      return [["", t("settings.noRecipient")], ...known, ...stray];
+    };
     const rows = Array.from({ length: SPLIT_ROWS }, (_, i) => `<fieldset><legend>${esc(t("settings.share", { n: i + 1 }))}</legend><div class="grid2">
-${field({ name: `defaultSplit.${i}.merchantId`, label: t("settings.recipient"), value: value(i, "merchantId"), errors, prefix: "split" })}
+${select({ name: `defaultSplit.${i}.merchantId`, label: t("settings.recipient"), value: value(i, "merchantId"), options: options(value(i, "merchantId")), errors, prefix: "split" })}
 ${field({ name: `defaultSplit.${i}.percentage`, label: t("settings.percentage"), value: value(i, "percentage"), errors, attrs: 'inputmode="decimal"', prefix: "split" })}</div></fieldset>`).join("");
     return `${await profileForm(p, refused.profile?.errors, refused.profile?.values)}
 ${p.merchant.connectEnabled ? `<section class="card" aria-labelledby="ds"><h2 id="ds">${esc(t("connect.defaultSplit"))}</h2><p>${esc(t("settings.splitHint"))}</p>${formErrors(p, errors)}

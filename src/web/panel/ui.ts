@@ -71,10 +71,15 @@ export function formErrors(p: PanelCtx, errors: FieldErrors | undefined): string
   return `<div class="alert error" role="alert">${general}</div>`;
 }
 
+/**
+ * Every table of the panel. Each cell carries its column's header as data-label: on a narrow
+ * screen (panel.css) a row becomes a card of label and value, so no column is squeezed until its
+ * words and amounts break across lines.
+ */
 export function table(headers: string[], rows: string[][], empty: string, caption?: string): string {
   if (rows.length === 0) return `<p class="empty">${esc(empty)}</p>`;
   return `<div class="table-wrap"><table>${caption ? `<caption>${esc(caption)}</caption>` : ""}<thead><tr>${headers.map((h) => `<th scope="col">${esc(h)}</th>`).join("")}</tr></thead>
-<tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join("")}</tr>`).join("\n")}</tbody></table></div>`;
+<tbody>${rows.map((r) => `<tr>${r.map((c, i) => `<td data-label="${esc(headers[i] ?? "")}">${c}</td>`).join("")}</tr>`).join("\n")}</tbody></table></div>`;
 }
 
 export const link = (href: string, text: string) => `<a href="${esc(href)}">${esc(text)}</a>`;

@@ -1,6 +1,9 @@
 import type { FastifyRequest } from "fastify";
+import type { ErrorParams } from "../../../http/errors.js";
+import { formatMoney } from "../format.js";
 import { en, type MessageKey } from "./en.js";
 import { ptBR } from "./pt-br.js";
+import { REFUSALS } from "./refusals.js";
 
 // Two languages: English by default, Brazilian Portuguese when the language cookie says so or,
 // without it, when Accept-Language prefers Portuguese.
@@ -10,15 +13,32 @@ const CATALOGS: Record<Lang, Record<MessageKey, string>> = { en, "pt-BR": ptBR }
 
 /** Keys made from a value (a status, a method): an unknown value shows as itself. */
 export type DynamicKey = `${"status" | "method" | "delivery" | "sub" | "sm" | "payout" | "event"}.${string}`;
-export type T = (key: MessageKey | DynamicKey, vars?: Record<string, string | number>) => string;
+type Vars = ErrorParams;
+export interface T {
+  (key: MessageKey | DynamicKey, vars?: Vars): string;
+  /** A service's refusal in this language, from its code and params; null when REFUSALS has no text for the code. */
+  refusal(code: string, params?: Vars): string | null;
+}
+
+/** The Intl locale of a panel language: the format of its money, numbers and dates. */
+export const localeOf = (lang: Lang): string => (lang === "pt-BR" ? "pt-BR" : "en-US");
 
 export function translator(lang: Lang): T {
   const catalog = CATALOGS[lang];
-  return (key, vars) => {
+  const refusals: Partial<Record<string, string>> = REFUSALS[lang];
+  const locale = localeOf(lang);
+  // An amount ({minor, currency}) is written as money in this language's format.
+  const fill = (text: string, vars?: Vars) => vars
+    ? text.replace(/\{(\w+)\}/g, (m, name: string) => {
+      const v = vars[name];
+      return v === undefined ? m : typeof v === "object" ? formatMoney(v.minor, v.currency, locale) : String(v);
+    })
+    : text;
+  const t = (key: MessageKey | DynamicKey, vars?: Vars) => {
     const known = key as MessageKey;
-    const text = catalog[known] ?? en[known] ?? key.slice(key.indexOf(".") + 1);
-    return vars ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m)) : text;
+    return fill(catalog[known] ?? en[known] ?? key.slice(key.indexOf(".") + 1), vars);
   };
+  return Object.assign(t, { refusal: (code: string, params?: Vars) => (refusals[code] === undefined ? null : fill(refusals[code], params)) });
 }
 
 export function pickLang(req: FastifyRequest, cookie: string | undefined): Lang {
