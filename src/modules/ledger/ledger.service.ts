@@ -19,8 +19,7 @@ import { splitShares, type SplitRule } from "./split.js";
 // rows, and the originator keeps the rest. Payouts move available to payout_reserved when they
 // are requested, and out of the ledger (paid_out, fee revenue) when they are approved. Refunds
 // and chargebacks take money back through reversals.ts.
-export { PLATFORM };
-export type { RefundedCharge, Reversal, ReversalStep } from "./reversals.js";
+export type { Reversal } from "./reversals.js";
 const DAY_MS = 24 * 60 * 60 * 1000;
 // Entries per rollup statement: large enough that a backlog of millions (after the migration)
 // goes at thousands per round trip, small enough that one statement's locks and its time on the
