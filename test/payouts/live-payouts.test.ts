@@ -258,6 +258,30 @@ test("rejecting a live payout returns the money to the available balance; a reje
   await assertLedgerInvariants(t);
 });
 
+test("a chargeback of the master's split charge first draws on the submerchant's pending live payout: rejected (balance_reversed, the reserve released) before the balance may go below zero; the operator's approval is then a 409", async () => {
+  const sm = await liveSubmerchant(100);
+  const shared = await createCharge(t, master.productionKey, cardCharge("4000000000000010", { amount: 200, split: [{ merchantId: sm.id, percentage: 50 }] }));
+  assert.equal(shared.status, "paid");
+  await t.services.ledger.settle({ dueBy: new Date(Date.now() + 400 * 86_400_000), environment: "production", owner: sm.id });
+  const funded = (await balanceOf(t, sm.key)).available;
+  const p = await livePayout(sm.key, sm.id, funded - 100);
+
+  const [charge] = await queryRows<{ psp_ref_id: string }>(t.database.db, sql`select psp_ref_id from charges where id = ${shared.id}`);
+  assert.equal(typeof pagarme.chargeback(charge!.psp_ref_id), "object");
+  const notice = await t.app.inject({ method: "POST", url: "/v1/processors/pagarme/webhooks", payload: { type: "charge.chargedback", data: { id: charge!.psp_ref_id } } });
+  assert.equal(notice.statusCode, 200, notice.body);
+  const [status] = await queryRows<{ status: string }>(t.database.db, sql`select status from charges where id = ${shared.id}`);
+  assert.equal(status!.status, "charged_back");
+
+  const read = (await call(t, "GET", `/v1/payout-requests/${p.id}`, sm.key)).json();
+  assert.deepEqual([read.status, read.reason], ["rejected", "balance_reversed"]);
+  // The share went back; the payout's reserve covered it, so the submerchant keeps its own sale.
+  assert.equal((await balanceOf(t, sm.key)).available, sm.available);
+  const late = await approve(p.id, e2e());
+  expectStatus(late, 409);
+  await assertLedgerInvariants(t);
+});
+
 test("a live payout and its endToEndId are seen only by its submerchant and master with production keys: other merchants, siblings and the sandbox get 404", async () => {
   const sm = await liveSubmerchant(200);
   const sibling = await liveSubmerchant(100);

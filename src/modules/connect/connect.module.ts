@@ -20,7 +20,7 @@ export interface ConnectModuleDeps {
   config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits">;
   sealer: Sealer;
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
-  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout">;
+  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "availableBalance" | "onReversal">;
   processors: ProcessorRegistry;
   configChanges: ConfigChanges;
 }
@@ -29,6 +29,9 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   const service = createConnectService(deps);
   const documents = createDocumentService({ db: deps.db, sealer: deps.sealer, connect: service });
   const payouts = createPayoutService({ ...deps, connect: service, amountLimits: deps.config.amountLimits });
+  // Every refund, chargeback or dispute that takes an owner's available balance below zero first
+  // draws on its pending payout requests, in the reversal's transaction.
+  deps.ledger.onReversal(payouts.coverReversal);
   const routes = async (app: FastifyInstance) => {
     await app.register(connectRoutes(service, documents));
     await app.register(payoutRoutes(payouts));

@@ -54,6 +54,19 @@ export async function decide(
   return row;
 }
 
+/**
+ * An owner's pending requests in one environment and currency, newest first: the order a
+ * reversal rejects them in (payouts.service.ts coverReversal).
+ */
+export async function pendingPayouts(q: Queryable, owner: { owner: string; environment: Environment; currency: string }): Promise<PayoutRow[]> {
+  return q.select().from(payoutRequests)
+    .where(and(
+      eq(payoutRequests.merchantId, owner.owner), eq(payoutRequests.environment, owner.environment),
+      eq(payoutRequests.currency, owner.currency), eq(payoutRequests.status, "pending"),
+    ))
+    .orderBy(desc(payoutRequests.createdAt), desc(payoutRequests.id));
+}
+
 export interface PayoutFilters {
   viewer: PayoutViewer;
   merchantId?: string;

@@ -20,7 +20,10 @@ export function payoutRoutes(payouts: PayoutService) {
         description:
           "With the master's key or the submerchant's own. amount is integer cents (BRL). The submerchant must be active, have its CNPJ and a payout fee " +
           "definition; payoutFee = fixed + amount x percentage / 100, rounded half-up once (200 cents + 1 % of 10000 = 300, net 9700). The amount is " +
-          "reserved from the available balance at once: requests beyond it are refused (422), even when they race. Pending until approved or rejected; " +
+          "reserved from the available balance at once: requests beyond it are refused (422), even when they race, and so is any request while the " +
+          "balance is below zero (a refund or chargeback took back more than it held; the 422 names the balance). Pending until approved or rejected; " +
+          "a refund, chargeback or dispute that takes money back from the submerchant rejects its pending requests, newest first, as far as needed " +
+          "(reason balance_reversed, payout.rejected) before its balance may go below zero; " +
           "approved payouts went by Pix to the submerchant's CNPJ (in production by the operator's own transfer, whose endToEndId the payout then shows). " +
           "One request per Idempotency-Key.",
         headers: IdempotencyHeaders, params: s.PayoutParams, body: s.CreatePayoutBody,

@@ -35,7 +35,7 @@ export const PayoutRequest = Type.Object({
   netAmount: Type.Integer({ description: "Cents sent by Pix to the submerchant's CNPJ: amount - payoutFee." }),
   processedAt: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
   createdAt: Type.String({ format: "date-time" }),
-  reason: Type.Union([Type.String(), Type.Null()], { description: "Why it was rejected, when it was." }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: "Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for)." }),
   endToEndId: Type.Union([Type.String(), Type.Null()], {
     description:
       "The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the " +

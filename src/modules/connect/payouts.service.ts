@@ -1,7 +1,7 @@
 import { formatDocument } from "../../lib/documents.js";
 import type { Static } from "typebox";
 import { scopeOf } from "../../db/scope.js";
-import { withTx, type Db } from "../../db/client.js";
+import { withTx, type Db, type Tx } from "../../db/client.js";
 import { checkAmountCeiling } from "../../http/amounts.js";
 import { AppError, invalid, notFound } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
@@ -11,7 +11,7 @@ import { endToEndIdProblem, endToEndIdTimeProblem } from "../../lib/pix-end-to-e
 import type { AmountLimits } from "../../lib/money.js";
 import type { PaymentProcessor, PayoutResult } from "../../processors/processor.js";
 import { computePayoutFee, type FeeDefinition } from "../ledger/fees.js";
-import type { LedgerService, PayoutPosting } from "../ledger/ledger.service.js";
+import type { LedgerService, PayoutPosting, Reversal } from "../ledger/ledger.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import * as connectRepo from "./connect.repo.js";
@@ -32,7 +32,7 @@ import { publicStatus, type SubmerchantStatus } from "./submerchant-status.js";
 export interface PayoutDeps {
   db: Db;
   connect: Pick<ConnectService, "requireConnect">;
-  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout">;
+  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "availableBalance">;
   merchants: Pick<MerchantService, "getFees">;
   processors: { forEnvironment(env: "sandbox" | "production"): PaymentProcessor | null };
   /** The ceiling on one payout (config.amountLimits, BRL). */
@@ -41,6 +41,8 @@ export interface PayoutDeps {
 }
 
 const CURRENCY = "BRL";
+/** Why a reversal rejected a payout request: its reserve was needed to cover the money taken back. */
+export const BALANCE_REVERSED = "balance_reversed";
 
 // What a processor without Pix-out answers a payout (the live router and both live adapters):
 // nothing was sent, and the operator's own transfer is the way (approve with its end-to-end id).
@@ -121,8 +123,8 @@ export function createPayoutService(deps: PayoutDeps) {
         id, merchantId, parentId: submerchant.parentId, environment: ctx.environment, amount, currency: CURRENCY,
         payoutFee: fee.payoutFee, netAmount: fee.netAmount, status: "pending" as const, pixKey: submerchant.companyTaxId,
       };
-      const reserved = await deps.ledger.reservePayout(tx, { ...row, owner: merchantId });
-      if (!reserved) throw new AppError("insufficient_balance", `amount of ${amount} cents exceeds the available balance of submerchant ${merchantId}`, { amount: { minor: amount, currency: CURRENCY } });
+      const { reserved, available } = await deps.ledger.reservePayout(tx, { ...row, owner: merchantId });
+      if (!reserved) throw insufficient(merchantId, amount, available);
       return view(await repo.insertPayout(tx, row));
     });
   }
@@ -159,18 +161,55 @@ export function createPayoutService(deps: PayoutDeps) {
    */
   async function decide(p: repo.PayoutRow, to: "approved" | "rejected", patch: { reason?: string | null; processorRef?: string; endToEndId?: string }) {
     return withTx(db, async (tx) => {
-      const row = await repo.decide(tx, p.id, to, {
-        processedAt: now(), reason: patch.reason ?? null, processorRef: patch.processorRef ?? null, endToEndId: patch.endToEndId ?? null,
-      });
+      const row = await decideIn(tx, p.id, to, patch);
       if (!row) throw new AppError("conflict", `Payout request ${p.id} was decided by another request`);
-      if (to === "approved") await deps.ledger.completePayout(tx, posting(row));
-      else await deps.ledger.releasePayout(tx, posting(row));
-      await recordEvent(tx, {
-        merchantId: row.merchantId, environment: row.environment, type: to === "approved" ? "payout.approved" : "payout.rejected",
-        objectId: row.id, data: eventData(row),
-      });
       return view(row);
     });
+  }
+
+  /**
+   * The one way a request leaves pending, in the caller's transaction: the status change guarded
+   * by `WHERE status = 'pending'`, its ledger move and its event; undefined (nothing written)
+   * when another transaction decided the request first.
+   */
+  async function decideIn(tx: Tx, id: string, to: "approved" | "rejected", patch: { reason?: string | null; processorRef?: string; endToEndId?: string }) {
+    const row = await repo.decide(tx, id, to, {
+      processedAt: now(), reason: patch.reason ?? null, processorRef: patch.processorRef ?? null, endToEndId: patch.endToEndId ?? null,
+    });
+    if (!row) return undefined;
+    if (to === "approved") await deps.ledger.completePayout(tx, posting(row));
+    else await deps.ledger.releasePayout(tx, posting(row));
+    await recordEvent(tx, {
+      merchantId: row.merchantId, environment: row.environment, type: to === "approved" ? "payout.approved" : "payout.rejected",
+      objectId: row.id, data: eventData(row),
+    });
+    return row;
+  }
+
+  /**
+   * A reversal's step (ledger onReversal), in the reversal's transaction after its ledger lines:
+   * an owner it left below zero has its pending requests rejected (reason balance_reversed, the
+   * reserve back to available) until the balance is zero or more or none is left. Newest first:
+   * the oldest requests are the ones the operator is likeliest to be transferring already (a live
+   * payout waits for the operator's own Pix), and, as Stripe does, the most recent ones are held
+   * back first. The submerchant's row lock (the one a payout request takes) orders this with
+   * requests being made: one made meanwhile is seen here, or sees the reversed balance. An
+   * approval racing this is settled by the guarded status change: the request is approved (and
+   * the balance stays below zero) or rejected (and the approval gets 409), never both. Owners
+   * are locked in id order, so two reversals sharing recipients cannot deadlock.
+   */
+  async function coverReversal(tx: Tx, r: Reversal): Promise<void> {
+    for (const owner of [...r.owners].sort()) {
+      const scope = { owner, environment: r.environment, currency: r.currency };
+      await connectRepo.lockSubmerchant(tx, owner);
+      if ((await deps.ledger.availableBalance(tx, scope)) >= 0) continue;
+      for (const p of await repo.pendingPayouts(tx, scope)) {
+        await decideIn(tx, p.id, "rejected", { reason: BALANCE_REVERSED });
+        // Read again rather than added up: an admin's rejection committed meanwhile released its
+        // reserve too, and a request approved meanwhile released nothing.
+        if ((await deps.ledger.availableBalance(tx, scope)) >= 0) break;
+      }
+    }
   }
 
   /**
@@ -231,6 +270,12 @@ export function createPayoutService(deps: PayoutDeps) {
     }
   }
 
+  /** A payout the available balance does not cover; a balance below zero is named as such. */
+  const insufficient = (merchantId: string, amount: number, available: number) => new AppError("insufficient_balance", available < 0
+    ? `The available balance of submerchant ${merchantId} is ${available} cents, below zero (a refund or chargeback took back more than it had): no payout can be requested until it is positive`
+    : `amount of ${amount} cents exceeds the available balance of submerchant ${merchantId} (${available} cents)`,
+    { amount: { minor: amount, currency: CURRENCY } });
+
   const usedElsewhere = (endToEndId: string, payoutId: string) =>
     new AppError("conflict", `endToEndId ${endToEndId} is already recorded on payout request ${payoutId}: one Pix transfer pays one payout`);
 
@@ -249,7 +294,7 @@ export function createPayoutService(deps: PayoutDeps) {
     return envelope(rows.map(operatorView), total, window);
   }
 
-  return { create, list, get, approve, reject, listForOperator };
+  return { create, list, get, approve, reject, listForOperator, coverReversal };
 }
 
 export type PayoutService = ReturnType<typeof createPayoutService>;

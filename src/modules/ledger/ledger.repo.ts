@@ -7,6 +7,9 @@ import type { Environment } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
 import { newId } from "../../lib/ids.js";
 
+/** The owner of the platform's accounts (every other owner is a merchant id). */
+export const PLATFORM = "platform";
+
 export interface EntryInput {
   owner: string;
   account: Account;

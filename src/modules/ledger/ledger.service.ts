@@ -6,7 +6,9 @@ import type { PageQuery } from "../../http/pagination.js";
 import { newId } from "../../lib/ids.js";
 import { splitInstallments } from "./fees.js";
 import * as repo from "./ledger.repo.js";
-import { refundShares, splitShares, type SplitRule } from "./split.js";
+import { PLATFORM } from "./ledger.repo.js";
+import { createReversals } from "./reversals.js";
+import { splitShares, type SplitRule } from "./split.js";
 
 // Double-entry ledger per owner (merchant id or the platform), environment and currency.
 // Positive amounts are credits. A paid charge credits the merchant's pending balance with the
@@ -15,8 +17,9 @@ import { refundShares, splitShares, type SplitRule } from "./split.js";
 // net from pending to available on its dates. A split (Connect) divides the net: each recipient's
 // share is credited to its own pending balance in the same transaction, with its own settlement
 // rows, and the originator keeps the rest. Payouts move available to payout_reserved when they
-// are requested, and out of the ledger (paid_out, fee revenue) when they are approved.
-export const PLATFORM = "platform";
+// are requested, and out of the ledger (paid_out, fee revenue) when they are approved. Refunds
+// and chargebacks take money back through reversals.ts.
+export type { Reversal } from "./reversals.js";
 const DAY_MS = 24 * 60 * 60 * 1000;
 // Entries per rollup statement: large enough that a backlog of millions (after the migration)
 // goes at thousands per round trip, small enough that one statement's locks and its time on the
@@ -37,19 +40,6 @@ export interface PaidCharge {
   paidAt: Date;
   /** Shares of the net for other merchants of the originator's Connect (validated before). */
   split?: readonly SplitRule[] | null;
-}
-
-/** What a refund needs to know of its charge; amount, net and split decide the recipients' part. */
-export interface RefundedCharge {
-  id: string;
-  merchantId: string;
-  environment: Environment;
-  currency: string;
-  amount?: number;
-  net?: number;
-  split?: readonly SplitRule[] | null;
-  /** Refunded so far, this refund included (it was reserved before the ledger is posted). */
-  amountRefunded?: number;
 }
 
 export interface PayoutPosting {
@@ -76,6 +66,7 @@ export function settlementDates(method: string, installments: number, paidAt: Da
 
 export function createLedgerService(deps: { db: Db }) {
   const { db } = deps;
+  const reversals = createReversals();
 
   async function postChargePaid(sink: Sink, c: PaidCharge): Promise<void> {
     const { shares, originator } = splitShares(c.net, c.split);
@@ -101,40 +92,6 @@ export function createLedgerService(deps: { db: Db }) {
   }
 
   /**
-   * A refund is taken from what the charge still has pending (latest installments first) and
-   * the rest from the available balance, which may go negative. Fees are not returned, as
-   * with Stripe and most Brazilian acquirers. With a split, each recipient gives back its share
-   * in proportion to the part of the gross refunded (split.ts refundShares) and the originator
-   * the rest, each from its own pending and then available balance.
-   */
-  async function postRefund(tx: Tx, c: RefundedCharge, amount: number, refundId: string) {
-    await postReturn(tx, c, (c.amountRefunded ?? amount) - amount, amount, { type: "refund", sourceId: refundId, description: `refund of ${c.id}` });
-  }
-
-  /**
-   * A chargeback: the payer's bank took back what was still paid (the amount less what was
-   * refunded). It is taken back exactly as a refund of that rest would be (the recipients'
-   * shares, the originator the rest, fees kept), so a partial refund and then a chargeback leave
-   * the ledger as one full refund does. Posted once per charge (ledger_tx_once_idx).
-   */
-  async function postChargeback(tx: Tx, c: RefundedCharge & { amount: number }) {
-    const refunded = c.amountRefunded ?? 0;
-    await postReturn(tx, c, refunded, c.amount - refunded, { type: "chargeback", sourceId: c.id, description: `chargeback of ${c.id}` });
-  }
-
-  /**
-   * A refund still pending when the charge was charged back, which then failed: the chargeback
-   * took back the amount less every refund reserved, this one included, but the payer's bank
-   * took this part too. It is taken back now, as the chargeback's rest, once per refund
-   * (ledger_tx_once_idx). `returnedBefore`: what refunds and the chargeback returned so far.
-   */
-  async function postChargebackRest(tx: Tx, c: RefundedCharge & { amount: number }, amount: number, refundId: string, returnedBefore: number) {
-    await postReturn(tx, c, returnedBefore, amount, {
-      type: "chargeback", sourceId: refundId, description: `chargeback of ${c.id}: the part held for refund ${refundId}, which failed`,
-    });
-  }
-
-  /**
    * A payment that arrived after feira failed its charge is the payer's, never the merchant's:
    * "received" holds it as owed back (refund_payable), "refunded" releases it when the
    * provider confirms the refund. No fee is taken. Each leg is posted once per charge.
@@ -151,46 +108,15 @@ export function createLedgerService(deps: { db: Db }) {
     });
   }
 
-  /** Takes `amount` of the gross back from the charge's owners, `before` having gone back already. */
-  async function postReturn(tx: Tx, c: RefundedCharge, before: number, amount: number, t: { type: string; sourceId: string; description: string }) {
-    const recipients = c.amount !== undefined && c.net !== undefined
-      ? refundShares({ amount: c.amount, net: c.net, split: c.split }, before, amount)
-      : [];
-    const fromRecipients = recipients.reduce((sum, r) => sum + r.amount, 0);
-    const entries: repo.EntryInput[] = [];
-    for (const part of [{ owner: c.merchantId, amount: amount - fromRecipients }, ...recipients]) {
-      entries.push(...(await takeBack(tx, c.id, part.owner, part.amount)));
-    }
-    await repo.postTransaction(tx, {
-      environment: c.environment, currency: c.currency, ...t,
-      entries: [...entries, { owner: PLATFORM, account: "processor_receivable", amount }],
-    });
-  }
-
-  /** Debits `amount` of an owner's part of a charge: its unsettled rows first, then available. */
-  async function takeBack(tx: Tx, chargeId: string, owner: string, amount: number): Promise<repo.EntryInput[]> {
-    let left = amount;
-    for (const s of await repo.openSettlements(tx, chargeId, owner)) {
-      if (left === 0) break;
-      const take = Math.min(left, s.amount);
-      await repo.setSettlementAmount(tx, s.id, s.amount - take, s.amount - take === 0 ? new Date() : null);
-      left -= take;
-    }
-    return [
-      { owner, account: "pending", amount: -(amount - left) },
-      { owner, account: "available", amount: -left },
-    ];
-  }
-
   /**
    * Reserves a payout: available -> payout_reserved, only when the available balance covers it.
    * The caller holds a lock that serializes the payouts of this owner (connect locks the
-   * submerchant's row), so two requests cannot both see the same balance; false when it does not
-   * cover the amount, and then nothing is written.
+   * submerchant's row), so two requests cannot both see the same balance. Answers the available
+   * balance it read; when that does not cover the amount nothing is written.
    */
-  async function reservePayout(tx: Tx, p: PayoutPosting): Promise<boolean> {
-    const available = await repo.accountBalance(tx, { merchantId: p.owner, environment: p.environment }, { currency: p.currency, account: "available" });
-    if (available < p.amount) return false;
+  async function reservePayout(tx: Tx, p: PayoutPosting): Promise<{ reserved: boolean; available: number }> {
+    const available = await availableBalance(tx, p);
+    if (available < p.amount) return { reserved: false, available };
     await repo.postTransaction(tx, {
       environment: p.environment, currency: p.currency, type: "payout", sourceId: p.id, description: `payout ${p.id} requested`,
       entries: [
@@ -198,7 +124,12 @@ export function createLedgerService(deps: { db: Db }) {
         { owner: p.owner, account: "payout_reserved", amount: p.amount },
       ],
     });
-    return true;
+    return { reserved: true, available };
+  }
+
+  /** An owner's available balance in one currency, as the transaction sees it now. */
+  async function availableBalance(tx: Tx, o: { owner: string; environment: Environment; currency: string }): Promise<number> {
+    return repo.accountBalance(tx, { merchantId: o.owner, environment: o.environment }, { currency: o.currency, account: "available" });
   }
 
   /** An approved payout leaves the ledger: the net was sent by Pix, the fee is revenue. */
@@ -286,7 +217,7 @@ export function createLedgerService(deps: { db: Db }) {
     };
   }
 
-  return { postChargePaid, postRefund, postChargeback, postChargebackRest, postLatePayment, reservePayout, completePayout, releasePayout, settle, rollUp, balance, transactions };
+  return { ...reversals, postChargePaid, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, settle, rollUp, balance, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;

@@ -1,0 +1,117 @@
+import type { Tx } from "../../db/client.js";
+import type { Environment } from "../../http/context.js";
+import * as repo from "./ledger.repo.js";
+import { refundShares, type SplitRule } from "./split.js";
+
+// Reversals: money a charge's owners give back (a refund, a chargeback, a dispute). Each owner
+// gives its part from what the charge still has pending for it and the rest from its available
+// balance, which may go below zero. Every reversal goes through postReturn, and postReturn hands
+// the owners whose available balance it debited to the reversal steps registered with
+// onReversal (Connect's payouts: the pending payout requests of an owner left below zero are
+// rejected to cover it), in the reversal's own transaction, so no caller can post a reversal
+// without them and a failing step rolls the reversal back with it.
+
+/** What a reversal needs to know of its charge; amount, net and split decide the recipients' part. */
+export interface RefundedCharge {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+  amount?: number;
+  net?: number;
+  split?: readonly SplitRule[] | null;
+  /** Refunded so far, this refund included (it was reserved before the ledger is posted). */
+  amountRefunded?: number;
+}
+
+/** The owners whose available balance a reversal debited, in one environment and currency. */
+export interface Reversal {
+  environment: Environment;
+  currency: string;
+  owners: string[];
+}
+
+/** A step that runs in the transaction of every reversal, after its ledger lines. */
+export type ReversalStep = (tx: Tx, reversal: Reversal) => Promise<void>;
+
+export function createReversals() {
+  const steps: ReversalStep[] = [];
+
+  /**
+   * A refund is taken from what the charge still has pending (latest installments first) and
+   * the rest from the available balance, which may go negative. Fees are not returned, as
+   * with Stripe and most Brazilian acquirers. With a split, each recipient gives back its share
+   * in proportion to the part of the gross refunded (split.ts refundShares) and the originator
+   * the rest, each from its own pending and then available balance.
+   */
+  async function postRefund(tx: Tx, c: RefundedCharge, amount: number, refundId: string) {
+    await postReturn(tx, c, (c.amountRefunded ?? amount) - amount, amount, { type: "refund", sourceId: refundId, description: `refund of ${c.id}` });
+  }
+
+  /**
+   * A chargeback: the payer's bank took back what was still paid (the amount less what was
+   * refunded). It is taken back exactly as a refund of that rest would be (the recipients'
+   * shares, the originator the rest, fees kept), so a partial refund and then a chargeback leave
+   * the ledger as one full refund does. Posted once per charge (ledger_tx_once_idx).
+   */
+  async function postChargeback(tx: Tx, c: RefundedCharge & { amount: number }) {
+    const refunded = c.amountRefunded ?? 0;
+    await postReturn(tx, c, refunded, c.amount - refunded, { type: "chargeback", sourceId: c.id, description: `chargeback of ${c.id}` });
+  }
+
+  /**
+   * A refund still pending when the charge was charged back, which then failed: the chargeback
+   * took back the amount less every refund reserved, this one included, but the payer's bank
+   * took this part too. It is taken back now, as the chargeback's rest, once per refund
+   * (ledger_tx_once_idx). `returnedBefore`: what refunds and the chargeback returned so far.
+   */
+  async function postChargebackRest(tx: Tx, c: RefundedCharge & { amount: number }, amount: number, refundId: string, returnedBefore: number) {
+    await postReturn(tx, c, returnedBefore, amount, {
+      type: "chargeback", sourceId: refundId, description: `chargeback of ${c.id}: the part held for refund ${refundId}, which failed`,
+    });
+  }
+
+  /** Takes `amount` of the gross back from the charge's owners, `before` having gone back already. */
+  async function postReturn(tx: Tx, c: RefundedCharge, before: number, amount: number, t: { type: string; sourceId: string; description: string }) {
+    const recipients = c.amount !== undefined && c.net !== undefined
+      ? refundShares({ amount: c.amount, net: c.net, split: c.split }, before, amount)
+      : [];
+    const fromRecipients = recipients.reduce((sum, r) => sum + r.amount, 0);
+    const entries: repo.EntryInput[] = [];
+    for (const part of [{ owner: c.merchantId, amount: amount - fromRecipients }, ...recipients]) {
+      entries.push(...(await takeBack(tx, c.id, part.owner, part.amount)));
+    }
+    await repo.postTransaction(tx, {
+      environment: c.environment, currency: c.currency, ...t,
+      entries: [...entries, { owner: repo.PLATFORM, account: "processor_receivable", amount }],
+    });
+    // Only an available debit can take a balance below zero: a part taken from pending was
+    // never available, so it never backed a payout request.
+    const owners = [...new Set(entries.filter((e) => e.account === "available" && e.amount < 0).map((e) => e.owner))];
+    if (owners.length === 0) return;
+    for (const step of steps) await step(tx, { environment: c.environment, currency: c.currency, owners });
+  }
+
+  /** Debits `amount` of an owner's part of a charge: its unsettled rows first, then available. */
+  async function takeBack(tx: Tx, chargeId: string, owner: string, amount: number): Promise<repo.EntryInput[]> {
+    let left = amount;
+    for (const s of await repo.openSettlements(tx, chargeId, owner)) {
+      if (left === 0) break;
+      const take = Math.min(left, s.amount);
+      await repo.setSettlementAmount(tx, s.id, s.amount - take, s.amount - take === 0 ? new Date() : null);
+      left -= take;
+    }
+    return [
+      { owner, account: "pending", amount: -(amount - left) },
+      { owner, account: "available", amount: -left },
+    ];
+  }
+
+  /** Registers a step every reversal runs in its transaction (wired once, when the app is built). */
+  function onReversal(step: ReversalStep): void {
+    steps.push(step);
+  }
+
+  return { postRefund, postChargeback, postChargebackRest, onReversal };
+}
+
