@@ -1,5 +1,6 @@
 // The load scenarios of bench/run.ts. A scenario is one kind of request against the running
 // server; adding one (e.g. POST /v1/charges by card or by Pix) is one entry in `scenarios`.
+import { accredit } from "../src/cli/trigger-payout.js";
 
 /** What a scenario knows of the server under test: its address and the printed first-start keys. */
 export interface BenchServer {
@@ -127,7 +128,10 @@ export const scenarios: Scenario[] = [
           }),
         });
         if (res.status !== 201) throw new Error(`charge-split setup: ${res.status} ${await res.text()}`);
-        splitRecipients.push(((await res.json()) as { id: string }).id);
+        const { id } = (await res.json()) as { id: string };
+        // A share goes only to an active submerchant: documents and the operator's approval.
+        await accredit({ baseUrl: s.baseUrl, apiKey: s.sandboxKey }, { baseUrl: s.baseUrl, apiKey: s.adminKey }, id);
+        splitRecipients.push(id);
       }
     },
     request: (s) => postCharge(s, { ...CARD_CHARGE, split: splitRecipients.map((merchantId, i) => ({ merchantId, percentage: 10 + i * 5 })) }),

@@ -36,6 +36,17 @@ export function needAdminKey(event: string): never {
   );
 }
 
+/**
+ * Sample KYC documents for a sandbox submerchant, then the operator's approval: a submerchant
+ * receives a payout or a share of a split only once it is active (the bench's splits use it too).
+ */
+export async function accredit(c: Connection, admin: Connection, id: string): Promise<void> {
+  const form = new FormData();
+  for (const kind of REQUIRED_DOCUMENTS) form.append(kind, SAMPLE_PDF, `${kind}.pdf`);
+  await call(c, "POST", `/v1/submerchants/${id}/document`, form);
+  await call(admin, "POST", `/v1/admin/submerchants/${id}/status`, { status: "active" });
+}
+
 async function activeSubmerchant(c: Connection, admin: Connection, out: TriggerOutput): Promise<Submerchant & { key: string }> {
   const found = await call<{ data: Submerchant[] }>(c, "GET", `/v1/submerchants?status=active&size=1&tradeName=${encodeURIComponent(CLI_SUBMERCHANT)}`)
     .catch((err: unknown) => {
@@ -51,10 +62,7 @@ async function activeSubmerchant(c: Connection, admin: Connection, out: TriggerO
       contactEmail: "cli@example.com", website: "https://seller.example.com", productType: "physical",
       productDescription: "Test seller created by feira trigger", averageMonthlyRevenue: 10000, averageOrderValue: 50,
     });
-    const form = new FormData();
-    for (const kind of REQUIRED_DOCUMENTS) form.append(kind, SAMPLE_PDF, `${kind}.pdf`);
-    await call(c, "POST", `/v1/submerchants/${sm.id}/document`, form);
-    await call(admin, "POST", `/v1/admin/submerchants/${sm.id}/status`, { status: "active" });
+    await accredit(c, admin, sm.id);
     out.created.push(`submerchant ${sm.id} (sample KYC documents, accredited by the admin)`);
   }
   const keys = await call<{ keys: { environment: string; key: string }[] }>(c, "GET", `/v1/submerchants/${sm.id}/api-keys`);

@@ -28,7 +28,7 @@ const statusOf = {
   // well-formed, but cannot be served as asked).
   currency_not_supported: 422, // an unknown currency, or one the payment method does not take
   method_not_supported: 422, // no processor serves this method in this environment
-  submerchant_not_active: 422, // a submerchant that is not active cannot charge live, be paid out or receive a live split
+  submerchant_not_active: 422, // a submerchant that is not active cannot charge live, be paid out or receive a share of a split
   insufficient_balance: 422, // a payout above the available balance
   refund_exceeds_refundable: 422, // a refund above what is left of the charge to refund
   rate_limited: 429,

@@ -4670,7 +4670,7 @@ export interface operations {
                     amount: number;
                     /** @description ISO 4217 code, e.g. BRL; stored and answered upper-case. Cards take any ISO 4217 currency; Pix, boleto, open_finance, qr_code and bank_transfer BRL only, oxxo and spei MXN, pse COP. */
                     currency: string;
-                    /** @description Either id, or name plus email or phone (matched to an earlier customer by e-mail or document). */
+                    /** @description Either id, or name plus email or phone. Without an id the buyer is the merchant's earliest customer with that e-mail (any case), or with that phone when there is no e-mail; never found by document alone (a new e-mail with a known CPF is a new customer). The charge keeps the name, e-mail, phone and document typed here (its events' `customer`). */
                     customer: {
                         address?: {
                             country: string;
@@ -10638,7 +10638,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Either id, or name plus email or phone (matched to an earlier customer by e-mail or document). */
+                    /** @description Either id, or name plus email or phone. Without an id the buyer is the merchant's earliest customer with that e-mail (any case), or with that phone when there is no e-mail; never found by document alone (a new e-mail with a known CPF is a new customer). The charge keeps the name, e-mail, phone and document typed here (its events' `customer`). */
                     customer: {
                         address?: {
                             country: string;
@@ -19897,7 +19897,7 @@ export interface operations {
                 "application/json": {
                     /** @description Day of the month renewals fall on (month and year plans; clamped to the month's last day). The start day by default. */
                     billingDay?: number;
-                    /** @description Either id, or name plus email or phone (matched to an earlier customer by e-mail or document). */
+                    /** @description Either id, or name plus email or phone. Without an id the buyer is the merchant's earliest customer with that e-mail (any case), or with that phone when there is no e-mail; never found by document alone (a new e-mail with a known CPF is a new customer). The charge keeps the name, e-mail, phone and document typed here (its events' `customer`). */
                     customer: {
                         address?: {
                             country: string;

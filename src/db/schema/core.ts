@@ -67,10 +67,12 @@ export const customers = pgTable("customers", {
   updatedAt: updatedAt(),
 }, (t) => [
   index("customers_scope_idx").on(t.merchantId, t.environment, t.id),
-  // With the id last, a charge's inline customer (the oldest with that e-mail or document) is
-  // the first entry of one range, whatever the statistics say (migration 0024). Partial, like
-  // charges_link_id_idx: the whole-scope list never takes them for its order.
+  // With the id last, a charge's inline customer (the oldest with that e-mail, else that phone)
+  // is the first entry of one range, whatever the statistics say (migrations 0024, 0025). Partial,
+  // like charges_link_id_idx: the whole-scope list never takes them for its order. The document
+  // one serves the list's documentId filter: a document alone never finds a charge's customer.
   index("customers_email_id_idx").on(t.merchantId, t.environment, t.email, t.id).where(sql`${t.email} is not null`),
+  index("customers_phone_id_idx").on(t.merchantId, t.environment, t.phone, t.id).where(sql`${t.phone} is not null`),
   index("customers_document_id_idx").on(t.merchantId, t.environment, t.documentId, t.id).where(sql`${t.documentId} is not null`),
   // The subscription list's free-text search finds the customers whose name or e-mail holds the
   // text anywhere by trigrams (pg_trgm, migration 0023) instead of reading every subscription.
@@ -94,11 +96,25 @@ export const cards = pgTable("cards", {
   createdAt: createdAt(),
 }, (t) => [index("cards_customer_idx").on(t.merchantId, t.environment, t.customerId)]);
 
+/**
+ * The buyer a charge was made for, as typed: a customer found again by its e-mail or phone keeps
+ * the name it was first saved with, while each of its charges shows the name typed for it.
+ */
+export interface ChargeBuyer {
+  name: string;
+  email: string | null;
+  phone: string | null;
+  documentType: string | null;
+  documentId: string | null;
+}
+
 export const charges = pgTable("charges", {
   id: text("id").primaryKey(),
   merchantId: text("merchant_id").notNull(),
   environment: text("environment").$type<"sandbox" | "production">().notNull(),
   customerId: text("customer_id"),
+  /** The inline customer as typed on this charge (null when the charge named a customer id). */
+  buyer: jsonb("buyer").$type<ChargeBuyer>(),
   amount: money("amount").notNull(),
   currency: text("currency").notNull(),
   status: text("status").$type<ChargeStatus>().notNull(),

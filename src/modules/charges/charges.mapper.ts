@@ -61,9 +61,11 @@ function webhookAddress(a: Record<string, unknown> | null) {
   };
 }
 
-function customerOf(c: CustomerRow | null) {
-  if (!c) return null;
-  return { id: c.id, name: c.name, email: c.email, document: c.documentId ? { id: c.documentId, type: c.documentType } : null, phone: c.phone };
+/** The charge's customer as the buyer typed it for this charge (its `buyer`), else as stored. */
+function customerOf(charge: ChargeRow, row: CustomerRow | null) {
+  if (!row) return null;
+  const c = { ...row, ...charge.buyer };
+  return { id: row.id, name: c.name, email: c.email, document: c.documentId ? { id: c.documentId, type: c.documentType } : null, phone: c.phone };
 }
 
 // Webhook payloads stay small and carry no image: the QR image and long instructions are
@@ -98,7 +100,7 @@ export function toEventData(c: ChargeRow, customer: CustomerRow | null): Record<
     net: c.net,
     amount_refunded: c.amountRefunded,
     failure_reason: failureReason(c),
-    customer: customerOf(customer),
+    customer: customerOf(c, customer),
     payment_method: c.paymentMethodType === "credit_card" ? cardView(c) : { type: c.paymentMethodType },
     merchant_id: c.merchantId,
     payment_details: eventDetails(c),
@@ -130,7 +132,7 @@ export function toLegacyData(c: ChargeRow, customer: CustomerRow | null): Record
     currency: c.currency,
     spread: c.spread,
     net: c.net,
-    customer: customerOf(customer),
+    customer: customerOf(c, customer),
     paymentMethod: c.paymentMethodType === "credit_card"
       ? { type: card.type, installments: card.installments, firstSixDigits: card.first_six_digits, lastFourDigits: card.last_four_digits, holderName: card.holder_name }
       : { type: c.paymentMethodType },

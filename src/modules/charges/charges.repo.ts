@@ -1,7 +1,7 @@
-import { and, eq, gte, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
-import { charges, refunds } from "../../db/schema.js";
+import { charges, customers, refunds } from "../../db/schema.js";
 import type { RequestCtx } from "../../http/context.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
 import { idBound, idTime } from "../../lib/ids.js";
@@ -153,15 +153,23 @@ export async function expiredPendingCharges(q: Queryable, environment: "sandbox"
     .limit(limit);
 }
 
-export async function listCharges(
-  q: Queryable, ctx: RequestCtx, query: PageQuery & { status?: ChargeStatus; paymentMethod?: string; customerId?: string; paymentLinkId?: string },
-) {
+export type ChargeListQuery = PageQuery & {
+  status?: ChargeStatus; paymentMethod?: string; customerId?: string; paymentLinkId?: string;
+  /** The charges of every customer with this e-mail (the panel's search): two may share one. */
+  customerEmail?: string;
+};
+
+export async function listCharges(q: Queryable, ctx: RequestCtx, query: ChargeListQuery) {
   const page = pageFilters(query, charges);
+  const withEmail = query.customerEmail
+    ? q.select({ id: customers.id }).from(customers).where(and(inScope(customers, ctx), eq(customers.email, query.customerEmail.trim().toLowerCase())))
+    : undefined;
   const filters = [
     scope(ctx),
     query.status ? eq(charges.status, query.status) : undefined,
     query.paymentMethod ? eq(charges.paymentMethodType, query.paymentMethod) : undefined,
     query.customerId ? eq(charges.customerId, query.customerId) : undefined,
+    withEmail ? inArray(charges.customerId, withEmail) : undefined,
     query.paymentLinkId ? eq(charges.paymentLinkId, query.paymentLinkId) : undefined,
     ...page.where,
   ];

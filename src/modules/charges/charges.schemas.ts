@@ -27,7 +27,7 @@ export const ChargeCustomer = Type.Object({
     additionalProperties: Type.Union([Type.String({ maxLength: 200 }), Type.Number()]), maxProperties: 20,
   })),
   ipAddress: Type.Optional(Type.String({ maxLength: 45, description: "The buyer's IP address (v4 or v6)." })),
-}, { additionalProperties: false, description: "Either id, or name plus email or phone (matched to an earlier customer by e-mail or document)." });
+}, { additionalProperties: false, description: "Either id, or name plus email or phone. Without an id the buyer is the merchant's earliest customer with that e-mail (any case), or with that phone when there is no e-mail; never found by document alone (a new e-mail with a known CPF is a new customer). The charge keeps the name, e-mail, phone and document typed here (its events' `customer`)." });
 
 export const Item = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 200 }),

@@ -147,14 +147,14 @@ export function createChargeService(deps: ChargeServiceDeps) {
     const slot = ctx.environment === "production" ? deps.waiting.take() : undefined;
     const [result, customer] = await Promise.all([
       slot ? slot.run(authorize) : authorize(),
-      existingCustomer ? { row: existingCustomer, write: undefined } : deps.customers.inlineForCharge(db, ctx, inline, at),
+      existingCustomer ? { row: existingCustomer, write: undefined, buyer: null } : deps.customers.inlineForCharge(db, ctx, inline, at),
     ]);
     faultPoint("charge.after-authorize");
 
     // The charge is inserted in its first status, the processor's answer, with its events, ledger
     // posting, new customer and simulator's record: one statement (charge-effects create).
     const charge = (await effects.create(db, {
-      id, merchantId: ctx.merchantId, environment: ctx.environment, customerId: customer.row.id,
+      id, merchantId: ctx.merchantId, environment: ctx.environment, customerId: customer.row.id, buyer: customer.buyer,
       amount: amountMinor, currency, paymentMethodType: method.methodType,
       paymentMethod: method.methodView, installments: method.installments, processor: result.servedBy ?? processor.name,
       spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
@@ -234,7 +234,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return row && row.paymentLinkId === paymentLinkId ? row : undefined;
   }
 
-  async function list(ctx: RequestCtx, query: PageQuery & { status?: ChargeStatus; paymentMethod?: string; customerId?: string; paymentLinkId?: string }) {
+  async function list(ctx: RequestCtx, query: repo.ChargeListQuery) {
     const page = await repo.listCharges(db, ctx, query);
     return { data: page.data.map(toChargeResponse), hasMore: page.hasMore };
   }

@@ -3,6 +3,7 @@ import { AppError, invalid } from "../../http/errors.js";
 import type { RequestCtx } from "../../http/context.js";
 import type { SplitRule } from "../ledger/split.js";
 import { findAccounts, type ConnectAccount } from "./connect.repo.js";
+import { publicStatus } from "./submerchant-status.js";
 
 export type { SplitRule };
 
@@ -45,9 +46,12 @@ export async function checkSplitRules(
     if (!recipient || elsewhere || rootOf(recipient) !== root) {
       throw invalid(`${field}.${i}.merchantId ${rule.merchantId} is not part of this merchant's Connect`);
     }
-    // Live money goes only to accredited submerchants; the sandbox lets pending ones be tested.
-    if (ctx.environment === "production" && recipient.parentId && recipient.status !== "active") {
-      throw new AppError("submerchant_not_active", `${field}.${i}.merchantId ${rule.merchantId} is not an active submerchant`);
+    // A submerchant may transact only once its KYC is approved (the spec): a pending, pre-approved,
+    // rejected or blocked one receives no share, in the sandbox as in production, so that a split
+    // tried in the sandbox is refused exactly as it would be live.
+    if (recipient.parentId && recipient.status !== "active") {
+      const status = publicStatus(recipient.status ?? "pending");
+      throw new AppError("submerchant_not_active", `${field}.${i}.merchantId ${rule.merchantId} is not an active submerchant (${status}); a share goes only to a submerchant whose KYC is approved`);
     }
   }
 }

@@ -31,8 +31,16 @@ export async function findCustomers(q: Queryable, ctx: Scope, ids: string[]): Pr
   return q.select().from(customers).where(and(scope(ctx), inArray(customers.id, ids)));
 }
 
-/** The oldest customer of this merchant with that e-mail or document (inline charge customers). */
-export async function findCustomerByContact(q: Queryable, ctx: Scope, c: { email?: string; documentId?: string }) {
+/**
+ * How an inline customer is found again: by e-mail (stored lower case, so the match is
+ * case-insensitive), or by phone when the buyer gave no e-mail. Never by document: two buyers
+ * who typed one CPF are two customers unless they share an e-mail (a parent paying with a
+ * child's CPF, a CPF typed wrong), and a match on it would file one under the other.
+ */
+export type BuyerContact = { email?: string | null; phone?: string | null };
+
+/** The oldest customer of this merchant with that contact (inline charge customers). */
+export async function findCustomerByContact(q: Queryable, ctx: Scope, c: BuyerContact) {
   const lookup = contactLookup(ctx, c);
   if (!lookup) return undefined;
   const [row] = await selectRows(q, customers, lookup);
@@ -41,23 +49,16 @@ export async function findCustomerByContact(q: Queryable, ctx: Scope, c: { email
 
 /**
  * The statement of findCustomerByContact, on every charge with an inline customer: written as
- * text (db/batch.ts). Each contact's oldest is the first entry of its index range (migration
- * 0024), read apart: an OR of the two would be filtered and sorted, or read through the scope
- * index in id order.
+ * text (db/batch.ts). The oldest is the first entry of one index range (migrations 0024 and
+ * 0025), whatever the statistics say.
  */
-export function contactLookup(ctx: Scope, c: { email?: string; documentId?: string }): Statement | undefined {
-  const match: [string, string][] = [];
-  if (c.email) match.push(["email", c.email]);
-  if (c.documentId) match.push(["document_id", c.documentId]);
-  if (match.length === 0) return undefined;
+export function contactLookup(ctx: Scope, c: BuyerContact): Statement | undefined {
+  const [column, value] = c.email ? ["email", c.email] : c.phone ? ["phone", c.phone] : [];
+  if (!column) return undefined;
   return new Statement(
-    `customer by ${match.map(([column]) => column).join(" ")}`,
-    (p) => {
-      const oldest = match.map(([column], k) =>
-        `select * from customers where merchant_id = ${p(0)} and environment = ${p(1)} and ${column} = ${p(2 + k)} order by id limit 1`);
-      return oldest.length === 1 ? oldest[0]! : `select * from (${oldest.map((b) => `(${b})`).join(" union all ")}) c order by id limit 1`;
-    },
-    [ctx.merchantId, ctx.environment, ...match.map(([, value]) => value)],
+    `customer by ${column}`,
+    (p) => `select * from customers where merchant_id = ${p(0)} and environment = ${p(1)} and ${column} = ${p(2)} order by id limit 1`,
+    [ctx.merchantId, ctx.environment, value],
   );
 }
 

@@ -5,6 +5,7 @@ import type { RequestCtx } from "../../http/context.js";
 import type { PageQuery } from "../../http/pagination.js";
 import { normalizeDocument } from "../../lib/documents.js";
 import { newId } from "../../lib/ids.js";
+import type { ChargeBuyer } from "../../db/schema.js";
 import * as repo from "./customers.repo.js";
 
 export type { CustomerRow } from "./customers.repo.js";
@@ -33,6 +34,12 @@ export function toCustomer(row: repo.CustomerRow) {
   };
 }
 
+/**
+ * A phone as its digits, with the leading + when typed: "+55 (11) 91234-5678" and
+ * "+5511912345678" are one buyer's phone, found again by it (contactLookup).
+ */
+const canonicalPhone = (raw: string) => `${raw.trim().startsWith("+") ? "+" : ""}${raw.replace(/\D/g, "")}`;
+
 /** Checks and canonicalizes a document (CPF/CNPJ digits); `field` names it in the error. */
 function checkDocument(doc: CustomerInput["document"], field: string) {
   if (!doc) return undefined;
@@ -52,7 +59,7 @@ export function createCustomerService(deps: { db: Db }) {
       environment: ctx.environment,
       name: input.name.trim(),
       email: input.email?.trim().toLowerCase() ?? null,
-      phone: input.phone ?? null,
+      phone: input.phone ? canonicalPhone(input.phone) : null,
       documentType: document?.type ?? null,
       documentId: document?.id ?? null,
       address: input.address ?? null,
@@ -71,7 +78,7 @@ export function createCustomerService(deps: { db: Db }) {
 
   /**
    * The customer of a charge: an existing id (404 when it is not this merchant's), or the
-   * inline data, matched to an earlier customer by e-mail or document before creating one.
+   * inline data, matched to an earlier customer by e-mail, else phone, before creating one.
    */
   async function resolveForCharge(tx: Queryable, ctx: RequestCtx, input: { id?: string } & Partial<CustomerInput>) {
     if (input.id) {
@@ -84,20 +91,23 @@ export function createCustomerService(deps: { db: Db }) {
   }
 
   /**
-   * A charge's inline customer: the earlier one with that e-mail or document, or a new one whose
+   * A charge's inline customer: the earlier one with that e-mail (else phone), or a new one whose
    * INSERT (`write`) the charge path commits in the charge's own statement, so that a customer
-   * is created only with a charge that names it, and without a commit of its own.
+   * is created only with a charge that names it, and without a commit of its own. `buyer` is the
+   * customer as typed on this charge, which the charge keeps: an earlier customer found by its
+   * e-mail keeps the name it was first saved with, and this charge shows the name typed now.
    */
-  async function inlineForCharge(q: Queryable, ctx: RequestCtx, input: Partial<CustomerInput>, at: Date): Promise<{ row: CustomerRow; write?: Statement }> {
+  async function inlineForCharge(q: Queryable, ctx: RequestCtx, input: Partial<CustomerInput>, at: Date): Promise<{ row: CustomerRow; write?: Statement; buyer: ChargeBuyer }> {
     const { found, fresh } = await matchInline(q, ctx, input);
-    if (found) return { row: found };
+    const buyer = { name: fresh.name, email: fresh.email, phone: fresh.phone, documentType: fresh.documentType, documentId: fresh.documentId };
+    if (found) return { row: found, buyer };
     const row = { ...fresh, createdAt: at, updatedAt: at };
-    return { row, write: repo.customerInsert(row) };
+    return { row, write: repo.customerInsert(row), buyer };
   }
 
   async function matchInline(q: Queryable, ctx: RequestCtx, input: Partial<CustomerInput>) {
     const fresh = rowFor(ctx, { name: input.name ?? "", ...input }, "customer.document.id");
-    const found = await repo.findCustomerByContact(q, ctx, { email: fresh.email ?? undefined, documentId: fresh.documentId ?? undefined });
+    const found = await repo.findCustomerByContact(q, ctx, fresh);
     return { found, fresh };
   }
 

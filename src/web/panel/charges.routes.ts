@@ -51,20 +51,18 @@ function listQuery(q: Query, customerId: string | undefined, limit: number) {
 export function chargeRoutes(kit: PanelKit) {
   const { services } = kit.deps;
 
-  /** Resolves the search box: an e-mail finds the customer whose charges are listed. */
-  async function resolve(p: PanelCtx, q: Query, limit: number): Promise<{ query: ReturnType<typeof listQuery>; errors: FieldErrors | null; none: boolean }> {
-    let customerId = q.customerId;
-    let none = false;
+  /**
+   * Resolves the search box: an e-mail lists the charges of every customer with it (customers
+   * created through POST /v1/customers may share one), not only the first one's.
+   */
+  async function resolve(p: PanelCtx, q: Query, limit: number) {
     const search = q.q?.trim();
-    if (search?.includes("@")) {
-      const found = await services.customers.list(p.ctx, { email: search, limit: 1 });
-      customerId = found.data[0]?.id;
-      none = !customerId;
-    }
-    const query = listQuery(q, customerId, limit);
-    const errors = checkBody(ListChargesQuery, query, p.t);
-    const renamed = errors ? Object.fromEntries(Object.entries(errors).map(([k, v]) => [k === "createdGte" ? "from" : k === "createdLte" ? "to" : k, v])) : null;
-    return { query, errors: renamed, none };
+    const customerEmail = search?.includes("@") ? search : undefined;
+    const none = customerEmail ? (await services.customers.list(p.ctx, { email: customerEmail, limit: 1 })).data.length === 0 : false;
+    const filters = listQuery(q, q.customerId, limit);
+    const errors = checkBody(ListChargesQuery, filters, p.t);
+    const renamed: FieldErrors | null = errors ? Object.fromEntries(Object.entries(errors).map(([k, v]) => [k === "createdGte" ? "from" : k === "createdLte" ? "to" : k, v])) : null;
+    return { query: { ...filters, customerEmail }, errors: renamed, none };
   }
 
   return async (app: FastifyInstance) => {
@@ -131,8 +129,11 @@ ${cursorPager(p, "/panel/charges", q, page)}`;
     }
 
     async function detail(p: PanelCtx, id: string, errors?: FieldErrors, values?: Record<string, unknown>) {
-      const charge = toChargeResponse(await services.charges.get(p.ctx, id));
-      const customer = charge.customerId ? toCustomer(await services.customers.get(p.ctx, charge.customerId)) : null;
+      const row = await services.charges.get(p.ctx, id);
+      const charge = toChargeResponse(row);
+      // The customer as the buyer typed it for this charge: a customer found again by e-mail
+      // keeps its first name, the charge shows the one typed for it.
+      const customer = charge.customerId ? toCustomer({ ...(await services.customers.get(p.ctx, charge.customerId)), ...row.buyer }) : null;
       const body = renderChargeDetail(p, charge, customer, await timeline(p, charge), await services.refunds.list(p.ctx, id), errors, values);
       return renderPage(p, { title: `${p.t("charges.charge")} ${charge.id}`, area: "charges", body, path: `/panel/charges/${id}` });
     }
