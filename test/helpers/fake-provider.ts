@@ -1,4 +1,5 @@
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { IdempotencyStore } from "./fake-idempotency.js";
 import { startWebhookSender, type OutgoingWebhook, type SentWebhook, type WebhookFault, type WebhookSender } from "./fake-webhook-sender.js";
@@ -86,6 +87,8 @@ export interface CoreOptions {
    * out of ephemeral ports at a thousand calls a second). Off by default: see write().
    */
   keepAlive?: boolean;
+  /** Serve the API over HTTPS and refuse, in the handshake, a client without a certificate signed by `ca` (Efí's mutual TLS). */
+  tls?: { key: string; cert: string; ca: string };
 }
 
 export interface FakeCore {
@@ -259,7 +262,9 @@ export async function startFakeCore(opts: CoreOptions): Promise<FakeCore> {
   const listener = (controlOnly: boolean) => (req: http.IncomingMessage, res: http.ServerResponse) => {
     handle(req, res, controlOnly).catch((err: Error) => write(res, { status: 500, body: opts.errorBody(500, err.message) }));
   };
-  const api = http.createServer(listener(false));
+  const api = opts.tls
+    ? https.createServer({ ...opts.tls, requestCert: true, rejectUnauthorized: true }, listener(false))
+    : http.createServer(listener(false));
   const ctl = http.createServer(listener(true));
   await new Promise<void>((r) => api.listen(opts.port ?? 0, "127.0.0.1", r));
   await new Promise<void>((r) => ctl.listen(opts.controlPort ?? 0, "127.0.0.1", r));
@@ -274,7 +279,7 @@ export async function startFakeCore(opts: CoreOptions): Promise<FakeCore> {
   const listenAgain = () => new Promise<void>((r, reject) => { api.once("error", reject); api.listen(apiPort, "127.0.0.1", () => { api.off("error", reject); r(); }); });
 
   const core: FakeCore = {
-    origin: `http://127.0.0.1:${apiPort}`,
+    origin: `${opts.tls ? "https" : "http"}://127.0.0.1:${apiPort}`,
     controlUrl: `http://127.0.0.1:${(ctl.address() as AddressInfo).port}`,
     requests,
     webhooks,
@@ -318,7 +323,7 @@ export async function startFakeCore(opts: CoreOptions): Promise<FakeCore> {
       clearTimeout(refuseTimer);
       for (const res of hanging) res.destroy();
       await webhooks.close();
-      const shut = (s: http.Server) => new Promise<void>((r) => { if (!s.listening) return r(); s.closeAllConnections(); s.close(() => r()); });
+      const shut = (s: http.Server | https.Server) => new Promise<void>((r) => { if (!s.listening) return r(); s.closeAllConnections(); s.close(() => r()); });
       await Promise.all([shut(api), shut(ctl)]);
     },
   };
