@@ -195,7 +195,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   registerErrorDocs(app); // after registerAuth: it reads each route's auth mode
   registerRateLimits(app, rateLimits); // after registerAuth: its hook needs req.ctx
   registerIdempotency(app, db, { hashKey: `idempotency:${config.encryptionKey}`, sealer: services.sealer, leaseMs: config.idempotencyLeaseMs });
-  registerOps(app, db, {
+  registerOps(app, db, config, {
     waitingCharges: services.charges.waitingOnProcessor, waitingNotices: services.modules.charges.notices.waiting, processors: services.processors,
   });
   // The live adapters' keep-alive connections to the providers close with the app.
