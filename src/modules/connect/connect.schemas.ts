@@ -130,6 +130,8 @@ export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 export const REQUIRED_DOCUMENTS: readonly DocumentKind[] = ["cnpj_card", "social_contract", "responsible_document_front", "selfie_with_document"];
 
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+/** One upload, from the API or the panel: each kind at most once. */
+export const DOCUMENT_UPLOAD_LIMITS = { fileSize: MAX_DOCUMENT_BYTES, files: DOCUMENT_KINDS.length };
 
 const binary = (description: string) => Type.String({ format: "binary", description });
 export const UploadDocumentsBody = Type.Object({

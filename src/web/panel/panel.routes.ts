@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
-import fastifyMultipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../../app.js";
 import type { Config } from "../../config.js";
 import { AppError, errorBody } from "../../http/errors.js";
 import type { LoginThrottle } from "../../http/rate-limit.js";
-import { DOCUMENT_KINDS, MAX_DOCUMENT_BYTES } from "../../modules/connect/connect.schemas.js";
+import { multipartUploads } from "../../http/multipart.js";
+import { DOCUMENT_UPLOAD_LIMITS } from "../../modules/connect/connect.schemas.js";
 import { PAGE_CSP } from "../html.js";
 import type { Flash, PanelCtx } from "./context.js";
 import { formatDate, formatMoney, formatUnits } from "./format.js";
@@ -57,6 +57,7 @@ export function safeBack(value: unknown, fallback = "/panel"): string {
 
 export function panelRoutes(deps: PanelDeps) {
   const { services, config } = deps;
+  const uploads = multipartUploads(DOCUMENT_UPLOAD_LIMITS);
   const keys = createSessionKeys(config.jwtSecret, config.publicBaseUrl.startsWith("https:"));
   const css = asset("panel.css");
   const js = asset("panel.js");
@@ -111,9 +112,16 @@ export function panelRoutes(deps: PanelDeps) {
       }
       done(null, out);
     });
-    await app.register(fastifyMultipart, {
-      attachFieldsToBody: "keyValues",
-      limits: { fileSize: MAX_DOCUMENT_BYTES, files: DOCUMENT_KINDS.length, fields: 10, parts: 20, fieldNameSize: 100, headerPairs: 100 },
+    // Read before the session and CSRF checks, which need the form's _csrf field; a broken
+    // body is the 4xx of the shared reader, never a 500.
+    await uploads.register(app);
+    app.addHook("preValidation", async (req) => {
+      if (!req.isMultipart()) return;
+      const form: Record<string, string | Buffer> = {};
+      await uploads.read(req, async (part) => {
+        form[part.fieldname] = part.type === "file" ? await part.toBuffer() : String(part.value);
+      });
+      req.body = form;
     });
 
     // A browser asking for / wants the panel; an API client keeps the JSON 404.
