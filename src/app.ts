@@ -214,6 +214,6 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(modules.shipping.routes);
   await app.register(services.paymentLinks.routes);
   await app.register(processorAdminRoutes(services.processors));
-  await app.register(panelRoutes({ services, config, loginThrottle: rateLimits.login }));
+  await app.register(panelRoutes({ services, config, db, loginThrottle: rateLimits.login }));
   return app;
 }
