@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     const env = childEnv({
       PORT: String(port), DATABASE_URL: scratch.url, NODE_ENV: "production", LOG_LEVEL: "warn", ADMIN_API_KEY: adminKey,
       JWT_SECRET: randomBytes(48).toString("base64"), ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-      PAYMENT_PROCESSOR: "pagarme", PAGARME_API_URL: f.url, PAGARME_SECRET_KEY: f.secretKey,
+      PAYMENT_PROCESSOR: "pagarme", PAGARME_API_URL: f.url, PAGARME_SECRET_KEY: f.secretKey, METRICS_TOKEN,
     });
     // The flags of `npm run api` (docs/deploy.md's command line), then BENCH_NODE_ARGS.
     const launch = apiScriptLaunch();
@@ -259,9 +259,11 @@ let heapSeen = { used: 0, total: 0, external: 0 };
 // One kept connection for these reads, opened before any load: with 1,024 clients connecting, a
 // new connection can wait seconds in the listen backlog, and the reading would come too late.
 const metricsAgent = new Agent({ connections: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
+// NODE_ENV=production: /metrics answers only with this token (docs/deploy.md).
+const METRICS_TOKEN = randomBytes(24).toString("hex");
 
 async function waitingNow(base: string, agent = metricsAgent): Promise<number> {
-  const text = await (await request(`${base}/metrics`, { dispatcher: agent })).body.text();
+  const text = await (await request(`${base}/metrics`, { dispatcher: agent, headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body.text();
   const mb = (name: string) => Number(new RegExp(`^feira_${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1] ?? 0) / 1024 / 1024;
   heapSeen = {
     used: Math.max(heapSeen.used, mb("nodejs_heap_size_used_bytes")), total: Math.max(heapSeen.total, mb("nodejs_heap_size_total_bytes")),

@@ -195,7 +195,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   registerErrorDocs(app); // after registerAuth: it reads each route's auth mode
   registerRateLimits(app, rateLimits); // after registerAuth: its hook needs req.ctx
   registerIdempotency(app, db, { hashKey: `idempotency:${config.encryptionKey}`, sealer: services.sealer, leaseMs: config.idempotencyLeaseMs });
-  registerOps(app, db, {
+  registerOps(app, db, config, {
     waitingCharges: services.charges.waitingOnProcessor, waitingNotices: services.modules.charges.notices.waiting, processors: services.processors,
   });
   // The live adapters' keep-alive connections to the providers close with the app.
@@ -214,6 +214,6 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(modules.shipping.routes);
   await app.register(services.paymentLinks.routes);
   await app.register(processorAdminRoutes(services.processors));
-  await app.register(panelRoutes({ services, config, loginThrottle: rateLimits.login }));
+  await app.register(panelRoutes({ services, config, db, loginThrottle: rateLimits.login }));
   return app;
 }

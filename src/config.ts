@@ -82,6 +82,11 @@ export interface Config {
    * worker delivers at most this / t events per second.
    */
   webhookConcurrency: number;
+  /**
+   * METRICS_TOKEN: with NODE_ENV=production, GET /metrics answers only with
+   * `Authorization: Bearer <it>` (404 when it is unset: the scrape is off). Ignored in local mode.
+   */
+  metricsToken: string | undefined;
 }
 
 /**
@@ -212,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     problems.push("ENCRYPTION_KEY must be 32 bytes encoded in base64 (openssl rand -base64 32)");
   }
   if (env.JWT_SECRET && env.JWT_SECRET.length < 32) problems.push("JWT_SECRET must be at least 32 characters");
+  if (env.METRICS_TOKEN && env.METRICS_TOKEN.length < 24) problems.push("METRICS_TOKEN must be at least 24 characters");
   if (env.ADMIN_API_KEY && env.ADMIN_API_KEY.length < 24) problems.push("ADMIN_API_KEY must be at least 24 characters");
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -251,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     amountLimits,
     faultPoint: production ? undefined : env.FEIRA_FAULT || undefined,
     webhookConcurrency,
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }
 

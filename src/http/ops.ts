@@ -1,8 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { Config } from "../config.js";
 import { queryRows, sql, type Db } from "../db/client.js";
+import { safeEqual, sha256Hex } from "../lib/crypto.js";
 import type { ProcessorRegistry } from "../processors/registry.js";
+import { errorBody } from "./errors.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -16,9 +19,14 @@ declare module "fastify" {
 }
 
 // /health answers 200 once the database answers (503 once the process is draining); /metrics
-// is Prometheus text. Both are public and hidden from the API document, as they describe the
-// process, not the API.
-export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharges(): number; waitingNotices(): number; processors?: Pick<ProcessorRegistry, "breakers"> }): void {
+// is Prometheus text. Both are hidden from the API document, as they describe the process, not
+// the API. /health is public; /metrics is public in local mode only: in production it shows
+// what the process is doing (charges waiting, processors failing, late refunds) and needs
+// METRICS_TOKEN (docs/deploy.md).
+export function registerOps(
+  app: FastifyInstance, db: Db, config: Pick<Config, "production" | "metricsToken">,
+  gauges: { waitingCharges(): number; waitingNotices(): number; processors?: Pick<ProcessorRegistry, "breakers"> },
+): void {
   let draining = false;
   app.decorate("startDraining", () => { draining = true; });
   app.addHook("onSend", async (_req, reply) => {
@@ -76,9 +84,32 @@ export function registerOps(app: FastifyInstance, db: Db, gauges: { waitingCharg
     }
   });
 
-  app.get("/metrics", { config: { auth: "public" }, schema: { hide: true } }, async (_req, reply) => {
+  const allowed = metricsAccess(config);
+  app.get("/metrics", { config: { auth: "public" }, schema: { hide: true } }, async (req, reply) => {
+    const access = allowed(req.headers.authorization);
+    if (access === "off") return reply.code(404).send(errorBody(404, "Route GET /metrics not found", "not_found"));
+    if (access === "refused") {
+      return reply.code(401).header("www-authenticate", 'Bearer realm="metrics"')
+        .send(errorBody(401, "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>", "unauthorized"));
+    }
     return reply.type(registry.contentType).send(await registry.metrics());
   });
+}
+
+/**
+ * Who may read /metrics: anyone in local mode; in production only a caller with METRICS_TOKEN
+ * ("off", a 404, when it is unset, so an operator who never chose a token exposes nothing).
+ * The token is compared in constant time (as digests, so its length does not show either).
+ */
+function metricsAccess(config: Pick<Config, "production" | "metricsToken">): (authorization: string | undefined) => "open" | "refused" | "off" {
+  if (!config.production) return () => "open";
+  const token = config.metricsToken;
+  if (!token) return () => "off";
+  const digest = sha256Hex(token);
+  return (authorization) => {
+    const given = /^Bearer (.+)$/i.exec(authorization ?? "")?.[1]?.trim();
+    return given !== undefined && safeEqual(sha256Hex(given), digest) ? "open" : "refused";
+  };
 }
 
 /**

@@ -1,38 +1,27 @@
-import { isIPv6 } from "node:net";
 import { lt } from "drizzle-orm";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from "fastify";
-import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterDrizzle, RateLimiterMemory } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { rateLimits } from "../db/schema.js";
 import type { ConfigChanges } from "../db/config-changes.js";
-import { sha256Hex } from "../lib/crypto.js";
 import type { RequestCtx } from "./context.js";
-import { AppError } from "./errors.js";
+import { clientAddressKey } from "./client-address.js";
+import { createLockout, createLoginThrottle, retryAfterSeconds, tooManyRequests, type Limiter, type LimiterOptions, type Lockout, type LockoutPolicy, type LoginThrottle } from "./lockout.js";
 import { createLeasedBudget, memoryLeases, postgresLeases, type LeaseStore, type Take } from "./key-limit.js";
 
 // Three limits: requests per API key (leased tokens, key-limit.ts), and, counted by
-// rate-limiter-flexible, failed logins per account and per client address and failed
-// authentications per client address. On PostgreSQL the counters live in the rate_limits table,
-// so every API process shares them; the embedded database has one process, whose memory is the
-// store.
+// rate-limiter-flexible (the lockouts of lockout.ts), failed logins (per account from one
+// address, per account from all of them, per address) and failed authentications per client
+// address. On PostgreSQL the counters live in the rate_limits table, so every API process shares
+// them; the embedded database has one process, whose memory is the store.
 
-/** Failures allowed, then a lockout that doubles with each further failure. */
-export interface LockoutPolicy {
-  /** The failure that reaches this count locks for firstLockSeconds; the ones before it are free. */
-  lockAfter: number;
-  firstLockSeconds: number;
-  maxLockSeconds: number;
-  /** Failures are counted over this window, fixed from the first one. */
-  windowSeconds: number;
-  /**
-   * PostgreSQL, failed authentication only: how long a process keeps having read "no lock" for
-   * an address before reading it again (default 5; see knownLocks).
-   */
-  rememberSeconds?: number;
-}
+export type { LockoutPolicy, LoginThrottle } from "./lockout.js";
 
 export interface RateLimitPolicies {
+  /** One account from one address: where guessing is stopped. */
+  loginPair: LockoutPolicy;
+  /** One account from every address together: a distributed guesser is slowed. */
   loginAccount: LockoutPolicy;
   loginAddress: LockoutPolicy;
   failedAuthAddress: LockoutPolicy;
@@ -40,9 +29,15 @@ export interface RateLimitPolicies {
 
 const HOUR = 3600;
 export const DEFAULT_RATE_LIMIT_POLICIES: RateLimitPolicies = {
-  // The 5th failure in a row locks for 1 s, then 2 s, 4 s ... 15 min: about 110 guesses a day
-  // against one account.
-  loginAccount: { lockAfter: 5, firstLockSeconds: 1, maxLockSeconds: 15 * 60, windowSeconds: 24 * HOUR },
+  // From one address, the 5th failure in a row locks that address out of that account for 1 s,
+  // then 2 s, 4 s ... 15 min: about 110 guesses a day. Only that pair: the owner signing in from
+  // an address that has not been failing is not refused (OWASP's advice against lockouts that
+  // let anyone lock a merchant out).
+  loginPair: { lockAfter: 5, firstLockSeconds: 1, maxLockSeconds: 15 * 60, windowSeconds: 24 * HOUR },
+  // From all addresses together, a guesser with many addresses meets this one: from the 20th
+  // failure a day, 1 s doubling up to 5 min (about 300 guesses a day against one account). Its
+  // lock refuses everyone, the owner too, but for minutes at most, with Retry-After saying how long.
+  loginAccount: { lockAfter: 20, firstLockSeconds: 1, maxLockSeconds: 5 * 60, windowSeconds: 24 * HOUR },
   // An office behind one NAT shares an address: a larger daily budget, spread over accounts
   // (about 135 guesses a day).
   loginAddress: { lockAfter: 100, firstLockSeconds: 1, maxLockSeconds: HOUR, windowSeconds: 24 * HOUR },
@@ -56,14 +51,6 @@ export interface AuthFailureGuard {
   /** Throws a 429 (with Retry-After) while the address is locked out. */
   check(ip: string, reply: FastifyReply): Promise<void>;
   recordFailure(ip: string, reply: FastifyReply): Promise<void>;
-}
-
-export interface LoginThrottle {
-  /**
-   * Runs `checkPassword` unless the account or the address is locked out (then 429, and the
-   * password is never looked at). An `unauthorized` error from it counts as a failure.
-   */
-  attempt<T>(who: { email: string; ip: string }, reply: FastifyReply, checkPassword: () => Promise<T>): Promise<T>;
 }
 
 /** The per-key limit: a token of the second's budget, else of the burst's. */
@@ -80,40 +67,8 @@ export interface RateLimits {
   sweepExpired: (() => Promise<unknown>) | undefined;
 }
 
-type Limiter = RateLimiterMemory | RateLimiterDrizzle;
-interface LimiterOptions {
-  keyPrefix: string;
-  points: number;
-  duration: number;
-}
-
 const BURST_MULTIPLIER = 2;
 const BURST_WINDOW_SECONDS = 5;
-
-const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-
-/** A 429 with Retry-After (whole seconds, at least 1). */
-export function tooManyRequests(reply: FastifyReply, ms: number, message: string): AppError {
-  reply.header("retry-after", String(retryAfterSeconds(ms)));
-  return new AppError("rate_limited", message);
-}
-
-/**
- * The address a limit is keyed by. An IPv6 client usually holds a whole /64, so that is the
- * unit; an IPv4-mapped address is its IPv4 address.
- */
-export function clientAddressKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  const bare = ip.split("%")[0]!;
-  if (!isIPv6(bare)) return ip;
-  const [head = "", tail] = bare.split("::");
-  const groups = (part: string | undefined) => (part ? part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])) : []);
-  const left = groups(head);
-  const right = groups(tail);
-  const all = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `${all.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
-}
 
 export function createRateLimits(deps: { config: Config; db: Db; policies?: Partial<RateLimitPolicies>; configChanges?: ConfigChanges }): RateLimits {
   const { config } = deps;
@@ -157,8 +112,11 @@ export function createRateLimits(deps: { config: Config; db: Db; policies?: Part
     },
   };
 
+  // A success clears its pair's count only: the owner signing in must not hand a distributed
+  // guesser a fresh account budget, nor an address a fresh one.
   const login = createLoginThrottle(
-    createLockout(make, "login_acct", policies.loginAccount, { clearOnSuccess: true }),
+    createLockout(make, "login_pair", policies.loginPair, { clearOnSuccess: true }),
+    createLockout(make, "login_acct", policies.loginAccount, { clearOnSuccess: false }),
     createLockout(make, "login_ip", policies.loginAddress, { clearOnSuccess: false }),
   );
   const sweepExpired = shared
@@ -224,118 +182,6 @@ function knownLocks(lockout: Lockout, changes: ConfigChanges | undefined, ttlMs:
       remember(key, until, until);
     },
   };
-}
-
-/** What one login attempt holds: kept if the password was wrong, released otherwise. */
-interface Reservation {
-  succeeded(): Promise<void>;
-  abandoned(): Promise<void>;
-}
-
-type Lockout = ReturnType<typeof createLockout>;
-
-/**
- * A failure counter and a lock (the "gate") per key. The n-th failure, from `lockAfter` on, closes
- * the gate for firstLockSeconds * 2^(n - lockAfter), up to maxLockSeconds.
- */
-function createLockout(make: (o: LimiterOptions) => Limiter, name: string, policy: LockoutPolicy, opts = { clearOnSuccess: false }) {
-  const failures = make({ keyPrefix: `${name}_fail`, points: policy.lockAfter, duration: policy.windowSeconds });
-  const gate = make({ keyPrefix: `${name}_lock`, points: 1, duration: policy.maxLockSeconds });
-  const lockSeconds = (n: number) =>
-    n < policy.lockAfter ? 0 : Math.min(policy.firstLockSeconds * 2 ** (n - policy.lockAfter), policy.maxLockSeconds);
-
-  return {
-    /** Milliseconds the key must still wait; 0 when it may try. */
-    async lockedFor(key: string): Promise<number> {
-      const res = await gate.get(key);
-      return res && res.consumedPoints > 0 ? Math.max(res.msBeforeNext, 0) : 0;
-    },
-
-    /**
-     * Counts a failure that has happened (failed authentication: cheap, checked after the fact).
-     * Returns the seconds of the lock it earned, 0 for none.
-     */
-    async recordFailure(key: string): Promise<number> {
-      const seconds = lockSeconds((await failures.penalty(key)).consumedPoints);
-      if (seconds > 0) await gate.block(key, seconds);
-      return seconds;
-    },
-
-    /**
-     * Counts the attempt as a failure before the password is checked, and, from the lockAfter-th
-     * on, takes the gate with the lock this attempt earns if it fails. Taking the gate is
-     * one atomic upsert: of many attempts sent at once, one runs and the others get the wait
-     * in milliseconds, so parallel guesses gain nothing.
-     */
-    async reserve(key: string): Promise<Reservation | number> {
-      const seconds = lockSeconds((await failures.penalty(key)).consumedPoints);
-      if (seconds > 0) {
-        try {
-          await gate.consume(key, 1, { customDuration: seconds });
-        } catch (err) {
-          await failures.reward(key);
-          if (err instanceof RateLimiterRes) return Math.max(err.msBeforeNext, 1);
-          throw err;
-        }
-      }
-      const undo = async () => {
-        await failures.reward(key);
-        if (seconds > 0) await gate.delete(key);
-      };
-      return {
-        succeeded: opts.clearOnSuccess ? async () => { await Promise.all([failures.delete(key), gate.delete(key)]); } : undo,
-        abandoned: undo,
-      };
-    },
-  };
-}
-
-/**
- * Login fails closed: when the counters cannot be read or written it answers 503 rather than
- * check a password without counting. They live in the database that holds the password hashes,
- * so an outage that breaks them almost always breaks login anyway; keys keep working.
- */
-function createLoginThrottle(account: Lockout, address: Lockout): LoginThrottle {
-  const unavailable = (log: FastifyBaseLogger, err: unknown) => {
-    log.error({ err }, "login rate-limit store failed; login refused");
-    return new AppError("unavailable", "Login is temporarily unavailable; retry later");
-  };
-  const locked = (reply: FastifyReply, ms: number) => tooManyRequests(reply, ms, "Too many failed login attempts; retry later");
-
-  async function attempt<T>(who: { email: string; ip: string }, reply: FastifyReply, checkPassword: () => Promise<T>): Promise<T> {
-    // The e-mail is hashed: the counters table needs no personal data to tell accounts apart.
-    const keys: [Lockout, string][] = [
-      [account, sha256Hex(who.email.trim().toLowerCase())],
-      [address, clientAddressKey(who.ip)],
-    ];
-    const held: Reservation[] = [];
-    const undo = () => Promise.all(held.map((r) => r.abandoned())).catch((err: unknown) => reply.log.warn({ err }, "login counter not released"));
-    try {
-      // A locked key is refused before anything is counted, so waiting never extends a lock.
-      const waitMs = Math.max(...(await Promise.all(keys.map(([l, k]) => l.lockedFor(k)))));
-      if (waitMs > 0) throw locked(reply, waitMs);
-      for (const [lockout, key] of keys) {
-        const r = await lockout.reserve(key);
-        if (typeof r === "number") throw locked(reply, r);
-        held.push(r);
-      }
-    } catch (err) {
-      await undo();
-      throw err instanceof AppError ? err : unavailable(reply.log, err);
-    }
-
-    let result: T;
-    try {
-      result = await checkPassword();
-    } catch (err) {
-      // A wrong password keeps its reservations: that is the counted failure.
-      if (!(err instanceof AppError && err.code === "unauthorized")) await undo();
-      throw err;
-    }
-    await Promise.all(held.map((r) => r.succeeded())).catch((err: unknown) => reply.log.warn({ err }, "login counter not cleared"));
-    return result;
-  }
-  return { attempt };
 }
 
 /** The per-key limit and its headers, after authentication; and the expired-counter sweep. */

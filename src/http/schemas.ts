@@ -100,6 +100,21 @@ export function ListOf<T extends TSchema>(item: T, example?: { data: unknown[]; 
   }, example ? { examples: [example] } : {});
 }
 
+// Every URL a merchant stores (a webhook endpoint, a postback, a payment link's successUrl, a
+// submerchant's website, a tracking link) is shown back in the panel and in API answers, and some
+// are handed to a buyer's browser: only http(s) is a URL here, so `javascript:` or `data:` can never
+// be stored, whatever their case or the blanks before them. The check is on the text as given (a
+// browser drops leading blanks and tabs inside the scheme before it reads it, so neither may pass
+// here): the scheme, "://", a host, and no blank or control character anywhere. Where feira sends
+// to the URL, src/lib/url-guard.ts also judges its host.
+export const HTTP_URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#\\u0000-\\u001f\\u007f]+[^\\s\\u0000-\\u001f\\u007f]*$";
+export const HTTP_URL_MESSAGE = "must be an absolute http(s) URL";
+
+/** A URL a merchant stores: http or https only, at most 2,048 characters (422 naming the field). */
+export function MerchantUrl(options: { description?: string } = {}) {
+  return Type.String({ minLength: 1, maxLength: 2048, pattern: HTTP_URL_PATTERN, "x-pattern-message": HTTP_URL_MESSAGE, ...options });
+}
+
 export type MetadataValue = string | number | boolean | null;
 
 // Stripe's limits: at most 50 keys of 1 to 40 characters, flat values (a string of at most 500

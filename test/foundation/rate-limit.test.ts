@@ -14,7 +14,8 @@ import { freshDatabase } from "../helpers/db.js";
 
 const PER_KEY = 3;
 const SMALL: RateLimitPolicies = {
-  loginAccount: { lockAfter: 3, firstLockSeconds: 1, maxLockSeconds: 8, windowSeconds: 3600 },
+  loginPair: { lockAfter: 3, firstLockSeconds: 1, maxLockSeconds: 8, windowSeconds: 3600 },
+  loginAccount: { lockAfter: 10, firstLockSeconds: 1, maxLockSeconds: 8, windowSeconds: 3600 },
   loginAddress: { lockAfter: 6, firstLockSeconds: 1, maxLockSeconds: 8, windowSeconds: 3600 },
   failedAuthAddress: { lockAfter: 4, firstLockSeconds: 1, maxLockSeconds: 8, windowSeconds: 3600 },
 };
@@ -149,14 +150,14 @@ test("the OpenAPI document lists 429 on routes with credentials and on login", a
   assert.deepEqual(Object.keys(doc.paths["/health"].get.responses).sort(), ["200", "408", "422", "431", "503"]);
 });
 
-test("login: the lockout grows, is per account, and clears on success", async () => {
+test("login: the lockout grows, is per account and address, and clears on success", async () => {
   const m = await seedMerchant(limited);
   const ip = newAddress();
   const wrong = { email: m.email, password: "wrong password" };
-  for (let i = 0; i < SMALL.loginAccount.lockAfter; i++) expectStatus(await login(limited, wrong, ip), 401);
+  for (let i = 0; i < SMALL.loginPair.lockAfter; i++) expectStatus(await login(limited, wrong, ip), 401);
   assert.equal(assert429(await login(limited, wrong, ip), /login/), 1);
-  // Per account, whatever the address and however the e-mail is spelled.
-  assert429(await login(limited, { ...wrong, email: m.email.toUpperCase() }, newAddress()), /login/);
+  // Per account from that address, however the e-mail is spelled.
+  assert429(await login(limited, { ...wrong, email: m.email.toUpperCase() }, ip), /login/);
   // Another account from the same address is not locked.
   expectStatus(await login(limited, { email: "someone-else@example.com", password: "x" }, ip), 401);
 
@@ -175,7 +176,7 @@ test("login: the lockout grows, is per account, and clears on success", async ()
   });
   expectStatus(ok, 200);
   const elsewhere = newAddress(); // this address has used most of its own budget
-  for (let i = 0; i < SMALL.loginAccount.lockAfter - 1; i++) expectStatus(await login(limited, wrong, elsewhere), 401);
+  for (let i = 0; i < SMALL.loginPair.lockAfter - 1; i++) expectStatus(await login(limited, wrong, elsewhere), 401);
 });
 
 test("login: a locked account is refused without checking the password", async () => {
@@ -189,10 +190,10 @@ test("login: a locked account is refused without checking the password", async (
     return original(...args);
   };
   try {
-    for (let i = 0; i < SMALL.loginAccount.lockAfter; i++) expectStatus(await login(limited, { email: m.email, password: "nope" }, ip), 401);
-    assert.equal(checked, SMALL.loginAccount.lockAfter);
+    for (let i = 0; i < SMALL.loginPair.lockAfter; i++) expectStatus(await login(limited, { email: m.email, password: "nope" }, ip), 401);
+    assert.equal(checked, SMALL.loginPair.lockAfter);
     for (const password of ["nope", m.password]) assert429(await login(limited, { email: m.email, password }, ip), /login/);
-    assert.equal(checked, SMALL.loginAccount.lockAfter, "no password was checked while locked");
+    assert.equal(checked, SMALL.loginPair.lockAfter, "no password was checked while locked");
   } finally {
     service.login = original;
   }
@@ -204,7 +205,7 @@ test("login: guesses sent all at once are not checked past the lockout", async (
   const responses = await Promise.all(Array.from({ length: 20 }, () => login(limited, { email: m.email, password: "nope" }, ip)));
   const checked = responses.filter((r) => r.statusCode === 401).length;
   assert.ok(responses.every((r) => r.statusCode === 401 || r.statusCode === 429), responses.map((r) => r.statusCode).join());
-  assert.ok(checked <= SMALL.loginAccount.lockAfter, `${checked} passwords checked`);
+  assert.ok(checked <= SMALL.loginPair.lockAfter, `${checked} passwords checked`);
 });
 
 test("login: an address is locked out after failures across accounts, separately from the accounts", async () => {
@@ -297,7 +298,8 @@ test("an IPv6 client is counted by its /64", async () => {
 
 test("PostgreSQL: two API processes share the counters", { skip: !onPostgres && "the embedded database has one process" }, async () => {
   const shared: Partial<RateLimitPolicies> = {
-    loginAccount: { lockAfter: 2, firstLockSeconds: 60, maxLockSeconds: 60, windowSeconds: 3600 },
+    loginPair: { lockAfter: 2, firstLockSeconds: 60, maxLockSeconds: 60, windowSeconds: 3600 },
+    loginAccount: { lockAfter: 3, firstLockSeconds: 60, maxLockSeconds: 60, windowSeconds: 3600 },
     failedAuthAddress: { lockAfter: 2, firstLockSeconds: 60, maxLockSeconds: 60, windowSeconds: 3600 },
   };
   const [a, b] = [await startApp({ rateLimitPerKey: PER_KEY }, shared), await startApp({ rateLimitPerKey: PER_KEY }, shared)];
@@ -309,10 +311,13 @@ test("PostgreSQL: two API processes share the counters", { skip: !onPostgres && 
   const most = mostPassed(started, Date.now());
   assert.ok(passed <= most, `passed ${passed}, at most ${most} (one budget per process would allow ${2 * most})`);
 
-  // A login lockout earned on one process holds on the other.
+  // A login lockout earned on one process holds on the other: the account from that address,
+  // then, with one failure more from elsewhere, the account from everywhere.
   const ip = newAddress();
   for (let i = 0; i < 2; i++) expectStatus(await login(a, { email: m.email, password: "wrong" }, ip), 401);
-  assert429(await login(b, { email: m.email, password: m.password }, newAddress()), /login/);
+  assert429(await login(b, { email: m.email, password: m.password }, ip), /login/);
+  expectStatus(await login(b, { email: m.email, password: "wrong" }, newAddress()), 401);
+  assert429(await login(a, { email: m.email, password: m.password }, newAddress()), /login/);
 
   // So does an address lockout for failed authentication.
   const scanner = newAddress();

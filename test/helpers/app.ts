@@ -39,6 +39,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     amountLimits: DEFAULT_AMOUNT_LIMITS,
     faultPoint: undefined,
     webhookConcurrency: 128,
+    metricsToken: undefined,
     ...overrides,
   };
 }

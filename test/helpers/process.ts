@@ -34,7 +34,7 @@ export function childEnv(env: Record<string, string | undefined>): NodeJS.Proces
   const out: NodeJS.ProcessEnv = { ...process.env };
   for (const name of [
     "PORT", "HOST", "DATA_DIR", "DATABASE_URL", "DATABASE_POOL_MODE", "DATABASE_DIRECT_URL", "ADMIN_API_KEY", "JWT_SECRET", "ENCRYPTION_KEY",
-    "PUBLIC_BASE_URL", "PANEL_URL", "NODE_ENV", "LOG_LEVEL", "WEBHOOK_RETRY_SCALE", "NODE_TEST_CONTEXT",
+    "PUBLIC_BASE_URL", "PANEL_URL", "NODE_ENV", "LOG_LEVEL", "WEBHOOK_RETRY_SCALE", "NODE_TEST_CONTEXT", "METRICS_TOKEN",
   ]) delete out[name];
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
   return out;

@@ -91,6 +91,7 @@ export function configEnv(config: Config): { env: Record<string, string> } | { r
   if (config.productionProcessor) env.PAYMENT_PROCESSOR = config.productionProcessor;
   Object.assign(env, liveEnv(config));
   if (config.production) env.NODE_ENV = "production";
+  if (config.metricsToken) env.METRICS_TOKEN = config.metricsToken;
   return { env };
 }
 

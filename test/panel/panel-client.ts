@@ -16,7 +16,8 @@ export function csrfOf(html: string): string {
   return /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
 }
 
-export function panelClient(t: TestApp, origin = "http://localhost:3000"): PanelClient {
+/** `remoteAddress`: the client address the requests come from (the login lockouts count it). */
+export function panelClient(t: TestApp, origin = "http://localhost:3000", remoteAddress?: string): PanelClient {
   const cookies = new Map<string, string>();
   const remember = (res: LightMyRequestResponse) => {
     const raw = res.headers["set-cookie"];
@@ -40,13 +41,13 @@ export function panelClient(t: TestApp, origin = "http://localhost:3000"): Panel
     cookies,
     csrf: "",
     async get(url, headers = {}) {
-      return remember(await t.app.inject({ method: "GET", url, headers: { accept: "text/html", cookie: cookieHeader(), ...headers } }));
+      return remember(await t.app.inject({ method: "GET", url, headers: { accept: "text/html", cookie: cookieHeader(), ...headers }, remoteAddress }));
     },
     async post(url, form, headers = {}) {
       const body = new URLSearchParams();
       for (const [k, v] of Object.entries({ _csrf: client.csrf, ...form })) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
       return remember(await t.app.inject({
-        method: "POST", url, payload: body.toString(),
+        method: "POST", url, payload: body.toString(), remoteAddress,
         headers: { "content-type": "application/x-www-form-urlencoded", origin, "sec-fetch-site": "same-origin", cookie: cookieHeader(), ...headers },
       }));
     },

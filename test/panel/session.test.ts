@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { appsOn, basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { panelClient, signIn } from "./panel-client.js";
 
 // The panel's session over HTTP: sign-in through the existing login (and its lockout), the
@@ -125,6 +125,35 @@ test("sign-out clears the session; a forged or tampered cookie is no session", a
   const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, "base64url").toString()), m: "mer_someone_else" })).toString("base64url");
   const res = await t.app.inject({ method: "GET", url: "/panel", headers: { cookie: `feira_panel=${tampered}.${sig}` } });
   assert.equal(res.statusCode, 303);
+});
+
+test("sign-out ends the session on the server: a copy of the old cookie opens nothing, on any process", async () => {
+  // A second API process on the same database, as behind a load balancer.
+  const other = appsOn(t.database);
+  try {
+    const t2 = await other.start(t.config);
+    const c = await signIn(t, m.email, m.password);
+    const copied = `feira_panel=${c.cookies.get("feira_panel")}`;
+    const open = (app: TestApp) => app.app.inject({ method: "GET", url: "/panel/customers", headers: { accept: "text/html", cookie: copied } });
+    expectStatus(await open(t2), 200);
+    const stillIn = await signIn(t, m.email, m.password); // another session of the same merchant
+    expectStatus(await c.post("/panel/logout", {}), 303);
+    for (const app of [t, t2]) {
+      const res = await open(app);
+      assert.equal(res.statusCode, 303, res.body);
+      assert.equal(res.headers.location, `/panel/login?next=${encodeURIComponent("/panel/customers")}`);
+    }
+    // Nor does it post: the CSRF token of the ended session is refused with it.
+    const post = await t2.app.inject({
+      method: "POST", url: "/panel/environment", payload: `_csrf=${encodeURIComponent(c.csrf)}&environment=production`,
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:3000", cookie: copied },
+    });
+    assert.equal(post.statusCode, 303, post.body);
+    assert.match(String(post.headers.location), /^\/panel\/login/);
+    expectStatus(await stillIn.get("/panel"), 200);
+  } finally {
+    await other.close();
+  }
 });
 
 test("an expired session is no session", async () => {

@@ -209,7 +209,7 @@ export interface paths {
         put?: never;
         /**
          * Log in as a merchant
-         * @description Exchanges e-mail and password for a Bearer JWT used by the panel endpoints (shipping integration, fees-info). Failed attempts are counted per account and per client address: after a few in a row the account (and, after more, the address) is locked out for a time that doubles with each further failure; while locked, the answer is 429 with Retry-After and the password is not checked. 503 when the attempt counters cannot be reached.
+         * @description Exchanges e-mail and password for a Bearer JWT used by the panel endpoints (shipping integration, fees-info). Failed attempts are counted per account from each client address, per account and per address: five in a row lock that address out of the account (the right password from another address still signs in); many more, from any addresses, slow the account for everyone for minutes at most; many from one address, across accounts, lock the address. Each lock doubles with each further failure; while locked, the answer is 429 with Retry-After and the password is not checked. 503 when the attempt counters cannot be reached.
          */
         post: operations["login"];
         delete?: never;
@@ -4799,7 +4799,7 @@ export interface operations {
                         shippingProvider?: string;
                         trackingCode?: string;
                         trackingStatus?: "awaiting_shipment" | "on_the_way" | "delivered";
-                        /** Format: uri */
+                        /** @description The carrier's tracking page (http or https). */
                         trackingUrl?: string;
                     };
                 };
@@ -17437,7 +17437,7 @@ export interface operations {
                     /** @description Shown on card statements: letters, digits, spaces and . * -. */
                     softDescriptor?: string;
                     tradeName: string;
-                    /** Format: uri */
+                    /** @description The company's site (http or https). */
                     website: string;
                 };
             };

@@ -323,3 +323,14 @@ export const rateLimits = pgTable("rate_limits", {
   points: integer("points").notNull().default(0),
   expire: ts("expire"),
 });
+
+// The panel's signed-in sessions. The cookie is signed and carries the session's nonce; this row,
+// keyed by the nonce's SHA-256 (a copy of the table opens nothing), is what makes it a session:
+// signing out deletes it, and every panel request looks it up, so a copied cookie dies with it on
+// every process at once.
+export const panelSessions = pgTable("panel_sessions", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull().references(() => merchants.id),
+  expiresAt: ts("expires_at").notNull(),
+  createdAt: createdAt(),
+}, (t) => [index("panel_sessions_expires_idx").on(t.expiresAt)]);

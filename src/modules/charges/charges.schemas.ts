@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { ListOf, ListQuery, Metadata } from "../../http/schemas.js";
+import { ListOf, ListQuery, MerchantUrl, Metadata } from "../../http/schemas.js";
 import { CHARGE_STATUSES, type ChargeStatus } from "./charge-status.js";
 import { PaymentMethodInput } from "./payment-methods.schemas.js";
 
@@ -50,7 +50,7 @@ export const ShippingAddressInput = Type.Object({
 export const TrackingInfo = Type.Object({
   trackingCode: Type.Optional(Str(100)),
   shippingProvider: Type.Optional(Str(100)),
-  trackingUrl: Type.Optional(Type.String({ format: "uri", maxLength: 2048 })),
+  trackingUrl: Type.Optional(MerchantUrl({ description: "The carrier's tracking page (http or https)." })),
   trackingStatus: Type.Optional(Type.Union([Type.Literal("awaiting_shipment"), Type.Literal("on_the_way"), Type.Literal("delivered")])),
 }, { additionalProperties: false });
 
@@ -68,7 +68,7 @@ export const CreateChargeBody = Type.Object({
   shippingAddress: Type.Optional(ShippingAddressInput),
   trackingInfo: Type.Optional(TrackingInfo),
   metadata: Type.Optional(Metadata),
-  postbackUrl: Type.Optional(Type.String({ maxLength: 2048, description: "Receives this charge's events (https in production)." })),
+  postbackUrl: Type.Optional(MerchantUrl({ description: "Receives this charge's events (https in production)." })),
   split: Type.Optional(Type.Array(SplitRule, { maxItems: 20, description: "Percentages of the net; the sum may not exceed 100." })),
 }, {
   additionalProperties: false,

@@ -4,7 +4,7 @@ import { Type } from "typebox";
 import { AppError } from "../../http/errors.js";
 import { errors } from "../../http/schemas.js";
 import { verifyMercadoPagoSignature } from "../../processors/mercadopago/signature.js";
-import { tooManyRequests } from "../../http/rate-limit.js";
+import { tooManyRequests } from "../../http/lockout.js";
 import type { NoticeGate } from "./provider-notices.js";
 
 // Where the providers tell feira that a payment changed. Neither body is trusted: it only names

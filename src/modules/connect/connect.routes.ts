@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import fastifyMultipart from "@fastify/multipart";
 import { Type } from "typebox";
-import { AppError, invalid } from "../../http/errors.js";
+import { invalid } from "../../http/errors.js";
+import { multipartUploads } from "../../http/multipart.js";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
 import * as s from "./connect.schemas.js";
 import type { ConnectService } from "./connect.service.js";
@@ -12,43 +12,25 @@ import type { DocumentKind } from "./connect.schemas.js";
 const KINDS = s.DOCUMENT_KINDS.join(", ");
 const MAX_MB = s.MAX_DOCUMENT_BYTES / 1024 / 1024;
 
-// Multipart errors of @fastify/multipart and busboy, by code: limits are 413, a body that is not
-// multipart is 415, a broken one 400.
-const MULTIPART_ERRORS: Record<string, () => AppError> = {
-  FST_REQ_FILE_TOO_LARGE: () => new AppError("payload_too_large", `each file may be at most ${MAX_MB} MB`),
-  FST_FILES_LIMIT: () => new AppError("payload_too_large", `at most ${s.DOCUMENT_KINDS.length} files per request`),
-  FST_PARTS_LIMIT: () => new AppError("payload_too_large", "too many parts in the multipart body"),
-  FST_FIELDS_LIMIT: () => new AppError("payload_too_large", "too many fields in the multipart body"),
-  FST_INVALID_MULTIPART_CONTENT_TYPE: () => new AppError("unsupported_media_type", "send the files as multipart/form-data"),
-};
+const uploads = multipartUploads(s.DOCUMENT_UPLOAD_LIMITS);
 
 /** Reads every part (checked by name; content is checked by the service) before anything is stored. */
 async function readDocumentParts(req: FastifyRequest): Promise<{ kind: DocumentKind; content: Buffer }[]> {
-  if (!req.isMultipart()) throw new AppError("unsupported_media_type", "send the files as multipart/form-data");
   const files: { kind: DocumentKind; content: Buffer }[] = [];
-  try {
-    for await (const part of req.parts()) {
-      if (part.type !== "file" || !isDocumentKind(part.fieldname)) {
-        throw invalid(`${part.fieldname} is not a recognized field; send files named ${KINDS}`);
-      }
-      const kind = part.fieldname;
-      if (files.some((f) => f.kind === kind)) throw invalid(`${kind} is sent more than once`);
-      files.push({ kind, content: await part.toBuffer() });
+  await uploads.read(req, async (part) => {
+    if (part.type !== "file" || !isDocumentKind(part.fieldname)) {
+      throw invalid(`${part.fieldname} is not a recognized field; send files named ${KINDS}`);
     }
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    const mapped = MULTIPART_ERRORS[(err as { code?: string }).code ?? ""];
-    throw mapped ? mapped() : new AppError("bad_request", "Malformed multipart body");
-  }
+    const kind = part.fieldname;
+    if (files.some((f) => f.kind === kind)) throw invalid(`${kind} is sent more than once`);
+    files.push({ kind, content: await part.toBuffer() });
+  });
   return files;
 }
 
 export function connectRoutes(connect: ConnectService, documents: DocumentService) {
   return async (base: FastifyInstance) => {
-    // Registered in this plugin only: no other route accepts multipart bodies.
-    await base.register(fastifyMultipart, {
-      limits: { fileSize: s.MAX_DOCUMENT_BYTES, files: s.DOCUMENT_KINDS.length, fields: 10, parts: 20, fieldNameSize: 100, headerPairs: 100 },
-    });
+    await uploads.register(base);
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
     app.post("/v1/submerchants", {

@@ -1,4 +1,5 @@
 import { Type } from "typebox";
+import { MerchantUrl } from "../../http/schemas.js";
 import { FeeDefinitionSchema } from "../merchants/merchants.schemas.js";
 import { ADMIN_TARGETS, PUBLIC_STATUSES } from "./submerchant-status.js";
 
@@ -42,13 +43,13 @@ export const CreateSubmerchantBody = Type.Object({
   legalName: Type.String({ minLength: 1, maxLength: 200 }),
   companyTaxId: Type.String({ minLength: 14, maxLength: 18, description: "CNPJ, formatted (11.222.333/0001-81) or not; check digits are verified." }),
   contactEmail: Type.String({ format: "email", maxLength: 254 }),
-  website: Type.String({ format: "uri", pattern: "^https?://", maxLength: 2048 }),
+  website: MerchantUrl({ description: "The company's site (http or https)." }),
   productType: Literals(["digital", "physical", "both"] as const),
   productDescription: Type.String({ minLength: 1, maxLength: 1000 }),
   averageMonthlyRevenue: Type.Number({ minimum: 0, description: "In BRL (currency units, at most 2 decimals)." }),
   averageOrderValue: Type.Number({ minimum: 0, description: "In BRL (currency units, at most 2 decimals)." }),
   softDescriptor: Type.Optional(Type.String({ minLength: 1, maxLength: 22, pattern: "^[A-Za-z0-9 .*-]+$", description: "Shown on card statements: letters, digits, spaces and . * -." })),
-  postbackUrl: Type.Optional(Type.String({ maxLength: 2048, description: "Receives the accreditation status notifications {merchantId, status, date} (https in production)." })),
+  postbackUrl: Type.Optional(MerchantUrl({ description: "Receives the accreditation status notifications {merchantId, status, date} (https in production)." })),
 }, {
   additionalProperties: false,
   examples: [{
@@ -129,6 +130,8 @@ export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 export const REQUIRED_DOCUMENTS: readonly DocumentKind[] = ["cnpj_card", "social_contract", "responsible_document_front", "selfie_with_document"];
 
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+/** One upload, from the API or the panel: each kind at most once. */
+export const DOCUMENT_UPLOAD_LIMITS = { fileSize: MAX_DOCUMENT_BYTES, files: DOCUMENT_KINDS.length };
 
 const binary = (description: string) => Type.String({ format: "binary", description });
 export const UploadDocumentsBody = Type.Object({

@@ -81,8 +81,10 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
         operationId: "login", tags: ["auth"], summary: "Log in as a merchant",
         description:
           "Exchanges e-mail and password for a Bearer JWT used by the panel endpoints (shipping integration, fees-info). " +
-          "Failed attempts are counted per account and per client address: after a few in a row the account (and, after more, the address) " +
-          "is locked out for a time that doubles with each further failure; while locked, the answer is 429 with Retry-After and the password is not checked. " +
+          "Failed attempts are counted per account from each client address, per account and per address: five in a row lock that address out of the account " +
+          "(the right password from another address still signs in); many more, from any addresses, slow the account for everyone for minutes at most; " +
+          "many from one address, across accounts, lock the address. Each lock doubles with each further failure; while locked, the answer is 429 with Retry-After " +
+          "and the password is not checked. " +
           "503 when the attempt counters cannot be reached.",
         body: s.LoginBody,
         response: {

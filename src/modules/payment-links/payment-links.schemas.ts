@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { ListOf, ListQuery } from "../../http/schemas.js";
+import { ListOf, ListQuery, MerchantUrl } from "../../http/schemas.js";
 import { CARD_CHARGE_EXAMPLE, Charge, ChargeCustomer, ShippingAddressInput } from "../charges/charges.schemas.js";
 import { PaymentMethodInput } from "../charges/payment-methods.schemas.js";
 
@@ -38,7 +38,7 @@ export const CreateLinkBody = Type.Object({
   freightMode: FreightMode,
   fixedFreightAmount: Type.Optional(Type.Number({ description: "Currency units; required with freightMode fixed, refused otherwise." })),
   products: Type.Array(ProductInput, { minItems: 1, maxItems: 20 }),
-  successUrl: Type.Optional(Type.String({ maxLength: 2048, description: "Where the buyer goes after paying; otherwise a receipt is shown. The rules of every merchant URL: in production https, and no loopback, private, link-local or metadata host (also in sandbox, link-local and metadata ones are refused)." })),
+  successUrl: Type.Optional(MerchantUrl({ description: "Where the buyer goes after paying; otherwise a receipt is shown. The rules of every merchant URL: in production https, and no loopback, private, link-local or metadata host (also in sandbox, link-local and metadata ones are refused)." })),
   expiresAt: Type.Optional(Type.String({ format: "date-time", description: "After this the link takes no payment." })),
 }, { additionalProperties: false, examples: [example] });
 
@@ -49,7 +49,7 @@ export const UpdateLinkBody = Type.Object({
   freightMode: Type.Optional(FreightMode),
   fixedFreightAmount: Type.Optional(Nullable(Type.Number())),
   products: Type.Optional(Type.Array(ProductInput, { minItems: 1, maxItems: 20 })),
-  successUrl: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+  successUrl: Type.Optional(Nullable(MerchantUrl())),
   expiresAt: Type.Optional(Nullable(Type.String({ format: "date-time" }))),
   active: Type.Optional(Type.Boolean({ description: "false deactivates the link (as DELETE does); true reactivates it." })),
 }, { additionalProperties: false, examples: [{ title: "Caneca artesanal (promoção)", freightMode: "fixed", fixedFreightAmount: 15 }] });

@@ -4,7 +4,7 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { rateLimits } from "../../db/schema.js";
 import { AppError } from "../../http/errors.js";
-import { clientAddressKey } from "../../http/rate-limit.js";
+import { clientAddressKey } from "../../http/client-address.js";
 
 // The checkout's public calls have no key to count against, so they are counted per client
 // address and link: card testing through a link and quote floods (each a provider call) stop

@@ -1,12 +1,10 @@
 import { Type } from "typebox";
-import { ListOf, ListQuery } from "../../http/schemas.js";
+import { ListOf, ListQuery, MerchantUrl } from "../../http/schemas.js";
 import { ENDPOINT_EVENT_TYPES } from "./catalog.js";
 
 export const MAX_ENDPOINTS = 16;
 
-const Url = Type.String({
-  minLength: 1,
-  maxLength: 2048,
+const Url = MerchantUrl({
   description:
     "Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local.",
 });

@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { TSchema } from "typebox";
 import { AppError } from "../../http/errors.js";
+import { HTTP_URL_PATTERN } from "../../http/schemas.js";
 import { build } from "../../http/validation.js";
 import type { FieldErrors } from "./context.js";
 import type { T } from "./i18n/i18n.js";
@@ -30,7 +31,7 @@ function messageOf(e: ErrorObject, t: T): string {
     case "maximum": case "exclusiveMaximum": return t("v.maximum", { n: Number(p.limit) });
     case "minItems": return t("v.minItems");
     case "format": return p.format === "email" ? t("v.email") : p.format === "uri" ? t("v.url") : t("v.format");
-    case "pattern": return t("v.format");
+    case "pattern": return p.pattern === HTTP_URL_PATTERN ? t("v.url") : t("v.format");
     case "enum": case "const": case "anyOf": return t("v.choice");
     case "type": return t("v.number");
     default: return t("v.invalid");

@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
-import fastifyMultipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../../app.js";
 import type { Config } from "../../config.js";
+import type { Db } from "../../db/client.js";
 import { AppError, errorBody } from "../../http/errors.js";
 import type { LoginThrottle } from "../../http/rate-limit.js";
-import { DOCUMENT_KINDS, MAX_DOCUMENT_BYTES } from "../../modules/connect/connect.schemas.js";
+import { multipartUploads } from "../../http/multipart.js";
+import { DOCUMENT_UPLOAD_LIMITS } from "../../modules/connect/connect.schemas.js";
 import { PAGE_CSP } from "../html.js";
 import type { Flash, PanelCtx } from "./context.js";
 import { formatDate, formatMoney, formatUnits } from "./format.js";
@@ -14,6 +15,7 @@ import { renderLogin } from "./layout.js";
 import { text } from "./forms.js";
 import { addCookie, createSessionKeys, FLASH_COOKIE, LANG_COOKIE, LOGIN_COOKIE, readCookies, sameOrigin, SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, type SessionKeys } from "./session.js";
 import { areaRoutes } from "./areas.js";
+import { createSessionStore } from "./session-store.js";
 import { randomBytes } from "node:crypto";
 
 // The merchant panel at /panel: server-rendered pages over the same services as the API (see
@@ -24,6 +26,8 @@ import { randomBytes } from "node:crypto";
 export interface PanelDeps {
   services: Services;
   config: Config;
+  /** Where the sessions are kept (session-store.ts). */
+  db: Db;
   loginThrottle: LoginThrottle;
 }
 
@@ -57,6 +61,8 @@ export function safeBack(value: unknown, fallback = "/panel"): string {
 
 export function panelRoutes(deps: PanelDeps) {
   const { services, config } = deps;
+  const uploads = multipartUploads(DOCUMENT_UPLOAD_LIMITS);
+  const sessions = createSessionStore(deps.db);
   const keys = createSessionKeys(config.jwtSecret, config.publicBaseUrl.startsWith("https:"));
   const css = asset("panel.css");
   const js = asset("panel.js");
@@ -111,9 +117,16 @@ export function panelRoutes(deps: PanelDeps) {
       }
       done(null, out);
     });
-    await app.register(fastifyMultipart, {
-      attachFieldsToBody: "keyValues",
-      limits: { fileSize: MAX_DOCUMENT_BYTES, files: DOCUMENT_KINDS.length, fields: 10, parts: 20, fieldNameSize: 100, headerPairs: 100 },
+    // Read before the session and CSRF checks, which need the form's _csrf field; a broken
+    // body is the 4xx of the shared reader, never a 500.
+    await uploads.register(app);
+    app.addHook("preValidation", async (req) => {
+      if (!req.isMultipart()) return;
+      const form: Record<string, string | Buffer> = {};
+      await uploads.read(req, async (part) => {
+        form[part.fieldname] = part.type === "file" ? await part.toBuffer() : String(part.value);
+      });
+      req.body = form;
     });
 
     // A browser asking for / wants the panel; an API client keeps the JSON 404.
@@ -141,7 +154,9 @@ export function panelRoutes(deps: PanelDeps) {
         if (!sameOrigin(req, config.publicBaseUrl) || !nonce || !keys.checkCsrf(nonce, given)) return forbidden(req, reply);
       }
       if (url === "/panel/login" || url === "/panel/language") return;
-      const session = keys.verify(cookies[SESSION_COOKIE]);
+      // A valid signature is not enough: the session must still be open (not signed out).
+      const signed = keys.verify(cookies[SESSION_COOKIE]);
+      const session = signed && (await sessions.isOpen(signed)) ? signed : null;
       const status = session ? await services.merchants.authenticator.merchantStatus(session.merchantId) : null;
       if (!session || status !== "active") {
         if (cookies[SESSION_COOKIE]) addCookie(reply, keys.clear(SESSION_COOKIE));
@@ -186,12 +201,16 @@ export function panelRoutes(deps: PanelDeps) {
           : err.code === "forbidden" ? t("login.inactive") : t("login.unavailable");
         return loginPage(req, reply, { email, error, status: err.statusCode });
       }
+      const session = keys.fresh(merchantId);
+      await sessions.open(session);
       addCookie(reply, keys.clear(LOGIN_COOKIE));
-      addCookie(reply, keys.cookie(SESSION_COOKIE, keys.sign(keys.fresh(merchantId)), SESSION_TTL_SECONDS));
+      addCookie(reply, keys.cookie(SESSION_COOKIE, keys.sign(session), SESSION_TTL_SECONDS));
       return secure(reply).header("cache-control", "no-store").redirect(safeBack(req.query.next), 303);
     });
 
-    app.post("/panel/logout", hidden, async (_req, reply) => {
+    // Ends the session on the server: a copy of the cookie opens nothing from now on.
+    app.post("/panel/logout", hidden, async (req, reply) => {
+      await sessions.close(req.panel!.session);
       addCookie(reply, keys.clear(SESSION_COOKIE));
       return secure(reply).redirect("/panel/login?bye=1", 303);
     });

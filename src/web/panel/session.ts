@@ -3,13 +3,14 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Environment } from "../../http/context.js";
 import { safeEqual } from "../../lib/crypto.js";
 
-// The panel's session is a signed token in a cookie, not a server-side row: it names the
-// merchant, the environment being looked at and a random nonce, and expires after SESSION_TTL.
+// The panel's session is a signed token in a cookie and a row on the server (session-store.ts):
+// the token names the merchant, the environment being looked at and a random nonce, and
+// expires after SESSION_TTL; the row, found by the nonce, says the session is still open.
 // It is signed with a key derived from JWT_SECRET for this purpose only, so it is never a valid
 // API token (the /v1 routes read the Authorization header only, and a Bearer JWT is verified
 // with the JWT secret itself). The CSRF token is an HMAC of the nonce: it changes with every
-// sign-in and cannot be made without the key. Signing out clears the cookie; a copied cookie
-// stays valid until it expires (the price of no session table), hence the short lifetime.
+// sign-in and cannot be made without the key. Signing out deletes the row, so a copied cookie
+// opens nothing after it, on every process.
 
 export const SESSION_COOKIE = "feira_panel";
 export const LOGIN_COOKIE = "feira_panel_login";

@@ -1,0 +1,52 @@
+import fastifyMultipart, { type Multipart } from "@fastify/multipart";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AppError } from "./errors.js";
+
+// Multipart bodies (the KYC uploads of the API and of the panel) are registered and read here
+// only. What goes wrong while reading one is the client's body: busboy's own errors are plain
+// Errors with neither code nor status ("Multipart: Boundary not found", "Unexpected end of
+// form", "Malformed part header"), and thrown as they are they reached the error handler as
+// 500s. Every failure of a read is mapped here to its 4xx: a limit is 413, a body that is not
+// multipart 415, anything else a broken body, 400.
+
+export interface UploadLimits {
+  /** Bytes per file. */
+  fileSize: number;
+  /** Files per request. */
+  files: number;
+}
+
+const NOT_MULTIPART = "send the files as multipart/form-data";
+
+export function multipartUploads(limits: UploadLimits) {
+  const failures: Record<string, () => AppError> = {
+    FST_REQ_FILE_TOO_LARGE: () => new AppError("payload_too_large", `each file may be at most ${limits.fileSize / 1024 / 1024} MB`),
+    FST_FILES_LIMIT: () => new AppError("payload_too_large", `at most ${limits.files} files per request`),
+    FST_PARTS_LIMIT: () => new AppError("payload_too_large", "too many parts in the multipart body"),
+    FST_FIELDS_LIMIT: () => new AppError("payload_too_large", "too many fields in the multipart body"),
+    FST_INVALID_MULTIPART_CONTENT_TYPE: () => new AppError("unsupported_media_type", NOT_MULTIPART),
+  };
+  const failure = (err: unknown): AppError => {
+    if (err instanceof AppError) return err;
+    const code = typeof err === "object" && err !== null && "code" in err ? String(err.code) : "";
+    return failures[code]?.() ?? new AppError("bad_request", "Malformed multipart body");
+  };
+
+  return {
+    /** The multipart parser, in the calling plugin only: no other route accepts multipart bodies. */
+    async register(app: FastifyInstance): Promise<void> {
+      await app.register(fastifyMultipart, { limits: { ...limits, fields: 10, parts: 20, fieldNameSize: 100, headerPairs: 100 } });
+    },
+    /** Hands every part to `take`, in order; an AppError from `take` ends the read as it is. */
+    async read(req: FastifyRequest, take: (part: Multipart) => Promise<void>): Promise<void> {
+      if (!req.isMultipart()) throw new AppError("unsupported_media_type", NOT_MULTIPART);
+      try {
+        for await (const part of req.parts()) await take(part);
+      } catch (err) {
+        throw failure(err);
+      }
+    },
+  };
+}
+
+export type MultipartUploads = ReturnType<typeof multipartUploads>;
