@@ -8,7 +8,7 @@ import type { Db } from "./db/client.js";
 import { registerAuth, securitySchemes } from "./http/auth.js";
 import { registerErrorDocs } from "./http/error-docs.js";
 import { handleClientError, handleFrameworkError, registerErrorHandling, registerNotFound } from "./http/errors.js";
-import { registerIdempotency } from "./http/idempotency.js";
+import { idempotencyHashKey, registerIdempotency } from "./http/idempotency.js";
 import { compiledOnFirstUse } from "./http/lazy-compile.js";
 import { registerOps } from "./http/ops.js";
 import { RequestLog } from "./http/request-log.js";
@@ -17,7 +17,7 @@ import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
 import { createSealer } from "./lib/crypto.js";
 import { randomToken } from "./lib/ids.js";
-import { maskCardNumbers, redactDeep } from "./lib/redact.js";
+import { maskCardNumbers, maskUrlPath, redactDeep } from "./lib/redact.js";
 import { createConfigChanges } from "./db/config-changes.js";
 import { createWebhookModule } from "./modules/webhooks/webhooks.module.js";
 import { createCardModule } from "./modules/cards/cards.module.js";
@@ -87,7 +87,7 @@ const FEIRA_LOGO = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1
 // a field or an error (the request id, bound to every line, is checked in genReqId).
 const safeLogging = {
   serializers: {
-    req: (req: FastifyRequest) => ({ method: req.method, url: maskCardNumbers(req.url.split("?")[0] ?? ""), host: req.host, remoteAddress: req.ip }),
+    req: (req: FastifyRequest) => ({ method: req.method, url: maskUrlPath(req.url), host: req.host, remoteAddress: req.ip }),
     // The serialized error is not a plain object; a copy of it is.
     err: (err: Error) => redactDeep({ ...stdSerializers.err(err) }),
   },
@@ -194,7 +194,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   registerAuth(app, services.merchants.authenticator, rateLimits.failedAuth);
   registerErrorDocs(app); // after registerAuth: it reads each route's auth mode
   registerRateLimits(app, rateLimits); // after registerAuth: its hook needs req.ctx
-  registerIdempotency(app, db, { hashKey: `idempotency:${config.encryptionKey}`, sealer: services.sealer, leaseMs: config.idempotencyLeaseMs });
+  registerIdempotency(app, db, { hashKey: idempotencyHashKey(config.encryptionKey), sealer: services.sealer, leaseMs: config.idempotencyLeaseMs });
   registerOps(app, db, config, {
     waitingCharges: services.charges.waitingOnProcessor, waitingNotices: services.modules.charges.notices.waiting, processors: services.processors,
   });

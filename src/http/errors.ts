@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { maskCardNumbers } from "../lib/redact.js";
+import { maskCardNumbers, maskUrlPath } from "../lib/redact.js";
 
 // One error class, one code -> status table, one handler. Services throw AppError with a code;
 // TypeScript makes every code have a status.
@@ -234,8 +234,10 @@ export function registerNotFound(app: FastifyInstance): void {
     for (const method of methods) known.push({ method, pattern });
   });
   const answer = (req: FastifyRequest, reply: FastifyReply) => {
-    const path = req.url.split("?")[0] ?? "";
-    const allowed = [...new Set(known.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    const sent = req.url.split("?")[0] ?? "";
+    const allowed = [...new Set(known.filter((r) => r.pattern.test(sent)).map((r) => r.method))];
+    // Echoed as the logs show it: a card number in it is masked, percent-encoded or not.
+    const path = maskUrlPath(req.url);
     if (allowed.length > 0) {
       return reply
         .code(405)

@@ -25,7 +25,9 @@ import type { Environment } from "./context.js";
 //    after a side effect, so its claim is released but kept with its seed and body: the retry
 //    with the same body re-runs under the same ids.
 // Time is compared inside PostgreSQL only (now()), never against JavaScript Dates, whose
-// millisecond precision never equals a microsecond timestamp.
+// millisecond precision never equals a microsecond timestamp. A key is stored as a keyed hash,
+// never as typed (storedIdempotencyKey): clients put order numbers and other private references
+// in it.
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const WAIT_MS = 5_000;
 
@@ -33,10 +35,14 @@ interface Claim {
   scope: string;
   environment: Environment;
   route: string;
+  /** The key as stored: its keyed hash, or as typed for a claim stored before keys were hashed. */
   key: string;
+  /** What seals the stored response (the AAD): bound to the key as typed, as it always was. */
+  aad: string;
 }
 
 interface ClaimRow {
+  key: string;
   seed: string;
   state: string;
   request_hash: string;
@@ -88,9 +94,20 @@ export function claimRoute(method: string, pattern: string, params: Record<strin
   return `${method} ${pattern} ${stableStringify(params)}`;
 }
 
+/** The HMAC key of the request fingerprints and of the stored keys, from ENCRYPTION_KEY. */
+export const idempotencyHashKey = (encryptionKey: string) => `idempotency:${encryptionKey}`;
+
+/**
+ * How an Idempotency-Key is stored: HMAC-SHA256 under the idempotency hash key, in hex. Its
+ * message starts with "Idempotency-Key:", which no request fingerprint (JSON text) does.
+ */
+export function storedIdempotencyKey(hashKey: string, typed: string): string {
+  return createHmac("sha256", hashKey).update(`Idempotency-Key:${typed}`).digest("hex");
+}
+
 const secs = (ms: number) => sql`make_interval(secs => ${ms / 1000}::float8)`;
-const where = (c: Claim) =>
-  sql`scope = ${c.scope} and environment = ${c.environment} and route = ${c.route} and key = ${c.key}`;
+const where = (c: Claim, key = c.key) =>
+  sql`scope = ${c.scope} and environment = ${c.environment} and route = ${c.route} and key = ${key}`;
 
 /** Sets the dotted paths to null; returns those that were present. */
 function redact(payload: string, paths: string[]): { body: string; redacted: string[] } {
@@ -116,7 +133,6 @@ function redact(payload: string, paths: string[]): { body: string; redacted: str
 
 export function registerIdempotency(app: FastifyInstance, db: Db, opts: IdempotencyOptions): void {
   const { sealer } = opts;
-  const aad = (c: Claim) => `idempotency:${c.scope}:${c.environment}:${c.route}:${c.key}`;
   const applies = (req: FastifyRequest) => req.method === "POST" && req.routeOptions.config?.idempotent !== false;
 
   // The key's shape is checked before schema validation, so that a bad key is the same 400 on
@@ -135,12 +151,17 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
     if (!applies(req) || !req.ctx) return;
     const header = req.headers["idempotency-key"];
     if (typeof header !== "string") return;
+    const scope = req.ctx.merchantId || req.ctx.actor.type;
+    const route = claimRoute(req.method, req.routeOptions.url ?? req.url, (req.params ?? {}) as Record<string, unknown>);
+    const hashed = storedIdempotencyKey(opts.hashKey, header);
     const claim: Claim = {
-      scope: req.ctx.merchantId || req.ctx.actor.type,
-      environment: req.ctx.environment,
-      route: claimRoute(req.method, req.routeOptions.url ?? req.url, (req.params ?? {}) as Record<string, unknown>),
-      key: header,
+      scope, environment: req.ctx.environment, route, key: hashed,
+      aad: `idempotency:${scope}:${req.ctx.environment}:${route}:${header}`,
     };
+    // Claims stored before keys were hashed hold the key as typed, and are found by it until they
+    // expire (24 h after the upgrade): no new claim is taken beside one, and it is answered from.
+    // This look-up goes once every deployment has run this release for a day.
+    const typed = where(claim, header);
     const requestHash = createHmac("sha256", opts.hashKey).update(stableStringify(req.body ?? null)).digest("hex");
     const lease = secs(opts.leaseMs);
     const deadline = Date.now() + WAIT_MS;
@@ -148,16 +169,19 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
     for (;;) {
       const [inserted] = await queryRows<{ seed: string }>(db, sql`
         insert into idempotency_keys (scope, environment, route, key, request_hash, state, seed, locked_until)
-        values (${claim.scope}, ${claim.environment}, ${claim.route}, ${claim.key}, ${requestHash}, 'processing', ${newSeed()}, now() + ${lease})
+        select ${claim.scope}, ${claim.environment}, ${claim.route}, ${hashed}, ${requestHash}, 'processing', ${newSeed()}, now() + ${lease}
+        where not exists (select 1 from idempotency_keys where ${typed})
         on conflict do nothing
         returning seed`);
       if (inserted) return hold(req, claim, inserted.seed, true);
 
       const [row] = await queryRows<ClaimRow>(db, sql`
-        select seed, state, request_hash, response_status, response_body, response_type,
+        select key, seed, state, request_hash, response_status, response_body, response_type,
                created_at < now() - ${secs(IDEMPOTENCY_TTL_MS)} as expired,
                state = 'processing' and (locked_until is null or locked_until < now()) as takeable
-        from idempotency_keys where ${where(claim)}`);
+        from idempotency_keys where (${where(claim, hashed)}) or (${typed})
+        order by key = ${hashed} desc limit 1`);
+      claim.key = row?.key ?? hashed;
       if (row?.expired) {
         // Past the 24 h window the key is free again; the purge job may not have run yet.
         await db.execute(sql`delete from idempotency_keys where ${where(claim)} and created_at < now() - ${secs(IDEMPOTENCY_TTL_MS)}`);
@@ -170,7 +194,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
         );
       }
       if (row?.state === "done") {
-        const stored = row.response_body ? sealer.open(row.response_body, aad(claim)) : "";
+        const stored = row.response_body ? sealer.open(row.response_body, claim.aad) : "";
         const redacted = req.routeOptions.config?.secretFields ?? [];
         reply.code(row.response_status ?? 200).header("idempotent-replayed", "true");
         if (redacted.length > 0) reply.header("idempotent-redacted-fields", redacted.join(", "));
@@ -219,7 +243,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
       const stored = paths.length > 0 ? redact(text, paths).body : text;
       await db.execute(sql`
         update idempotency_keys
-        set state = 'done', response_status = ${reply.statusCode}, response_body = ${sealer.seal(stored, aad(claim))},
+        set state = 'done', response_status = ${reply.statusCode}, response_body = ${sealer.seal(stored, claim.aad)},
             response_type = ${String(reply.getHeader("content-type") ?? "application/json; charset=utf-8")}, locked_until = null
         where ${where(claim)} and state = 'processing'`);
     }

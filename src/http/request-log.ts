@@ -1,7 +1,9 @@
 import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
+import { maskUrlPath } from "../lib/redact.js";
 
 // One line per request, written when the answer has gone: method, path, status, duration and
-// (bound by Fastify to every line of a request) reqId, in place of Fastify's pair of lines.
+// (bound by Fastify to every line of a request) reqId, in place of Fastify's pair of lines. The
+// path is masked here, where it is still a URL: the logger's own mask reads no percent-encoding.
 // The API page's assets and health checks are noise at info level: they are logged at debug.
 const QUIET = /^\/(docs(\/|$)|health$|metrics$|favicon\.ico$)/;
 
@@ -12,7 +14,7 @@ export class RequestLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const path = request.url.split("?")[0] ?? "";
+    const path = maskUrlPath(request.url);
     const status = reply.statusCode;
     const durationMs = Math.round(reply.elapsedTime * 10) / 10;
     const level = error || status >= 500 ? "error" : QUIET.test(path) ? "debug" : "info";

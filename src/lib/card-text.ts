@@ -1,67 +1,143 @@
-// Finds a card number (a PAN) typed where free text was expected: a name, a title, a metadata
-// value. Card data may sit only in the fields meant for it (PCI DSS 3.2-3.5, Stripe's rule), so
-// the API refuses such text instead of storing and serving it in the clear (src/http/card-text.ts).
+// Finds card numbers (PANs) in text: in a name, a title or a metadata value the API refuses them
+// (src/http/input-guard.ts), as card data may sit only in the fields meant for it (PCI DSS 3.2-3.5,
+// Stripe's rule); in a log line or an error message they are masked (src/lib/redact.ts). One
+// detector serves both, so what the API refuses is what the logs mask. The rules, with their
+// reasons, are in docs/decisions.md ("A card number in free text is refused").
 //
-// A card number is a run of 13 to 19 digits that passes Luhn, the digits either unseparated or
-// in groups split by one space, dot or dash ("4111 1111 1111 1111", "4111.1111.1111.1111"),
-// possibly followed by more groups (a CVV, "4111 1111 1111 1111 123"). Refusing is costlier than
-// masking a log line (src/lib/redact.ts), so numbers people legitimately write are told apart:
-// - groups of one or two digits are not part of a card number as anyone writes one, so they split
-//   a run: "55 11 91234-5678" (a phone), "tamanhos 36 38 40 42 44 46" (a list) are not cards;
-// - a run right after "+" is a phone number in international form (E.164): "+5511912345678";
-// - 13 digits "55", area code, "9", eight digits is a Brazilian mobile number without its "+";
-// - 14 digits that make a valid CNPJ are a CNPJ (11222000010204 passes Luhn too);
+// The text is first folded (src/lib/text-fold.ts): every Unicode spelling of a digit becomes its
+// ASCII digit, and invisible characters are dropped. Then a card number is a run of 13 to 19
+// digits, bare or in groups split by one character that is neither a letter nor a digit (space,
+// no-break space, tab, newline, "\r\n", "_", "/", ",", "+", ".", "-", an em dash...), that
+// - passes Luhn,
+// - starts and is as long as a card brand's numbers (credit-card-type's table, and Visa's former
+//   13 digits): no brand starts with 0 or 7, and only JCB, with 16 digits or more, with 1, so a
+//   millisecond timestamp (13 digits) is none,
+// - is written as card numbers are: unseparated; in groups of three or more digits
+//   ("4111 1111 1111 1111", "3782 822463 10005"); or in groups of one length, the last perhaps
+//   shorter ("41 11 11 ..."). A date and time ("30/11/2026 10:00:00") or a phone number
+//   ("55 11 91234-5678") mixes groups of two with longer ones and is none;
+// - may be followed by more groups (its CVV, its expiry), or preceded by others.
+// Numbers people legitimately write in that shape are told apart:
+// - a run right after "+" is a phone number in international form (E.164, at most 15 digits);
+// - 14 digits that make a valid CNPJ are a CNPJ (a CNPJ can start like a Diners card);
 // - a run of 44, 47 or 48 digits in all is a boleto barcode, a boleto line (linha digitável), a
-//   utility-bill line or an NF-e access key, whatever groups it is written in;
-// - a single unseparated run longer than 19 digits is not a card number.
-// CPFs (11 digits) and postal codes (8) are too short to be one.
+//   utility-bill line or an NF-e access key, whatever groups it is written in.
 import { isValidCnpj } from "@brazilian-utils/brazilian-utils/is-valid-cnpj";
-import { luhnValid } from "./redact.js";
+import { hasCardBrand } from "./cards.js";
+import { foldText } from "./text-fold.js";
 
 const MIN_PAN = 13;
 const MAX_PAN = 19;
-// A maximal run of digits where one space, dot or dash may sit between two digits, with the
-// character before it (a "+" marks a phone number).
-const DIGIT_RUN = /(\+?)(\d(?:[ .-]?\d)*)/g;
+const MAX_E164 = 15;
+const MIN_LONG_GROUP = 3;
 const BILL_LENGTHS = new Set([44, 47, 48]);
-const MIN_GROUP = 3;
-const BR_MOBILE = /^55[1-9]{2}9\d{8}$/;
+// A maximal run of digits where one separator may sit between two digits, with a "+" right
+// before it. Folded text has ASCII digits only; anything neither letter nor digit separates.
+const DIGIT_RUN = /(\+?)(\d(?:(?:\r\n|[^\p{L}\p{N}])?\d)*)/gu;
 
-function isCardNumber(digits: string): boolean {
-  if (digits.length < MIN_PAN || digits.length > MAX_PAN || !luhnValid(digits)) return false;
-  if (digits.length === 14 && isValidCnpj(digits)) return false;
-  if (digits.length === 13 && BR_MOBILE.test(digits)) return false;
-  return true;
+/** Where a card number sits in folded text: [start, end), and its digits. */
+export interface CardSpan {
+  start: number;
+  end: number;
+  digits: string;
 }
 
-/** Whether one run of digits and separators holds a card number (see the rules above). */
-function runHoldsCard(run: string, afterPlus: boolean): boolean {
-  const groups = run.split(/[ .-]/);
-  let total = 0;
-  for (const g of groups) total += g.length;
-  if (total < MIN_PAN || (groups.length > 1 && BILL_LENGTHS.has(total))) return false;
-  // Windows of consecutive groups of at least MIN_GROUP digits (any group when there is one).
-  for (let start = 0; start < groups.length; start++) {
-    if (afterPlus && start === 0) continue;
-    let window = "";
-    for (let end = start; end < groups.length; end++) {
-      const group = groups[end]!;
-      if (groups.length > 1 && group.length < MIN_GROUP) break;
-      window += group;
-      if (window.length > MAX_PAN) break;
-      if (isCardNumber(window)) return true;
+// A run's groups of digits, as offsets into the text, with each group's two Luhn sums: its
+// digits summed with the last one not doubled (`plain`), and with the last one doubled
+// (`shifted`). A window of groups is then checked without building a string: appending a group of
+// odd length swaps which of the window's sums its earlier digits count in.
+interface Groups {
+  start: number[];
+  length: number[];
+  plain: number[];
+  shifted: number[];
+}
+
+const LUHN_DOUBLE = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
+
+function groupsOf(text: string, runStart: number, runEnd: number): Groups {
+  const g: Groups = { start: [], length: [], plain: [], shifted: [] };
+  let start = runStart;
+  let plain = 0;
+  let shifted = 0;
+  for (let i = runStart; i <= runEnd; i++) {
+    const d = i < runEnd ? text.charCodeAt(i) - 48 : -1;
+    if (d >= 0 && d <= 9) {
+      // The new digit is the last: it is plain in `plain`, doubled in `shifted`; the earlier
+      // digits move one place and swap.
+      [plain, shifted] = [shifted + d, plain + LUHN_DOUBLE[d]!];
+      continue;
+    }
+    g.start.push(start);
+    g.length.push(i - start);
+    g.plain.push(plain);
+    g.shifted.push(shifted);
+    plain = shifted = 0;
+    // One separator: "\r\n", or one character, perhaps outside the BMP (two UTF-16 units).
+    const width = text.startsWith("\r\n", i) || text.codePointAt(i)! > 0xffff ? 2 : 1;
+    start = i + width;
+    i += width - 1;
+  }
+  return g;
+}
+
+const digitsOf = (text: string, g: Groups, first: number, last: number) => {
+  let digits = "";
+  for (let i = first; i <= last; i++) digits += text.slice(g.start[i], g.start[i]! + g.length[i]!);
+  return digits;
+};
+
+const isCardNumber = (digits: string) => hasCardBrand(digits) && !(digits.length === 14 && isValidCnpj(digits));
+
+/**
+ * The longest card number among the windows of whole groups starting at `first`, as the index of
+ * its last group, or -1.
+ */
+function longestCardFrom(text: string, g: Groups, first: number, afterPlus: boolean): number {
+  const size = g.length[first]!;
+  let digits = 0;
+  let plain = 0;
+  let shifted = 0;
+  let allLong = true;
+  let evenBefore = true; // every group before the window's last has the first group's length
+  let found = -1;
+  for (let last = first; last < g.start.length; last++) {
+    const length = g.length[last]!;
+    digits += length;
+    if (digits > MAX_PAN) break;
+    [plain, shifted] = length % 2 === 0
+      ? [plain + g.plain[last]!, shifted + g.shifted[last]!]
+      : [shifted + g.plain[last]!, plain + g.shifted[last]!];
+    allLong &&= length >= MIN_LONG_GROUP;
+    const shaped = last === first || allLong || (evenBefore && length <= size);
+    const phone = afterPlus && first === 0 && digits <= MAX_E164;
+    if (shaped && !phone && digits >= MIN_PAN && plain % 10 === 0 && isCardNumber(digitsOf(text, g, first, last))) found = last;
+    evenBefore &&= length === size;
+    if (!allLong && !evenBefore) break;
+  }
+  return found;
+}
+
+/** The card numbers of a folded text, left to right; only the first when `firstOnly`. */
+export function findCardSpans(text: string, firstOnly = false): CardSpan[] {
+  const spans: CardSpan[] = [];
+  if (text.length < MIN_PAN) return spans;
+  for (const m of text.matchAll(DIGIT_RUN)) {
+    if (m[2]!.length < MIN_PAN) continue;
+    const runStart = m.index + m[1]!.length;
+    const g = groupsOf(text, runStart, runStart + m[2]!.length);
+    let total = 0;
+    for (const length of g.length) total += length;
+    if (total < MIN_PAN || (g.start.length > 1 && BILL_LENGTHS.has(total))) continue;
+    for (let first = 0; first < g.start.length; first++) {
+      const last = longestCardFrom(text, g, first, m[1] === "+");
+      if (last === -1) continue;
+      spans.push({ start: g.start[first]!, end: g.start[last]! + g.length[last]!, digits: digitsOf(text, g, first, last) });
+      if (firstOnly) return spans;
+      first = last;
     }
   }
-  return false;
-}
-
-function textHoldsCard(text: string): boolean {
-  if (text.length < MIN_PAN) return false;
-  for (const m of text.matchAll(DIGIT_RUN)) {
-    const run = m[2]!;
-    if (run.length >= MIN_PAN && runHoldsCard(run, m[1] === "+")) return true;
-  }
-  return false;
+  return spans;
 }
 
 /**
@@ -69,7 +145,7 @@ function textHoldsCard(text: string): boolean {
  * more digits (a card number sent as a JSON number is still one). Anything else is false.
  */
 export function holdsCardNumber(value: unknown): boolean {
-  if (typeof value === "string") return textHoldsCard(value);
-  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 1e12) return textHoldsCard(String(value));
+  if (typeof value === "string") return findCardSpans(foldText(value), true).length > 0;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 1e12) return findCardSpans(String(value), true).length > 0;
   return false;
 }

@@ -2,9 +2,6 @@
 // echoed in messages: those can end up in logs and API responses, where card data never goes.
 import cardValidator from "card-validator";
 import creditCardType from "credit-card-type";
-// card-validator's public number() refuses numbers whose brand it cannot tell and skips
-// Luhn for UnionPay; we need a plain Luhn check for every number, which it keeps here.
-import luhn10 from "card-validator/dist/luhn-10.js";
 
 export interface CardInput {
   number: string;
@@ -41,8 +38,25 @@ const BRAND_IDS: Readonly<Record<string, string>> = {
   "diners-club": "diners",
 };
 
+const DIGITS = /^\d+$/;
+
+// card-validator's public number() refuses numbers whose brand it cannot tell and skips Luhn for
+// UnionPay; every number gets a plain Luhn check here. The card-number detector of free text
+// (card-text.ts) calls it for every window of digits it reads, so it allocates nothing.
 export function luhnValid(digits: string): boolean {
-  return /^\d+$/.test(digits) && luhn10(digits);
+  if (!DIGITS.test(digits)) return false;
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
 }
 
 interface Brand {
@@ -76,6 +90,16 @@ function detectBrand(digits: string): Brand {
     brands.set(key, brand);
   }
   return brand;
+}
+
+/**
+ * Whether the digits start and are as long as a card brand's numbers (credit-card-type's table),
+ * or are one of Visa's former 13-digit numbers (the table lists 16 to 19 only; test card lists
+ * still carry 4222222222222).
+ */
+export function hasCardBrand(digits: string): boolean {
+  if (digits.length === 13 && digits.startsWith("4")) return true;
+  return detectBrand(digits).id !== "unknown";
 }
 
 function fail(field: CardField, message: string): CardInspection {

@@ -1,62 +1,47 @@
-// Masks anything that looks like a card number before it reaches a log line or an error
-// message: a Luhn-valid run of 13 to 19 digits, the digits possibly separated by single spaces
-// or dashes, keeps its first six and last four digits (411111******1111, PCI DSS 3.4.1).
-// Pure and allocation-light: strings without such a run come back as the same string.
-
-// A maximal run of digits, where a single space or dash may sit between two digits.
-const DIGIT_RUN = /\d(?:[ -]?\d)*/g;
-const MIN_PAN = 13;
-const MAX_PAN = 19;
-
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
+// Masks card numbers before they reach a log line or an error message: each keeps its first six
+// and last four digits (411111******1111, PCI DSS 3.4.1). What counts as a card number is the
+// one detector of src/lib/card-text.ts, the one that refuses them in request bodies, whatever
+// Unicode digits or separators spell it. Strings without one come back as the same string.
+import { findCardSpans } from "./card-text.js";
+import { foldOrigins, foldText } from "./text-fold.js";
 
 const maskDigits = (digits: string) => `${digits.slice(0, 6)}${"*".repeat(digits.length - 10)}${digits.slice(-4)}`;
 
-// A run that is not itself a card number can still hold one when separators split it, e.g. a
-// number followed by its CVV ("4111 1111 1111 1111 123"): from each group, the longest window
-// of whole groups with 13 to 19 digits that passes Luhn is masked, and the scan goes on after
-// it. A long unseparated run (a boleto barcode) is not a card number.
-function maskRun(run: string): string {
-  const digits = run.replace(/[ -]/g, "");
-  if (digits.length < MIN_PAN) return run;
-  if (digits.length <= MAX_PAN && luhnValid(digits)) return maskDigits(digits);
-  const groups = run.split(/[ -]/);
-  if (groups.length === 1) return run;
-  const out: string[] = [];
-  for (let start = 0; start < groups.length; start++) {
-    let window = "";
-    let found = -1;
-    for (let end = start; end < groups.length && window.length + groups[end]!.length <= MAX_PAN; end++) {
-      window += groups[end];
-      if (window.length >= MIN_PAN && luhnValid(window)) found = end;
-    }
-    if (found === -1) {
-      out.push(groups[start]!);
-      continue;
-    }
-    out.push(maskDigits(groups.slice(start, found + 1).join("")));
-    start = found;
+/** The string with every card number masked (in ASCII digits); the same string when there is none. */
+export function maskCardNumbers(text: string): string {
+  const folded = foldText(text);
+  const spans = findCardSpans(folded);
+  if (spans.length === 0) return text;
+  // The spans are in the folded text; its origins lead back to the original characters.
+  const origins = folded === text ? null : foldOrigins(text);
+  let out = "";
+  let at = 0;
+  for (const span of spans) {
+    out += text.slice(at, origins ? origins.from[span.start] : span.start) + maskDigits(span.digits);
+    at = origins ? origins.to[span.end - 1]! : span.end;
   }
-  return out.join(" ");
+  return out + text.slice(at);
 }
 
-/** The string with every card-number-like run masked; the same string when there is none. */
-export function maskCardNumbers(text: string): string {
-  if (text.length < MIN_PAN) return text;
-  return text.replace(DIGIT_RUN, (run) => (run.length < MIN_PAN ? run : maskRun(run)));
+/**
+ * A request URL's path as it may be shown in a log line or an error message: without its query
+ * string, and with any card number masked, also one spelled with percent-encoded separators or
+ * digits (/v1/charges/4111%201111%201111%201111). A path whose decoded form holds a card number is
+ * shown decoded, masked and encoded again; any other path as it was sent.
+ */
+export function maskUrlPath(url: string): string {
+  const path = url.split("?")[0] ?? "";
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // Not valid percent-encoding: the router refuses it (400); shown as sent, masked.
+  }
+  if (decoded !== path) {
+    const masked = maskCardNumbers(decoded);
+    if (masked !== decoded) return encodeURI(masked);
+  }
+  return maskCardNumbers(path);
 }
 
 function maskScalar(value: unknown): unknown {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { queryRows, sql } from "../../src/db/client.js";
 import { idTime, newSeed } from "../../src/lib/ids.js";
-import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { buildTestApp, expectStatus, seedMerchant, storedKey, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge, get, post } from "../helpers/charges.js";
 
 // The charge list's created-date window is read as a range of ids (ids begin with their time).
@@ -33,7 +33,7 @@ test("a charge created apart from its id's time is listed by its created date, n
   // The claim as a first attempt two days ago left it: its seed made then, nothing created with it.
   const twoDaysAgo = Date.now() - 2 * DAY;
   await t.database.db.execute(sql`update idempotency_keys set state = 'processing', response_status = null, response_body = null,
-    seed = ${newSeed(twoDaysAgo)}, locked_until = now() - interval '1 millisecond' where key = ${key}`);
+    seed = ${newSeed(twoDaysAgo)}, locked_until = now() - interval '1 millisecond' where key = ${storedKey(t, key)}`);
   const retry = await post(t, m.sandboxKey, "/v1/charges", body, { "idempotency-key": key });
   expectStatus(retry, 201);
   const late = retry.json() as { id: string };

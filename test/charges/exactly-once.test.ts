@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { queryRows, sql } from "../../src/db/client.js";
 import { createSandboxProcessor } from "../../src/processors/sandbox/sandbox.processor.js";
 import { memoryRecords } from "../../src/processors/processor.js";
-import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { buildTestApp, expectStatus, seedMerchant, storedKey, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge, get, methodCharge, post } from "../helpers/charges.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 
@@ -30,7 +30,7 @@ const one = async <T>(q: ReturnType<typeof sql>) => (await queryRows<T>(db(), q)
 /** The claim as a process that died after committing leaves it: processing, its lease run out. */
 async function abandon(key: string) {
   await db().execute(sql`update idempotency_keys set state = 'processing', response_status = null, response_body = null,
-    locked_until = now() - interval '1 millisecond' where key = ${key}`);
+    locked_until = now() - interval '1 millisecond' where key = ${storedKey(t, key)}`);
 }
 
 test("a claim abandoned after the charge committed: the retry answers with that charge, authorizes nothing more", async () => {
@@ -45,7 +45,7 @@ test("a claim abandoned after the charge committed: the retry answers with that 
   const counts = await one<{ charges: number; auths: number; state: string }>(sql`select
     (select count(*)::int from charges where merchant_id = ${m.id}) as charges,
     (select count(*)::int from sandbox_processor_records where key = ${`authorize:${id}`}) as auths,
-    (select state from idempotency_keys where key = ${key}) as state`);
+    (select state from idempotency_keys where key = ${storedKey(t, key)}) as state`);
   assert.deepEqual(counts, { charges: 1, auths: 1, state: "done" });
 });
 
@@ -87,7 +87,7 @@ test("a claim held by a request in flight: a duplicate waits a bounded time, the
   const key = randomUUID();
   const body = cardCharge(CARDS.visa, { amount: 14 });
   expectStatus(await post(t, m.sandboxKey, "/v1/charges", body, { "idempotency-key": key }), 201);
-  await db().execute(sql`update idempotency_keys set state = 'processing', response_body = null, locked_until = now() + interval '1 hour' where key = ${key}`);
+  await db().execute(sql`update idempotency_keys set state = 'processing', response_body = null, locked_until = now() + interval '1 hour' where key = ${storedKey(t, key)}`);
   const res = await post(t, m.sandboxKey, "/v1/charges", body, { "idempotency-key": key });
   expectStatus(res, 409);
   assert.equal(res.json().code, "idempotency_in_progress");
@@ -98,12 +98,12 @@ test("a 5xx keeps the key's seed: the retry with the same body creates under the
   const key = randomUUID();
   const body = methodCharge({ type: "pix" }, { amount: 21 });
   expectStatus(await post(t, m.sandboxKey, "/v1/charges", body, { "idempotency-key": key }), 201);
-  const seeded = await one<{ seed: string }>(sql`select seed from idempotency_keys where key = ${key}`);
+  const seeded = await one<{ seed: string }>(sql`select seed from idempotency_keys where key = ${storedKey(t, key)}`);
   // What the 5xx branch leaves: the claim released, seed and body fingerprint kept.
-  await db().execute(sql`update idempotency_keys set state = 'processing', response_body = null, locked_until = null where key = ${key}`);
+  await db().execute(sql`update idempotency_keys set state = 'processing', response_body = null, locked_until = null where key = ${storedKey(t, key)}`);
   const retry = await post(t, m.sandboxKey, "/v1/charges", body, { "idempotency-key": key });
   expectStatus(retry, 201);
-  const after = await one<{ seed: string }>(sql`select seed from idempotency_keys where key = ${key}`);
+  const after = await one<{ seed: string }>(sql`select seed from idempotency_keys where key = ${storedKey(t, key)}`);
   assert.equal(after.seed, seeded.seed);
   const other = await post(t, m.sandboxKey, "/v1/charges", { ...body, amount: 22 }, { "idempotency-key": key });
   expectStatus(other, 422);

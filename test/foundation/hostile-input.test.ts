@@ -4,6 +4,7 @@ import { Writable } from "node:stream";
 import type { LightMyRequestResponse } from "fastify";
 import { queryRows, sql } from "../../src/db/client.js";
 import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { holdsCardNumber } from "../../src/lib/card-text.js";
 import { CARDS, cardCharge, customer, methodCharge } from "../helpers/charges.js";
 
 // The 500s a fuzzing session found, each reproduced, and the rules that came out of it: every
@@ -187,6 +188,35 @@ test("a card number typed as an id is masked in the message and in the logs", as
   assert.ok(logs.length > 0);
   assert.ok(!logs.some((l) => /4111111111111111|5555555555554444|4111 1111/.test(l)), logs.join("\n"));
   assert.ok(logs.some((l) => l.includes("411111******1111")), "the masked form is logged");
+});
+
+// What a reader of the log or of the answer would see: the text, and the text percent-decoded.
+const decoded = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
+const showsCard = (text: string) => holdsCardNumber(text) || holdsCardNumber(decoded(text));
+
+test("a card number in a URL path, percent-encoded or with +, is masked in every log line and in the 404", async () => {
+  const paths = [
+    "/v1/charges/4111%201111%201111%201111", "/v1/x/4111+1111+1111+1111", "/nope/4111111111111111", "/nope/4111%201111%201111%201111",
+    "/nope/4111%2D1111%2D1111%2D1111", "/v1/charges/4111%E2%80%8B1111%E2%80%8B1111%E2%80%8B1111", `/v1/customers/${encodeURIComponent("４１１１ １１１１ １１１１ １１１１")}`,
+    "/v1/charges/4111%2B1111%2B1111%2B1111/refund",
+  ];
+  for (const url of paths) {
+    logs.length = 0;
+    for (const method of ["GET", "POST"] as const) {
+      const res = await t.app.inject({ method, url, headers: auth(), ...(method === "POST" ? { payload: {} } : {}) });
+      assert.ok([404, 405].includes(res.statusCode), `${method} ${url}: ${res.statusCode} ${res.body}`);
+      assert.ok(!showsCard(res.body), `${method} ${url} is echoed: ${res.body}`);
+    }
+    assert.ok(logs.length > 0);
+    for (const line of logs) assert.ok(!showsCard(line), `${url} in a log line: ${line}`);
+    assert.ok(logs.some((l) => l.includes("411111******1111")), `the masked form is logged: ${logs.join("\n")}`);
+  }
 });
 
 test("log lines carry the path without the query string; a 500's line masks card numbers", async () => {

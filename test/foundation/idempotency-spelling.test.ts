@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { queryRows, sql } from "../../src/db/client.js";
-import { basic, buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { basic, buildTestApp, seedMerchant, storedKey, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
 
 // One Idempotency-Key is one effect however the URL is spelled: the claim is keyed on the route
@@ -150,6 +150,6 @@ test("a claim made under the usual spelling is stored under that very path, as c
   const id = String(charge.json().id);
   const key = randomUUID();
   expect(await send("POST", `/v1/charges/${id}/refun%64/`, m.sandboxKey, key, { amount: 1 }), 201, "refund");
-  const rows = await queryRows<{ route: string }>(t.database.db, sql`select route from idempotency_keys where key = ${key}`);
+  const rows = await queryRows<{ route: string }>(t.database.db, sql`select route from idempotency_keys where key = ${storedKey(t, key)}`);
   assert.deepEqual(rows.map((r) => r.route), [`POST /v1/charges/${id}/refund`]);
 });

@@ -1,7 +1,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { queryRows, sql } from "../../src/db/client.js";
+import { basic, buildTestApp, expectStatus, seedMerchant, storedKey, type SeededMerchant, type TestApp } from "../helpers/app.js";
 
 // Idempotency-Key (docs/guarantees.md): the same key and body replay the first answer and
 // create nothing; another body is 422; keys are scoped by merchant, environment and route;
@@ -168,4 +169,50 @@ test("without a key, every POST creates", async () => {
   expectStatus(await post("/v1/customers", m.sandboxKey, undefined, body("no-key@example.com")), 201);
   expectStatus(await post("/v1/customers", m.sandboxKey, undefined, body("no-key@example.com")), 201);
   assert.equal(await customersWith(m.sandboxKey, "no-key@example.com"), 2);
+});
+
+// Clients put order numbers and other private references in their keys: the database holds a
+// keyed hash of each key (HMAC-SHA256 under a key derived from ENCRYPTION_KEY), never the key.
+async function rowsHolding(text: string): Promise<string[]> {
+  const tables = await queryRows<{ name: string }>(t.database.db, sql`
+    select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+  const found: string[] = [];
+  for (const { name } of tables) {
+    const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from ${sql.identifier(name)} r where r::text like ${`%${text}%`}`);
+    if (row!.n > 0) found.push(name);
+  }
+  return found;
+}
+
+/** The key replays the first answer, refuses another body, and made one customer. */
+async function expectOneCustomer(key: string, email: string, firstBody: string) {
+  const again = await post("/v1/customers", m.sandboxKey, key, body(email));
+  expectStatus(again, 201);
+  assert.equal(again.headers["idempotent-replayed"], "true");
+  assert.equal(again.body, firstBody);
+  expectStatus(await post("/v1/customers", m.sandboxKey, key, body(`other-${email}`)), 422);
+  assert.equal(await customersWith(m.sandboxKey, email), 1);
+}
+
+test("a key is stored as a keyed hash, never as typed, and its replay still answers the first response", async () => {
+  const key = `order-secret-${randomUUID()}`;
+  const email = `hashed-${randomUUID()}@example.com`;
+  const first = await post("/v1/customers", m.sandboxKey, key, body(email));
+  expectStatus(first, 201);
+  assert.deepEqual(await rowsHolding(key), [], "no table holds the key as typed");
+  const [stored] = await queryRows<{ key: string }>(t.database.db, sql`select key from idempotency_keys where key = ${storedKey(t, key)}`);
+  assert.match(stored?.key ?? "", /^[0-9a-f]{64}$/);
+  await expectOneCustomer(key, email, first.body);
+});
+
+test("a claim stored before keys were hashed, under the key as typed, is still found by it", async () => {
+  const key = `typed-${randomUUID()}`;
+  const email = `legacy-${randomUUID()}@example.com`;
+  const first = await post("/v1/customers", m.sandboxKey, key, body(email));
+  expectStatus(first, 201);
+  // What the release before left: the same row under the key as typed.
+  await t.database.db.execute(sql`update idempotency_keys set key = ${key} where key = ${storedKey(t, key)}`);
+  await expectOneCustomer(key, email, first.body);
+  const [rows] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from idempotency_keys where key in (${key}, ${storedKey(t, key)})`);
+  assert.equal(rows!.n, 1, "no second claim beside it");
 });

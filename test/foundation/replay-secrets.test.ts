@@ -2,7 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { queryRows, sql } from "../../src/db/client.js";
-import { basic, buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
+import { basic, buildTestApp, expectStatus, seedMerchant, storedKey, type TestApp } from "../helpers/app.js";
 
 // A secret is shown once (when it is created or rotated): an idempotent replay of the response that showed it
 // answers the secret fields as null and names them, and the stored response never holds them.
@@ -13,7 +13,7 @@ after(async () => { await t.close(); });
 
 async function storedBodies(key: string): Promise<string[]> {
   const rows = await queryRows<{ scope: string; environment: string; route: string; response_body: string }>(t.database.db,
-    sql`select scope, environment, route, response_body from idempotency_keys where key = ${key}`);
+    sql`select scope, environment, route, response_body from idempotency_keys where key = ${storedKey(t, key)}`);
   return rows.map((r) => t.services.sealer.open(r.response_body, `idempotency:${r.scope}:${r.environment}:${r.route}:${key}`));
 }
 

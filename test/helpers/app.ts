@@ -3,6 +3,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import { buildApp, createServices, type AppDeps, type Services } from "../../src/app.js";
 import { NO_LIVE_PROCESSORS, type Config } from "../../src/config.js";
 import type { Database } from "../../src/db/client.js";
+import { idempotencyHashKey, storedIdempotencyKey } from "../../src/http/idempotency.js";
 import { DEFAULT_AMOUNT_LIMITS } from "../../src/lib/money.js";
 import { freshDatabase } from "./db.js";
 import { configEnv, countInProcess, InProcessOnly, recordApp, startTopology, topologyMode, type RunningTopology } from "./topology.js";
@@ -170,6 +171,9 @@ function routeThrough(app: FastifyInstance, running: RunningTopology, testRoutes
   }) as typeof app.inject;
   app.listen = (async () => running.listen()) as unknown as typeof app.listen;
 }
+
+/** An Idempotency-Key as the database holds it: its keyed hash (src/http/idempotency.ts). */
+export const storedKey = (t: Pick<TestApp, "config">, key: string) => storedIdempotencyKey(idempotencyHashKey(t.config.encryptionKey), key);
 
 export const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString("base64")}`;
 
