@@ -10,7 +10,7 @@ import { registerErrorDocs } from "./http/error-docs.js";
 import { handleClientError, handleFrameworkError, registerErrorHandling, registerNotFound } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { compiledOnFirstUse } from "./http/lazy-compile.js";
-import { registerOps } from "./http/ops.js";
+import { registerOps, registerStartHold } from "./http/ops.js";
 import { RequestLog } from "./http/request-log.js";
 import { createRateLimits, registerRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";
 import { ErrorBody } from "./http/schemas.js";
@@ -41,6 +41,8 @@ export interface AppDeps {
   rateLimitPolicies?: Partial<RateLimitPolicies>;
   /** Where the default logger writes (main.ts: readable on a terminal, JSON otherwise). */
   logStream?: DestinationStream;
+  /** Answer 503 (Retry-After: 1) to every request until `app.openForRequests()` (main.ts). */
+  holdRequests?: boolean;
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -143,6 +145,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   app.decorate("compileEveryRoute", compilers.compileEveryRoute);
   registerValidation(app, compilers);
   registerErrorHandling(app);
+  registerStartHold(app, deps.holdRequests ?? false);
   registerNotFound(app);
   app.addSchema(ErrorBody);
 
