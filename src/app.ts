@@ -10,7 +10,10 @@ import { registerErrorDocs } from "./http/error-docs.js";
 import { handleClientError, handleFrameworkError, registerErrorHandling, registerNotFound } from "./http/errors.js";
 import { idempotencyHashKey, registerIdempotency } from "./http/idempotency.js";
 import { compiledOnFirstUse } from "./http/lazy-compile.js";
-import { registerOps } from "./http/ops.js";
+import { registerOps, registerStartHold } from "./http/ops.js";
+import { withDiscriminatorMappings } from "./http/openapi-mappings.js";
+import { PAYMENT_METHOD_COMPONENTS } from "./modules/charges/payment-methods.schemas.js";
+import { SUBSCRIPTION_METHOD_COMPONENTS } from "./modules/subscriptions/subscriptions.schemas.js";
 import { RequestLog } from "./http/request-log.js";
 import { createRateLimits, registerRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";
 import { ErrorBody } from "./http/schemas.js";
@@ -41,6 +44,8 @@ export interface AppDeps {
   rateLimitPolicies?: Partial<RateLimitPolicies>;
   /** Where the default logger writes (main.ts: readable on a terminal, JSON otherwise). */
   logStream?: DestinationStream;
+  /** Answer 503 (Retry-After: 1) to every request until `app.openForRequests()` (main.ts). */
+  holdRequests?: boolean;
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -141,10 +146,13 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   });
 
   app.decorate("compileEveryRoute", compilers.compileEveryRoute);
-  registerValidation(app, compilers);
+  // Schemas that routes name by $ref: components of the document, known to the validators.
+  const shared = [ErrorBody, ...PAYMENT_METHOD_COMPONENTS, ...SUBSCRIPTION_METHOD_COMPONENTS];
+  registerValidation(app, compilers, shared);
   registerErrorHandling(app);
+  registerStartHold(app, deps.holdRequests ?? false);
   registerNotFound(app);
-  app.addSchema(ErrorBody);
+  for (const schema of shared) app.addSchema(schema);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -152,8 +160,11 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
       info: {
         title: "feira API",
         version: "1.0.0",
+        // No license is granted (the client package is UNLICENSED too). Said, so that a reader
+        // and a generator know it instead of guessing; an SPDX LicenseRef, as none is listed.
+        license: { name: "UNLICENSED: no license is granted", identifier: "LicenseRef-UNLICENSED" },
         description:
-          "Payments and marketplace API. The secret key decides the environment: sk_test_ keys act on sandbox data, sk_live_ keys on production data. Amounts in requests are in currency units; events carry cents.",
+          "Payments and marketplace API. The secret key decides the environment: sk_test_ keys act on sandbox data, sk_live_ keys on production data. Amounts in requests are in currency units, except two in cents by the specification: a payout request's amount and a fee definition's fixed; events, balances and payouts carry cents.",
       },
       // Relative: "Try it out" calls the host the page was opened on (localhost, 127.0.0.1 or a
       // proxy's name), whatever PUBLIC_BASE_URL says.
@@ -177,6 +188,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
         { name: "shipping", description: "The merchant's Melhor Envio connection (OAuth) and live freight quotes" },
       ],
     },
+    transformObject: (document) => ("openapiObject" in document ? withDiscriminatorMappings(document.openapiObject) : document.swaggerObject),
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   // The key entered under "Authorize" (username = key, empty password) survives a reload.

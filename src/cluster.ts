@@ -14,6 +14,8 @@ export type ChildRole = "api" | "worker";
 const ROLE_ENV = "FEIRA_CLUSTER_ROLE";
 
 type ChildMessage = { feira?: "listening" | "draining" };
+/** The primary's one message: the first-start keys are printed, serve requests. */
+type PrimaryMessage = { feira?: "serve" };
 
 /** In a child of the cluster, the role the primary gave it; undefined in a plain process. */
 export function clusterChildRole(): ChildRole | undefined {
@@ -25,10 +27,20 @@ export function tellPrimary(what: "listening" | "draining"): void {
   if (cluster.isWorker) process.send?.({ feira: what } satisfies ChildMessage);
 }
 
-export function superviseCluster(opts: { apiProcesses: number; withWorker: boolean; log: pino.Logger }): { firstListening: Promise<void> } {
+/** In an API process of the cluster: calls `open` once the primary says to serve requests. */
+export function whenPrimaryServes(open: () => void): void {
+  process.on("message", (m: PrimaryMessage) => { if (m?.feira === "serve") open(); });
+}
+
+export function superviseCluster(opts: { apiProcesses: number; withWorker: boolean; log: pino.Logger }): { firstListening: Promise<void>; serve(): void } {
   const { log } = opts;
   let stopping = false;
   let everListened = false;
+  // API processes hold their requests until the primary has printed the first-start keys;
+  // those that listen after that are told at once.
+  let serving = false;
+  const listening = new Set<ClusterProcess>();
+  const tellServe = (child: ClusterProcess) => { if (child.isConnected()) child.send({ feira: "serve" } satisfies PrimaryMessage); };
   const replaced = new WeakSet<ClusterProcess>();
   let resolveFirst!: () => void;
   const firstListening = new Promise<void>((resolve) => { resolveFirst = resolve; });
@@ -40,6 +52,8 @@ export function superviseCluster(opts: { apiProcesses: number; withWorker: boole
       if (m?.feira === "listening") {
         everListened = true;
         log.info({ childPid: child.process.pid }, "API process listening");
+        listening.add(child);
+        if (serving) tellServe(child);
         resolveFirst();
       } else if (m?.feira === "draining" && !stopping && !replaced.has(child)) {
         replaced.add(child);
@@ -48,6 +62,7 @@ export function superviseCluster(opts: { apiProcesses: number; withWorker: boole
       }
     });
     child.on("exit", (code, signal) => {
+      listening.delete(child);
       if (stopping || replaced.has(child)) return;
       if (role === "api" && !everListened) {
         log.error({ childPid: child.process.pid, code, signal }, "API process exited before listening; stopping");
@@ -78,5 +93,9 @@ export function superviseCluster(opts: { apiProcesses: number; withWorker: boole
       stop(0);
     });
   }
-  return { firstListening };
+  const serve = () => {
+    serving = true;
+    for (const child of listening) tellServe(child);
+  };
+  return { firstListening, serve };
 }

@@ -8,7 +8,7 @@ import { armFault } from "./lib/faults.js";
 import { createTasks } from "./jobs/tasks.js";
 import { startWorker, type Worker } from "./jobs/runner.js";
 import { logStream } from "./lib/log-stream.js";
-import { clusterChildRole, superviseCluster, tellPrimary } from "./cluster.js";
+import { clusterChildRole, superviseCluster, tellPrimary, whenPrimaryServes } from "./cluster.js";
 import { CONFIG_CHANGED_CHANNEL } from "./db/config-changes.js";
 import { seedDemo } from "./web/panel/demo-seed.js";
 import { describeRoutes } from "./processors/routing.js";
@@ -61,18 +61,20 @@ async function main(): Promise<void> {
       await database.close();
       return;
     }
-    const { firstListening } = superviseCluster({ apiProcesses: config.webConcurrency, withWorker: role === "all", log });
-    // The first-start keys are made once, here, after an API process listens (see below why).
+    const { firstListening, serve } = superviseCluster({ apiProcesses: config.webConcurrency, withWorker: role === "all", log });
+    // The first-start keys are made once, here, after an API process listens (see below why);
+    // the API processes hold their requests until then.
     await firstListening;
     const services = createServices({ config, db: database.db });
     printFirstStart(config, await firstStart(services, database.db, config, log));
+    serve();
     await database.close();
     log.info({ role, processes: config.webConcurrency, database: database.kind, liveRoutes: describeRoutes(config.live.routes) }, "feira started");
     return;
   }
 
   const services = createServices({ config, db: database.db });
-  const app = role === "worker" ? undefined : await buildApp({ config, db: database.db, logStream: stream }, services);
+  const app = role === "worker" ? undefined : await buildApp({ config, db: database.db, logStream: stream, holdRequests: true }, services);
   const worker: Worker | undefined =
     role === "api" ? undefined : startWorker(createTasks({ db: database.db, modules: { ...services.modules, webhooks: services.webhooks, subscriptions: services.subscriptions }, log }), log);
 
@@ -89,10 +91,16 @@ async function main(): Promise<void> {
 
   if (app) {
     // Listen first: if the port is taken the process stops before the first-start keys are
-    // made, so they are made (and printed) by the next start instead of being lost.
+    // made, so they are made (and printed) by the next start instead of being lost. Requests
+    // wait (503) until the keys are printed: in a cluster, until the primary has printed them.
     await app.listen({ port: config.port, host: config.host });
-    if (childRole) tellPrimary("listening");
-    else printFirstStart(config, await firstStart(services, database.db, config, log));
+    if (childRole) {
+      whenPrimaryServes(() => app.openForRequests());
+      tellPrimary("listening");
+    } else {
+      printFirstStart(config, await firstStart(services, database.db, config, log));
+      app.openForRequests();
+    }
   }
   log.info({ role, database: database.kind, liveRoutes: describeRoutes(config.live.routes) }, "feira started");
   // In a cluster, a stopping process stays reachable for a moment after readiness turns off, so

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
@@ -33,4 +34,7 @@ export async function generateSchema(document?: Record<string, unknown>): Promis
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   writeFileSync(SCHEMA_FILE, await generateSchema());
   process.stdout.write(`wrote ${path.relative(process.cwd(), SCHEMA_FILE)}\n`);
+  // The committed dist/ follows the types (build.mjs says why it is committed).
+  execFileSync(process.execPath, [path.join(import.meta.dirname, "build.mjs")], { stdio: "inherit" });
+  process.stdout.write(`built ${path.relative(process.cwd(), path.join(import.meta.dirname, "dist"))}\n`);
 }

@@ -154,8 +154,12 @@ function missingBody(schema: { required?: string[]; minProperties?: number } | u
 // "amount": "10.00" is the common mistake. The field's description says its unit (every money
 // field of a request body says "currency units" or "cents"), so the answer can show the form.
 function numberKind(type: unknown, description = ""): string {
-  if (/currency units/i.test(description)) return "a number in currency units (e.g. 10.5)";
-  if (/\bcents\b/i.test(description)) return "an integer number of cents (e.g. 1050)";
+  // The unit the description names first is the field's; a cents field may name currency
+  // units after it, to say how it differs from a charge's amount.
+  const units = description.search(/currency units/i);
+  const cents = description.search(/\bcents\b/i);
+  if (units >= 0 && (cents < 0 || units < cents)) return "a number in currency units (e.g. 10.5)";
+  if (cents >= 0) return "an integer number of cents (e.g. 1050)";
   return type === "integer" ? "an integer" : "a number";
 }
 

@@ -5,7 +5,7 @@ import type { Config } from "../config.js";
 import { queryRows, sql, type Db } from "../db/client.js";
 import { safeEqual, sha256Hex } from "../lib/crypto.js";
 import type { ProcessorRegistry } from "../processors/registry.js";
-import { errorBody } from "./errors.js";
+import { AppError, errorBody } from "./errors.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -15,10 +15,33 @@ declare module "fastify" {
      * requests in flight finish. Called before close().
      */
     startDraining(): void;
+    /** Ends the hold of a process built with `holdRequests` (main.ts: once the first start is done). */
+    openForRequests(): void;
+    /** Whether the process still holds its requests (registerStartHold). */
+    startingUp(): boolean;
   }
 }
 
-// /health answers 200 once the database answers (503 once the process is draining); /metrics
+/**
+ * A process listens before it makes the first-start keys (a taken port must stop it before they
+ * exist, or they would be printed and lost), but answers nothing until they are printed and the
+ * demo history is made: a newcomer's first request, or a /health probe, never reaches the server
+ * before its keys are shown, nor sees half of the demo data. The first hook of the app, so that
+ * a held request is not counted as a failed authentication or against a rate limit.
+ */
+export function registerStartHold(app: FastifyInstance, hold: boolean): void {
+  let starting = hold;
+  app.decorate("openForRequests", () => { starting = false; });
+  app.decorate("startingUp", () => starting);
+  app.addHook("onRequest", async (req) => {
+    if (!starting || req.routeOptions.url === "/health") return; // /health says 503 in its own shape
+    const err = new AppError("unavailable", "feira is starting (first start: making the keys and the demo history); retry in a moment");
+    err.retryAfterSeconds = 1;
+    throw err;
+  });
+}
+
+// /health answers 200 once the database answers (503 while the process starts or drains); /metrics
 // is Prometheus text. Both are hidden from the API document, as they describe the process, not
 // the API. /health is public; /metrics is public in local mode only: in production it shows
 // what the process is doing (charges waiting, processors failing, late refunds) and needs
@@ -75,7 +98,7 @@ export function registerOps(
       response: { 200: Type.Object({ status: Type.Literal("ok") }, { examples: [{ status: "ok" }] }), 503: Type.Object({ status: Type.Literal("unavailable") }) },
     },
   }, async (_req, reply) => {
-    if (draining) return reply.code(503).send({ status: "unavailable" as const });
+    if (draining || app.startingUp()) return reply.code(503).send({ status: "unavailable" as const });
     try {
       await queryRows(db, sql`select 1`);
       return { status: "ok" as const };

@@ -1,4 +1,4 @@
-import { Ajv, type Options, type ValidateFunction } from "ajv";
+import { Ajv, type AnySchema, type Options, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifyInstance } from "fastify";
 import { registerInputGuard } from "./input-guard.js";
@@ -42,7 +42,11 @@ function missingBodyAsEmpty(validate: ValidateFunction): ValidateFunction {
   return wrapped as ValidateFunction;
 }
 
-export function registerValidation(app: FastifyInstance, compilers: CompiledOnFirstUse): void {
+/**
+ * `shared`: the schemas routes name by `$ref` (the app also adds them to the document as
+ * components); these validators are not Fastify's, so they are given them here.
+ */
+export function registerValidation(app: FastifyInstance, compilers: CompiledOnFirstUse, shared: AnySchema[] = []): void {
   // Bodies are JSON. Fastify's default text/plain parser would hand a string to the schema
   // and answer a puzzling 422 "body must be object"; without it the answer is 415.
   app.removeContentTypeParser("text/plain");
@@ -62,6 +66,7 @@ export function registerValidation(app: FastifyInstance, compilers: CompiledOnFi
   // say "a number in currency units (e.g. 10.5), not a string" (src/http/errors.ts).
   const strict = build({ coerceTypes: false, strictNumbers: true, verbose: true });
   const coercing = build({ coerceTypes: "array" });
+  for (const ajv of [strict, coercing]) ajv.addSchema(shared);
   app.setValidatorCompiler(({ schema, httpPart }) => compilers.validator(() => {
     if (httpPart !== "body") return coercing.compile(schema);
     const validate = strict.compile(schema);

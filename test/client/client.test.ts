@@ -1,10 +1,17 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { createFeiraClient, idempotencyKey } from "../../clients/typescript/src/index.js";
 import { generateSchema, openApiDocument, SCHEMA_FILE } from "../../clients/typescript/generate.js";
 import { buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS } from "../helpers/charges.js";
+import { tempDir } from "../helpers/temp-dirs.js";
+
+const run = promisify(execFile);
+const CLIENT = path.resolve(import.meta.dirname, "../../clients/typescript");
 
 let t: TestApp;
 let baseUrl: string;
@@ -25,6 +32,21 @@ test("the checked-in client types match the server's OpenAPI document", async ()
   const b = fresh.split("\n");
   const line = a.findIndex((l, i) => l !== b[i]);
   assert.fail(`clients/typescript/src/schema.d.ts is stale: run \`npm run client:generate\` and commit it. First difference at line ${line + 1}:\n- ${a[line]}\n+ ${b[line]}`);
+});
+
+test("the committed dist/ is what build.mjs makes from src/ (a folder install uses it as it is)", async () => {
+  const fresh = tempDir("feira-client-build-");
+  try {
+    await run(process.execPath, [path.join(CLIENT, "build.mjs"), fresh], { timeout: 120_000 });
+    const committed = path.join(CLIENT, "dist");
+    assert.deepEqual(readdirSync(committed).sort(), readdirSync(fresh).sort(), "clients/typescript/dist has the built files");
+    for (const file of readdirSync(fresh)) {
+      assert.equal(readFileSync(path.join(committed, file), "utf8"), readFileSync(path.join(fresh, file), "utf8"),
+        `clients/typescript/dist/${file} is stale: run \`npm run client:generate\` (or \`npm run build\` in clients/typescript) and commit it`);
+    }
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
 });
 
 test("the typed client creates a customer and a charge against a running server", async () => {

@@ -1,17 +1,18 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { basic, buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { tempDir } from "../helpers/temp-dirs.js";
 
-// The client as a user gets it: `npm pack` of clients/typescript (its prepack builds dist/),
-// installed from the tarball into a project of its own, imported from a plain .mjs file and
-// from a type-checked .mts file, calling a running feira. Everything happens in a temp dir:
-// the source tree gets no dist/ and nothing to clean. openapi-fetch, the client's one
-// dependency, comes from the npm cache or the registry.
+// The client as a user gets it, both ways the README gives: `npm install ./clients/typescript`
+// (a link to the folder, with its committed dist/ and openapi-fetch from the clone's
+// node_modules), and `npm pack` of it (its prepack builds dist/) installed from the tarball into
+// a project of its own; imported from a plain .mjs file and from a type-checked .mts file,
+// calling a running feira. The packing happens on a copy in a temp dir, so the source tree gets
+// nothing to clean. openapi-fetch, for the tarball, comes from the npm cache or the registry.
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const CLIENT = path.join(ROOT, "clients/typescript");
@@ -62,6 +63,35 @@ export async function latest(): Promise<components["schemas"]["ErrorBody"] | str
 }
 `;
 
+/** Runs USE_MJS in `app` against the server; the charge it made is really there. */
+async function callsTheServer(app: string): Promise<void> {
+  writeFileSync(path.join(app, "use.mjs"), USE_MJS);
+  const { stdout } = await run(process.execPath, ["use.mjs"], { cwd: app, env: { ...process.env, FEIRA_URL: baseUrl, FEIRA_KEY: m.sandboxKey }, timeout: 60_000 });
+  const out = JSON.parse(stdout) as { customer: string; charge: { id: string; status: string }; refused: { statusCode: number; code: string } };
+  assert.match(out.customer, /^cus_/, stdout);
+  assert.match(out.charge.id, /^ch_/, stdout);
+  assert.equal(out.charge.status, "pending", stdout);
+  assert.equal(out.refused.statusCode, 401);
+  assert.equal(out.refused.code, "unauthorized");
+  const stored = await t.app.inject({ url: `/v1/charges/${out.charge.id}`, headers: { authorization: basic(m.sandboxKey) } });
+  assert.equal(stored.statusCode, 200, stored.body);
+  assert.equal(stored.json().customerId, out.customer);
+}
+
+function project(name: string): string {
+  const app = path.join(dir, name);
+  mkdirSync(app);
+  writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "shop", private: true, type: "module" }));
+  return app;
+}
+
+test("npm install ./clients/typescript (the folder) works from plain Node, offline, and builds nothing", { timeout: 300_000 }, async () => {
+  const app = project("from-folder");
+  await npm(["install", "--offline", CLIENT], app);
+  await callsTheServer(app);
+  assert.equal(existsSync(path.join(CLIENT, "node_modules")), false, "nothing was installed into the clone's folder");
+});
+
 test("the client packs, installs from its tarball and works from plain Node against a running server", { timeout: 300_000 }, async () => {
   // A copy of the package beside the repository's node_modules (TypeScript for the build,
   // openapi-fetch's types), so the build writes into the temp dir only.
@@ -73,27 +103,13 @@ test("the client packs, installs from its tarball and works from plain Node agai
   const { stdout: packed } = await npm(["pack", "--json", "--pack-destination", dir], pkg);
   const [info] = JSON.parse(packed) as { filename: string; files: { path: string }[] }[];
   const files = info!.files.map((f) => f.path).sort();
-  assert.deepEqual(files, ["README.md", "dist/index.d.ts", "dist/index.js", "dist/schema.d.ts", "package.json"], "the tarball holds the built package only");
+  assert.deepEqual(files, ["README.md", "dist/index.d.ts", "dist/index.js", "dist/schema.d.ts", "package.json", "src/schema.d.ts"], "the tarball holds the built package only");
 
-  const app = path.join(dir, "app");
-  mkdirSync(app);
-  writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "shop", private: true, type: "module" }));
+  const app = project("from-tarball");
   await npm(["install", "--prefer-offline", path.join(dir, info!.filename)], app);
   const installed = JSON.parse(readFileSync(path.join(app, "node_modules/@feira/client/package.json"), "utf8")) as { exports: unknown };
   assert.ok(installed.exports, "the installed package has an exports map");
-
-  writeFileSync(path.join(app, "use.mjs"), USE_MJS);
-  const { stdout } = await run(process.execPath, ["use.mjs"], { cwd: app, env: { ...process.env, FEIRA_URL: baseUrl, FEIRA_KEY: m.sandboxKey }, timeout: 60_000 });
-  const out = JSON.parse(stdout) as { customer: string; charge: { id: string; status: string }; refused: { statusCode: number; code: string } };
-  assert.match(out.customer, /^cus_/, stdout);
-  assert.match(out.charge.id, /^ch_/, stdout);
-  assert.equal(out.charge.status, "pending", stdout);
-  assert.equal(out.refused.statusCode, 401);
-  assert.equal(out.refused.code, "unauthorized");
-  // The server really made the charge the installed client asked for.
-  const stored = await t.app.inject({ url: `/v1/charges/${out.charge.id}`, headers: { authorization: basic(m.sandboxKey) } });
-  assert.equal(stored.statusCode, 200, stored.body);
-  assert.equal(stored.json().customerId, out.customer);
+  await callsTheServer(app);
 
   writeFileSync(path.join(app, "use.mts"), USE_MTS);
   writeFileSync(path.join(app, "tsconfig.json"), JSON.stringify({

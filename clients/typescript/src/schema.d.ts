@@ -1627,6 +1627,59 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Transfer to a virtual account with a reference. BRL. */
+        BankTransferPaymentMethod: {
+            /** @description Seconds until the account reference expires. */
+            expiresIn?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bank_transfer";
+        };
+        /** @description Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode. BRL. */
+        BoletoPaymentMethod: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD; 3 days from today by default.
+             */
+            dueDate?: string;
+            instructions?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "boleto";
+        };
+        /** @description Credit card: plain (number...), saved (cardId) or wallet (wallet.token). */
+        CreditCardPaymentMethod: {
+            /** @description A saved card (POST /v1/customers/{id}/cards) instead of number, holder and expiry. */
+            cardId?: string;
+            /** @description Never stored. */
+            cvv?: string;
+            /** @description 1 to 12. */
+            expirationMonth?: string;
+            /** @description YY or YYYY. */
+            expirationYear?: string;
+            holderName?: string;
+            /** @default 1 */
+            installments: number;
+            /** @description Card number (PAN). Never stored in plain text, never returned. */
+            number?: string;
+            /** @description managed: feira runs 3-D Secure when the issuer asks for it (charge becomes authentication_required). */
+            threeDSMode?: "managed" | "none";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credit_card";
+            /** @description A wallet token instead of the card fields. */
+            wallet?: {
+                /** @description Wallet payment token. Sandbox: tok_sandbox_<card number>. */
+                token: string;
+                type: "apple_pay" | "google_pay";
+            };
+        };
         /** @description Every error has this shape. */
         ErrorBody: {
             /** @description Machine-readable error code: bad_request (400), unauthorized (401), forbidden (403), not_found (404), method_not_allowed (405), conflict (409), invalid_state (409), idempotency_in_progress (409), payload_too_large (413), headers_too_large (431), request_timeout (408), unsupported_media_type (415), validation_failed (422), idempotency_mismatch (422), card_number_in_text (422), amount_too_large (422), currency_not_supported (422), method_not_supported (422), submerchant_not_active (422), insufficient_balance (422), rate_limited (429), internal (500), unavailable (503), processor_busy (503). card_number_in_text: a card number in a field not meant for card data (the message names the field); amount_too_large: an amount above the currency's maximum (the message names the field and the maximum). */
@@ -1635,6 +1688,107 @@ export interface components {
             error: string;
             message: string;
             statusCode: number;
+        };
+        /** @description Pix initiated through Open Finance Brasil: the payer authorizes at their bank. BRL. */
+        OpenFinancePaymentMethod: {
+            /** @description ISPB of the payer's bank. */
+            bankIspb?: string;
+            /** @description Seconds until the authorization expires. */
+            expiresIn?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "open_finance";
+        };
+        /** @description OXXO cash voucher (Mexico). MXN. */
+        OxxoPaymentMethod: {
+            /** @description Seconds until the voucher expires. */
+            expiresIn?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "oxxo";
+        };
+        /** @description Pix: a BR Code (copia e cola) and its QR image. BRL. */
+        PixPaymentMethod: {
+            /** @description Seconds until the BR Code expires. */
+            expiresIn?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pix";
+        };
+        /** @description PSE bank redirect (Colombia). COP. */
+        PsePaymentMethod: {
+            /** @description PSE bank code of the payer's bank. */
+            bankCode: string;
+            documentNumber: string;
+            documentType: "CC" | "CE" | "NIT" | "PP";
+            /** @description Seconds until the bank redirect expires. */
+            expiresIn?: number;
+            personType: "natural" | "juridica";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pse";
+        };
+        /** @description Wallet-app QR code (EMV merchant-presented). BRL. */
+        QrCodePaymentMethod: {
+            /** @description Seconds until the QR code expires. */
+            expiresIn?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "qr_code";
+        };
+        /** @description SPEI transfer to a CLABE (Mexico). MXN. */
+        SpeiPaymentMethod: {
+            /** @description Seconds until the CLABE reference expires. */
+            expiresIn?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "spei";
+        };
+        /** @description Each period's charge is a boleto due 3 days after the period starts. BRL. */
+        SubscriptionBoletoMethod: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "boleto";
+        };
+        SubscriptionCreditCardMethod: {
+            /** @description A card already saved for this customer, instead of number, holder and expiry. */
+            cardId?: string;
+            /** @description Used for the first payment only; never stored. */
+            cvv?: string;
+            expirationMonth?: string;
+            expirationYear?: string;
+            holderName?: string;
+            /** @description Card number; the card is saved in the customer's vault for the renewals. */
+            number?: string;
+            /** @description 3-D Secure for the first payment. */
+            threeDSMode?: "managed" | "none";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credit_card";
+        };
+        /** @description Each period's charge is a Pix BR Code, sent in the subscription.renewed event. BRL. */
+        SubscriptionPixMethod: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pix";
         };
     };
     responses: never;
@@ -2218,9 +2372,9 @@ export interface operations {
                         brand: string | null;
                         currencyCode: string;
                         definition: {
-                            /** @description Fixed part in cents. */
+                            /** @description Fixed part in cents (integer minor units of currencyCode: 200 is 2.00 BRL), unlike a charge's amount, which is in currency units. */
                             fixed: number;
-                            /** @description Percent by installment count: index 0 = single payment, index 11 = 12 installments. */
+                            /** @description Percents (0.99 is 0.99 %), by installment count: index 0 = single payment, index 11 = 12 installments. */
                             percentages: number[];
                         };
                         feeType: "tx_spread" | "anticipation" | "payout";
@@ -2276,9 +2430,9 @@ export interface operations {
                             brand: string | null;
                             currencyCode: string;
                             definition: {
-                                /** @description Fixed part in cents. */
+                                /** @description Fixed part in cents (integer minor units of currencyCode: 200 is 2.00 BRL), unlike a charge's amount, which is in currency units. */
                                 fixed: number;
-                                /** @description Percent by installment count: index 0 = single payment, index 11 = 12 installments. */
+                                /** @description Percents (0.99 is 0.99 %), by installment count: index 0 = single payment, index 11 = 12 installments. */
                                 percentages: number[];
                             };
                             feeType: "tx_spread" | "anticipation" | "payout";
@@ -4702,82 +4856,7 @@ export interface operations {
                         [key: string]: string | number | boolean | null;
                     };
                     /** @description Discriminated by type: credit_card, pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei, pse. */
-                    paymentMethod: {
-                        /** @description A saved card (POST /v1/customers/{id}/cards) instead of number, holder and expiry. */
-                        cardId?: string;
-                        /** @description Never stored. */
-                        cvv?: string;
-                        /** @description 1 to 12. */
-                        expirationMonth?: string;
-                        /** @description YY or YYYY. */
-                        expirationYear?: string;
-                        holderName?: string;
-                        /** @default 1 */
-                        installments?: number;
-                        /** @description Card number (PAN). Never stored in plain text, never returned. */
-                        number?: string;
-                        /** @description managed: feira runs 3-D Secure when the issuer asks for it (charge becomes authentication_required). */
-                        threeDSMode?: "managed" | "none";
-                        /** @enum {string} */
-                        type: "credit_card";
-                        /** @description A wallet token instead of the card fields. */
-                        wallet?: {
-                            /** @description Wallet payment token. Sandbox: tok_sandbox_<card number>. */
-                            token: string;
-                            type: "apple_pay" | "google_pay";
-                        };
-                    } | {
-                        /** @description Seconds until the BR Code expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "pix";
-                    } | {
-                        /** @description ISPB of the payer's bank. */
-                        bankIspb?: string;
-                        /** @description Seconds until the authorization expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "open_finance";
-                    } | {
-                        /** @description Seconds until the QR code expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "qr_code";
-                    } | {
-                        /**
-                         * Format: date
-                         * @description YYYY-MM-DD; 3 days from today by default.
-                         */
-                        dueDate?: string;
-                        instructions?: string;
-                        /** @enum {string} */
-                        type: "boleto";
-                    } | {
-                        /** @description Seconds until the account reference expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "bank_transfer";
-                    } | {
-                        /** @description Seconds until the voucher expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "oxxo";
-                    } | {
-                        /** @description Seconds until the CLABE reference expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "spei";
-                    } | {
-                        /** @description PSE bank code of the payer's bank. */
-                        bankCode: string;
-                        documentNumber: string;
-                        documentType: "CC" | "CE" | "NIT" | "PP";
-                        /** @description Seconds until the bank redirect expires. */
-                        expiresIn?: number;
-                        personType: "natural" | "juridica";
-                        /** @enum {string} */
-                        type: "pse";
-                    };
+                    paymentMethod: components["schemas"]["CreditCardPaymentMethod"] | components["schemas"]["PixPaymentMethod"] | components["schemas"]["OpenFinancePaymentMethod"] | components["schemas"]["QrCodePaymentMethod"] | components["schemas"]["BoletoPaymentMethod"] | components["schemas"]["BankTransferPaymentMethod"] | components["schemas"]["OxxoPaymentMethod"] | components["schemas"]["SpeiPaymentMethod"] | components["schemas"]["PsePaymentMethod"];
                     /** @description Receives this charge's events (https in production). */
                     postbackUrl?: string;
                     shippingAddress?: {
@@ -6442,9 +6521,9 @@ export interface operations {
                             brand: string | null;
                             currencyCode: string;
                             definition: {
-                                /** @description Fixed part in cents. */
+                                /** @description Fixed part in cents (integer minor units of currencyCode: 200 is 2.00 BRL), unlike a charge's amount, which is in currency units. */
                                 fixed: number;
-                                /** @description Percent by installment count: index 0 = single payment, index 11 = 12 installments. */
+                                /** @description Percents (0.99 is 0.99 %), by installment count: index 0 = single payment, index 11 = 12 installments. */
                                 percentages: number[];
                             };
                             feeType: "tx_spread" | "anticipation" | "payout";
@@ -10668,82 +10747,7 @@ export interface operations {
                         quantity: number;
                     }[];
                     /** @description Discriminated by type: credit_card, pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei, pse. */
-                    paymentMethod: {
-                        /** @description A saved card (POST /v1/customers/{id}/cards) instead of number, holder and expiry. */
-                        cardId?: string;
-                        /** @description Never stored. */
-                        cvv?: string;
-                        /** @description 1 to 12. */
-                        expirationMonth?: string;
-                        /** @description YY or YYYY. */
-                        expirationYear?: string;
-                        holderName?: string;
-                        /** @default 1 */
-                        installments?: number;
-                        /** @description Card number (PAN). Never stored in plain text, never returned. */
-                        number?: string;
-                        /** @description managed: feira runs 3-D Secure when the issuer asks for it (charge becomes authentication_required). */
-                        threeDSMode?: "managed" | "none";
-                        /** @enum {string} */
-                        type: "credit_card";
-                        /** @description A wallet token instead of the card fields. */
-                        wallet?: {
-                            /** @description Wallet payment token. Sandbox: tok_sandbox_<card number>. */
-                            token: string;
-                            type: "apple_pay" | "google_pay";
-                        };
-                    } | {
-                        /** @description Seconds until the BR Code expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "pix";
-                    } | {
-                        /** @description ISPB of the payer's bank. */
-                        bankIspb?: string;
-                        /** @description Seconds until the authorization expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "open_finance";
-                    } | {
-                        /** @description Seconds until the QR code expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "qr_code";
-                    } | {
-                        /**
-                         * Format: date
-                         * @description YYYY-MM-DD; 3 days from today by default.
-                         */
-                        dueDate?: string;
-                        instructions?: string;
-                        /** @enum {string} */
-                        type: "boleto";
-                    } | {
-                        /** @description Seconds until the account reference expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "bank_transfer";
-                    } | {
-                        /** @description Seconds until the voucher expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "oxxo";
-                    } | {
-                        /** @description Seconds until the CLABE reference expires. */
-                        expiresIn?: number;
-                        /** @enum {string} */
-                        type: "spei";
-                    } | {
-                        /** @description PSE bank code of the payer's bank. */
-                        bankCode: string;
-                        documentNumber: string;
-                        documentType: "CC" | "CE" | "NIT" | "PP";
-                        /** @description Seconds until the bank redirect expires. */
-                        expiresIn?: number;
-                        personType: "natural" | "juridica";
-                        /** @enum {string} */
-                        type: "pse";
-                    };
+                    paymentMethod: components["schemas"]["CreditCardPaymentMethod"] | components["schemas"]["PixPaymentMethod"] | components["schemas"]["OpenFinancePaymentMethod"] | components["schemas"]["QrCodePaymentMethod"] | components["schemas"]["BoletoPaymentMethod"] | components["schemas"]["BankTransferPaymentMethod"] | components["schemas"]["OxxoPaymentMethod"] | components["schemas"]["SpeiPaymentMethod"] | components["schemas"]["PsePaymentMethod"];
                     shippingAddress?: {
                         city: string;
                         complement?: string;
@@ -19063,7 +19067,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description In cents (integer), BRL. Reserved from the available balance at once. At most 99,999,999 (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large. */
+                    /** @description In cents (integer minor units: 5000 is 50.00 BRL), unlike a charge's amount, which is in currency units. BRL. Reserved from the available balance at once. At most 99,999,999 (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large. */
                     amount: number;
                 };
             };
@@ -19922,27 +19926,7 @@ export interface operations {
                         [key: string]: string | number | boolean | null;
                     };
                     /** @description credit_card (a new card, saved in the vault, or a saved cardId), pix or boleto. */
-                    paymentMethod: {
-                        /** @description A card already saved for this customer, instead of number, holder and expiry. */
-                        cardId?: string;
-                        /** @description Used for the first payment only; never stored. */
-                        cvv?: string;
-                        expirationMonth?: string;
-                        expirationYear?: string;
-                        holderName?: string;
-                        /** @description Card number; the card is saved in the customer's vault for the renewals. */
-                        number?: string;
-                        /** @description 3-D Secure for the first payment. */
-                        threeDSMode?: "managed" | "none";
-                        /** @enum {string} */
-                        type: "credit_card";
-                    } | {
-                        /** @enum {string} */
-                        type: "pix";
-                    } | {
-                        /** @enum {string} */
-                        type: "boleto";
-                    };
+                    paymentMethod: components["schemas"]["SubscriptionCreditCardMethod"] | components["schemas"]["SubscriptionPixMethod"] | components["schemas"]["SubscriptionBoletoMethod"];
                     planId: string;
                     /** @description Split of every period's charge among Connect participants (percentages of the net). */
                     split?: {

@@ -1,4 +1,4 @@
-import { Type, type Static } from "typebox";
+import { Type, type Static, type TSchema } from "typebox";
 
 // The paymentMethod object of POST /v1/charges, one shape per type. A single object schema per
 // type (instead of a oneOf over shapes) keeps validation messages naming the exact field.
@@ -21,44 +21,44 @@ export const CreditCardMethod = Type.Object({
   threeDSMode: Type.Optional(Type.Union([Type.Literal("managed"), Type.Literal("none")], {
     description: "managed: feira runs 3-D Secure when the issuer asks for it (charge becomes authentication_required).",
   })),
-}, { additionalProperties: false, description: "Credit card: plain (number...), saved (cardId) or wallet (wallet.token)." });
+}, { $id: "CreditCardPaymentMethod", additionalProperties: false, description: "Credit card: plain (number...), saved (cardId) or wallet (wallet.token)." });
 
 export const PixMethod = Type.Object({
   type: Type.Literal("pix"),
   expiresIn: expiresIn(7 * 86400, "BR Code"),
-}, { additionalProperties: false, description: "Pix: a BR Code (copia e cola) and its QR image. BRL." });
+}, { $id: "PixPaymentMethod", additionalProperties: false, description: "Pix: a BR Code (copia e cola) and its QR image. BRL." });
 
 export const OpenFinanceMethod = Type.Object({
   type: Type.Literal("open_finance"),
   bankIspb: Type.Optional(Type.String({ pattern: "^[0-9]{8}$", description: "ISPB of the payer's bank." })),
   expiresIn: expiresIn(86400, "authorization"),
-}, { additionalProperties: false, description: "Pix initiated through Open Finance Brasil: the payer authorizes at their bank. BRL." });
+}, { $id: "OpenFinancePaymentMethod", additionalProperties: false, description: "Pix initiated through Open Finance Brasil: the payer authorizes at their bank. BRL." });
 
 export const QrCodeMethod = Type.Object({
   type: Type.Literal("qr_code"),
   expiresIn: expiresIn(7 * 86400, "QR code"),
-}, { additionalProperties: false, description: "Wallet-app QR code (EMV merchant-presented). BRL." });
+}, { $id: "QrCodePaymentMethod", additionalProperties: false, description: "Wallet-app QR code (EMV merchant-presented). BRL." });
 
 export const BoletoMethod = Type.Object({
   type: Type.Literal("boleto"),
   dueDate: Type.Optional(Type.String({ format: "date", description: "YYYY-MM-DD; 3 days from today by default." })),
   instructions: Type.Optional(Type.String({ maxLength: 255 })),
-}, { additionalProperties: false, description: "Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode. BRL." });
+}, { $id: "BoletoPaymentMethod", additionalProperties: false, description: "Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode. BRL." });
 
 export const BankTransferMethod = Type.Object({
   type: Type.Literal("bank_transfer"),
   expiresIn: expiresIn(30 * 86400, "account reference"),
-}, { additionalProperties: false, description: "Transfer to a virtual account with a reference. BRL." });
+}, { $id: "BankTransferPaymentMethod", additionalProperties: false, description: "Transfer to a virtual account with a reference. BRL." });
 
 export const OxxoMethod = Type.Object({
   type: Type.Literal("oxxo"),
   expiresIn: expiresIn(30 * 86400, "voucher"),
-}, { additionalProperties: false, description: "OXXO cash voucher (Mexico). MXN." });
+}, { $id: "OxxoPaymentMethod", additionalProperties: false, description: "OXXO cash voucher (Mexico). MXN." });
 
 export const SpeiMethod = Type.Object({
   type: Type.Literal("spei"),
   expiresIn: expiresIn(30 * 86400, "CLABE reference"),
-}, { additionalProperties: false, description: "SPEI transfer to a CLABE (Mexico). MXN." });
+}, { $id: "SpeiPaymentMethod", additionalProperties: false, description: "SPEI transfer to a CLABE (Mexico). MXN." });
 
 export const PseMethod = Type.Object({
   type: Type.Literal("pse"),
@@ -67,7 +67,7 @@ export const PseMethod = Type.Object({
   documentType: Type.Union([Type.Literal("CC"), Type.Literal("CE"), Type.Literal("NIT"), Type.Literal("PP")]),
   documentNumber: Type.String({ pattern: "^[0-9A-Za-z]{4,20}$" }),
   expiresIn: expiresIn(86400, "bank redirect"),
-}, { additionalProperties: false, description: "PSE bank redirect (Colombia). COP." });
+}, { $id: "PsePaymentMethod", additionalProperties: false, description: "PSE bank redirect (Colombia). COP." });
 
 export const PAYMENT_METHOD_SCHEMAS = {
   credit_card: CreditCardMethod, pix: PixMethod, open_finance: OpenFinanceMethod, qr_code: QrCodeMethod,
@@ -77,15 +77,28 @@ export const PAYMENT_METHOD_SCHEMAS = {
 const union = Type.Union([
   CreditCardMethod, PixMethod, OpenFinanceMethod, QrCodeMethod, BoletoMethod, BankTransferMethod, OxxoMethod, SpeiMethod, PseMethod,
 ]);
+/** The variants as named components of the document (app.ts adds them), each once. */
+export const PAYMENT_METHOD_COMPONENTS = Object.values(PAYMENT_METHOD_SCHEMAS);
+
 // oneOf + discriminator (enabled in http/validation.ts): Ajv validates only the branch named by
 // `type`, so an error names the field of that branch, e.g. paymentMethod.installments. Ajv
 // applies the discriminator to objects only and lets any other value through, so the schema
 // must say `type: "object"` itself: without it a string, array, number or null passed
-// validation and normalizeMethod failed on it (a 500).
-export const PaymentMethodInput = Type.Unsafe<Static<typeof union>>({
-  type: "object",
-  oneOf: Object.values(PAYMENT_METHOD_SCHEMAS),
-  discriminator: { propertyName: "type" },
-  description: "Discriminated by type: credit_card, pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei, pse.",
-});
+// validation and normalizeMethod failed on it (a 500). Every branch is a $ref to a named
+// component: code generators for other languages take a discriminator only over named
+// schemas, never over inline ones.
+export const PaymentMethodInput = discriminatedByType<Static<typeof union>>(PAYMENT_METHOD_COMPONENTS,
+  "Discriminated by type: credit_card, pix, open_finance, qr_code, boleto, bank_transfer, oxxo, spei, pse.");
+
+/**
+ * A `paymentMethod` body field: one of the named components, chosen by its `type`. No
+ * discriminator `mapping`: Ajv refuses one, and each component's `type` constant says it.
+ */
+export function discriminatedByType<T>(variants: TSchema[], description: string) {
+  const refs = variants.map((v) => {
+    if (!("$id" in v) || typeof v.$id !== "string") throw new Error("a paymentMethod variant needs an $id to be named in the document");
+    return Type.Ref(v.$id);
+  });
+  return Type.Unsafe<T>({ type: "object", oneOf: refs, discriminator: { propertyName: "type" }, description });
+}
 export type PaymentMethodBody = Static<typeof union>;

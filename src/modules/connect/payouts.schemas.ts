@@ -20,7 +20,7 @@ const E2E_EXAMPLE = "E18236120202611231452s0a1b2c3d4e";
 export const PayoutStatus = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
 
 export const CreatePayoutBody = Type.Object({
-  amount: Type.Integer({ minimum: 1, maximum: 100_000_000_000, description: "In cents (integer), BRL. Reserved from the available balance at once. At most 99,999,999 (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large." }),
+  amount: Type.Integer({ minimum: 1, maximum: 100_000_000_000, description: "In cents (integer minor units: 5000 is 50.00 BRL), unlike a charge's amount, which is in currency units. BRL. Reserved from the available balance at once. At most 99,999,999 (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large." }),
 }, { additionalProperties: false, examples: [{ amount: 10000 }] });
 
 export const PayoutParams = Type.Object({ merchantId: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -51,10 +51,10 @@ export const FeeDefinitionSchema = Type.Object({
   currencyCode: Type.String({ pattern: "^[A-Za-z]{3}$" }),
   brand: Type.Union([Type.String({ minLength: 1, maxLength: 30 }), Type.Null()], { description: "Card brand override, or null for the default." }),
   definition: Type.Object({
-    fixed: Type.Integer({ minimum: 0, maximum: 100_000_000, description: "Fixed part in cents." }),
+    fixed: Type.Integer({ minimum: 0, maximum: 100_000_000, description: "Fixed part in cents (integer minor units of currencyCode: 200 is 2.00 BRL), unlike a charge's amount, which is in currency units." }),
     percentages: Type.Array(Type.Number({ minimum: 0, maximum: 100, multipleOf: 0.0001 }), {
       maxItems: 12,
-      description: "Percent by installment count: index 0 = single payment, index 11 = 12 installments.",
+      description: "Percents (0.99 is 0.99 %), by installment count: index 0 = single payment, index 11 = 12 installments.",
     }),
   }, { additionalProperties: false }),
 }, { additionalProperties: false });

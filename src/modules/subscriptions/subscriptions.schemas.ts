@@ -1,6 +1,7 @@
 import { Type, type Static } from "typebox";
 import { Metadata } from "../../http/schemas.js";
 import { ChargeCustomer, SplitRule } from "../charges/charges.schemas.js";
+import { discriminatedByType } from "../charges/payment-methods.schemas.js";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./subscription-status.js";
 
 const Status = Type.Unsafe<SubscriptionStatus>({ type: "string", enum: [...SUBSCRIPTION_STATUSES] });
@@ -16,15 +17,15 @@ const CardMethod = Type.Object({
   cvv: Type.Optional(Type.String({ pattern: "^[0-9]{3,4}$", description: "Used for the first payment only; never stored." })),
   cardId: Type.Optional(Type.String({ maxLength: 64, description: "A card already saved for this customer, instead of number, holder and expiry." })),
   threeDSMode: Type.Optional(Type.Union([Type.Literal("managed"), Type.Literal("none")], { description: "3-D Secure for the first payment." })),
-}, { additionalProperties: false });
-const PixMethod = Type.Object({ type: Type.Literal("pix") }, { additionalProperties: false, description: "Each period's charge is a Pix BR Code, sent in the subscription.renewed event. BRL." });
-const BoletoMethod = Type.Object({ type: Type.Literal("boleto") }, { additionalProperties: false, description: "Each period's charge is a boleto due 3 days after the period starts. BRL." });
+}, { $id: "SubscriptionCreditCardMethod", additionalProperties: false });
+const PixMethod = Type.Object({ type: Type.Literal("pix") }, { $id: "SubscriptionPixMethod", additionalProperties: false, description: "Each period's charge is a Pix BR Code, sent in the subscription.renewed event. BRL." });
+const BoletoMethod = Type.Object({ type: Type.Literal("boleto") }, { $id: "SubscriptionBoletoMethod", additionalProperties: false, description: "Each period's charge is a boleto due 3 days after the period starts. BRL." });
 
 const methods = Type.Union([CardMethod, PixMethod, BoletoMethod]);
-export const SubscriptionMethodInput = Type.Unsafe<Static<typeof methods>>({
-  type: "object", oneOf: [CardMethod, PixMethod, BoletoMethod], discriminator: { propertyName: "type" },
-  description: "credit_card (a new card, saved in the vault, or a saved cardId), pix or boleto.",
-});
+/** The variants as named components of the document (app.ts adds them). */
+export const SUBSCRIPTION_METHOD_COMPONENTS = [CardMethod, PixMethod, BoletoMethod];
+export const SubscriptionMethodInput = discriminatedByType<Static<typeof methods>>(SUBSCRIPTION_METHOD_COMPONENTS,
+  "credit_card (a new card, saved in the vault, or a saved cardId), pix or boleto.");
 
 export const CreateSubscriptionBody = Type.Object({
   planId: Type.String({ minLength: 1, maxLength: 64 }),

@@ -61,7 +61,7 @@ ${deliveryList(p, mine.flatMap((e) => e.deliveries), false)}</section>
 <section class="card" aria-labelledby="po"><h2 id="po">${esc(t("connect.payouts"))}</h2>${payoutTable(p, payoutPage.data)}
 ${formErrors(p, errors.payout)}
 <form method="post" action="/panel/connect/${esc(s.id)}/payouts">${csrfInput(p)}
-${field({ name: "amount", label: t("connect.payoutAmount"), value: values.amount, errors: errors.payout, attrs: 'inputmode="decimal"', required: true, prefix: "po" })}
+${field({ name: "amount", label: t("connect.payoutAmount"), value: values.amount, errors: errors.payout, attrs: 'inputmode="decimal"', required: true, prefix: "po", hint: t("connect.payoutAmountHint") })}
 ${p.ctx.environment === "production" ? checkbox({ name: "confirm", label: t("confirm.payout"), prefix: "po" }) + (errors.payout?.confirm ? `<p class="error">${esc(errors.payout.confirm)}</p>` : "") : ""}
 <button type="submit">${esc(t("connect.requestPayout"))}</button></form></section>`;
   }

@@ -58,9 +58,11 @@ export async function seedDemo(services: Services, merchantId: string, db: Db): 
     products: [{ title: "Kit degustação (3 × 250 g)", unitPrice: 89.9, quantity: 1, physical: true, width: 20, height: 10, length: 15, weight: 0.8 }],
   });
 
+  // Not the README's Connect example (Padaria Aurora, 11.222.333/0001-81): a CNPJ is one
+  // submerchant per master, so the walk-through, pasted on a fresh start, would be a 409.
   await services.connect.service.create(ctx, {
-    tradeName: "Padaria Aurora", legalName: "Aurora Alimentos LTDA", companyTaxId: "11.222.333/0001-81", contactEmail: "financeiro@padaria-aurora.example.com",
-    website: "https://padaria-aurora.example.com", productType: "physical", productDescription: "Pães, bolos e café entregues em São Paulo",
-    averageMonthlyRevenue: 50000, averageOrderValue: 35.5, softDescriptor: "PADARIAAURORA",
+    tradeName: "Torrefação Serra Azul", legalName: "Serra Azul Cafés Especiais LTDA", companyTaxId: "45.723.174/0001-10", contactEmail: "financeiro@serra-azul.example.com",
+    website: "https://serra-azul.example.com", productType: "physical", productDescription: "Cafés especiais torrados na semana, do sul de Minas",
+    averageMonthlyRevenue: 30000, averageOrderValue: 62.5, softDescriptor: "SERRAAZUL",
   });
 }

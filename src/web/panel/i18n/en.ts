@@ -250,6 +250,7 @@ export const en = {
   "connect.postbackTo": "Sent to {url}.",
   "connect.noPostback": "No notifications URL: status changes are only shown here.",
   "connect.payoutAmount": "Amount (BRL)",
+  "connect.payoutAmountHint": "In reais, e.g. 50.00. The API's payout-requests take the same amount in cents (5000).",
   "connect.requestPayout": "Request payout",
   "connect.uploaded": "{n} documents uploaded.",
   "connect.payoutRequested": "Payout of {amount} requested.",

@@ -252,6 +252,7 @@ export const ptBR: Record<MessageKey, string> = {
   "connect.postbackTo": "Enviadas para {url}.",
   "connect.noPostback": "Sem URL de notificações: as mudanças de situação aparecem só aqui.",
   "connect.payoutAmount": "Valor (R$)",
+  "connect.payoutAmountHint": "Em reais, por exemplo 50,00. Na API, payout-requests recebe o mesmo valor em centavos (5000).",
   "connect.requestPayout": "Pedir saque",
   "connect.uploaded": "{n} documentos enviados.",
   "connect.payoutRequested": "Saque de {amount} pedido.",
