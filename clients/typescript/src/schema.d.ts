@@ -313,7 +313,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a charge
-         * @description Refunds all that is left, or `amount` (currency units). Refunds never add up to more than was paid, even when concurrent. The last refund makes the charge refunded. 201 with status succeeded, failed (the processor refused it; the amount is released) or pending (a live processor accepted it without finishing, or gave no answer to rely on: the amount stays reserved and the refund is read again at the processor until it succeeds, with charge.refunded, or fails).
+         * @description Refunds all that is left, or `amount` (currency units). Refunds never add up to more than was paid, even when concurrent: more than is left answers 422 `refund_exceeds_refundable`. The last refund makes the charge refunded. 201 with status succeeded, failed (the processor refused it; the amount is released) or pending (a live processor accepted it without finishing, or gave no answer to rely on: the amount stays reserved and the refund is read again at the processor until it succeeds, with charge.refunded, or fails).
          */
         post: operations["refundCharge"];
         delete?: never;
@@ -1353,7 +1353,7 @@ export interface paths {
         put?: never;
         /**
          * Request a payout for a submerchant
-         * @description With the master's key or the submerchant's own. amount is integer cents (BRL). The submerchant must be active, have its CNPJ and a payout fee definition; payoutFee = fixed + amount x percentage / 100, rounded half-up once (200 cents + 1 % of 10000 = 300, net 9700). The amount is reserved from the available balance at once: requests beyond it are refused (422), even when they race. Pending until approved or rejected; approved payouts went by Pix to the submerchant's CNPJ (in production by the operator's own transfer, whose endToEndId the payout then shows). One request per Idempotency-Key.
+         * @description With the master's key or the submerchant's own. amount is integer cents (BRL). The submerchant must be active, have its CNPJ and a payout fee definition; payoutFee = fixed + amount x percentage / 100, rounded half-up once (200 cents + 1 % of 10000 = 300, net 9700). The amount is reserved from the available balance at once: requests beyond it are refused (422), even when they race, and so is any request while the balance is below zero (a refund or chargeback took back more than it held; the 422 names the balance). Pending until approved or rejected; a refund, chargeback or dispute that takes money back from the submerchant rejects its pending requests, newest first, as far as needed (reason balance_reversed, payout.rejected) before its balance may go below zero; approved payouts went by Pix to the submerchant's CNPJ (in production by the operator's own transfer, whose endToEndId the payout then shows). One request per Idempotency-Key.
          */
         post: operations["createPayoutRequest"];
         delete?: never;
@@ -1682,7 +1682,7 @@ export interface components {
         };
         /** @description Every error has this shape. */
         ErrorBody: {
-            /** @description Machine-readable error code: bad_request (400), unauthorized (401), forbidden (403), not_found (404), method_not_allowed (405), conflict (409), invalid_state (409), idempotency_in_progress (409), payload_too_large (413), headers_too_large (431), request_timeout (408), unsupported_media_type (415), validation_failed (422), idempotency_mismatch (422), card_number_in_text (422), amount_too_large (422), currency_not_supported (422), method_not_supported (422), submerchant_not_active (422), insufficient_balance (422), rate_limited (429), internal (500), unavailable (503), processor_busy (503). card_number_in_text: a card number in a field not meant for card data (the message names the field); amount_too_large: an amount above the currency's maximum (the message names the field and the maximum). */
+            /** @description Machine-readable error code: bad_request (400), unauthorized (401), forbidden (403), not_found (404), method_not_allowed (405), conflict (409), invalid_state (409), idempotency_in_progress (409), payload_too_large (413), headers_too_large (431), request_timeout (408), unsupported_media_type (415), validation_failed (422), idempotency_mismatch (422), card_number_in_text (422), amount_too_large (422), currency_not_supported (422), method_not_supported (422), submerchant_not_active (422), insufficient_balance (422), refund_exceeds_refundable (422), rate_limited (429), internal (500), unavailable (503), processor_busy (503). card_number_in_text: a card number in a field not meant for card data (the message names the field); amount_too_large: an amount above the currency's maximum (the message names the field and the maximum). */
             code: string;
             /** @description HTTP reason phrase, e.g. Unprocessable Entity */
             error: string;
@@ -2883,7 +2883,7 @@ export interface operations {
                             /** @enum {string} */
                             pixKeyType: "cnpj";
                             processedAt: string | null;
-                            /** @description Why it was rejected, when it was. */
+                            /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                             reason: string | null;
                             status: "pending" | "approved" | "rejected";
                         }[];
@@ -3049,7 +3049,7 @@ export interface operations {
                         /** @description Cents: fixed + amount x percentage / 100 of the submerchant's payout fee, rounded half-up once. */
                         payoutFee: number;
                         processedAt: string | null;
-                        /** @description Why it was rejected, when it was. */
+                        /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
                         status: "pending" | "approved" | "rejected";
                     };
@@ -3290,7 +3290,7 @@ export interface operations {
                         /** @description Cents: fixed + amount x percentage / 100 of the submerchant's payout fee, rounded half-up once. */
                         payoutFee: number;
                         processedAt: string | null;
-                        /** @description Why it was rejected, when it was. */
+                        /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
                         status: "pending" | "approved" | "rejected";
                     };
@@ -4831,6 +4831,7 @@ export interface operations {
                         } & {
                             [key: string]: string | number;
                         };
+                        /** @description cpf and cnpj are checked with their check digits; an alphanumeric CNPJ keeps its letters. The processor receives the document as stored; one of a type it does not take (an rg) is left out of a card payment, and a boleto or Pix that needs one is a 422 naming customer.document. */
                         document?: {
                             id: string;
                             type: "cpf" | "cnpj" | "passport" | "rg";
@@ -10724,6 +10725,7 @@ export interface operations {
                         } & {
                             [key: string]: string | number;
                         };
+                        /** @description cpf and cnpj are checked with their check digits; an alphanumeric CNPJ keeps its letters. The processor receives the document as stored; one of a type it does not take (an rg) is left out of a card payment, and a boleto or Pix that needs one is a 422 naming customer.document. */
                         document?: {
                             id: string;
                             type: "cpf" | "cnpj" | "passport" | "rg";
@@ -11947,7 +11949,7 @@ export interface operations {
                             /** @description Cents: fixed + amount x percentage / 100 of the submerchant's payout fee, rounded half-up once. */
                             payoutFee: number;
                             processedAt: string | null;
-                            /** @description Why it was rejected, when it was. */
+                            /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                             reason: string | null;
                             status: "pending" | "approved" | "rejected";
                         }[];
@@ -12113,7 +12115,7 @@ export interface operations {
                         /** @description Cents: fixed + amount x percentage / 100 of the submerchant's payout fee, rounded half-up once. */
                         payoutFee: number;
                         processedAt: string | null;
-                        /** @description Why it was rejected, when it was. */
+                        /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
                         status: "pending" | "approved" | "rejected";
                     };
@@ -16574,6 +16576,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Any other answer (rate limited, unavailable): the error body. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     shippingServices: {
@@ -19111,7 +19122,7 @@ export interface operations {
                         /** @description Cents: fixed + amount x percentage / 100 of the submerchant's payout fee, rounded half-up once. */
                         payoutFee: number;
                         processedAt: string | null;
-                        /** @description Why it was rejected, when it was. */
+                        /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
                         status: "pending" | "approved" | "rejected";
                     };
@@ -19908,6 +19919,7 @@ export interface operations {
                         } & {
                             [key: string]: string | number;
                         };
+                        /** @description cpf and cnpj are checked with their check digits; an alphanumeric CNPJ keeps its letters. The processor receives the document as stored; one of a type it does not take (an rg) is left out of a card payment, and a boleto or Pix that needs one is a 422 naming customer.document. */
                         document?: {
                             id: string;
                             type: "cpf" | "cnpj" | "passport" | "rg";

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { errors } from "../../http/schemas.js";
 import type { ShippingService } from "./shipping.service.js";
 import * as s from "./shipping.schemas.js";
@@ -39,7 +40,10 @@ export function shippingRoutes(shipping: ShippingService) {
         operationId: "shippingOauthCallback", tags, summary: "OAuth callback (called by Melhor Envio)",
         description: "Exchanges the code for tokens and redirects (303) to PANEL_URL with ?shipping=connected, or ?shipping=error&reason=invalid_state|access_denied|code_refused|provider_unavailable|no_credentials. A missing, forged, expired or reused state connects nothing.",
         querystring: s.CallbackQuery,
-        response: { 303: { type: "null", description: "Redirect to the merchant panel." }, ...errors(400, 422) },
+        // Every outcome, a refusal of the provider's included, is the 303 to the panel; the other
+        // answers any route can give (429, 500, 503 while starting or draining) are `default`,
+        // which code generators read as the operation's other result.
+        response: { 303: { type: "null", description: "Redirect to the merchant panel." }, ...errors(400, 422), default: Type.Ref("ErrorBody", { description: "Any other answer (rate limited, unavailable): the error body." }) },
       },
     }, async (req, reply) => reply.header("cache-control", "no-store").redirect(await shipping.callback(req.query), 303));
 
