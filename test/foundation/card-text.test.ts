@@ -192,6 +192,12 @@ test("the list of card fields names real routes, and every documented card field
       while (stack.length > 0) {
         const [s, at] = stack.pop()!;
         if (!s || typeof s !== "object") continue;
+        // The payment method variants are components (#/components/schemas/...): follow them.
+        const ref = (s as { $ref?: string }).$ref;
+        if (ref) {
+          stack.push([doc.components.schemas[ref.replace("#/components/schemas/", "")], at]);
+          continue;
+        }
         const node = s as { description?: string; properties?: Record<string, unknown>; oneOf?: unknown[]; allOf?: unknown[]; anyOf?: unknown[] };
         if (at && /card number|\bPAN\b|wallet payment token/i.test(node.description ?? "")) {
           found.push(at);
