@@ -47,7 +47,7 @@ before(async () => {
   // subscriptions (the fake's approved test card is 4000000000000010).
   pagarme = await startFakePagarme();
   t = await buildTestApp({
-    live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
+    live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] }, processors: { pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url } }, timeoutMs: 5_000 },
   });
   const master = await seedMaster(t, FEES);
   keys.sandbox = master.sandboxKey;
