@@ -28,7 +28,8 @@ const SubPathParams = Type.Object({
   name: Name,
   "*": Type.String({ maxLength: 64, description: "What the provider appended to the registered URL (`pix`, `rec`, `cobr`)." }),
 });
-const Query = Type.Record(Type.String(), Type.Unknown(), { description: "The provider's parameters (a reference, a topic, a secret); its definition reads them." });
+// The provider's parameters (a reference, a topic, a secret): its definition reads them.
+const Query = Type.Object({}, { additionalProperties: true });
 const Body = Type.Optional(Type.Unknown({
   description: "The provider's notice; only the references its definition takes from it are used, and the objects they name are read again from the provider.",
   examples: [{ type: "order.paid", data: { id: "or_56GXnk6T0eU88qMm", code: "ch_01jd3k2m4nabcdefghjkmnpqrs" } }],
@@ -69,13 +70,11 @@ export function providerWebhookRoutes(gate: NoticeGate, processors: Pick<Process
           + "the body is never trusted. A name that takes no notices is 404.\n\n" + each.join("\n") + "\n\n" + LIMIT_TEXT,
       },
     }, async (req, reply) => receive(req, reply, req.params.name, ""));
-    // The same notice with what a provider appends to the registered URL (`/pix`, `/rec`, `/cobr`).
+    // The same notice with what a provider appends to the registered URL (`/pix`, `/rec`, `/cobr`);
+    // documented by the route above (OpenAPI has no wildcard path parameter).
     app.post("/v1/processors/:name/webhooks/*", {
       config: { auth: "public", idempotent: false },
-      schema: {
-        ...common, params: SubPathParams, operationId: "processorNoticeSubPath", summary: "A processor's notice, with a path the provider appended",
-        description: "As `POST /v1/processors/{name}/webhooks`, for providers that append a path to the registered URL.",
-      },
+      schema: { ...common, params: SubPathParams, hide: true },
     }, async (req, reply) => receive(req, reply, req.params.name, req.params["*"]));
   };
 }
