@@ -31,6 +31,7 @@ import { createLedgerModule } from "./modules/ledger/ledger.module.js";
 import { createMerchantsModule } from "./modules/merchants/merchants.module.js";
 import { createShippingModule } from "./modules/shipping/shipping.module.js";
 import { createConnectModule } from "./modules/connect/connect.module.js";
+import type { ProcessorDefinition } from "./processors/definition.js";
 import { createProcessorRegistry } from "./processors/registry.js";
 import { createPaymentLinksModule } from "./modules/payment-links/payment-links.module.js";
 import { processorAdminRoutes } from "./modules/admin/processors.routes.js";
@@ -55,7 +56,7 @@ export type Services = ReturnType<typeof createServices>;
  * names are the services other code calls; `modules` carries what app.ts and the worker
  * register (routes, tasks).
  */
-export function createServices(deps: { config: Config; db: Db }) {
+export function createServices(deps: { config: Config; db: Db; processors?: readonly ProcessorDefinition[] }) {
   const { config, db } = deps;
   const sealer = createSealer(config.encryptionKey);
   // Keys, merchant profiles and Connect accounts are cached per process; changes forget them.
@@ -65,7 +66,7 @@ export function createServices(deps: { config: Config; db: Db }) {
   const webhooks = createWebhookModule({ db, config, sealer });
   const cards = createCardModule({ db, sealer, customers: customers.service });
   const ledger = createLedgerModule({ db });
-  const processors = createProcessorRegistry({ productionProcessor: config.productionProcessor, live: config.live, sandboxRecords: sandboxProcessorRecords(db) });
+  const processors = createProcessorRegistry({ live: config.live, definitions: deps.processors, sandboxRecords: sandboxProcessorRecords(db) });
   const connect = createConnectModule({ db, config, sealer, merchants: merchants.service, ledger: ledger.service, processors, configChanges });
   const charges = createChargesModule({
     db, config, processors, merchants: merchants.service, customers: customers.service, cards: cards.service, ledger: ledger.service, connect: connect.service,

@@ -2,7 +2,9 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { currencyExponent, DEFAULT_MAX_AMOUNT_MINOR, type AmountLimits } from "./lib/money.js";
-import { parseProcessorRouting, type RouteTable } from "./processors/routing.js";
+import { settingsFromEnv, type ProcessorDefinition } from "./processors/definition.js";
+import { PROCESSORS } from "./processors/registry.js";
+import { parseProcessorRouting, type LiveProcessorConfig } from "./processors/routing.js";
 
 // The whole configuration, parsed once from the environment in main.ts and passed down.
 // Nothing else in feira reads process.env.
@@ -89,32 +91,7 @@ export interface Config {
   metricsToken: string | undefined;
 }
 
-/**
- * PAYMENT_PROCESSOR or PAYMENT_ROUTES, the credentials of the processors they name, and the
- * bounds of every provider call. The base URLs are the operator's, not merchant input: the
- * merchant URL guard does not apply to them.
- */
-export interface LiveProcessorConfig {
-  routes: RouteTable;
-  pagarme: { secretKey: string; apiUrl: string };
-  mercadopago: { accessToken: string; webhookSecret: string; publicKey: string | undefined; apiUrl: string };
-  /** PROCESSOR_TIMEOUT_MS: the bound on each provider call. */
-  timeoutMs: number;
-  /** PROCESSOR_RECONCILE_INTERVAL_MS: how often live charges still open are read again. */
-  reconcileIntervalMs: number;
-  /**
-   * Provider lookups that provider webhooks may cause, per second: PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND
-   * in all (shared by the API processes on PostgreSQL) and PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS
-   * per client address. A notice past them is answered 429 and settled by its retry or the reconciliation.
-   */
-  webhookLookups: { perSecond: number; perAddressPerSecond: number };
-  /**
-   * PROCESSOR_MAX_WAITING: production charges one process lets wait on a processor at once (and
-   * the connections each adapter may open). Past it a charge is 503 `processor_busy` with
-   * Retry-After before anything is written.
-   */
-  maxWaiting: number;
-}
+export type { LiveProcessorConfig };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -129,7 +106,7 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
  * generated once into DATA_DIR/secrets.json and reused on the next start; production refuses
  * to start without them, because a generated secret would silently change between machines.
  */
-export function loadConfig(env: NodeJS.ProcessEnv): Config {
+export function loadConfig(env: NodeJS.ProcessEnv, processors: readonly ProcessorDefinition[] = PROCESSORS): Config {
   const problems: string[] = [];
   const production = env.NODE_ENV === "production";
 
@@ -193,7 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const idempotencyLeaseMs = int("IDEMPOTENCY_LEASE_MS", 30_000, 1_000, 3_600_000);
   const webConcurrency = int("WEB_CONCURRENCY", 1, 1, 256);
   const amountLimits = parseAmountLimits(env, problems);
-  const live = parseLive(env, problems, { int, url });
+  const live = parseLive(env, problems, processors, { int, url });
   const webhookConcurrency = int("WEBHOOK_CONCURRENCY", 128, 1, 4096);
   if (webConcurrency > 1 && !databaseUrl) {
     problems.push(`WEB_CONCURRENCY=${webConcurrency} needs DATABASE_URL: the embedded database admits one process; unset WEB_CONCURRENCY or use PostgreSQL`);
@@ -261,21 +238,18 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   };
 }
 
+// Every known processor's settings are read (a malformed URL stops the start even when it is not
+// routed yet); which are required, and each definition's own checks, follow from the routes.
 function parseLive(
-  env: NodeJS.ProcessEnv, problems: string[],
+  env: NodeJS.ProcessEnv, problems: string[], definitions: readonly ProcessorDefinition[],
   read: { int(name: string, fallback: number, min: number, max: number): number; url(name: string, fallback: string): string },
 ): LiveProcessorConfig {
-  const routing = parseProcessorRouting(env);
+  const processors = Object.fromEntries(definitions.map((d) => [d.name, settingsFromEnv(d, env, read.url)]));
+  const routing = parseProcessorRouting(env, definitions, processors);
   problems.push(...routing.problems);
   return {
     routes: routing.routes,
-    pagarme: { secretKey: env.PAGARME_SECRET_KEY ?? "", apiUrl: read.url("PAGARME_API_URL", "https://api.pagar.me/core/v5") },
-    mercadopago: {
-      accessToken: env.MERCADOPAGO_ACCESS_TOKEN ?? "",
-      webhookSecret: env.MERCADOPAGO_WEBHOOK_SECRET ?? "",
-      publicKey: env.MERCADOPAGO_PUBLIC_KEY || undefined,
-      apiUrl: read.url("MERCADOPAGO_API_URL", "https://api.mercadopago.com"),
-    },
+    processors,
     timeoutMs: read.int("PROCESSOR_TIMEOUT_MS", 15_000, 100, 300_000),
     reconcileIntervalMs: read.int("PROCESSOR_RECONCILE_INTERVAL_MS", 60_000, 1_000, 86_400_000),
     webhookLookups: {
@@ -294,8 +268,7 @@ const DEFAULT_PROCESSOR_MAX_WAITING = 1024;
 /** No live processor: production-key charges are refused (tests, a sandbox-only deployment). */
 export const NO_LIVE_PROCESSORS: LiveProcessorConfig = {
   routes: {},
-  pagarme: { secretKey: "", apiUrl: "https://api.pagar.me/core/v5" },
-  mercadopago: { accessToken: "", webhookSecret: "", publicKey: undefined, apiUrl: "https://api.mercadopago.com" },
+  processors: {},
   timeoutMs: 15_000,
   reconcileIntervalMs: 60_000,
   webhookLookups: { perSecond: 200, perAddressPerSecond: 100 },

@@ -26,8 +26,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
 // ids, nosso numero) that now and then pass Luhn: refusing them would leave a real payment
 // unapplied until the reconciliation, and the provider retrying a notice that can never pass.
 const PROVIDER_NOTICES: ReadonlySet<string> = new Set([
-  "POST /v1/processors/pagarme/webhooks",
-  "POST /v1/processors/mercadopago/webhooks",
+  "POST /v1/processors/:name/webhooks",
+  "POST /v1/processors/:name/webhooks/*",
 ]);
 
 const NONE: ReadonlySet<string> = new Set();

@@ -2,7 +2,7 @@ import { isDocumentType, normalizeDocument, type DocumentType } from "../lib/doc
 import type { CustomerInput, PaymentMethodType } from "./processor.js";
 
 // What a provider takes of the buyer's identity document. Each adapter declares its own table
-// (pagarme/documents.ts, mercadopago/documents.ts); these two functions are the only readers,
+// (its folder's documents.ts); these two functions are the only readers,
 // so "what document goes to provider X" and "which charge it refuses" are decided in one place
 // and agree: a document is sent exactly when the check lets the charge through with it.
 

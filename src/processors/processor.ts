@@ -1,6 +1,8 @@
-// The narrow interface every payment processor implements. The sandbox simulator is the first
-// adapter; real acquirers plug in behind the same shape. Expected declines are values, never
-// exceptions; an exception means the processor could not be reached or misbehaved.
+// The narrow interface every payment processor implements, split in two: what a new charge needs
+// from a route of processors, and what one adapter offers (its optional capabilities declared,
+// not stubbed). The simulator is one adapter; live ones plug in through their definitions
+// (definition.ts). Expected declines are values, never exceptions; an exception means the
+// processor could not be reached or misbehaved.
 
 export type PaymentMethodType =
   | "credit_card" | "pix" | "open_finance" | "qr_code" | "boleto" | "bank_transfer" | "oxxo" | "spei" | "pse";
@@ -190,7 +192,13 @@ export interface PayoutInput {
   now: Date;
 }
 
-export interface PaymentProcessor {
+/**
+ * What a new charge goes through: one processor (the simulator) or a route of live processors
+ * (router.ts), which answers which adapter served it. Nothing else is asked of a route: every
+ * later call about a charge goes to the adapter that made it (its processor column).
+ */
+export interface ChargeRoute {
+  /** The adapter's name; a route's answers carry `servedBy` instead. */
   readonly name: string;
   /** Whether this processor serves the method in that currency (checked before anything else). */
   supports(method: PaymentMethodType, currency: string): boolean;
@@ -199,26 +207,43 @@ export interface PaymentProcessor {
    * that starts with the field it names (`customer.phone is required ...`), or null.
    */
   checkInstrument(input: InstrumentCheck): string | null;
-  /** The card inside a wallet token, or null when this processor does not accept that token. */
-  decodeWalletToken(token: string, now: Date): WalletCard | null;
+  /** The card inside a wallet token, or null; absent when this processor accepts no wallet token. */
+  decodeWalletToken?(token: string, now: Date): WalletCard | null;
   /** `servedBy`: the adapter that answered, when this processor routes between several. */
   authorize(input: AuthorizeInput): Promise<AuthorizeResult & { servedBy?: string }>;
+}
+
+/**
+ * What one adapter offers: a route of itself, the lookup every payment needs, and the optional
+ * capabilities it declares (absent members are not served; callers check, nothing is stubbed).
+ */
+export interface PaymentProcessor extends ChargeRoute {
   /**
    * The payment made under feira's reference (the charge id), as the provider sees it now.
    * pspRefId, when known, lets an adapter read it directly instead of searching.
    */
   lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult>;
   /** Cancels an unpaid Pix or boleto at the provider, so that it can no longer be paid. */
-  cancel(input: { chargeId: string; pspRefId: string }): Promise<CancelResult>;
+  cancel?(input: { chargeId: string; pspRefId: string }): Promise<CancelResult>;
   /** Finishes an authorization held for 3DS or review; idempotent per chargeId. */
-  capture(input: { chargeId: string; pspRefId: string; amountMinor: number }): Promise<CaptureResult>;
-  /** Idempotent per refundId: a repeated call answers with the first result. */
-  refund(input: RefundInput): Promise<RefundResult>;
+  capture?(input: { chargeId: string; pspRefId: string; amountMinor: number }): Promise<CaptureResult>;
+  /** Idempotent per refundId: a repeated call answers with the first result. Declared with refundStatus. */
+  refund?(input: RefundInput): Promise<RefundResult>;
   /** A refund's state now (after `pending`); not_found when the provider never received it. */
-  refundStatus(input: RefundInput & { refundRef: string | null }): Promise<RefundResult | { outcome: "not_found" }>;
-  /** Idempotent per payoutId: a repeated call answers with the first result. */
-  payout(input: PayoutInput): Promise<PayoutResult>;
+  refundStatus?(input: RefundInput & { refundRef: string | null }): Promise<RefundResult | { outcome: "not_found" }>;
+  /** Sends a Pix transfer; idempotent per payoutId: a repeated call answers with the first result. */
+  payout?(input: PayoutInput): Promise<PayoutResult>;
 }
+
+/** An adapter's refunds (refund and refundStatus come together), or null when it declares none. */
+export function refundsOf(p: PaymentProcessor): Required<Pick<PaymentProcessor, "refund" | "refundStatus">> | null {
+  const { refund, refundStatus } = p;
+  return refund && refundStatus ? { refund, refundStatus } : null;
+}
+
+/** The optional members an adapter serves, made required in its own type (adapter tests call them). */
+export type Serves<K extends "cancel" | "capture" | "refund" | "refundStatus" | "payout" | "decodeWalletToken"> =
+  PaymentProcessor & Required<Pick<PaymentProcessor, K>>;
 
 export interface RefundInput {
   chargeId: string;

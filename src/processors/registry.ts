@@ -1,39 +1,47 @@
-import type { LiveProcessorConfig } from "../config.js";
 import type { BreakerView } from "./breaker.js";
-import { createMercadoPagoProcessor } from "./mercadopago/mercadopago.processor.js";
-import { createPagarmeProcessor } from "./pagarme/pagarme.processor.js";
-import type { PaymentMethodType, PaymentProcessor, ProcessorRecords } from "./processor.js";
+import type { IncomingNotice, NoticeReading, ProcessorDefinition } from "./definition.js";
+import { mercadopago } from "./mercadopago/mercadopago.definition.js";
+import { pagarme } from "./pagarme/pagarme.definition.js";
+import type { ChargeRoute, PaymentMethodType, PaymentProcessor, ProcessorRecords } from "./processor.js";
 import { createRouterProcessor, type RouterProcessor } from "./router.js";
-import { PROCESSOR_METHODS, type ProcessorName } from "./routing.js";
+import type { LiveProcessorConfig } from "./routing.js";
 import { createSandboxProcessor } from "./sandbox/sandbox.processor.js";
 
-// Which processor serves which environment. Sandbox keys always get the simulator.
-// Production keys get the live router over the adapters PAYMENT_PROCESSOR or PAYMENT_ROUTES
-// name (config.ts checked the names and credentials at start), or none (charges are then
-// refused by the charges service); they are never served by the simulator, so a
-// misconfigured deployment fails at startup instead of "accepting" real cards.
+/**
+ * The live processors feira knows: one line per processor, its folder's definition. This is the
+ * only place outside a processor's folder that names it; configuration, routing, failover, the
+ * notice route and the admin read these definitions.
+ */
+export const PROCESSORS: readonly ProcessorDefinition[] = [
+  pagarme,
+  mercadopago,
+];
+
+// Which processor serves which environment. Sandbox keys always get the simulator. Production
+// keys get the live router over the adapters PAYMENT_PROCESSOR or PAYMENT_ROUTES name (config.ts
+// checked the names and settings at start), or none (charges are then refused by the charges
+// service); they are never served by the simulator, so a misconfigured deployment fails at
+// startup instead of "accepting" real cards.
 
 type Closable = PaymentProcessor & { close?(): Promise<void> };
-
-/** The live adapters, by name, built from the operator's configuration. */
-const PRODUCTION_ADAPTERS: Readonly<Record<ProcessorName, (live: LiveProcessorConfig) => Closable>> = {
-  pagarme: (live) => createPagarmeProcessor({
-    secretKey: live.pagarme.secretKey, baseUrl: live.pagarme.apiUrl, timeoutMs: live.timeoutMs, connections: live.maxWaiting,
-  }),
-  mercadopago: (live) => createMercadoPagoProcessor({
-    accessToken: live.mercadopago.accessToken, publicKey: live.mercadopago.publicKey,
-    baseUrl: live.mercadopago.apiUrl, timeoutMs: live.timeoutMs, connections: live.maxWaiting,
-  }),
-};
+type Environment = "sandbox" | "production";
 
 const SIMULATOR = "sandbox";
 
 export interface ProcessorRegistry {
+  /** The definitions this registry was built from (PROCESSORS, or a deployment's or test's own). */
+  readonly definitions: readonly ProcessorDefinition[];
+  /** What a new charge of the environment goes through: the simulator, or the live router; null when no live route is configured. */
+  route(env: Environment): ChargeRoute | null;
   /**
-   * The processor of an environment: for a production charge already made, `processorName`
-   * (its processor column) gives the adapter that served it, which every later call must use.
+   * The adapter that served a charge (its processor column), which every later call about it must
+   * use; the simulator for sandbox; null when that processor is not configured in this process.
    */
-  forEnvironment(env: "sandbox" | "production", processorName?: string | null): PaymentProcessor | null;
+  adapter(env: Environment, processorName: string | null | undefined): PaymentProcessor | null;
+  /** What sends the environment's payouts by Pix: the simulator in the sandbox; null when no processor does. */
+  payouts(env: Environment): Required<Pick<PaymentProcessor, "payout">> | null;
+  /** Reads a notice of the named processor with its options; undefined when no processor of that name takes notices. */
+  readNotice(name: string, notice: IncomingNotice): NoticeReading | undefined;
   /** Each live adapter's circuit breaker. */
   breakers(): Record<string, BreakerView>;
   /** Each configured live processor: the methods it serves and its breaker, in this process. */
@@ -43,70 +51,61 @@ export interface ProcessorRegistry {
 }
 
 export interface LiveProcessorView {
-  name: ProcessorName;
+  name: string;
   /** The methods whose route names it: first choice, or second (tried only as failover). */
   routes: { method: PaymentMethodType; choice: "first" | "second" }[];
   breaker: BreakerView;
 }
 
 export function createProcessorRegistry(opts: {
-  productionProcessor: string | undefined;
-  /** The live routes and accounts (config.live); without routes, production charges are refused. */
+  /** The live routes and each processor's options (config.live); without routes, production charges are refused. */
   live?: LiveProcessorConfig;
-  /** Replaces the built-in production adapters (tests, or a deployment's own adapter). */
-  adapters?: Readonly<Record<string, () => PaymentProcessor>>;
+  /** The processors this deployment knows; PROCESSORS unless a deployment or a test adds its own. */
+  definitions?: readonly ProcessorDefinition[];
   /** Where the sandbox simulator records its answers (a table in the app). */
   sandboxRecords?: ProcessorRecords;
 }): ProcessorRegistry {
+  const definitions = opts.definitions ?? PROCESSORS;
+  const byName = new Map(definitions.map((d) => [d.name, d]));
   const sandbox = createSandboxProcessor(opts.sandboxRecords);
   const routes = opts.live?.routes ?? {};
-  if (!opts.adapters && Object.keys(routes).length > 0) return liveRegistry(sandbox, opts.live!);
+  const optionsOf = (name: string) => opts.live?.processors[name] ?? {};
+  const limits = { timeoutMs: opts.live?.timeoutMs ?? 15_000, connections: opts.live?.maxWaiting ?? 1024 };
 
-  const adapters: Readonly<Record<string, () => PaymentProcessor>> = opts.adapters ?? {};
-  const known = opts.adapters ? Object.keys(adapters).filter((name) => name !== SIMULATOR) : Object.keys(PROCESSOR_METHODS);
-  const knownText = known.length > 0 ? known.join(", ") : "none yet";
-  const name = opts.productionProcessor;
-
-  if (name === SIMULATOR) {
-    throw new Error(
-      `PAYMENT_PROCESSOR=${SIMULATOR} is not allowed: the simulator never serves production keys. ` +
-      `Known production processors: ${knownText}; leave PAYMENT_PROCESSOR unset to refuse production charges.`,
-    );
+  const named = [...new Set(Object.values(routes).flatMap((r) => r ?? []))];
+  const adapters = new Map<string, Closable>();
+  for (const name of named) {
+    const def = byName.get(name);
+    if (!def) throw new Error(`a route names "${name}", which is not a known processor (known: ${[...byName.keys()].join(", ")})`);
+    const adapter = def.create(optionsOf(name), limits);
+    // The charge records the adapter's name: it must be the one its later calls are routed by.
+    if (adapter.name === SIMULATOR) throw new Error("a production adapter must not be the sandbox simulator");
+    if (adapter.name !== name) throw new Error(`processor ${name}'s adapter calls itself ${adapter.name}`);
+    adapters.set(name, adapter);
   }
-  const factory = name === undefined ? undefined : Object.hasOwn(adapters, name) ? adapters[name] : undefined;
-  if (name !== undefined && factory === undefined) {
-    const why = !opts.adapters && Object.hasOwn(PROCESSOR_METHODS, name) ? "has no configuration (its credentials are read by loadConfig)" : "is not a known processor";
-    throw new Error(`PAYMENT_PROCESSOR=${name} ${why}. Known production processors: ${knownText}.`);
-  }
-
-  const production = factory ? factory() : null;
-  if (production?.name === SIMULATOR) throw new Error("a production adapter must not be the sandbox simulator");
-  return {
-    forEnvironment: (env) => (env === "sandbox" ? sandbox : production),
-    breakers: () => ({}),
-    liveProcessors: () => [],
-    close: async () => undefined,
-  };
-}
-
-function liveRegistry(sandbox: PaymentProcessor, live: LiveProcessorConfig): ProcessorRegistry {
-  const named = [...new Set(Object.values(live.routes).flatMap((r) => r ?? []))];
-  const adapters: Partial<Record<ProcessorName, Closable>> = {};
-  for (const name of named) adapters[name] = PRODUCTION_ADAPTERS[name](live);
-  const router: RouterProcessor = createRouterProcessor({ routes: live.routes, adapters });
+  const router: RouterProcessor | null = named.length > 0
+    ? createRouterProcessor({ routes, adapters: Object.fromEntries(adapters) })
+    : null;
   let closing: Promise<void> | undefined;
+
   return {
-    forEnvironment(env, processorName) {
+    definitions,
+    route: (env) => (env === "sandbox" ? sandbox : router),
+    adapter(env, processorName) {
       if (env === "sandbox") return sandbox;
-      if (processorName && Object.hasOwn(adapters, processorName)) return adapters[processorName as ProcessorName]!;
-      return router;
+      return processorName ? adapters.get(processorName) ?? null : null;
     },
-    breakers: () => router.breakers(),
+    // Live payouts are approved by the admin with the end-to-end id of the operator's transfer.
+    payouts: (env) => (env === "sandbox" ? sandbox : null),
+    readNotice(name, notice) {
+      return byName.get(name)?.notices?.read(notice, optionsOf(name));
+    },
+    breakers: () => router?.breakers() ?? {},
     liveProcessors() {
-      const breakers = router.breakers();
+      const breakers = router?.breakers() ?? {};
       return named.map((name) => ({
         name,
-        routes: Object.entries(live.routes).flatMap(([method, names]) => {
+        routes: Object.entries(routes).flatMap(([method, names]) => {
           const at = (names ?? []).indexOf(name);
           return at < 0 ? [] : [{ method: method as PaymentMethodType, choice: at === 0 ? "first" as const : "second" as const }];
         }),
@@ -114,7 +113,7 @@ function liveRegistry(sandbox: PaymentProcessor, live: LiveProcessorConfig): Pro
       }));
     },
     close() {
-      closing ??= Promise.all(Object.values(adapters).map((a) => a.close?.())).then(() => undefined);
+      closing ??= Promise.all([...adapters.values()].map((a) => a.close?.())).then(() => undefined);
       return closing;
     },
   };

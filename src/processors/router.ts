@@ -1,13 +1,14 @@
 import { createBreaker, DEFAULT_BREAKER, type Breaker, type BreakerOptions, type BreakerView } from "./breaker.js";
-import type { AuthorizeInput, AuthorizeResult, PaymentMethodType, PaymentProcessor, PaymentState } from "./processor.js";
+import type { AuthorizeInput, AuthorizeResult, ChargeRoute, PaymentMethodType, PaymentProcessor, PaymentState } from "./processor.js";
 import { breakerFailure, failoverDecision, routeFor, type ProcessorName, type RouteTable } from "./routing.js";
 
 // The live processor of production keys: per method, the adapter its route names, with a
 // circuit breaker per adapter and the provably safe failover of `a|b` (routing.ts). What was
 // charged is served from then on by the adapter that made it (the charge records its name):
-// the router only authorizes, and the registry hands out the adapter by name for the rest.
+// the router only authorizes (it is a ChargeRoute, not an adapter), and the registry hands out
+// the adapter by name for the rest.
 
-export interface RouterProcessor extends PaymentProcessor {
+export interface RouterProcessor extends ChargeRoute {
   /** Each adapter's breaker, for metrics and the admin. */
   breakers(): Record<string, BreakerView>;
 }
@@ -16,10 +17,6 @@ export interface RouterProcessor extends PaymentProcessor {
 const ALL_SKIPPED: AuthorizeResult = {
   outcome: "failed", reason: "processing_error", providerCode: "processor_unavailable",
   failure: { kind: "connection_refused", message: "every processor of this payment method is failing; try again later" },
-};
-
-const servedByRoute = (): never => {
-  throw new Error("the live router only authorizes: a charge's later calls go to the adapter that served it (its processor column)");
 };
 
 export function createRouterProcessor(opts: {
@@ -51,7 +48,7 @@ export function createRouterProcessor(opts: {
       const adapter = adapterOf(name);
       const breaker = breakers.get(name)!;
       // A skipped processor was sent nothing: the next one may serve. The second choice also
-      // has its own rules (a Pix through Pagar.me needs a phone); when it refuses them, the
+      // has its own rules (a Pix at some providers needs a phone); when it refuses them, the
       // first's answer stands.
       if (!breaker.allow()) continue;
       if (i > 0 && adapter.checkInstrument(instrumentCheck(input)) !== null) break;
@@ -99,15 +96,7 @@ export function createRouterProcessor(opts: {
     name: "router",
     supports: (method, currency) => first(method)?.supports(method, currency) ?? false,
     checkInstrument: (input) => first(input.method)?.checkInstrument(input) ?? null,
-    decodeWalletToken: () => null,
     authorize,
-    lookup: servedByRoute,
-    cancel: servedByRoute,
-    capture: servedByRoute,
-    refund: servedByRoute,
-    refundStatus: servedByRoute,
-    // Live payouts are approved by the admin with the end-to-end id of the operator's transfer.
-    payout: async () => ({ outcome: "failed", reason: "payouts_not_supported" }),
     breakers: () => Object.fromEntries([...breakers].map(([name, b]) => [name, b.view()])),
   };
 }

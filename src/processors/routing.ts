@@ -1,16 +1,12 @@
+import { requiredSettings, type ProcessorDefinition, type RawOptions } from "./definition.js";
 import type { AuthorizeResult, LookupResult, PaymentMethodType, ProcessorFailureKind } from "./processor.js";
 
 // Which live processor serves which payment method, from PAYMENT_PROCESSOR or PAYMENT_ROUTES;
-// the credentials that choice needs; when a second processor may be tried; and a circuit
-// breaker. All pure: config.ts reads the environment and reports the problems at start.
+// the settings that choice needs; when a second processor may be tried; and a circuit
+// breaker. All pure, and all from the processors' definitions: config.ts reads the environment
+// and reports the problems at start.
 
-export type ProcessorName = "pagarme" | "mercadopago";
-
-/** The methods each live processor serves (their adapters' supports(), in BRL). */
-export const PROCESSOR_METHODS: Readonly<Record<ProcessorName, readonly PaymentMethodType[]>> = {
-  pagarme: ["credit_card", "pix", "boleto"],
-  mercadopago: ["credit_card", "pix", "boleto"],
-};
+export type ProcessorName = string;
 
 const KNOWN_METHODS: readonly PaymentMethodType[] = [
   "credit_card", "pix", "open_finance", "qr_code", "boleto", "bank_transfer", "oxxo", "spei", "pse",
@@ -19,21 +15,49 @@ const KNOWN_METHODS: readonly PaymentMethodType[] = [
 /** Per method, the processor to use and, optionally, the one to fail over to. */
 export type RouteTable = Readonly<Partial<Record<PaymentMethodType, readonly ProcessorName[]>>>;
 
+/**
+ * PAYMENT_PROCESSOR or PAYMENT_ROUTES, the settings of the processors, and the bounds of every
+ * provider call (config.ts reads them). The base URLs are the operator's, not merchant input:
+ * the merchant URL guard does not apply to them.
+ */
+export interface LiveProcessorConfig {
+  routes: RouteTable;
+  /** Each processor's options by name, as its definition's settings name them (defaults filled in when absent). */
+  processors: Readonly<Record<string, RawOptions>>;
+  /** PROCESSOR_TIMEOUT_MS: the bound on each provider call. */
+  timeoutMs: number;
+  /** PROCESSOR_RECONCILE_INTERVAL_MS: how often live charges still open are read again. */
+  reconcileIntervalMs: number;
+  /**
+   * Provider lookups that provider webhooks may cause, per second: PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND
+   * in all (shared by the API processes on PostgreSQL) and PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS
+   * per client address. A notice past them is answered 429 and settled by its retry or the reconciliation.
+   */
+  webhookLookups: { perSecond: number; perAddressPerSecond: number };
+  /**
+   * PROCESSOR_MAX_WAITING: production charges one process lets wait on a processor at once (and
+   * the connections each adapter may open). Past it a charge is 503 `processor_busy` with
+   * Retry-After before anything is written.
+   */
+  maxWaiting: number;
+}
+
 export interface ProcessorRouting {
   routes: RouteTable;
   /** Every processor named in a route. */
   processors: ProcessorName[];
-  /** The credential variables this routing needs. */
+  /** The setting variables this routing needs. */
   requiredCredentials: string[];
   /** Start-up problems, each naming the variable to fix; empty when the routing is usable. */
   problems: string[];
 }
 
-const isProcessor = (name: string): name is ProcessorName => Object.hasOwn(PROCESSOR_METHODS, name);
 const isMethod = (name: string): name is PaymentMethodType => (KNOWN_METHODS as readonly string[]).includes(name);
-const KNOWN_TEXT = Object.keys(PROCESSOR_METHODS).join(", ");
+type Known = ReadonlyMap<string, ProcessorDefinition>;
+const byName = (definitions: readonly ProcessorDefinition[]): Known => new Map(definitions.map((d) => [d.name, d]));
+const knownText = (known: Known) => [...known.keys()].join(", ");
 
-function parseRoutesText(text: string, problems: string[]): RouteTable {
+function parseRoutesText(text: string, known: Known, problems: string[]): RouteTable {
   const routes: Partial<Record<PaymentMethodType, ProcessorName[]>> = {};
   for (const entry of text.split(",").map((e) => e.trim()).filter(Boolean)) {
     const at = entry.indexOf("=");
@@ -57,9 +81,10 @@ function parseRoutesText(text: string, problems: string[]): RouteTable {
     }
     const chosen: ProcessorName[] = [];
     for (const name of names) {
-      if (!isProcessor(name)) problems.push(`PAYMENT_ROUTES: "${name}" (for ${method}) is not a known processor (known: ${KNOWN_TEXT})`);
-      else if (!PROCESSOR_METHODS[name].includes(method)) {
-        problems.push(`PAYMENT_ROUTES: ${name} does not serve ${method} (it serves ${PROCESSOR_METHODS[name].join(", ")})`);
+      const def = known.get(name);
+      if (!def) problems.push(`PAYMENT_ROUTES: "${name}" (for ${method}) is not a known processor (known: ${knownText(known)})`);
+      else if (!def.methods.includes(method)) {
+        problems.push(`PAYMENT_ROUTES: ${name} does not serve ${method} (it serves ${def.methods.join(", ")})`);
       } else chosen.push(name);
     }
     if (chosen.length === names.length) routes[method] = chosen;
@@ -68,29 +93,38 @@ function parseRoutesText(text: string, problems: string[]): RouteTable {
   return routes;
 }
 
-/** The credentials each processor needs; Mercado Pago's public key only when it serves cards. */
-export function requiredCredentials(routes: RouteTable): string[] {
-  const names = new Set<string>();
+/** The methods each processor serves in these routes. */
+function servedMethods(routes: RouteTable): Map<string, PaymentMethodType[]> {
+  const served = new Map<string, PaymentMethodType[]>();
   for (const [method, processors] of Object.entries(routes)) {
-    for (const p of processors ?? []) {
-      if (p === "pagarme") names.add("PAGARME_SECRET_KEY");
-      if (p === "mercadopago") {
-        names.add("MERCADOPAGO_ACCESS_TOKEN");
-        names.add("MERCADOPAGO_WEBHOOK_SECRET");
-        // Card data goes to /v1/card_tokens with the public key before the payment.
-        if (method === "credit_card") names.add("MERCADOPAGO_PUBLIC_KEY");
-      }
-    }
+    for (const p of processors ?? []) served.set(p, [...(served.get(p) ?? []), method as PaymentMethodType]);
+  }
+  return served;
+}
+
+/** The settings each routed processor needs for the methods it serves (its definition says which). */
+export function requiredCredentials(routes: RouteTable, definitions: readonly ProcessorDefinition[]): string[] {
+  const known = byName(definitions);
+  const names = new Set<string>();
+  for (const [p, methods] of servedMethods(routes)) {
+    const def = known.get(p);
+    if (def) for (const v of requiredSettings(def, methods)) names.add(v);
   }
   return [...names];
 }
 
 /**
  * PAYMENT_PROCESSOR (one processor for every method it serves) or PAYMENT_ROUTES (per method,
- * `credit_card=pagarme|mercadopago,pix=mercadopago`), never both. Neither: no live routes, and
+ * `credit_card=a|b,pix=b`, a and b processor names), never both. Neither: no live routes, and
  * live charges are refused.
  */
-export function parseProcessorRouting(env: Readonly<Record<string, string | undefined>>): ProcessorRouting {
+export function parseProcessorRouting(
+  env: Readonly<Record<string, string | undefined>>, definitions: readonly ProcessorDefinition[],
+  /** Each processor's options (config.ts read them), for the definitions' own checks. */
+  options: Readonly<Record<string, RawOptions>> = {},
+): ProcessorRouting {
+  const known = byName(definitions);
+  const KNOWN_TEXT = knownText(known);
   const problems: string[] = [];
   const single = env.PAYMENT_PROCESSOR?.trim() || undefined;
   const routesText = env.PAYMENT_ROUTES?.trim() || undefined;
@@ -100,18 +134,22 @@ export function parseProcessorRouting(env: Readonly<Record<string, string | unde
   } else if (single) {
     if (single === "sandbox") {
       problems.push(`PAYMENT_PROCESSOR=sandbox is not allowed: the simulator never serves production keys (known: ${KNOWN_TEXT})`);
-    } else if (!isProcessor(single)) {
-      problems.push(`PAYMENT_PROCESSOR=${single} is not a known processor (known: ${KNOWN_TEXT})`);
     } else {
-      routes = Object.fromEntries(PROCESSOR_METHODS[single].map((m) => [m, [single]]));
+      const def = known.get(single);
+      if (!def) problems.push(`PAYMENT_PROCESSOR=${single} is not a known processor (known: ${KNOWN_TEXT})`);
+      else routes = Object.fromEntries(def.methods.map((m) => [m, [single]]));
     }
   } else if (routesText) {
-    routes = parseRoutesText(routesText, problems);
+    routes = parseRoutesText(routesText, known, problems);
   }
   const processors = [...new Set(Object.values(routes).flatMap((r) => r ?? []))];
-  const required = problems.length > 0 ? [] : requiredCredentials(routes);
+  const required = problems.length > 0 ? [] : requiredCredentials(routes, definitions);
   for (const name of required) {
     if (!env[name]) problems.push(`${name} is required by ${single ? "PAYMENT_PROCESSOR" : "PAYMENT_ROUTES"} (${processors.join(", ")})`);
+  }
+  // Each routed processor's own rules over its options (a setting that needs another).
+  if (problems.length === 0) {
+    for (const [p, methods] of servedMethods(routes)) problems.push(...(known.get(p)?.check(options[p] ?? {}, methods) ?? []));
   }
   return { routes: problems.length > 0 ? {} : routes, processors, requiredCredentials: required, problems };
 }
@@ -146,7 +184,7 @@ export function failoverDecision(first: AuthorizeResult, lookupAtFirst?: LookupR
 /** Failures that count against a processor's breaker: it did not answer usefully. A decline or a 4xx is an answer. */
 export const breakerFailure = (kind: ProcessorFailureKind): boolean => kind !== "http_4xx";
 
-/** The route table as the operator wrote it, for the start-up log (`{pix: "mercadopago"}`). */
+/** The route table as the operator wrote it, for the start-up log (`{credit_card: "a|b"}`). */
 export function describeRoutes(routes: RouteTable | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(routes ?? {}).map(([method, names]) => [method, (names ?? []).join("|")]));
 }

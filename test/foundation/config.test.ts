@@ -227,16 +227,16 @@ test("live processors: PAYMENT_PROCESSOR or PAYMENT_ROUTES with their credential
   const dataDir = tempDir();
   const none = loadConfig({ DATA_DIR: dataDir });
   assert.deepEqual(none.live.routes, {}, "no live processor: production charges are refused");
-  assert.equal(none.live.pagarme.apiUrl, "https://api.pagar.me/core/v5");
-  assert.equal(none.live.mercadopago.apiUrl, "https://api.mercadopago.com");
+  assert.equal(none.live.processors.pagarme?.apiUrl, "https://api.pagar.me/core/v5");
+  assert.equal(none.live.processors.mercadopago?.apiUrl, "https://api.mercadopago.com");
   assert.equal(none.live.timeoutMs, 15_000);
   assert.equal(none.live.reconcileIntervalMs, 60_000);
   assert.equal(none.live.maxWaiting, 1024);
 
   const single = loadConfig({ DATA_DIR: dataDir, PAYMENT_PROCESSOR: "pagarme", PAGARME_SECRET_KEY: "sk_live_x", PAGARME_API_URL: "http://127.0.0.1:9/core/v5/" });
   assert.deepEqual(single.live.routes, { credit_card: ["pagarme"], pix: ["pagarme"], boleto: ["pagarme"] });
-  assert.equal(single.live.pagarme.secretKey, "sk_live_x");
-  assert.equal(single.live.pagarme.apiUrl, "http://127.0.0.1:9/core/v5");
+  assert.equal(single.live.processors.pagarme?.secretKey, "sk_live_x");
+  assert.equal(single.live.processors.pagarme?.apiUrl, "http://127.0.0.1:9/core/v5");
 
   const routed = loadConfig({
     DATA_DIR: dataDir, PAYMENT_ROUTES: "credit_card=pagarme|mercadopago,pix=mercadopago",
@@ -245,7 +245,7 @@ test("live processors: PAYMENT_PROCESSOR or PAYMENT_ROUTES with their credential
     PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND: "300", PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS: "40",
   });
   assert.deepEqual(routed.live.routes, { credit_card: ["pagarme", "mercadopago"], pix: ["mercadopago"] });
-  assert.deepEqual(routed.live.mercadopago, { accessToken: "at", webhookSecret: "ws", publicKey: "pk", apiUrl: "https://api.mercadopago.com" });
+  assert.deepEqual(routed.live.processors.mercadopago, { accessToken: "at", webhookSecret: "ws", publicKey: "pk", apiUrl: "https://api.mercadopago.com" });
   assert.equal(routed.live.timeoutMs, 2500);
   assert.equal(routed.live.reconcileIntervalMs, 5000);
   assert.deepEqual(routed.live.webhookLookups, { perSecond: 300, perAddressPerSecond: 40 });

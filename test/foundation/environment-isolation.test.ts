@@ -47,7 +47,7 @@ before(async () => {
   // subscriptions (the fake's approved test card is 4000000000000010).
   pagarme = await startFakePagarme();
   t = await buildTestApp({
-    live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
+    live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] }, processors: { pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url } }, timeoutMs: 5_000 },
   });
   const master = await seedMaster(t, FEES);
   keys.sandbox = master.sandboxKey;
@@ -149,6 +149,7 @@ const NOT_ENVIRONMENT_SCOPED: Record<string, string> = {
   "/v1/admin/payout-requests/{id}/reject": "admin",
   "/v1/sandbox/{bank}/{id}": "the simulated bank's public page: sandbox charges only, by their unguessable id",
   "/v1/payment-links/{id}/public": "public: the link id decides merchant and environment",
+  "/v1/processors/{name}/webhooks": "public: a provider's notice only names a live charge, which is read again from its provider",
   "/v1/payment-links/{id}/freight/quote": "public",
   "/v1/payment-links/{id}/charge": "public",
   "/v1/payment-links/{id}/charges/{chargeId}/status": "public: the link's own charges only",

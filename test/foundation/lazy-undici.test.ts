@@ -17,10 +17,12 @@ await import("./src/app.ts");
 await import("./src/modules/webhooks/delivery-http.ts");
 const live = {
   ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme", "mercadopago"] },
-  pagarme: { ...NO_LIVE_PROCESSORS.pagarme, secretKey: "sk" },
-  mercadopago: { ...NO_LIVE_PROCESSORS.mercadopago, accessToken: "at", webhookSecret: "ws", publicKey: "pk" },
+  processors: {
+    pagarme: { secretKey: "sk" },
+    mercadopago: { accessToken: "at", webhookSecret: "ws", publicKey: "pk" },
+  },
 };
-const registry = createProcessorRegistry({ productionProcessor: undefined, live });
+const registry = createProcessorRegistry({ live });
 await registry.close();
 console.log("built");
 `;

@@ -4,6 +4,7 @@ import { buildApp, createServices, type AppDeps, type Services } from "../../src
 import { NO_LIVE_PROCESSORS, type Config } from "../../src/config.js";
 import type { Database } from "../../src/db/client.js";
 import { idempotencyHashKey, storedIdempotencyKey } from "../../src/http/idempotency.js";
+import type { ProcessorDefinition } from "../../src/processors/definition.js";
 import { DEFAULT_AMOUNT_LIMITS } from "../../src/lib/money.js";
 import { freshDatabase } from "./db.js";
 import { configEnv, countInProcess, InProcessOnly, recordApp, startTopology, topologyMode, type RunningTopology } from "./topology.js";
@@ -59,6 +60,8 @@ export interface TestAppOptions {
   logger?: AppDeps["logger"];
   /** Runs after buildApp and before ready(): the place to add test-only routes. */
   beforeReady?: (app: FastifyInstance, database: Database) => void | Promise<void>;
+  /** The processors the app knows, instead of src/processors/registry.ts's (a test's own definition); in-process only. */
+  processors?: readonly ProcessorDefinition[];
   /** The in-process services, from the default ones (e.g. a module built with test options). */
   services?: (base: Services, config: Config, database: Database) => Services;
   /**
@@ -82,7 +85,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: Tes
   const topology = topologyMode();
   const database = await freshDatabase();
   const config = testConfig(overrides);
-  const base = createServices({ config, db: database.db });
+  const base = createServices({ config, db: database.db, processors: options.processors });
   const services = options.services ? options.services(base, config, database) : base;
   const app = await buildApp({ config, db: database.db, logger: options.logger }, services);
   // Routes a test adds stay in-process in topology mode (the processes do not have them).
@@ -96,7 +99,8 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: Tes
   let running: RunningTopology | undefined;
   if (topology) {
     const env = configEnv(config);
-    const reason = options.inProcessOnly ?? (options.logger ? "reads the in-process log stream" : undefined) ?? ("reason" in env ? env.reason : undefined);
+    const reason = options.inProcessOnly ?? (options.logger ? "reads the in-process log stream" : undefined)
+      ?? (options.processors ? "a processor defined by the test, which the processes cannot load" : undefined) ?? ("reason" in env ? env.reason : undefined);
     recordApp(reason, options.noWorkerProcesses);
     if (!reason && "env" in env) {
       try {

@@ -8,6 +8,8 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import type { Config } from "../../src/config.js";
+import { settingsToEnv } from "../../src/processors/definition.js";
+import { PROCESSORS } from "../../src/processors/registry.js";
 import { startFeira, type FeiraProcess, type Store } from "./feira-process.js";
 import { throughPooler } from "./pgbouncer.js";
 import { ROOT } from "./process.js";
@@ -99,7 +101,6 @@ export function configEnv(config: Config): { env: Record<string, string> } | { r
 function liveEnv(config: Config): Record<string, string> {
   const { live } = config;
   const env: Record<string, string> = {
-    PAGARME_API_URL: live.pagarme.apiUrl, MERCADOPAGO_API_URL: live.mercadopago.apiUrl,
     PROCESSOR_TIMEOUT_MS: String(live.timeoutMs), PROCESSOR_RECONCILE_INTERVAL_MS: String(live.reconcileIntervalMs),
     PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND: String(live.webhookLookups.perSecond),
     PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS: String(live.webhookLookups.perAddressPerSecond),
@@ -107,11 +108,8 @@ function liveEnv(config: Config): Record<string, string> {
   };
   const routes = Object.entries(live.routes).map(([method, names]) => `${method}=${(names ?? []).join("|")}`).join(",");
   if (routes && !config.productionProcessor) env.PAYMENT_ROUTES = routes;
-  const secrets: Record<string, string | undefined> = {
-    PAGARME_SECRET_KEY: live.pagarme.secretKey, MERCADOPAGO_ACCESS_TOKEN: live.mercadopago.accessToken,
-    MERCADOPAGO_WEBHOOK_SECRET: live.mercadopago.webhookSecret, MERCADOPAGO_PUBLIC_KEY: live.mercadopago.publicKey,
-  };
-  for (const [name, value] of Object.entries(secrets)) if (value) env[name] = value;
+  // Each processor's options as the variables its definition reads them from.
+  for (const def of PROCESSORS) Object.assign(env, settingsToEnv(def, live.processors[def.name] ?? {}));
   return env;
 }
 

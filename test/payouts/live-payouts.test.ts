@@ -24,7 +24,7 @@ let master: SeededMerchant;
 before(async () => {
   pagarme = await startFakePagarme();
   t = await buildTestApp({
-    live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
+    live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] }, processors: { pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url } }, timeoutMs: 5_000 },
   });
   master = await seedMaster(t, FEES);
   receiver = await startReceiver();

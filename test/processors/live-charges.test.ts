@@ -27,8 +27,10 @@ async function live(routes: RouteTable, over: Partial<LiveProcessorConfig> = {})
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes,
-      pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-      mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      processors: {
+        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
+        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      },
       timeoutMs: 5_000,
       ...over,
     },

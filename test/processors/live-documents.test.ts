@@ -24,8 +24,10 @@ async function world(routes: RouteTable): Promise<World> {
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes, timeoutMs: 5_000,
-      pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-      mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      processors: {
+        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
+        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      },
     },
   });
   return { t, key: (await seedMerchant(t)).productionKey };

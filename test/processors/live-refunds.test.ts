@@ -50,8 +50,10 @@ async function liveApp(name: Name): Promise<Live> {
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes: { credit_card: [name] },
-      pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-      mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      processors: {
+        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
+        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      },
       timeoutMs: TIMEOUT_MS,
     },
   }, { noWorkerProcesses: "the test runs charges.reconcile-live by hand" });

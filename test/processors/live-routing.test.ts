@@ -102,8 +102,10 @@ async function liveApp(routes: RouteTable, over: Partial<LiveProcessorConfig> = 
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes, timeoutMs: 5_000,
-      pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-      mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      processors: {
+        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
+        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      },
       ...over,
     },
   }, { inProcessOnly: "reads the breakers of this process" });
@@ -176,10 +178,10 @@ test("closing the app closes the live adapters' kept-alive connections to the pr
   await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/core/v5`;
   const t = await buildTestApp({
-    live: { ...NO_LIVE_PROCESSORS, routes: { boleto: ["pagarme"] }, pagarme: { secretKey: "sk_test_keepalive", apiUrl: url } },
+    live: { ...NO_LIVE_PROCESSORS, routes: { boleto: ["pagarme"] }, processors: { pagarme: { secretKey: "sk_test_keepalive", apiUrl: url } } },
   }, { inProcessOnly: "watches this process's connections" });
   try {
-    const adapter = t.services.processors.forEnvironment("production", "pagarme")!;
+    const adapter = t.services.processors.adapter("production", "pagarme")!;
     await adapter.lookup({ chargeId: "ch_keepalive", pspRefId: "ch_x" });
     assert.equal(sockets.size, 1);
     assert.equal(closed, 0, "kept alive after the answer");

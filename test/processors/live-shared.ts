@@ -27,8 +27,10 @@ export async function startLiveWorld(): Promise<LiveWorld> {
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes: { pix: ["mercadopago"], boleto: ["pagarme"], credit_card: ["pagarme"] },
-      pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-      mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      processors: {
+        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
+        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      },
       timeoutMs: 5_000,
     },
   }, { noWorkerProcesses: "the test runs the reconciliation and expiry tasks by hand" });

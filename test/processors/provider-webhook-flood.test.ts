@@ -22,7 +22,7 @@ before(async () => {
   t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"] }, timeoutMs: 5_000,
-      pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
+      processors: { pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url } },
       webhookLookups: { perSecond: 1_000, perAddressPerSecond: PER_ADDRESS },
     },
   }, { inProcessOnly: "coalescing is per process: the test counts this process's reads" });

@@ -27,8 +27,10 @@ before(async () => {
   t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes: { pix: ["mercadopago"], boleto: ["pagarme"], credit_card: ["pagarme"] },
-      pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-      mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      processors: {
+        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
+        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+      },
       timeoutMs: 5_000,
     },
   }, { noWorkerProcesses: "the test runs charges.reconcile-live by hand" });
@@ -161,7 +163,7 @@ test("a notice whose provider ids look like a card number is read, not refused a
 
 test("a live Pix through Pagar.me: its paid notice makes the charge paid, once", async () => {
   const t2 = await buildTestApp({
-    live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
+    live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"] }, processors: { pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url } }, timeoutMs: 5_000 },
   }, { noWorkerProcesses: "the notice is the only thing that may settle the charge" });
   try {
     const base = await t2.app.listen({ port: 0, host: "127.0.0.1" });

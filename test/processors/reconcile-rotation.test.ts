@@ -18,7 +18,7 @@ const pixCustomer = { name: "Maria Silva", email: "maria@example.com", phone: "+
 async function pagarmeWorld() {
   const pagarme = await startFakePagarme();
   const t = await buildTestApp({
-    live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"], credit_card: ["pagarme"] }, pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, timeoutMs: 5_000 },
+    live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["pagarme"], credit_card: ["pagarme"] }, processors: { pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url } }, timeoutMs: 5_000 },
   }, { noWorkerProcesses: "the test runs charges.reconcile-live by hand" });
   const m = await seedMerchant(t);
   const reconcile = () => t.services.modules.charges.tasks.find((k) => k.name === "charges.reconcile-live")!.run();

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createBreaker } from "../../src/processors/breaker.js";
 import type { AuthorizeResult, ProcessorFailureKind } from "../../src/processors/processor.js";
+import { PROCESSORS } from "../../src/processors/registry.js";
 import { describeRoutes, failoverDecision, parseProcessorRouting, requiredCredentials } from "../../src/processors/routing.js";
 
 const CREDS = {
@@ -9,21 +10,21 @@ const CREDS = {
 };
 
 test("PAYMENT_ROUTES becomes a route table with failover order", () => {
-  const r = parseProcessorRouting({ ...CREDS, PAYMENT_ROUTES: "credit_card=pagarme|mercadopago, pix=mercadopago,boleto=pagarme" });
+  const r = parseProcessorRouting({ ...CREDS, PAYMENT_ROUTES: "credit_card=pagarme|mercadopago, pix=mercadopago,boleto=pagarme" }, PROCESSORS);
   assert.deepEqual(r.problems, []);
   assert.deepEqual(r.routes, { credit_card: ["pagarme", "mercadopago"], pix: ["mercadopago"], boleto: ["pagarme"] });
   assert.deepEqual(r.processors.sort(), ["mercadopago", "pagarme"]);
 });
 
 test("PAYMENT_PROCESSOR routes every method the processor serves", () => {
-  const r = parseProcessorRouting({ PAGARME_SECRET_KEY: "sk", PAYMENT_PROCESSOR: "pagarme" });
+  const r = parseProcessorRouting({ PAGARME_SECRET_KEY: "sk", PAYMENT_PROCESSOR: "pagarme" }, PROCESSORS);
   assert.deepEqual(r.problems, []);
   assert.deepEqual(r.routes, { credit_card: ["pagarme"], pix: ["pagarme"], boleto: ["pagarme"] });
   assert.deepEqual(r.requiredCredentials, ["PAGARME_SECRET_KEY"]);
 });
 
 test("neither variable: no live routes and no problem", () => {
-  assert.deepEqual(parseProcessorRouting({}), { routes: {}, processors: [], requiredCredentials: [], problems: [] });
+  assert.deepEqual(parseProcessorRouting({}, PROCESSORS), { routes: {}, processors: [], requiredCredentials: [], problems: [] });
 });
 
 test("bad routes are start-up problems naming PAYMENT_ROUTES", () => {
@@ -37,24 +38,24 @@ test("bad routes are start-up problems naming PAYMENT_ROUTES", () => {
     ["pix", /PAYMENT_ROUTES: pix needs one processor/],
     [" , ", /PAYMENT_ROUTES routes no method/],
   ] as const) {
-    const r = parseProcessorRouting({ ...CREDS, PAYMENT_ROUTES: text });
+    const r = parseProcessorRouting({ ...CREDS, PAYMENT_ROUTES: text }, PROCESSORS);
     assert.ok(r.problems.some((p) => expected.test(p)), `${text}: ${JSON.stringify(r.problems)}`);
     assert.deepEqual(r.routes, {});
   }
-  assert.match(parseProcessorRouting({ PAYMENT_PROCESSOR: "sandbox" }).problems[0]!, /PAYMENT_PROCESSOR=sandbox is not allowed/);
-  assert.match(parseProcessorRouting({ PAYMENT_PROCESSOR: "cielo" }).problems[0]!, /PAYMENT_PROCESSOR=cielo is not a known processor/);
-  assert.match(parseProcessorRouting({ ...CREDS, PAYMENT_PROCESSOR: "pagarme", PAYMENT_ROUTES: "pix=pagarme" }).problems[0]!, /both set/);
+  assert.match(parseProcessorRouting({ PAYMENT_PROCESSOR: "sandbox" }, PROCESSORS).problems[0]!, /PAYMENT_PROCESSOR=sandbox is not allowed/);
+  assert.match(parseProcessorRouting({ PAYMENT_PROCESSOR: "cielo" }, PROCESSORS).problems[0]!, /PAYMENT_PROCESSOR=cielo is not a known processor/);
+  assert.match(parseProcessorRouting({ ...CREDS, PAYMENT_PROCESSOR: "pagarme", PAYMENT_ROUTES: "pix=pagarme" }, PROCESSORS).problems[0]!, /both set/);
 });
 
 test("required credentials: Mercado Pago's public key only when it serves cards; a missing one is named", () => {
-  assert.deepEqual(requiredCredentials({ pix: ["mercadopago"] }).sort(), ["MERCADOPAGO_ACCESS_TOKEN", "MERCADOPAGO_WEBHOOK_SECRET"]);
+  assert.deepEqual(requiredCredentials({ pix: ["mercadopago"] }, PROCESSORS).sort(), ["MERCADOPAGO_ACCESS_TOKEN", "MERCADOPAGO_WEBHOOK_SECRET"]);
   assert.deepEqual(
-    requiredCredentials({ credit_card: ["pagarme", "mercadopago"] }).sort(),
+    requiredCredentials({ credit_card: ["pagarme", "mercadopago"] }, PROCESSORS).sort(),
     ["MERCADOPAGO_ACCESS_TOKEN", "MERCADOPAGO_PUBLIC_KEY", "MERCADOPAGO_WEBHOOK_SECRET", "PAGARME_SECRET_KEY"],
   );
-  const r = parseProcessorRouting({ PAYMENT_ROUTES: "pix=mercadopago", MERCADOPAGO_ACCESS_TOKEN: "t" });
+  const r = parseProcessorRouting({ PAYMENT_ROUTES: "pix=mercadopago", MERCADOPAGO_ACCESS_TOKEN: "t" }, PROCESSORS);
   assert.deepEqual(r.problems, ["MERCADOPAGO_WEBHOOK_SECRET is required by PAYMENT_ROUTES (mercadopago)"]);
-  const p = parseProcessorRouting({ PAYMENT_PROCESSOR: "pagarme" });
+  const p = parseProcessorRouting({ PAYMENT_PROCESSOR: "pagarme" }, PROCESSORS);
   assert.deepEqual(p.problems, ["PAGARME_SECRET_KEY is required by PAYMENT_PROCESSOR (pagarme)"]);
 });
 
@@ -116,7 +117,7 @@ test("breaker: opens after the threshold, lets one trial through after openMs, c
 });
 
 test("the start-up log shows the routes as the operator wrote them", () => {
-  const r = parseProcessorRouting({ ...CREDS, PAYMENT_ROUTES: "credit_card=pagarme|mercadopago,pix=mercadopago" });
+  const r = parseProcessorRouting({ ...CREDS, PAYMENT_ROUTES: "credit_card=pagarme|mercadopago,pix=mercadopago" }, PROCESSORS);
   assert.deepEqual(describeRoutes(r.routes), { credit_card: "pagarme|mercadopago", pix: "mercadopago" });
-  assert.deepEqual(describeRoutes(parseProcessorRouting({}).routes), {});
+  assert.deepEqual(describeRoutes(parseProcessorRouting({}, PROCESSORS).routes), {});
 });

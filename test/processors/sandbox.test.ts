@@ -9,7 +9,10 @@ import { newId } from "../../src/lib/ids.js";
 import { parseBrCode } from "../../src/lib/pix.js";
 import { DEFAULT_EXPIRES_IN, METHOD_CURRENCIES, methodAcceptsCurrency, type AsyncMethodType } from "../../src/processors/methods.js";
 import type { AsyncInstrument, AuthorizeInput, AuthorizeResult, CardInstrument, PaymentProcessor } from "../../src/processors/processor.js";
-import { createProcessorRegistry } from "../../src/processors/registry.js";
+import { NO_LIVE_PROCESSORS } from "../../src/config.js";
+import { defineProcessor } from "../../src/processors/definition.js";
+import { createProcessorRegistry, PROCESSORS } from "../../src/processors/registry.js";
+import { parseProcessorRouting } from "../../src/processors/routing.js";
 import {
   buildInstructions, checkBoletoDueDate, clabeControlDigit, isValidClabe, luhnCheckDigit, oxxoReference, pixTxid,
 } from "../../src/processors/sandbox/instruments.js";
@@ -345,34 +348,37 @@ test("pse: redirect URL, bank code and a numeric CUS; the bank is required", asy
 // --- registry ----------------------------------------------------------------------------
 
 test("registry: sandbox always gets the simulator, production never does", () => {
-  const registry = createProcessorRegistry({ productionProcessor: undefined });
-  assert.equal(registry.forEnvironment("sandbox")?.name, "sandbox");
-  assert.equal(registry.forEnvironment("production"), null);
-  assert.throws(() => createProcessorRegistry({ productionProcessor: "sandbox" }), /PAYMENT_PROCESSOR=sandbox is not allowed/);
-  assert.throws(
-    () => createProcessorRegistry({ productionProcessor: "cielo" }),
-    /PAYMENT_PROCESSOR=cielo is not a known processor\. Known production processors: pagarme, mercadopago/,
+  const registry = createProcessorRegistry({});
+  assert.equal(registry.route("sandbox")?.name, "sandbox");
+  assert.equal(registry.adapter("sandbox", null)?.name, "sandbox");
+  assert.equal(registry.route("production"), null);
+  assert.equal(registry.adapter("production", "sandbox"), null);
+  assert.match(parseProcessorRouting({ PAYMENT_PROCESSOR: "sandbox" }, PROCESSORS).problems[0]!, /PAYMENT_PROCESSOR=sandbox is not allowed/);
+  assert.match(
+    parseProcessorRouting({ PAYMENT_PROCESSOR: "cielo" }, PROCESSORS).problems[0]!,
+    /PAYMENT_PROCESSOR=cielo is not a known processor \(known: pagarme, mercadopago\)/,
   );
-  // Even an adapter table that lists the simulator cannot make it serve production.
+  // Even a definition that hands out the simulator cannot make it serve production.
+  const simulator = (name: string) => defineProcessor({ name, methods: ["credit_card"], settings: {}, create: () => createSandboxProcessor() });
+  assert.throws(() => simulator("sandbox"), /not the simulator's "sandbox"/);
   assert.throws(
-    () => createProcessorRegistry({ productionProcessor: "sandbox", adapters: { sandbox: createSandboxProcessor } }),
-    /not allowed/,
-  );
-  assert.throws(
-    () => createProcessorRegistry({ productionProcessor: "fake", adapters: { fake: createSandboxProcessor } }),
+    () => createProcessorRegistry({ definitions: [simulator("fake")], live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["fake"] } } }),
     /must not be the sandbox simulator/,
   );
 });
 
-test("registry: a registered production adapter serves production keys", () => {
+test("registry: a registered production adapter serves production keys", async () => {
   const acme: PaymentProcessor = { ...createSandboxProcessor(), name: "acme" };
-  const registry = createProcessorRegistry({ productionProcessor: "acme", adapters: { acme: () => acme } });
-  assert.equal(registry.forEnvironment("production"), acme);
-  assert.equal(registry.forEnvironment("sandbox")?.name, "sandbox");
+  const definitions = [defineProcessor({ name: "acme", methods: ["credit_card"], settings: {}, create: () => acme })];
+  const registry = createProcessorRegistry({ definitions, live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["acme"] } } });
+  assert.equal(registry.adapter("production", "acme"), acme);
+  assert.equal((await registry.route("production")!.authorize(input(card("4111111111111111")))).servedBy, "acme");
+  assert.equal(registry.route("sandbox")?.name, "sandbox");
   assert.throws(
-    () => createProcessorRegistry({ productionProcessor: "other", adapters: { acme: () => acme } }),
-    /Known production processors: acme/,
+    () => createProcessorRegistry({ definitions, live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["other"] } } }),
+    /"other", which is not a known processor \(known: acme\)/,
   );
   // Prototype keys are not processor names.
-  assert.throws(() => createProcessorRegistry({ productionProcessor: "toString" }), /not a known processor/);
+  assert.throws(() => createProcessorRegistry({ live: { ...NO_LIVE_PROCESSORS, routes: { credit_card: ["toString"] } } }), /not a known processor/);
+  assert.match(parseProcessorRouting({ PAYMENT_PROCESSOR: "toString" }, PROCESSORS).problems[0]!, /not a known processor/);
 });

@@ -20,7 +20,7 @@ async function slowProvider(maxWaiting: number, options: TestAppOptions = {}): P
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] },
-      pagarme: { secretKey: fake.secretKey, apiUrl: fake.url }, timeoutMs: HANG_MS, maxWaiting,
+      processors: { pagarme: { secretKey: fake.secretKey, apiUrl: fake.url } }, timeoutMs: HANG_MS, maxWaiting,
     },
   }, options);
   const m = await seedMerchant(t);

@@ -873,7 +873,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/processors/mercadopago/webhooks": {
+    "/v1/processors/{name}/webhooks": {
         parameters: {
             query?: never;
             header?: never;
@@ -883,30 +883,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mercado Pago payment notice
-         * @description Register this URL as the webhook of the Mercado Pago application (event `payment`). The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) must be valid and signed within 300 s, else 401 and nothing changes. The body is not trusted: the payment named by `data.id` is read again from Mercado Pago. Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, and reads are limited per client address and in all (PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS, PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND); past them the notice gets a 429 with Retry-After, and the provider's retry or feira's reconciliation applies the change.
+         * A processor's notice
+         * @description Register `$PUBLIC_BASE_URL/v1/processors/{name}/webhooks` at the provider; a path the provider appends to it (`/pix`) is taken too. The processor's definition checks that the notice comes from the provider (else 401, and nothing changes) and names what to read again; the body is never trusted. A name that takes no notices is 404.
+         *
+         *     - Pagar.me (`pagarme`): register `/v1/processors/pagarme/webhooks` as a webhook of the Pagar.me account (events `order.*` and `charge.*`). Pagar.me v5 signs nothing: the body (`{ id, type, data: order or charge }`) only names the order or charge (`data.code`, `data.order.code` = feira's charge id, or `data.id`), which is read again from Pagar.me before anything changes.
+         *     - Mercado Pago (`mercadopago`): register `/v1/processors/mercadopago/webhooks` as the webhook of the Mercado Pago application (event `payment`). The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) must be valid and signed within 300 s, else 401 and nothing changes. The body (`{ action, type, data: { id } }`) is not trusted: the payment named by the query's `data.id` (at most 64 characters, else 422) is read again from Mercado Pago.
+         *
+         *     Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, and reads are limited per client address and in all (PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS, PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND); past them the notice gets a 429 with Retry-After, and the provider's retry or feira's reconciliation applies the change.
          */
-        post: operations["mercadoPagoWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/processors/pagarme/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pagar.me payment notice
-         * @description Register this URL as a webhook of the Pagar.me account (events `order.*` and `charge.*`). Pagar.me v5 signs nothing: the body only names the order or charge (`data.code`, `data.order.code` = feira's charge id, or `data.id`), which is read again from Pagar.me before anything changes. Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, and reads are limited per client address and in all (PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS, PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND); past them the notice gets a 429 with Retry-After, and the provider's retry or feira's reconciliation applies the change.
-         */
-        post: operations["pagarmeWebhook"];
+        post: operations["processorNotice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3551,7 +3536,8 @@ export interface operations {
                                 /** @description closed: calls go through. open: the processor is skipped (a second processor of the route serves, else the charge fails with processor_unavailable). half_open: one trial call is let through; its success closes the breaker. */
                                 status: "closed" | "open" | "half_open";
                             };
-                            name: "pagarme" | "mercadopago";
+                            /** @description The processor's name, as PAYMENT_ROUTES writes it (pagarme, mercadopago). */
+                            name: string;
                             routes: {
                                 /** @description second: tried only when the first provably made nothing (PAYMENT_ROUTES a|b). */
                                 choice: "first" | "second";
@@ -4652,7 +4638,7 @@ export interface operations {
                                 walletType?: string;
                             };
                             postbackUrl: string | null;
-                            /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                            /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (its name in PAYMENT_ROUTES) that refunds, lookups and reconciliation go to. */
                             processor: string;
                             pspRefId: string | null;
                             reason: string | null;
@@ -5261,7 +5247,7 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
-                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (its name in PAYMENT_ROUTES) that refunds, lookups and reconciliation go to. */
                         processor: string;
                         pspRefId: string | null;
                         reason: string | null;
@@ -11485,7 +11471,7 @@ export interface operations {
                                 walletType?: string;
                             };
                             postbackUrl: string | null;
-                            /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                            /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (its name in PAYMENT_ROUTES) that refunds, lookups and reconciliation go to. */
                             processor: string;
                             pspRefId: string | null;
                             reason: string | null;
@@ -13374,31 +13360,26 @@ export interface operations {
             };
         };
     };
-    mercadoPagoWebhook: {
+    processorNotice: {
         parameters: {
-            query?: {
-                /** @description The Mercado Pago payment id the notice is about (signed). */
-                "data.id"?: string;
-                /** @description The notice's topic, e.g. `payment`. */
-                type?: string;
-            };
+            query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The processor's name, as PAYMENT_ROUTES writes it. */
+                name: string;
+            };
             cookie?: never;
         };
-        /** @description Mercado Pago's thin notice (`{ action, type, data: { id } }`); feira reads the payment from Mercado Pago instead of trusting it. */
+        /** @description The provider's notice; only the references its definition takes from it are used, and the objects they name are read again from the provider. */
         requestBody: {
             content: {
                 /**
                  * @example {
-                 *       "action": "payment.updated",
-                 *       "api_version": "v1",
-                 *       "type": "payment",
+                 *       "type": "order.paid",
                  *       "data": {
-                 *         "id": "1234567890"
-                 *       },
-                 *       "date_created": "2026-11-25T12:00:00Z",
-                 *       "live_mode": true
+                 *         "id": "or_56GXnk6T0eU88qMm",
+                 *         "code": "ch_01jd3k2m4nabcdefghjkmnpqrs"
+                 *       }
                  *     }
                  */
                 "application/json": unknown;
@@ -13457,164 +13438,17 @@ export interface operations {
                 };
             };
             /** @description Every error has this shape. */
-            408: {
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "statusCode": 408,
-                     *       "message": "The request was not received in time",
-                     *       "error": "Request Timeout",
-                     *       "code": "request_timeout"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Every error has this shape. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 413,
-                     *       "message": "Request body is too large",
-                     *       "error": "Payload Too Large",
-                     *       "code": "payload_too_large"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Every error has this shape. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 415,
-                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
-                     *       "error": "Unsupported Media Type",
-                     *       "code": "unsupported_media_type"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Every error has this shape. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 422,
-                     *       "message": "colour is not a recognized field",
-                     *       "error": "Unprocessable Entity",
-                     *       "code": "validation_failed"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Every error has this shape. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 429,
-                     *       "message": "Too many attempts from this address; retry in a minute",
-                     *       "error": "Too Many Requests",
-                     *       "code": "rate_limited"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Every error has this shape. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 431,
-                     *       "message": "The request line and headers are over 16 KiB",
-                     *       "error": "Request Header Fields Too Large",
-                     *       "code": "headers_too_large"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    pagarmeWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Pagar.me's notice (`{ id, type, data: order or charge }`); only its references are used, and the order is read from Pagar.me. */
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "id": "hook_RyEKQO789TRpZjv5",
-                 *       "type": "order.paid",
-                 *       "created_at": "2026-11-25T12:00:00Z",
-                 *       "data": {
-                 *         "id": "or_56GXnk6T0eU88qMm",
-                 *         "code": "ch_01jd3k2m4nabcdefghjkmnpqrs",
-                 *         "status": "paid"
-                 *       }
-                 *     }
-                 */
-                "application/json": unknown;
-            };
-        };
-        responses: {
-            /** @description The notice was accepted. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "received": true
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Always true: the notice was taken; the payment was read again from the provider when it names a live charge. */
-                        received: boolean;
-                    };
-                };
-            };
-            /** @description Every error has this shape. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 400,
-                     *       "message": "Malformed JSON in request body",
-                     *       "error": "Bad Request",
-                     *       "code": "bad_request"
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14144,7 +13978,7 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
-                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (its name in PAYMENT_ROUTES) that refunds, lookups and reconciliation go to. */
                         processor: string;
                         pspRefId: string | null;
                         reason: string | null;
@@ -14464,7 +14298,7 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
-                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (its name in PAYMENT_ROUTES) that refunds, lookups and reconciliation go to. */
                         processor: string;
                         pspRefId: string | null;
                         reason: string | null;
@@ -14784,7 +14618,7 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
-                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (its name in PAYMENT_ROUTES) that refunds, lookups and reconciliation go to. */
                         processor: string;
                         pspRefId: string | null;
                         reason: string | null;
@@ -15125,7 +14959,7 @@ export interface operations {
                             walletType?: string;
                         };
                         postbackUrl: string | null;
-                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to. */
+                        /** @description What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (its name in PAYMENT_ROUTES) that refunds, lookups and reconciliation go to. */
                         processor: string;
                         pspRefId: string | null;
                         reason: string | null;

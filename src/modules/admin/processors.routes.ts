@@ -2,12 +2,15 @@ import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { errors } from "../../http/schemas.js";
-import type { ProcessorRegistry } from "../../processors/registry.js";
+import { PROCESSORS, type ProcessorRegistry } from "../../processors/registry.js";
 
 // The operator's view of the live processors: which methods each serves and where its circuit
 // breaker stands. Breakers are kept in each process's memory (the router of that process
 // counts its own calls), so the answer is the answering process's; /metrics labels the same
 // numbers per process for a scraper that reaches every one.
+
+// The example shows two of the known processors, whichever the registry lists first.
+const [FIRST = "first", SECOND = "second"] = PROCESSORS.map((d) => d.name);
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const Instant = Type.Union([Type.String({ format: "date-time" }), Type.Null()]);
@@ -24,7 +27,7 @@ const Breaker = Type.Object({
 }, { additionalProperties: false });
 
 const LiveProcessor = Type.Object({
-  name: Type.Union([Type.Literal("pagarme"), Type.Literal("mercadopago")]),
+  name: Type.String({ description: `The processor's name, as PAYMENT_ROUTES writes it (${PROCESSORS.map((d) => d.name).join(", ")}).` }),
   routes: Type.Array(Type.Object({
     method: Type.String({ description: "A payment method, e.g. credit_card, pix, boleto." }),
     choice: Type.Union([Type.Literal("first"), Type.Literal("second")], { description: "second: tried only when the first provably made nothing (PAYMENT_ROUTES a|b)." }),
@@ -41,11 +44,11 @@ const ProcessorsResponse = Type.Object({
     pid: 4242,
     processors: [
       {
-        name: "pagarme", routes: [{ method: "credit_card", choice: "first" }, { method: "boleto", choice: "first" }],
+        name: FIRST, routes: [{ method: "credit_card", choice: "first" }, { method: "boleto", choice: "first" }],
         breaker: { status: "open", since: "2026-11-25T12:00:00.000Z", consecutiveFailures: 5, failures: 7, lastFailureAt: "2026-11-25T12:00:00.000Z", retryAt: "2026-11-25T12:00:30.000Z" },
       },
       {
-        name: "mercadopago", routes: [{ method: "credit_card", choice: "second" }, { method: "pix", choice: "first" }],
+        name: SECOND, routes: [{ method: "credit_card", choice: "second" }, { method: "pix", choice: "first" }],
         breaker: { status: "closed", since: null, consecutiveFailures: 0, failures: 0, lastFailureAt: null, retryAt: null },
       },
     ],

@@ -5,7 +5,7 @@ import { inspectCard } from "../../lib/cards.js";
 import { amountToMinor } from "../../http/amounts.js";
 import { currencyExponent, type AmountLimits } from "../../lib/money.js";
 import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../processors/methods.js";
-import type { AsyncInstrument, CardInstrument, CustomerInput, PaymentMethodType, PaymentProcessor, PostalAddress } from "../../processors/processor.js";
+import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../processors/processor.js";
 import type { PaymentMethodBody } from "./payment-methods.schemas.js";
 
 // Turns a validated POST /v1/charges body into what the processor and the ledger need, with
@@ -81,7 +81,7 @@ export async function normalizeMethod(
   deps: {
     cards: SavedCards; now: Date;
     /** The processor that will serve the charge: it says what it serves and adds its own rules. */
-    processor: Pick<PaymentProcessor, "supports" | "checkInstrument" | "decodeWalletToken"> | null;
+    processor: Pick<ChargeRoute, "supports" | "checkInstrument" | "decodeWalletToken"> | null;
     customer: CustomerInput | null;
   },
 ): Promise<Omit<NormalizedCharge, "amountMinor" | "currency">> {
@@ -122,7 +122,7 @@ export async function normalizeMethod(
     card = { ...saved, cvv: pm.cvv };
     view.cardId = pm.cardId;
   } else if (pm.wallet) {
-    const decoded = deps.processor?.decodeWalletToken(pm.wallet.token, deps.now) ?? null;
+    const decoded = deps.processor?.decodeWalletToken?.(pm.wallet.token, deps.now) ?? null;
     if (!decoded) throw invalid("paymentMethod.wallet.token is not a valid wallet token");
     card = { ...decoded, holderName: pm.holderName ?? "WALLET HOLDER" };
     view.walletType = pm.wallet.type;

@@ -77,7 +77,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const routes = async (app: FastifyInstance) => {
     await app.register(chargeRoutes(service, refunds));
     await app.register(sandboxBankRoutes(service));
-    await app.register(providerWebhookRoutes(notices, config.live.mercadopago.webhookSecret));
+    await app.register(providerWebhookRoutes(notices, deps.processors));
   };
   return { service, refunds, effects, sync, notices, liveExpiry, routes, tasks };
 }

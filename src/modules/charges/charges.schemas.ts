@@ -168,7 +168,7 @@ export const Charge = Type.Object({
   }),
   paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown())),
   pspRefId: Nullable(Type.String()),
-  processor: Type.String({ description: "What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (`pagarme`, `mercadopago`) that refunds, lookups and reconciliation go to." }),
+  processor: Type.String({ description: "What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (its name in PAYMENT_ROUTES) that refunds, lookups and reconciliation go to." }),
   items: Nullable(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
   shippingAddress: Nullable(Type.Record(Type.String(), Type.Unknown())),
   trackingInfo: Nullable(Type.Record(Type.String(), Type.Unknown())),

@@ -7,7 +7,8 @@ import type { Environment, RequestCtx } from "../../http/context.js";
 import type { PageQuery } from "../../http/pagination.js";
 import { faultPoint } from "../../lib/faults.js";
 import { seededId } from "../../lib/ids.js";
-import type { AuthorizeResult, CustomerInput, PaymentProcessor, PendingRecord } from "../../processors/processor.js";
+import type { AuthorizeResult, ChargeRoute, CustomerInput, PaymentProcessor, PendingRecord } from "../../processors/processor.js";
+import type { ProcessorRegistry } from "../../processors/registry.js";
 import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { ConnectService } from "../connect/connect.service.js";
@@ -28,7 +29,7 @@ import type { WaitingCharges } from "./waiting-charges.js";
 export interface ChargeServiceDeps {
   db: Db;
   config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production" | "amountLimits">;
-  processors: { forEnvironment(env: "sandbox" | "production", processorName?: string | null): PaymentProcessor | null };
+  processors: Pick<ProcessorRegistry, "route" | "adapter">;
   merchants: Pick<MerchantService, "chargeProfile">;
   customers: Pick<CustomerService, "get" | "inlineForCharge" | "validateInline">;
   cards: SavedCards;
@@ -46,11 +47,19 @@ export function createChargeService(deps: ChargeServiceDeps) {
   const { db, effects } = deps;
   const now = deps.now ?? (() => new Date());
 
-  /** The environment's processor; with a charge's `processor`, the adapter that served it. */
+  const unconfigured = () => new AppError("method_not_supported", "No payment processor is configured for production charges (set PAYMENT_PROCESSOR); use a sandbox key to test");
+  /** What a new charge of the environment goes through (the simulator, or the live router). */
+  function routeFor(ctx: { environment: Environment }): ChargeRoute {
+    const route = deps.processors.route(ctx.environment);
+    if (!route) throw unconfigured();
+    return route;
+  }
+
+  /** The adapter that served a charge (its `processor`), which its later calls go to. */
   function processorFor(ctx: { environment: Environment }, processorName?: string | null): PaymentProcessor {
-    const p = deps.processors.forEnvironment(ctx.environment, processorName);
-    if (!p) throw new AppError("method_not_supported", "No payment processor is configured for production charges (set PAYMENT_PROCESSOR); use a sandbox key to test");
-    return p;
+    const adapter = deps.processors.adapter(ctx.environment, processorName);
+    if (!adapter) throw unconfigured();
+    return adapter;
   }
 
   /**
@@ -182,13 +191,13 @@ export function createChargeService(deps: ChargeServiceDeps) {
     const existingCustomer = cmd.customer.id ? await deps.customers.get(ctx, cmd.customer.id) : null;
     // The request's own problems come first, then what this environment's processor refuses.
     const method = await normalizeMethod(ctx, cmd.paymentMethod, { amountMinor, currency }, cmd.customer.id, {
-      cards: deps.cards, now: at, processor: deps.processors.forEnvironment(ctx.environment),
+      cards: deps.cards, now: at, processor: deps.processors.route(ctx.environment),
       customer: processorCustomer(existingCustomer, cmd.customer),
     });
     const postbackUrl = cmd.postbackUrl
       ? await checkDestination(cmd.postbackUrl, ctx.environment, deps.config, "postbackUrl")
       : null;
-    const processor = processorFor(ctx);
+    const processor = routeFor(ctx);
     return {
       scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split,
     };
@@ -273,7 +282,10 @@ export function createChargeService(deps: ChargeServiceDeps) {
   const authenticate = (ctx: RequestCtx, id: string, result: "succeeded" | "failed") => sandboxAct(ctx, id, async (c) => {
     if (c.status !== "authentication_required") throw new AppError("invalid_state", `Charge ${c.id} is ${c.status}, not authentication_required`);
     if (result === "failed") return { to: "refused", patch: { reason: "authentication_failed" } };
-    const captured = await processorFor(ctx, c.processor).capture({ chargeId: c.id, pspRefId: c.pspRefId ?? "", amountMinor: c.amount });
+    const adapter = processorFor(ctx, c.processor);
+    // Only an adapter that holds authorizations (3DS, review) answers authentication_required.
+    if (!adapter.capture) throw new Error(`processor ${adapter.name} held an authorization but declares no capture`);
+    const captured = await adapter.capture({ chargeId: c.id, pspRefId: c.pspRefId ?? "", amountMinor: c.amount });
     return captured.outcome === "paid"
       ? { to: "paid", patch: { paidAt: now() } }
       : { to: captured.outcome, patch: { reason: captured.reason } };
@@ -345,7 +357,7 @@ export interface PreparedCharge {
   readonly currency: string;
   readonly method: Omit<NormalizedCharge, "amountMinor" | "currency">;
   readonly postbackUrl: string | null;
-  readonly processor: PaymentProcessor;
+  readonly processor: ChargeRoute;
   readonly existingCustomer: CustomerRow | null;
   readonly split: SplitRule[] | null;
 }

@@ -1,5 +1,5 @@
 import { withTx, type Db } from "../../db/client.js";
-import type { LookupResult, PaymentProcessor, RefundResult } from "../../processors/processor.js";
+import { refundsOf, type LookupResult, type PaymentProcessor, type RefundResult } from "../../processors/processor.js";
 import type { LedgerService } from "../ledger/ledger.service.js";
 import type { ChargeEffects } from "./charge-effects.js";
 import type { ChargeRow } from "./charges.mapper.js";
@@ -46,8 +46,11 @@ export function createLatePayments(deps: { db: Db; effects: Pick<ChargeEffects, 
   /** Step 2: the refund is asked for, unless the provider already has one under its id. */
   async function askRefund(c: ChargeRow, processor: PaymentProcessor): Promise<RefundResult | { outcome: "not_found" }> {
     const input = { chargeId: c.id, pspRefId: c.pspRefId, amountMinor: c.amount, refundId: lateRefundId(c.id), chargeAmountMinor: c.amount };
-    const known = await processor.refundStatus({ ...input, refundRef: null });
-    return known.outcome === "not_found" ? processor.refund(input) : known;
+    const refunds = refundsOf(processor);
+    // Without refunds at this processor the late payment stays recorded, for the operator to return.
+    if (!refunds) return { outcome: "failed", reason: "refunds_not_supported" };
+    const known = await refunds.refundStatus({ ...input, refundRef: null });
+    return known.outcome === "not_found" ? refunds.refund(input) : known;
   }
 
   /**

@@ -43,7 +43,8 @@ export function createLiveExpiry(deps: { db: Db; sync: ProviderSync }) {
     if (!processor) return false;
     const read = () => processor.lookup({ chargeId: c.id, pspRefId: c.pspRefId });
     let state = await read();
-    if (state.outcome === "pending") {
+    // A processor without cancel leaves the payment to expire at the provider; it is read again.
+    if (state.outcome === "pending" && processor.cancel) {
       const cancel = await processor.cancel({ chargeId: c.id, pspRefId: c.pspRefId ?? state.pspRefId });
       if (cancel.outcome === "unknown") return false;
       if (cancel.outcome === "canceled") return expire(c, { outcome: "failed", reason: "expired", pspRefId: state.pspRefId, ...(cancel.providerCode ? { providerCode: cancel.providerCode } : {}) });

@@ -4,8 +4,8 @@ import { clientAddressKey } from "../../http/client-address.js";
 import type { ProviderSync } from "./provider-sync.js";
 import { findLiveCharge } from "./provider-sync.repo.js";
 
-// What a provider notice may cost feira's providers. Pagar.me's notices are unsigned (anyone
-// can send one) and a signed Mercado Pago notice, once seen, can be replayed for its 300 s; each
+// What a provider notice may cost feira's providers. Some providers sign nothing (anyone can
+// send their notices) and a signed notice, once seen, can be replayed within its window; each
 // one that names a live charge makes feira read the payment at the provider. Two bounds keep a flood of
 // notices from turning into a flood of provider calls (which the provider would answer with
 // 429s, or count against feira's account):

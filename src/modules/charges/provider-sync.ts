@@ -83,7 +83,7 @@ export function createProviderSync(deps: {
   /** The adapter that served a live charge; null for a sandbox charge. */
   function processorOf(charge: ChargeRow): PaymentProcessor | null {
     if (charge.environment !== "production") return null;
-    const processor = deps.processors.forEnvironment("production", charge.processor);
+    const processor = deps.processors.adapter("production", charge.processor);
     return processor && processor.name !== "sandbox" ? processor : null;
   }
 

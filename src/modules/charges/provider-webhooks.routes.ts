@@ -3,85 +3,78 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { AppError } from "../../http/errors.js";
 import { errors } from "../../http/schemas.js";
-import { verifyMercadoPagoSignature } from "../../processors/mercadopago/signature.js";
 import { tooManyRequests } from "../../http/lockout.js";
+import type { IncomingNotice } from "../../processors/definition.js";
+import type { ProcessorRegistry } from "../../processors/registry.js";
 import type { NoticeGate } from "./provider-notices.js";
 
-// Where the providers tell feira that a payment changed. Neither body is trusted: it only names
-// the payment, which is then read again from the provider (provider-sync.ts). Mercado Pago's
-// notices are signed and checked first; Pagar.me v5 documents no signature, so its notices are
-// accepted as they come. Unknown, repeated and late notices are answered 200 and change nothing
-// twice, so a provider never retries a notice feira already has.
+// Where the providers tell feira that something changed: one route for every processor, with
+// the sub-paths some providers append (`/pix`). The processor's definition verifies the notice
+// (a signature, a secret) and names what to read again; the body is never trusted, the payment
+// is read again from the provider (provider-sync.ts). Unknown, repeated and late notices are
+// answered 200 and change nothing twice, so a provider never retries a notice feira already has.
 
 const Received = Type.Object({
   received: Type.Boolean({ description: "Always true: the notice was taken; the payment was read again from the provider when it names a live charge." }),
 }, { description: "The notice was accepted.", examples: [{ received: true }] });
 
-const text = (v: unknown): string | undefined =>
-  (typeof v === "string" && v.length > 0 && v.length <= 64 ? v : typeof v === "number" && Number.isSafeInteger(v) ? String(v) : undefined);
-const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-
-/** Reads the charge a notice names within the gate's bounds; past them, a 429 the provider retries. */
-async function readAgain(gate: NoticeGate, processor: string, refs: readonly string[], req: FastifyRequest, reply: FastifyReply) {
-  const admission = await gate.notice(processor, refs, req.ip);
-  if (!admission.admitted) throw tooManyRequests(reply, admission.retryInMs, "Too many payment notices to read now; send this one again later");
-  return { received: true };
-}
-
-const LIMIT_TEXT = " Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, "
+const LIMIT_TEXT = "Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, "
   + "and reads are limited per client address and in all (PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS, PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND); "
   + "past them the notice gets a 429 with Retry-After, and the provider's retry or feira's reconciliation applies the change.";
 
-export function providerWebhookRoutes(gate: NoticeGate, mercadopagoSecret: string) {
+const Name = Type.String({ maxLength: 32, description: "The processor's name, as PAYMENT_ROUTES writes it." });
+const Params = Type.Object({ name: Name });
+const SubPathParams = Type.Object({
+  name: Name,
+  "*": Type.String({ maxLength: 64, description: "What the provider appended to the registered URL (`pix`, `rec`, `cobr`)." }),
+});
+// The provider's parameters (a reference, a topic, a secret): its definition reads them.
+const Query = Type.Object({}, { additionalProperties: true });
+const Body = Type.Optional(Type.Unknown({
+  description: "The provider's notice; only the references its definition takes from it are used, and the objects they name are read again from the provider.",
+  examples: [{ type: "order.paid", data: { id: "or_56GXnk6T0eU88qMm", code: "ch_01jd3k2m4nabcdefghjkmnpqrs" } }],
+}));
+
+const first = (v: unknown): string | undefined => {
+  const one = Array.isArray(v) ? v[0] : v;
+  return typeof one === "string" ? one : undefined;
+};
+
+function incoming(req: FastifyRequest, subPath: string): IncomingNotice {
+  const query = Object.fromEntries(Object.entries((req.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, first(v)]));
+  return { subPath: subPath.replace(/^\/+|\/+$/g, ""), query, header: (name) => first(req.headers[name.toLowerCase()]), body: req.body, now: new Date() };
+}
+
+export function providerWebhookRoutes(gate: NoticeGate, processors: Pick<ProcessorRegistry, "definitions" | "readNotice">) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    const each = processors.definitions.flatMap((d) => (d.notices ? [`- ${d.notices.description}`] : []));
 
-    app.post("/v1/processors/mercadopago/webhooks", {
+    /** Verifies and reads a notice, then reads what it names within the gate's bounds (past them, a 429 the provider retries). */
+    async function receive(req: FastifyRequest, reply: FastifyReply, name: string, subPath: string) {
+      const reading = processors.readNotice(name, incoming(req, subPath));
+      if (!reading) throw new AppError("not_found", `No processor named ${name} takes notices`);
+      if (reading.outcome === "refused") throw new AppError(reading.status === 401 ? "unauthorized" : "validation_failed", reading.message);
+      const admission = await gate.notice(name, reading.payments, req.ip);
+      if (!admission.admitted) throw tooManyRequests(reply, admission.retryInMs, "Too many payment notices to read now; send this one again later");
+      return { received: true };
+    }
+
+    const common = { tags: ["charges"], querystring: Query, body: Body, response: { 200: Received, ...errors(401, 404, 422, 429) } };
+    app.post("/v1/processors/:name/webhooks", {
       config: { auth: "public", idempotent: false },
       schema: {
-        operationId: "mercadoPagoWebhook", tags: ["charges"], summary: "Mercado Pago payment notice",
-        description: "Register this URL as the webhook of the Mercado Pago application (event `payment`). "
-          + "The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) "
-          + "must be valid and signed within 300 s, else 401 and nothing changes. The body is not trusted: the payment named by `data.id` is read again from Mercado Pago." + LIMIT_TEXT,
-        querystring: Type.Object({
-          "data.id": Type.Optional(Type.String({ maxLength: 64, description: "The Mercado Pago payment id the notice is about (signed)." })),
-          type: Type.Optional(Type.String({ maxLength: 64, description: "The notice's topic, e.g. `payment`." })),
-        }, { additionalProperties: true }),
-        body: Type.Optional(Type.Unknown({
-          description: "Mercado Pago's thin notice (`{ action, type, data: { id } }`); feira reads the payment from Mercado Pago instead of trusting it.",
-          examples: [{ action: "payment.updated", api_version: "v1", type: "payment", data: { id: "1234567890" }, date_created: "2026-11-25T12:00:00Z", live_mode: true }],
-        })),
-        response: { 200: Received, ...errors(401, 429) },
+        ...common, params: Params, operationId: "processorNotice", summary: "A processor's notice",
+        description: "Register `$PUBLIC_BASE_URL/v1/processors/{name}/webhooks` at the provider; a path the provider appends to it (`/pix`) is taken too. "
+          + "The processor's definition checks that the notice comes from the provider (else 401, and nothing changes) and names what to read again; "
+          + "the body is never trusted. A name that takes no notices is 404.\n\n" + each.join("\n") + "\n\n" + LIMIT_TEXT,
       },
-    }, async (req, reply) => {
-      const dataId = req.query["data.id"];
-      const check = verifyMercadoPagoSignature({
-        signature: header(req.headers["x-signature"]), requestId: header(req.headers["x-request-id"]),
-        dataId, secret: mercadopagoSecret, now: new Date(),
-      });
-      if (!mercadopagoSecret || !check.ok) {
-        throw new AppError("unauthorized", `x-signature is ${check.ok ? "not checkable (no MERCADOPAGO_WEBHOOK_SECRET)" : check.reason}`);
-      }
-      return readAgain(gate, "mercadopago", dataId ? [dataId] : [], req, reply);
-    });
-
-    app.post("/v1/processors/pagarme/webhooks", {
+    }, async (req, reply) => receive(req, reply, req.params.name, ""));
+    // The same notice with what a provider appends to the registered URL (`/pix`, `/rec`, `/cobr`);
+    // documented by the route above (OpenAPI has no wildcard path parameter).
+    app.post("/v1/processors/:name/webhooks/*", {
       config: { auth: "public", idempotent: false },
-      schema: {
-        operationId: "pagarmeWebhook", tags: ["charges"], summary: "Pagar.me payment notice",
-        description: "Register this URL as a webhook of the Pagar.me account (events `order.*` and `charge.*`). "
-          + "Pagar.me v5 signs nothing: the body only names the order or charge (`data.code`, `data.order.code` = feira's charge id, or `data.id`), "
-          + "which is read again from Pagar.me before anything changes." + LIMIT_TEXT,
-        body: Type.Optional(Type.Unknown({
-          description: "Pagar.me's notice (`{ id, type, data: order or charge }`); only its references are used, and the order is read from Pagar.me.",
-          examples: [{ id: "hook_RyEKQO789TRpZjv5", type: "order.paid", created_at: "2026-11-25T12:00:00Z", data: { id: "or_56GXnk6T0eU88qMm", code: "ch_01jd3k2m4nabcdefghjkmnpqrs", status: "paid" } }],
-        })),
-        response: { 200: Received, ...errors(429) },
-      },
-    }, async (req, reply) => {
-      const data = (req.body as { data?: { id?: unknown; code?: unknown; order?: { code?: unknown } } } | undefined)?.data;
-      const refs = [text(data?.code), text(data?.order?.code), text(data?.id)].filter((r): r is string => r !== undefined);
-      return readAgain(gate, "pagarme", refs, req, reply);
-    });
+      schema: { ...common, params: SubPathParams, hide: true },
+    }, async (req, reply) => receive(req, reply, req.params.name, req.params["*"]));
   };
 }

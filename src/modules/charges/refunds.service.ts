@@ -11,7 +11,7 @@ import type { ChargeStatus } from "./charge-status.js";
 import type { ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
 import { findLiveCharge } from "./provider-sync.repo.js";
-import type { PaymentProcessor, RefundResult } from "../../processors/processor.js";
+import { refundsOf, type PaymentProcessor, type RefundResult } from "../../processors/processor.js";
 
 // Refunds in three steps, so that concurrent refunds can never exceed the paid amount and
 // the processor is never called inside a transaction:
@@ -60,6 +60,10 @@ export function createRefundService(deps: {
     const tooMuch = () => new AppError("refund_exceeds_refundable", `amount exceeds the refundable rest of ${formatMajor(rest, charge.currency)} ${charge.currency}`,
       { available: { minor: rest, currency: charge.currency } });
     if (minor > rest) throw tooMuch();
+    // Checked before anything is reserved: a processor without refunds is refunded at the provider.
+    if (!refundsOf(deps.processorFor(ctx, charge.processor))) {
+      throw new AppError("method_not_supported", `Charge ${chargeId}'s processor does not refund through feira; refund it at the provider`);
+    }
 
     const reserved = await withTx(db, async (tx) => {
       const row = await repo.reserveRefund(tx, chargeId, minor);
@@ -76,7 +80,12 @@ export function createRefundService(deps: {
   });
   const chargeOf = (r: repo.RefundRow) => repo.findCharge(db, { merchantId: r.merchantId, environment: r.environment }, r.chargeId);
   // The adapter that served the charge refunds it (a live charge's processor column).
-  const processorOf = (r: repo.RefundRow, charge: ChargeRow | undefined) => deps.processorFor(r, charge?.processor);
+  const processorOf = (r: repo.RefundRow, charge: ChargeRow | undefined) => {
+    const refunds = refundsOf(deps.processorFor(r, charge?.processor));
+    // refund() checked it before this refund was reserved; only a processor removed since can lack it.
+    if (!refunds) throw new AppError("method_not_supported", `Refund ${r.id}'s processor does not refund through feira`);
+    return refunds;
+  };
 
   /** Steps 2 and 3: sends the refund to the processor and settles it with the answer. */
   async function send(r: repo.RefundRow, known?: ChargeRow) {

@@ -9,7 +9,8 @@ import { isUniqueViolation } from "../../db/batch.js";
 import { seededId } from "../../lib/ids.js";
 import { endToEndIdProblem, endToEndIdTimeProblem } from "../../lib/pix-end-to-end-id.js";
 import type { AmountLimits } from "../../lib/money.js";
-import type { PaymentProcessor, PayoutResult } from "../../processors/processor.js";
+import type { PayoutResult } from "../../processors/processor.js";
+import type { ProcessorRegistry } from "../../processors/registry.js";
 import { computePayoutFee, type FeeDefinition } from "../ledger/fees.js";
 import type { LedgerService, PayoutPosting, Reversal } from "../ledger/ledger.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
@@ -34,7 +35,7 @@ export interface PayoutDeps {
   connect: Pick<ConnectService, "requireConnect">;
   ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "availableBalance">;
   merchants: Pick<MerchantService, "getFees">;
-  processors: { forEnvironment(env: "sandbox" | "production"): PaymentProcessor | null };
+  processors: Pick<ProcessorRegistry, "payouts">;
   /** The ceiling on one payout (config.amountLimits, BRL). */
   amountLimits: AmountLimits;
   now?: () => Date;
@@ -224,7 +225,7 @@ export function createPayoutService(deps: PayoutDeps) {
     const p = await requirePayout(id);
     if (endToEndId !== undefined) return approveTransfer(p, endToEndId);
     if (p.status !== "pending") throw notPending(p);
-    const processor = deps.processors.forEnvironment(p.environment);
+    const processor = deps.processors.payouts(p.environment);
     const sent = processor
       ? await processor.payout({ payoutId: p.id, amountMinor: p.netAmount, currency: p.currency, pixKey: p.pixKey, pixKeyType: "cnpj", now: now() })
       : NO_PIX_OUT;

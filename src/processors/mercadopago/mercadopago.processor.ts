@@ -1,7 +1,7 @@
 import { badResponse, cancelResultOf, captureResultOf, createConflictResult, lookupPayment, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { boletoDetails, fromDecimal, parseInstant, pixDetails, toDecimal } from "../instructions.js";
 import type {
-  AuthorizeResult, LookupResult, PaymentProcessor, PaymentState, ProcessorFailure, RefundResult,
+  AuthorizeResult, LookupResult, PaymentProcessor, PaymentState, ProcessorFailure, RefundResult, Serves,
 } from "../processor.js";
 import {
   createMercadoPagoClient, mercadopagoKeys, type MercadoPagoClientOptions, type MercadoPagoPayment, type MercadoPagoRefund,
@@ -64,7 +64,7 @@ function refundResult(r: MercadoPagoRefund): RefundResult {
 
 export type MercadoPagoProcessorOptions = MercadoPagoClientOptions;
 
-export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): PaymentProcessor & { close(): Promise<void> } {
+export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): Serves<"cancel" | "capture" | "refund" | "refundStatus"> & { close(): Promise<void> } {
   const client = createMercadoPagoClient(opts);
 
   const lookup = (input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> => lookupPayment<MercadoPagoPayment>(input, {
@@ -101,7 +101,6 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): P
     name: "mercadopago",
     supports: (method, currency) => SERVED.has(method) && currency === "BRL",
     checkInstrument: checkMercadoPagoInstrument,
-    decodeWalletToken: () => null,
     authorize,
     lookup,
     // Only pending or in_process payments can be cancelled.
@@ -133,9 +132,6 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): P
         ? list.find((x) => String(x.id) === input.refundRef)
         : list.find((x) => fromDecimal(x.amount) === input.amountMinor);
       return match ? refundResult(match) : { outcome: "not_found" };
-    },
-    async payout() {
-      return { outcome: "failed", reason: "payouts_not_supported" };
     },
     close: () => client.close(),
   };

@@ -1,7 +1,7 @@
 import { badResponse, cancelResultOf, captureResultOf, createConflictResult, lookupPayment, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { boletoDetails, parseInstant, pixDetails } from "../instructions.js";
 import type {
-  LookupResult, PaymentProcessor, PaymentState, ProcessorFailure, RefundResult,
+  LookupResult, PaymentProcessor, PaymentState, ProcessorFailure, RefundResult, Serves,
 } from "../processor.js";
 import { createPagarmeClient, pagarmeKeys, type PagarmeCharge, type PagarmeClientOptions, type PagarmeOrder } from "./client.js";
 import { checkPagarmeInstrument, orderBody } from "./order.js";
@@ -67,7 +67,7 @@ function refundOutcome(charge: PagarmeCharge): RefundResult {
 
 export type PagarmeProcessorOptions = PagarmeClientOptions;
 
-export function createPagarmeProcessor(opts: PagarmeProcessorOptions): PaymentProcessor & { close(): Promise<void> } {
+export function createPagarmeProcessor(opts: PagarmeProcessorOptions): Serves<"cancel" | "capture" | "refund" | "refundStatus"> & { close(): Promise<void> } {
   const client = createPagarmeClient(opts);
 
   const lookup = (input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> => lookupPayment<PagarmeCharge>(input, {
@@ -100,8 +100,6 @@ export function createPagarmeProcessor(opts: PagarmeProcessorOptions): PaymentPr
     name: "pagarme",
     supports: (method, currency) => SERVED.has(method) && currency === "BRL",
     checkInstrument: checkPagarmeInstrument,
-    // Wallet tokens are decrypted by the wallet's processor integration, which feira does not have for Pagar.me.
-    decodeWalletToken: () => null,
     async authorize(input) {
       const r = await client.createOrder(orderBody(input), input.chargeId);
       if (!r.ok) return createConflictResult(r.failure, () => lookup({ chargeId: input.chargeId }));
@@ -139,10 +137,6 @@ export function createPagarmeProcessor(opts: PagarmeProcessorOptions): PaymentPr
         return PAGARME_REFUND_TRANSACTIONS[tx] ? refundOutcome(charge) : { outcome: "not_found" };
       }
       return refundOutcome(charge);
-    },
-    // Live payouts are approved by the admin with the Pix end-to-end id of the operator's transfer.
-    async payout() {
-      return { outcome: "failed", reason: "payouts_not_supported" };
     },
     close: () => client.close(),
   };

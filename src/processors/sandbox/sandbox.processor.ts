@@ -3,7 +3,7 @@ import { makeEndToEndId } from "../../lib/pix-end-to-end-id.js";
 import { methodAcceptsCurrency } from "../methods.js";
 import {
   memoryRecords, type AuthorizeInput, type AuthorizeResult, type CancelResult, type CaptureResult, type CardInstrument,
-  type LookupResult, type PaymentProcessor, type PayoutResult, type ProcessorRecords, type RefundResult,
+  type LookupResult, type PayoutResult, type ProcessorRecords, type RefundResult, type Serves,
 } from "../processor.js";
 import { buildInstructions, checkBoletoDueDate } from "./instruments.js";
 import { decodeSandboxWalletToken } from "./wallet.js";
@@ -91,7 +91,7 @@ const asAuthorizeResult = (stored: Record<string, unknown>): AuthorizeResult => 
  * charge's first authorization hands its record to the caller (`recordWith`), which commits it
  * with the charge.
  */
-export function createSandboxProcessor(records: ProcessorRecords = memoryRecords()): PaymentProcessor {
+export function createSandboxProcessor(records: ProcessorRecords = memoryRecords()): Serves<"cancel" | "capture" | "refund" | "refundStatus" | "payout" | "decodeWalletToken"> {
   return {
     name: "sandbox",
     // Every method feira knows, in the currencies the method itself allows.

@@ -1,0 +1,44 @@
+import { defineProcessor } from "../definition.js";
+import { createMercadoPagoProcessor } from "./mercadopago.processor.js";
+import { verifyMercadoPagoSignature } from "./signature.js";
+
+// Mercado Pago (Payments API) as a feira processor: its settings, its adapter and its notices.
+// Its notices are signed (x-signature, with MERCADOPAGO_WEBHOOK_SECRET): one that is not, or
+// whose signature is stale, is refused before anything is read; a good one only names the
+// payment, which is read again from Mercado Pago.
+
+const MAX_ID = 64;
+
+export const mercadopago = defineProcessor({
+  name: "mercadopago",
+  methods: ["credit_card", "pix", "boleto"],
+  settings: {
+    accessToken: { env: "MERCADOPAGO_ACCESS_TOKEN", required: true },
+    webhookSecret: { env: "MERCADOPAGO_WEBHOOK_SECRET", required: true },
+    // Card data goes to /v1/card_tokens with the public key before the payment.
+    publicKey: { env: "MERCADOPAGO_PUBLIC_KEY", required: ["credit_card"] },
+    apiUrl: { env: "MERCADOPAGO_API_URL", url: true, default: "https://api.mercadopago.com" },
+  },
+  create: (o, limits) => createMercadoPagoProcessor({
+    accessToken: o.accessToken, publicKey: o.publicKey || undefined, baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections,
+  }),
+  notices: {
+    description: "Mercado Pago (`mercadopago`): register `/v1/processors/mercadopago/webhooks` as the webhook of the Mercado Pago application (event `payment`). "
+      + "The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) "
+      + "must be valid and signed within 300 s, else 401 and nothing changes. The body (`{ action, type, data: { id } }`) is not trusted: "
+      + "the payment named by the query's `data.id` (at most 64 characters, else 422) is read again from Mercado Pago.",
+    read(notice, o) {
+      const dataId = notice.query["data.id"];
+      if (dataId !== undefined && dataId.length > MAX_ID) {
+        return { outcome: "refused", status: 422, message: `data.id must be at most ${MAX_ID} characters` };
+      }
+      const check = verifyMercadoPagoSignature({
+        signature: notice.header("x-signature"), requestId: notice.header("x-request-id"), dataId, secret: o.webhookSecret, now: notice.now,
+      });
+      if (!o.webhookSecret || !check.ok) {
+        return { outcome: "refused", status: 401, message: `x-signature is ${check.ok ? "not checkable (no MERCADOPAGO_WEBHOOK_SECRET)" : check.reason}` };
+      }
+      return { outcome: "accepted", payments: dataId ? [dataId] : [] };
+    },
+  },
+});
