@@ -1,6 +1,8 @@
 import { randomInt } from "node:crypto";
 import { ApiError, call, type Connection } from "./api.js";
-import type { TriggerOutput } from "./trigger.js";
+
+/** What a trigger made (printed as "Created ..."), and what the user should know about it. */
+export interface TriggerOutput { created: string[]; notes: string[] }
 
 // `feira trigger payout.approved|payout.rejected`: a payout request is the end of a Connect
 // story (an accredited submerchant with available money) and is decided by the operator, so

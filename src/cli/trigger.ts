@@ -1,12 +1,11 @@
 import { call, type Connection } from "./api.js";
-import { needAdminKey, payoutDecision } from "./trigger-payout.js";
+import { needAdminKey, payoutDecision, type TriggerOutput } from "./trigger-payout.js";
 
 // `feira trigger <event>` makes, through the public API, the objects whose life produces that
 // event, like `stripe trigger`. Sandbox keys only: it creates real charges.
 interface Charge { id: string; status: string }
 
-/** What a trigger made (printed as "Created ..."), and what the user should know about it. */
-export interface TriggerOutput { created: string[]; notes: string[] }
+export type { TriggerOutput };
 export interface TriggerOptions { adminKey?: string }
 
 const customer = { name: "Feira CLI", email: "cli@example.com" };

@@ -7,7 +7,6 @@ import type { Sealer } from "../../lib/crypto.js";
 import { newId } from "../../lib/ids.js";
 import * as repo from "./connect.repo.js";
 import { DOCUMENT_KINDS, REQUIRED_DOCUMENTS, type DocumentKind } from "./connect.schemas.js";
-import type { ConnectService } from "./connect.service.js";
 
 // KYC documents of a submerchant. A file is accepted by what its bytes are (magic numbers), not
 // by its name or declared type: PDF, JPEG or PNG. It is stored sealed (AES-256-GCM, the AAD
@@ -37,7 +36,10 @@ export function documentsView(submerchantId: string, rows: Meta[]) {
   };
 }
 
-export function createDocumentService(deps: { db: Db; sealer: Sealer; connect: Pick<ConnectService, "ownSubmerchant"> }) {
+/** What documents need of the Connect service (which owns the submerchant), by shape: no import back. */
+interface SubmerchantOwner { ownSubmerchant(ctx: RequestCtx, id: string): Promise<unknown> }
+
+export function createDocumentService(deps: { db: Db; sealer: Sealer; connect: SubmerchantOwner }) {
   const { db, sealer } = deps;
 
   /**

@@ -8,7 +8,7 @@ import { homeRoutes } from "./home.routes.js";
 import { linkRoutes } from "./links.routes.js";
 import { settingsRoutes } from "./settings.routes.js";
 import { shippingRoutes } from "./shipping.routes.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 
 /** The pages of each area of the panel, one file (or two) per area. */
 export function areaRoutes(kit: PanelKit) {

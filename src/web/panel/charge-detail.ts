@@ -2,10 +2,13 @@ import type { RefundService } from "../../modules/charges/refunds.service.js";
 import type { EventService } from "../../modules/webhooks/events.service.js";
 import { toCustomer } from "../../modules/customers/customers.service.js";
 import { esc } from "../html.js";
-import type { ChargeView } from "./charges.routes.js";
+import type { toChargeResponse } from "../../modules/charges/charges.mapper.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { formatDocument } from "./format.js";
 import { actionButton, badge, checkbox, csrfInput, dl, field, formErrors, link, table } from "./ui.js";
+
+/** A charge as the API answers it, which is what the panel shows. */
+export type ChargeView = ReturnType<typeof toChargeResponse>;
 
 // One charge: its facts, the refund form (full or partial; in production with an explicit
 // confirmation), the sandbox simulator's actions that apply to its status, and the timeline of

@@ -7,14 +7,15 @@ import { esc } from "../html.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact } from "./forms.js";
 import { renderPage } from "./layout.js";
-import { renderChargeDetail, type Timeline } from "./charge-detail.js";
-import type { PanelKit } from "./panel.routes.js";
+import { renderChargeDetail, type ChargeView, type Timeline } from "./charge-detail.js";
+
+export type { ChargeView };
+import type { PanelKit } from "./kit.js";
 import { badge, cursorPager, field, formErrors, link, select, table } from "./ui.js";
 
 // Charges: the list with the API's filters (status, method, customer, dates), search by id or
 // e-mail, pagination, CSV export of the same filtered list, and the detail with its actions.
 
-export type ChargeView = ReturnType<typeof toChargeResponse>;
 type Query = Record<string, string | undefined>;
 const METHODS = ["credit_card", "debit_card", "pix", "boleto", "open_finance", "qr_code", "bank_transfer", "oxxo", "spei", "pse"];
 const hidden = { config: { auth: "public" as const, idempotent: false }, schema: { hide: true } };

@@ -8,7 +8,7 @@ import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact, integer } from "./forms.js";
 import { formatDocument } from "./format.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { badge, checkbox, csrfInput, dl, field, formErrors, link, numberPager, select, table } from "./ui.js";
 import { deliveryList } from "./webhooks.routes.js";
 

@@ -8,7 +8,7 @@ import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact, integer, text } from "./forms.js";
 import { formatDocument } from "./format.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { badge, csrfInput, field, formErrors, link, numberPager, select, table } from "./ui.js";
 
 // Connect, for masters only: submerchants with the API's filters and pages, and the

@@ -6,7 +6,7 @@ import { chargeTable } from "./charges.routes.js";
 import { attempt, checkBody, compact } from "./forms.js";
 import { formatDocument } from "./format.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { cursorPager, dl, field, formErrors, link, table } from "./ui.js";
 
 // Customers: the list (exact e-mail or document filter, as the API offers) and a customer with

@@ -1,4 +1,4 @@
-import type { Services } from "../../app.js";
+import type { Services } from "../../services.js";
 import type { Db } from "../../db/client.js";
 import type { RequestCtx } from "../../http/context.js";
 import type { CreateChargeBody } from "../../modules/charges/charges.schemas.js";

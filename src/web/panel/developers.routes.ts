@@ -5,7 +5,7 @@ import { esc } from "../html.js";
 import type { PanelCtx } from "./context.js";
 import { attempt, checkBody, compact } from "./forms.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { actionButton, cursorPager, dl, field, formErrors, link, table } from "./ui.js";
 import { deliveryList, webhookRoutes } from "./webhooks.routes.js";
 

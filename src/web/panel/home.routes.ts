@@ -4,7 +4,7 @@ import { esc } from "../html.js";
 import { chargeTable, type ChargeView } from "./charges.routes.js";
 import type { PanelCtx } from "./context.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { link, table } from "./ui.js";
 
 // Home: balances per currency, today's and the last 30 days' sales with a chart (inline SVG made

@@ -6,7 +6,7 @@ import { chargeTable } from "./charges.routes.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact, text } from "./forms.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { actionButton, badge, checkbox, csrfInput, cursorPager, dl, field, formErrors, link, select, table } from "./ui.js";
 
 // Payment links: create (products, freight mode, success URL), the link's URL with a copy

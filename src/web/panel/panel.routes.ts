@@ -1,10 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Services } from "../../app.js";
 import type { Config } from "../../config.js";
-import type { Db } from "../../db/client.js";
 import { AppError, errorBody } from "../../http/errors.js";
-import type { LoginThrottle } from "../../http/rate-limit.js";
 import { multipartUploads } from "../../http/multipart.js";
 import { DOCUMENT_UPLOAD_LIMITS } from "../../modules/connect/connect.schemas.js";
 import { PAGE_CSP } from "../html.js";
@@ -15,6 +12,7 @@ import { renderLogin } from "./layout.js";
 import { text } from "./forms.js";
 import { addCookie, createSessionKeys, FLASH_COOKIE, LANG_COOKIE, LOGIN_COOKIE, readCookies, sameOrigin, SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, type SessionKeys } from "./session.js";
 import { areaRoutes } from "./areas.js";
+import type { PanelDeps, PanelKit } from "./kit.js";
 import { createSessionStore } from "./session-store.js";
 import { randomBytes } from "node:crypto";
 
@@ -23,22 +21,7 @@ import { randomBytes } from "node:crypto";
 // security headers, the session, CSRF, sign-in and out, and the environment and language
 // switches. The pages of each area are in their own files (areas.ts lists them).
 
-export interface PanelDeps {
-  services: Services;
-  config: Config;
-  /** Where the sessions are kept (session-store.ts). */
-  db: Db;
-  loginThrottle: LoginThrottle;
-}
 
-export interface PanelKit {
-  deps: PanelDeps;
-  keys: SessionKeys;
-  /** Sends a page: the security headers, no caching. */
-  html(reply: FastifyReply, body: string, status?: number): FastifyReply;
-  /** 303 to `to`, carrying a flash (a notice, a secret shown once) in a sealed cookie. */
-  redirect(reply: FastifyReply, p: PanelCtx, to: string, flash?: Flash): FastifyReply;
-}
 
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8");
 const hidden = { config: { auth: "public" as const, idempotent: false }, schema: { hide: true } };

@@ -5,7 +5,7 @@ import { esc } from "../html.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, text } from "./forms.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { formatDocument } from "./format.js";
 import { csrfInput, dl, field, formErrors, select } from "./ui.js";
 

@@ -4,7 +4,7 @@ import { esc } from "../html.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { attempt, checkBody, list, text } from "./forms.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { actionButton, badge, checkbox, csrfInput, dl, field, formErrors } from "./ui.js";
 
 // Shipping: the Melhor Envio connection of this environment. The app's credentials, the OAuth

@@ -6,7 +6,7 @@ import { esc } from "../html.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact, integer, text } from "./forms.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { actionButton, badge, csrfInput, cursorPager, dl, field, formErrors, link, numberPager, select, table } from "./ui.js";
 
 // Subscriptions: plans (create, archive), subscriptions with the API's filters and search, and

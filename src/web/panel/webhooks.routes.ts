@@ -5,7 +5,7 @@ import { esc } from "../html.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { attempt, checkBody, compact, list, text } from "./forms.js";
 import { renderPage } from "./layout.js";
-import type { PanelKit } from "./panel.routes.js";
+import type { PanelKit } from "./kit.js";
 import { actionButton, badge, checkbox, csrfInput, cursorPager, dl, field, formErrors, link, table } from "./ui.js";
 
 // Webhook endpoints: create (with an event filter; the signing secret is shown once, on the

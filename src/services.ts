@@ -1,0 +1,52 @@
+import type { Config } from "./config.js";
+import type { Db } from "./db/client.js";
+import type { ProcessorDefinition } from "./processors/definition.js";
+import { createCardModule } from "./modules/cards/cards.module.js";
+import { createChargesModule, sandboxProcessorRecords } from "./modules/charges/charges.module.js";
+import { createConfigChanges } from "./db/config-changes.js";
+import { createConnectModule } from "./modules/connect/connect.module.js";
+import { createCustomersModule } from "./modules/customers/customers.module.js";
+import { createLedgerModule } from "./modules/ledger/ledger.module.js";
+import { createMerchantsModule } from "./modules/merchants/merchants.module.js";
+import { createPaymentLinksModule } from "./modules/payment-links/payment-links.module.js";
+import { createProcessorRegistry } from "./processors/registry.js";
+import { createSealer } from "./lib/crypto.js";
+import { createShippingModule } from "./modules/shipping/shipping.module.js";
+import { createSubscriptionModule } from "./modules/subscriptions/subscriptions.module.js";
+import { createWebhookModule } from "./modules/webhooks/webhooks.module.js";
+
+export type Services = ReturnType<typeof createServices>;
+
+/**
+ * Every module, built once by its own factory; the worker uses the same ones. The top-level
+ * names are the services other code calls; `modules` carries what app.ts and the worker
+ * register (routes, tasks).
+ */
+export function createServices(deps: { config: Config; db: Db; processors?: readonly ProcessorDefinition[] }) {
+  const { config, db } = deps;
+  const sealer = createSealer(config.encryptionKey);
+  // Keys, merchant profiles and Connect accounts are cached per process; changes forget them.
+  const configChanges = createConfigChanges();
+  const merchants = createMerchantsModule({ db, sealer, adminApiKey: config.adminApiKey, configChanges });
+  const customers = createCustomersModule({ db });
+  const webhooks = createWebhookModule({ db, config, sealer });
+  const cards = createCardModule({ db, sealer, customers: customers.service });
+  const ledger = createLedgerModule({ db });
+  const processors = createProcessorRegistry({ live: config.live, definitions: deps.processors, sandboxRecords: sandboxProcessorRecords(db) });
+  const connect = createConnectModule({ db, config, sealer, merchants: merchants.service, ledger: ledger.service, processors, configChanges });
+  const charges = createChargesModule({
+    db, config, processors, merchants: merchants.service, customers: customers.service, cards: cards.service, ledger: ledger.service, connect: connect.service,
+  });
+  const subscriptions = createSubscriptionModule({
+    db, charges: charges.service, effects: charges.effects, refunds: charges.refunds, cards: cards.service, customers: customers.service,
+    merchants: merchants.service, leaseMs: config.idempotencyLeaseMs, amountLimits: config.amountLimits,
+  });
+  const shipping = createShippingModule({ db, config, sealer, merchants: merchants.service });
+  const paymentLinks = createPaymentLinksModule({ db, config, charges: charges.service, merchants: merchants.service, shipping: shipping.service });
+  return {
+    sealer, configChanges, webhooks, cards, connect, subscriptions, paymentLinks,
+    merchants: merchants.service, customers: customers.service, ledger: ledger.service, charges: charges.service,
+    refunds: charges.refunds, shipping: shipping.service, processors,
+    modules: { merchants, customers, ledger, charges, shipping },
+  };
+}
