@@ -48,7 +48,7 @@ export async function seedDemo(services: Services, merchantId: string, db: Db): 
   for (let daysAgo = 29; daysAgo >= 0; daysAgo--) {
     await on(daysAgo, charge(35 + ((daysAgo * 37) % 120), buyers[daysAgo % buyers.length]!, card(daysAgo % 3 === 0 ? "5555555555554444" : "4111111111111111")));
   }
-  for (const [id, daysAgo] of dated) await backdateCharge(db, id, daysAgo);
+  for (const [id, daysAgo] of dated) await backdateCharge(db, ctx, id, daysAgo);
 
   const plan = await services.subscriptions.plans.create(ctx, { name: "Clube do Café mensal", description: "Um pacote de café especial por mês", price: 59.9, currency: "BRL", interval: "month", intervalCount: 1, trialDays: 0 });
   await services.subscriptions.service.create(ctx, { planId: plan.id, customer: buyers[0]!, paymentMethod: card("4111111111111111") });
