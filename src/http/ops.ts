@@ -6,6 +6,7 @@ import { queryRows, sql, type Db } from "../db/client.js";
 import { safeEqual, sha256Hex } from "../lib/crypto.js";
 import type { ProcessorRegistry } from "../processors/registry.js";
 import { AppError, errorBody } from "./errors.js";
+import { plannedUnavailable } from "./request-log.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -33,8 +34,9 @@ export function registerStartHold(app: FastifyInstance, hold: boolean): void {
   let starting = hold;
   app.decorate("openForRequests", () => { starting = false; });
   app.decorate("startingUp", () => starting);
-  app.addHook("onRequest", async (req) => {
+  app.addHook("onRequest", async (req, reply) => {
     if (!starting || req.routeOptions.url === "/health") return; // /health says 503 in its own shape
+    plannedUnavailable(reply);
     const err = new AppError("unavailable", "feira is starting (first start: making the keys and the demo history); retry in a moment");
     err.retryAfterSeconds = 1;
     throw err;
@@ -98,7 +100,10 @@ export function registerOps(
       response: { 200: Type.Object({ status: Type.Literal("ok") }, { examples: [{ status: "ok" }] }), 503: Type.Object({ status: Type.Literal("unavailable") }) },
     },
   }, async (_req, reply) => {
-    if (draining || app.startingUp()) return reply.code(503).send({ status: "unavailable" as const });
+    if (draining || app.startingUp()) {
+      plannedUnavailable(reply);
+      return reply.code(503).send({ status: "unavailable" as const });
+    }
     try {
       await queryRows(db, sql`select 1`);
       return { status: "ok" as const };

@@ -7,6 +7,13 @@ import { maskUrlPath } from "../lib/redact.js";
 // The API page's assets and health checks are noise at info level: they are logged at debug.
 const QUIET = /^\/(docs(\/|$)|health$|metrics$|favicon\.ico$)/;
 
+// A 503 the process answers on purpose (it is starting or draining) is not an error of the
+// process: its line keeps the level of any other answer, so that "level 50" stays a fault.
+const planned = new WeakSet<FastifyReply>();
+export function plannedUnavailable(reply: FastifyReply): void {
+  planned.add(reply);
+}
+
 export class RequestLog extends LogController {
   // At debug, the request's arrival too: what a stuck or slow request was doing.
   override incomingRequest(request: FastifyRequest): void {
@@ -17,7 +24,7 @@ export class RequestLog extends LogController {
     const path = maskUrlPath(request.url);
     const status = reply.statusCode;
     const durationMs = Math.round(reply.elapsedTime * 10) / 10;
-    const level = error || status >= 500 ? "error" : QUIET.test(path) ? "debug" : "info";
+    const level = (error || status >= 500) && !planned.has(reply) ? "error" : QUIET.test(path) ? "debug" : "info";
     const fields = { method: request.method, path, status, durationMs, ...(error ? { err: error } : {}) };
     request.log[level](fields, `${request.method} ${path} ${status} ${durationMs}ms`);
   }
