@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { signIn, type PanelClient } from "./panel-client.js";
+import { activate } from "../connect/helpers.js";
 
 // Settings: the profile form changes what GET /v1/merchant answers, refuses what PATCH
 // /v1/merchant refuses with a message next to the field (in the page's language), escapes the
@@ -109,6 +110,8 @@ test("the default split's recipient is picked by name among this environment's s
   const zeca = await register(m.sandboxKey, "Zeca <Doces>", "11.222.333/0001-81");
   const aurora = await register(m.sandboxKey, "Padaria Aurora", "45.723.174/0001-10");
   const live = await register(m.productionKey, "Loja de Produção", "06.990.590/0001-23");
+  // A split goes only to an accredited submerchant: the one picked is made active.
+  await activate(t, m.sandboxKey, aurora);
 
   const page = await c.get("/panel/settings");
   expectStatus(page, 200);

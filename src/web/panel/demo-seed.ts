@@ -61,7 +61,7 @@ export async function seedDemo(services: Services, merchantId: string, db: Db): 
   // Not the README's Connect example (Padaria Aurora, 11.222.333/0001-81): a CNPJ is one
   // submerchant per master, so the walk-through, pasted on a fresh start, would be a 409.
   await services.connect.service.create(ctx, {
-    tradeName: "Torrefação Serra Azul", legalName: "Serra Azul Cafés Especiais LTDA", companyTaxId: "45.723.174/0001-10", contactEmail: "financeiro@serra-azul.example.com",
+    tradeName: "Torrefação Serra Azul", legalName: "Serra Azul Cafés Especiais LTDA", companyTaxId: "38.491.726/0001-47", contactEmail: "financeiro@serra-azul.example.com",
     website: "https://serra-azul.example.com", productType: "physical", productDescription: "Cafés especiais torrados na semana, do sul de Minas",
     averageMonthlyRevenue: 30000, averageOrderValue: 62.5, softDescriptor: "SERRAAZUL",
   });
