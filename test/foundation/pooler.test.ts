@@ -136,8 +136,11 @@ test("charges, idempotent replays and webhook deliveries through PgBouncer in tr
   const ids = new Set(received.map((r) => (JSON.parse(r.body) as { data: { id: string } }).data.id));
   for (const c of charges) assert.ok(ids.has(c.body.id as string), `a delivery for ${String(c.body.id)}`);
 
-  for (const p of processes.splice(0)) {
-    await p.stop();
+  // Every process is stopped before any is judged: a failed assertion must not leave the others
+  // running (the file would never end).
+  const stopped = processes.splice(0);
+  await Promise.all(stopped.map((p) => p.stop()));
+  for (const p of stopped) {
     assert.equal(p.child.exitCode, 0, p.output());
     assert.doesNotMatch(p.output(), /prepared statement|"level":50/, p.output());
   }
