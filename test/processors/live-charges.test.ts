@@ -7,6 +7,7 @@ import { buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpe
 import { cardCharge, createCharge, get, methodCharge, post } from "../helpers/charges.js";
 import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
+import { fakeAccounts } from "./live-shared.js";
 
 // Production keys over HTTP against the local fakes of Pagar.me and Mercado Pago: the route
 // table picks the adapter, the charge records which one served it, a method with no route is
@@ -27,10 +28,7 @@ async function live(routes: RouteTable, over: Partial<LiveProcessorConfig> = {})
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes,
-      processors: {
-        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
-      },
+      processors: fakeAccounts(pagarme, mercadopago),
       timeoutMs: 5_000,
       ...over,
     },

@@ -6,6 +6,7 @@ import { buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpe
 import { cardCharge, createCharge, methodCharge, post } from "../helpers/charges.js";
 import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
+import { fakeAccounts } from "./live-shared.js";
 
 // Production charges over HTTP against the fakes, which check documents as the providers do:
 // a document reaches a provider as stored (an alphanumeric CNPJ keeps its letters, a passport
@@ -24,10 +25,7 @@ async function world(routes: RouteTable): Promise<World> {
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes, timeoutMs: 5_000,
-      processors: {
-        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
-      },
+      processors: fakeAccounts(pagarme, mercadopago),
     },
   });
   return { t, key: (await seedMerchant(t)).productionKey };

@@ -9,6 +9,7 @@ import { buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpe
 import { CARDS, cardCharge, createCharge, get, post } from "../helpers/charges.js";
 import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
+import { fakeAccounts } from "./live-shared.js";
 
 // Refunds of production charges over HTTP against the local fakes of Pagar.me and Mercado Pago.
 // A refund the provider finishes at once succeeds; one it accepts without finishing, or whose
@@ -50,10 +51,7 @@ async function liveApp(name: Name): Promise<Live> {
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes: { credit_card: [name] },
-      processors: {
-        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
-      },
+      processors: fakeAccounts(pagarme, mercadopago),
       timeoutMs: TIMEOUT_MS,
     },
   }, { noWorkerProcesses: "the test runs charges.reconcile-live by hand" });

@@ -15,6 +15,7 @@ import { cardCharge, createCharge } from "../helpers/charges.js";
 import { START_LIMIT_MS, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
+import { fakeAccounts } from "./live-shared.js";
 import { basicAuth } from "../helpers/process.js";
 
 // The live router's operation, over HTTP against the local fakes: a retry never pays twice
@@ -102,10 +103,7 @@ async function liveApp(routes: RouteTable, over: Partial<LiveProcessorConfig> = 
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes, timeoutMs: 5_000,
-      processors: {
-        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
-      },
+      processors: fakeAccounts(pagarme, mercadopago),
       ...over,
     },
   }, { inProcessOnly: "reads the breakers of this process" });

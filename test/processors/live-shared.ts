@@ -20,6 +20,12 @@ export interface LiveWorld {
   close(): Promise<void>;
 }
 
+/** The accounts of both fakes, as config.live.processors takes them. */
+export const fakeAccounts = (pagarme: FakePagarme, mercadopago: FakeMercadoPago) => ({
+  pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
+  mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
+});
+
 export const pixCustomer = { name: "Maria Silva", email: "maria@example.com", phone: "+55 11 91234-5678", document: { type: "cpf", id: "529.982.247-25" } };
 
 export async function startLiveWorld(): Promise<LiveWorld> {
@@ -27,10 +33,7 @@ export async function startLiveWorld(): Promise<LiveWorld> {
   const t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes: { pix: ["mercadopago"], boleto: ["pagarme"], credit_card: ["pagarme"] },
-      processors: {
-        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
-      },
+      processors: fakeAccounts(pagarme, mercadopago),
       timeoutMs: 5_000,
     },
   }, { noWorkerProcesses: "the test runs the reconciliation and expiry tasks by hand" });

@@ -8,6 +8,7 @@ import { buildTestApp, seedMerchant, type TestApp } from "../helpers/app.js";
 import { createCharge, methodCharge } from "../helpers/charges.js";
 import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
+import { fakeAccounts } from "./live-shared.js";
 
 // Provider webhooks and the reconciliation of live charges, over HTTP against the fakes: the
 // fake moves the payment and sends its own notice to feira's listening app, feira reads the
@@ -27,10 +28,7 @@ before(async () => {
   t = await buildTestApp({
     live: {
       ...NO_LIVE_PROCESSORS, routes: { pix: ["mercadopago"], boleto: ["pagarme"], credit_card: ["pagarme"] },
-      processors: {
-        pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url },
-        mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
-      },
+      processors: fakeAccounts(pagarme, mercadopago),
       timeoutMs: 5_000,
     },
   }, { noWorkerProcesses: "the test runs charges.reconcile-live by hand" });
