@@ -113,3 +113,8 @@ test("the check finds a stale citation (a renamed function, a moved file)", () =
   assert.equal(pathExists("src/modules/charges/"), true);
   assert.equal(pathExists("lib/ids.ts"), true);
 });
+
+test("docs/architecture.md stays a map a newcomer reads in one sitting", () => {
+  const lines = readFileSync(path.join(ROOT, "docs/architecture.md"), "utf8").split("\n").length;
+  assert.ok(lines <= 150, `docs/architecture.md has ${lines} lines: move detail to docs/decisions.md`);
+});
