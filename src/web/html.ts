@@ -86,23 +86,17 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Htm
 /** Trusted HTML as it is (an SVG made by a library here, never data a person typed). */
 export const raw = (trusted: string): Html => make(trusted);
 
-/** Fragments with a separator between them (escaped like any value). */
-export function join(values: readonly HtmlValue[], separator: HtmlValue): Html {
-  const parts: HtmlValue[] = [];
-  values.forEach((v, i) => parts.push(...(i > 0 ? [separator, v] : [v])));
-  return html`${parts}`;
-}
-
 /**
  * Attributes from a record, for a component that takes extra ones (inputmode, maxlength...):
- * names must be plain attribute names (never on*), values are escaped; true is a bare attribute,
- * false/undefined none.
+ * names must be plain attribute names (never on*), values are escaped (and URLs guarded, as in
+ * the template); true is a bare attribute, false/undefined none.
  */
 export function attrs(list: Record<string, string | number | boolean | undefined> = {}): Html {
   const parts = Object.entries(list).map(([name, value]) => {
     if (!/^[a-z][a-z0-9-]*$/.test(name) || name.startsWith("on")) throw new Error(`html: not an attribute name: ${name}`);
     if (value === undefined || value === false) return "";
-    return value === true ? ` ${name}` : ` ${name}="${escapeText(String(value))}"`;
+    if (value === true) return ` ${name}`;
+    return ` ${name}="${escapeText(URL_ATTRIBUTE.test(` ${name}="`) ? safeUrl(String(value)) : String(value))}"`;
   });
   return make(parts.join(""));
 }

@@ -60,6 +60,7 @@ test("the template escapes every value, quotes included, and renders nothing for
   assert.equal(String(html`<p>${null}${undefined}${false}${0}${[html`<b>${"<i>"}</b>`, "&"]}${raw("<hr>")}</p>`), "<p>0<b>&lt;i&gt;</b>&amp;<hr></p>");
   assert.equal(String(attrs({ inputmode: "decimal", required: true, hidden: false, title: '"x"' })), ` inputmode="decimal" required title="&quot;x&quot;"`);
   assert.throws(() => attrs({ onclick: "x" }), /not an attribute name/);
+  assert.equal(String(attrs({ href: "javascript:alert(1)" })), ` href="about:invalid"`);
 });
 
 test("a URL from data cannot run script: only http(s), mailto and this site's paths start an href", () => {
