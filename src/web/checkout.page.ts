@@ -1,4 +1,5 @@
-import { brl, esc, page } from "./html.js";
+import { attrs, html } from "./html.js";
+import { brl, page } from "./page.js";
 
 // The hosted checkout (GET /pay/{id}): server-rendered, in Portuguese, with a small same-origin
 // script (assets/checkout.js) for the freight quote, the payment and the Pix poll. Prices are
@@ -19,11 +20,11 @@ export interface CheckoutView {
 
 const UFS = "AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO".split(" ");
 
-const field = (id: string, label: string, attrs: string, hint = "") => `
+const field = (id: string, label: string, extra: Record<string, string | boolean>, hint = "") => html`
       <div class="field">
-        <label for="${id}">${esc(label)}</label>
-        <input id="${id}" name="${id}" ${attrs} aria-describedby="${id}-error${hint ? ` ${id}-hint` : ""}">
-        ${hint ? `<p class="hint" id="${id}-hint">${esc(hint)}</p>` : ""}
+        <label for="${id}">${label}</label>
+        <input id="${id}" name="${id}"${attrs(extra)} aria-describedby="${id}-error${hint ? ` ${id}-hint` : ""}">
+        ${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ""}
         <p class="error" id="${id}-error"></p>
       </div>`;
 
@@ -34,25 +35,26 @@ export function renderCheckout(v: CheckoutView): string {
   const freightLabel = { checkout: "Informe o CEP", fixed: money(v.fixedFreightMinor ?? 0), pickup: "Retirada", free: "Grátis" }[v.freightMode];
   const initialFreight = v.freightMode === "fixed" ? v.fixedFreightMinor ?? 0 : 0;
 
-  const body = `
+  const body = html`
 <main class="checkout" id="checkout"
-  data-link-id="${esc(v.id)}" data-currency="${esc(v.currency)}" data-freight-mode="${esc(v.freightMode)}"
-  data-subtotal="${subtotal}" data-freight="${initialFreight}" data-success-url="${esc(v.successUrl ?? "")}">
+  data-link-id="${v.id}" data-currency="${v.currency}" data-freight-mode="${v.freightMode}"
+  data-subtotal="${subtotal}" data-freight="${initialFreight}" data-success-url="${v.successUrl ?? ""}">
   <header class="top">
-    <p class="merchant">${esc(v.merchantName)}</p>
-    ${v.livemode ? "" : `<p class="badge">Ambiente de testes: nenhum valor é cobrado de verdade</p>`}
-    <h1>${esc(v.title)}</h1>
-    ${v.description ? `<p class="description">${esc(v.description)}</p>` : ""}
+    <p class="merchant">${v.merchantName}</p>
+    ${v.livemode ? "" : html`<p class="badge">Ambiente de testes: nenhum valor é cobrado de verdade</p>`}
+    <h1>${v.title}</h1>
+    ${v.description ? html`<p class="description">${v.description}</p>` : ""}
   </header>
 
   <section class="summary" aria-labelledby="summary-title">
     <h2 id="summary-title">Resumo do pedido</h2>
     <ul class="items">
-      ${v.products.map((p) => `<li><span>${esc(p.title)} <span class="qty">× ${p.quantity}</span></span><span>${money(p.unitPriceMinor * p.quantity)}</span></li>`).join("\n      ")}
+      ${v.products.map((p) => html`<li><span>${p.title} <span class="qty">× ${p.quantity}</span></span><span>${money(p.unitPriceMinor * p.quantity)}</span></li>
+      `)}
     </ul>
     <dl class="totals">
       <div><dt>Subtotal</dt><dd>${money(subtotal)}</dd></div>
-      <div><dt>Frete</dt><dd id="freight-amount">${esc(freightLabel)}</dd></div>
+      <div><dt>Frete</dt><dd id="freight-amount">${freightLabel}</dd></div>
       <div class="grand"><dt>Total</dt><dd id="total-amount">${money(subtotal + initialFreight)}</dd></div>
     </dl>
   </section>
@@ -60,34 +62,34 @@ export function renderCheckout(v: CheckoutView): string {
   <form id="checkout-form" class="form" novalidate>
     <fieldset>
       <legend>Seus dados</legend>
-      ${field("name", "Nome completo", 'type="text" autocomplete="name" required maxlength="200"')}
-      ${field("email", "E-mail", 'type="email" autocomplete="email" required maxlength="254"')}
-      ${field("cpf", "CPF", 'type="text" inputmode="numeric" autocomplete="off" required maxlength="14"', "Somente números ou no formato 000.000.000-00")}
+      ${field("name", "Nome completo", { type: "text", autocomplete: "name", required: true, maxlength: "200" })}
+      ${field("email", "E-mail", { type: "email", autocomplete: "email", required: true, maxlength: "254" })}
+      ${field("cpf", "CPF", { type: "text", inputmode: "numeric", autocomplete: "off", required: true, maxlength: "14" }, "Somente números ou no formato 000.000.000-00")}
     </fieldset>
 
-    ${ships ? `<fieldset>
+    ${ships ? html`<fieldset>
       <legend>Endereço de entrega</legend>
-      ${field("postalCode", "CEP", 'type="text" inputmode="numeric" autocomplete="postal-code" required maxlength="9"', "00000-000")}
-      ${field("street", "Rua", 'type="text" autocomplete="address-line1" required maxlength="200"')}
+      ${field("postalCode", "CEP", { type: "text", inputmode: "numeric", autocomplete: "postal-code", required: true, maxlength: "9" }, "00000-000")}
+      ${field("street", "Rua", { type: "text", autocomplete: "address-line1", required: true, maxlength: "200" })}
       <div class="row">
-        ${field("number", "Número", 'type="text" required maxlength="20"')}
-        ${field("complement", "Complemento (opcional)", 'type="text" autocomplete="address-line2" maxlength="200"')}
+        ${field("number", "Número", { type: "text", required: true, maxlength: "20" })}
+        ${field("complement", "Complemento (opcional)", { type: "text", autocomplete: "address-line2", maxlength: "200" })}
       </div>
-      ${field("neighborhood", "Bairro", 'type="text" maxlength="100"')}
+      ${field("neighborhood", "Bairro", { type: "text", maxlength: "100" })}
       <div class="row">
-        ${field("city", "Cidade", 'type="text" autocomplete="address-level2" required maxlength="100"')}
+        ${field("city", "Cidade", { type: "text", autocomplete: "address-level2", required: true, maxlength: "100" })}
         <div class="field">
           <label for="state">Estado</label>
           <select id="state" name="state" autocomplete="address-level1" required aria-describedby="state-error">
             <option value="">Selecione</option>
-            ${UFS.map((uf) => `<option value="${uf}">${uf}</option>`).join("")}
+            ${UFS.map((uf) => html`<option value="${uf}">${uf}</option>`)}
           </select>
           <p class="error" id="state-error"></p>
         </div>
       </div>
     </fieldset>` : ""}
 
-    ${v.freightMode === "checkout" ? `<fieldset id="freight">
+    ${v.freightMode === "checkout" ? html`<fieldset id="freight">
       <legend>Frete</legend>
       <p id="freight-status" class="status" role="status" aria-live="polite">Informe o CEP para ver as opções de frete.</p>
       <div id="freight-options"></div>
@@ -102,11 +104,11 @@ export function renderCheckout(v: CheckoutView): string {
         <label class="method"><input type="radio" name="method" value="boleto"> Boleto</label>
       </div>
       <div id="card-fields">
-        ${field("cardNumber", "Número do cartão", 'type="text" inputmode="numeric" autocomplete="cc-number" maxlength="23"')}
-        ${field("holderName", "Nome impresso no cartão", 'type="text" autocomplete="cc-name" maxlength="100"')}
+        ${field("cardNumber", "Número do cartão", { type: "text", inputmode: "numeric", autocomplete: "cc-number", maxlength: "23" })}
+        ${field("holderName", "Nome impresso no cartão", { type: "text", autocomplete: "cc-name", maxlength: "100" })}
         <div class="row">
-          ${field("expiry", "Validade (MM/AAAA)", 'type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/AAAA"')}
-          ${field("cvv", "CVV", 'type="text" inputmode="numeric" autocomplete="cc-csc" maxlength="4"')}
+          ${field("expiry", "Validade (MM/AAAA)", { type: "text", inputmode: "numeric", autocomplete: "cc-exp", maxlength: "7", placeholder: "MM/AAAA" })}
+          ${field("cvv", "CVV", { type: "text", inputmode: "numeric", autocomplete: "cc-csc", maxlength: "4" })}
         </div>
         <div class="field">
           <label for="installments">Parcelamento</label>
@@ -150,7 +152,7 @@ export function renderCheckout(v: CheckoutView): string {
 export function renderNotFound(): string {
   return page({
     title: "Link de pagamento indisponível",
-    body: `
+    body: html`
 <main class="checkout notfound">
   <h1>Link de pagamento indisponível</h1>
   <p>Este link não existe, foi desativado ou expirou. Fale com a loja que enviou o link para receber um novo.</p>

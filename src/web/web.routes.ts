@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { AppError } from "../http/errors.js";
 import type { PaymentLinkService } from "../modules/payment-links/payment-links.service.js";
 import { renderCheckout, renderNotFound } from "./checkout.page.js";
-import { PAGE_CSP } from "./html.js";
+import { PAGE_CSP } from "./page.js";
 
 // The hosted checkout page and its two same-origin assets. Not part of the API document.
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8");

@@ -1,92 +1,112 @@
-import type { FastifyInstance } from "fastify";
-import { CreateSubmerchantBody, ListSubmerchantsQuery } from "../../modules/connect/connect.schemas.js";
-import { PUBLIC_STATUSES } from "../../modules/connect/submerchant-status.js";
-import { esc } from "../html.js";
-import { submerchantDetailRoutes } from "./connect-detail.js";
-import { notMaster } from "./connect-guard.js";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { toMinor } from "../../lib/money.js";
+import { CreateSubmerchantBody, DOCUMENT_KINDS, ListSubmerchantsQuery } from "../../modules/connect/connect.schemas.js";
+import { CreatePayoutBody, ListPayoutsQuery } from "../../modules/connect/payouts.schemas.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
-import { amount, attempt, checkBody, compact, integer, text } from "./forms.js";
-import { formatDocument } from "./format.js";
-import { renderPage } from "./layout.js";
+import { amount, attempt, checkBody, compact, integer } from "./forms.js";
 import type { PanelKit } from "./kit.js";
-import { badge, csrfInput, field, formErrors, link, numberPager, select, table } from "./ui.js";
+import { payoutsPage, submerchantPage, submerchantsPage } from "./pages/connect.js";
+import { messagePage, renderPage } from "./pages/layout.js";
+import { NoFields, PayoutForm, PayoutsQuery, SubmerchantForm, SubmerchantsQuery } from "./panel.schemas.js";
+import { panelRouter } from "./router.js";
 
-// Connect, for masters only: submerchants with the API's filters and pages, and the
-// registration form. One submerchant's page (documents, notifications, payouts) is in
-// connect-detail.ts.
+// Connect, for masters only: submerchants (list, registration), one submerchant (KYC upload as
+// multipart, to the same document service the API uses; payout requests), and every payout
+// request. The pages are pages/connect.ts.
 
-const hidden = { config: { auth: "public" as const, idempotent: false }, schema: { hide: true } };
 type Query = Record<string, string | undefined>;
 const REGISTER_FIELDS = ["tradeName", "legalName", "companyTaxId", "contactEmail", "website", "productType", "productDescription", "averageMonthlyRevenue", "averageOrderValue", "softDescriptor", "postbackUrl"] as const;
 
-
-function registerForm(p: PanelCtx, errors?: FieldErrors, v: Record<string, unknown> = {}): string {
-  const { t } = p;
-  const f = (name: string, type = "text", required = true, attrs = "") => field({ name, label: t(`connect.f.${name}` as Parameters<typeof t>[0]), type, value: v[name], errors, required, attrs, prefix: "sm" });
-  return `<section class="card" aria-labelledby="reg"><h2 id="reg">${esc(t("connect.register"))}</h2>${formErrors(p, errors)}
-<form method="post" action="/panel/connect">${csrfInput(p)}<div class="grid2">
-${f("tradeName")}${f("legalName")}${f("companyTaxId", "text", true, 'inputmode="numeric" autocomplete="off"')}${f("contactEmail", "email")}${f("website", "url")}
-${select({ name: "productType", label: t("connect.f.productType"), value: v.productType, errors, prefix: "sm", options: [["physical", t("connect.physical")], ["digital", t("connect.digital")], ["both", t("connect.both")]] })}
-${f("averageMonthlyRevenue", "text", true, 'inputmode="decimal"')}${f("averageOrderValue", "text", true, 'inputmode="decimal"')}${f("softDescriptor", "text", false)}${f("postbackUrl", "url", false)}
-</div>${field({ name: "productDescription", label: t("connect.f.productDescription"), type: "textarea", value: v.productDescription, errors, required: true, prefix: "sm" })}
-<button type="submit" class="primary">${esc(t("connect.registerSubmit"))}</button></form></section>`;
-}
-
 export function connectRoutes(kit: PanelKit) {
   const { services } = kit.deps;
-  const connect = services.connect.service;
+  const { service: connect, documents, payouts } = services.connect;
+
+  /** The answer of every Connect page to a merchant without Connect (masters only). */
+  const notMaster = (p: PanelCtx, reply: FastifyReply) =>
+    kit.html(reply, messagePage(p, { title: p.t("nav.connect"), area: "connect", message: p.t("connect.notEnabled"), path: "/panel/connect" }), 403);
+  const page = (p: PanelCtx, title: string, body: Parameters<typeof renderPage>[1]["body"], path: string) => renderPage(p, { title, area: "connect", body, path });
 
   async function listPage(p: PanelCtx, q: Query, errors?: FieldErrors, values?: Record<string, unknown>) {
-    const { t } = p;
-    const query = compact({
-      status: q.status || undefined, tradeName: q.tradeName || undefined, legalName: q.legalName || undefined,
-      companyTaxId: q.companyTaxId || undefined, createdAt: q.createdAt || undefined, page: integer(q, "page") ?? 1, size: 20,
-    });
-    const filterErrors = checkBody(ListSubmerchantsQuery, query, t) ?? undefined;
-    const page = filterErrors ? { data: [], page: 1, pages: 0, total: 0, size: 20 } : await connect.list(p.ctx, query as Parameters<typeof connect.list>[1]);
-    const rows = page.data.map((s) => [link(`/panel/connect/${s.id}`, s.tradeName), esc(s.legalName), esc(formatDocument("cnpj", s.companyTaxId)), badge(s.status, t(`sm.${s.status}`)), esc(p.date(s.createdAt))]);
-    return `<form method="get" action="/panel/connect" class="filters" role="search">
-${select({ name: "status", label: t("col.status"), value: q.status, errors: filterErrors, options: [["", t("filter.any")], ...PUBLIC_STATUSES.map((s): [string, string] => [s, t(`sm.${s}`)])] })}
-${field({ name: "tradeName", label: t("connect.f.tradeName"), value: q.tradeName, errors: filterErrors })}
-${field({ name: "legalName", label: t("connect.f.legalName"), value: q.legalName, errors: filterErrors })}
-${field({ name: "companyTaxId", label: t("connect.f.companyTaxId"), value: q.companyTaxId, errors: filterErrors })}
-${field({ name: "createdAt", label: t("connect.createdOn"), type: "date", value: q.createdAt, errors: filterErrors })}
-<div class="actions"><button type="submit" class="primary">${esc(t("filter.apply"))}</button> ${link("/panel/connect", t("filter.clear"))}</div></form>
-${formErrors(p, filterErrors)}
-<section class="card" aria-labelledby="sms"><h2 id="sms">${esc(t("connect.submerchants", { n: page.total }))}</h2>
-${table([t("connect.f.tradeName"), t("connect.f.legalName"), t("connect.f.companyTaxId"), t("col.status"), t("col.created")], rows, t("connect.empty"))}
-${numberPager(p, "/panel/connect", q, page.page, page.pages)}</section>
-<p>${link("/panel/connect/payouts", t("connect.payouts"))} · ${link("/panel/settings", t("connect.defaultSplit"))}</p>
-${registerForm(p, errors, values)}`;
+    const query = compact({ status: q.status, tradeName: q.tradeName, legalName: q.legalName, companyTaxId: q.companyTaxId, createdAt: q.createdAt, page: integer(q.page) ?? 1, size: 20 });
+    const filterErrors = checkBody(ListSubmerchantsQuery, query, p.t) ?? undefined;
+    const list = filterErrors ? { data: [], page: 1, pages: 0, total: 0, size: 20 } : await connect.list(p.ctx, query as Parameters<typeof connect.list>[1]);
+    return page(p, p.t("nav.connect"), submerchantsPage(p, { q, filterErrors, page: list, errors, values }), "/panel/connect");
+  }
+
+  async function detail(p: PanelCtx, id: string, errors: { docs?: FieldErrors; payout?: FieldErrors } = {}, values: Record<string, unknown> = {}) {
+    const s = await connect.get(p.ctx, id);
+    const docs = await documents.list(s.id);
+    const notices = await services.webhooks.events.list(p.ctx, { type: "submerchant.*", limit: 100 });
+    const mine = await Promise.all(notices.data.filter((e) => e.objectId === s.id).slice(0, 10).map((e) => services.webhooks.events.get(p.ctx, e.id)));
+    const payoutPage = await payouts.list(p.ctx, { merchantId: s.id, page: 1, size: 20 });
+    const body = submerchantPage(p, { s, docs, deliveries: mine.flatMap((e) => e.deliveries), payouts: payoutPage.data }, errors, values);
+    return page(p, p.t("connect.submerchant"), body, `/panel/connect/${id}`);
   }
 
   return async (app: FastifyInstance) => {
-    app.get<{ Querystring: Query }>("/panel/connect", hidden, async (req, reply) => {
-      const p = req.panel!;
-      if (!p.merchant.connectEnabled) return notMaster(kit, p, reply);
-      return kit.html(reply, renderPage(p, { title: p.t("nav.connect"), area: "connect", body: await listPage(p, req.query), path: "/panel/connect" }));
+    const route = panelRouter(app);
+
+    route.get("/panel/connect", SubmerchantsQuery, async ({ p, form }, reply) => {
+      if (!p.merchant.connectEnabled) return notMaster(p, reply);
+      return kit.html(reply, await listPage(p, form));
     });
 
-    app.post("/panel/connect", hidden, async (req, reply) => {
-      const p = req.panel!;
-      if (!p.merchant.connectEnabled) return notMaster(kit, p, reply);
-      const form = (req.body ?? {}) as Record<string, unknown>;
+    route.post("/panel/connect", SubmerchantForm, async ({ p, form: f, errors: formErrors, sent }, reply) => {
+      if (!p.merchant.connectEnabled) return notMaster(p, reply);
       const input = compact({
-        tradeName: text(form, "tradeName") ?? "", legalName: text(form, "legalName") ?? "", companyTaxId: text(form, "companyTaxId") ?? "",
-        contactEmail: text(form, "contactEmail") ?? "", website: text(form, "website") ?? "", productType: text(form, "productType") ?? "",
-        productDescription: text(form, "productDescription") ?? "", averageMonthlyRevenue: amount(form, "averageMonthlyRevenue") ?? "",
-        averageOrderValue: amount(form, "averageOrderValue") ?? "", softDescriptor: text(form, "softDescriptor"), postbackUrl: text(form, "postbackUrl"),
+        tradeName: f.tradeName ?? "", legalName: f.legalName ?? "", companyTaxId: f.companyTaxId ?? "", contactEmail: f.contactEmail ?? "",
+        website: f.website ?? "", productType: f.productType ?? "", productDescription: f.productDescription ?? "",
+        averageMonthlyRevenue: amount(f.averageMonthlyRevenue) ?? "", averageOrderValue: amount(f.averageOrderValue) ?? "",
+        softDescriptor: f.softDescriptor, postbackUrl: f.postbackUrl,
       });
-      let errors = checkBody(CreateSubmerchantBody, input, p.t);
+      let errors = formErrors ?? checkBody(CreateSubmerchantBody, input, p.t);
       if (!errors) {
-        const fields = Object.fromEntries(REGISTER_FIELDS.map((f) => [f, ""]));
+        const fields = Object.fromEntries(REGISTER_FIELDS.map((name) => [name, ""]));
         const done = await attempt(() => connect.create(p.ctx, input as Parameters<typeof connect.create>[1]), p.t, fields);
         if (done.ok) return kit.redirect(reply, p, `/panel/connect/${done.value.id}`, { notice: p.t("connect.registered") });
         errors = done.errors;
       }
-      return kit.html(reply, renderPage(p, { title: p.t("nav.connect"), area: "connect", body: await listPage(p, {}, errors, form), path: "/panel/connect" }), 422);
+      return kit.html(reply, await listPage(p, {}, errors, sent), 422);
     });
 
-    await app.register(submerchantDetailRoutes(kit));
+    route.get("/panel/connect/payouts", PayoutsQuery, async ({ p, form: q, errors: formErrors }, reply) => {
+      if (!p.merchant.connectEnabled) return notMaster(p, reply);
+      const query = compact({ status: q.status, merchantId: q.merchantId, createdAt: q.createdAt, page: integer(q.page) ?? 1, size: 20 });
+      const errors = formErrors ?? checkBody(ListPayoutsQuery, query, p.t) ?? undefined;
+      const list = errors ? { data: [], page: 1, pages: 0 } : await payouts.list(p.ctx, query as Parameters<typeof payouts.list>[1]);
+      return kit.html(reply, page(p, p.t("connect.payouts"), payoutsPage(p, q, errors, list), "/panel/connect/payouts"), errors ? 422 : 200);
+    });
+
+    route.get("/panel/connect/:id", NoFields, async ({ p, params }, reply) => {
+      if (!p.merchant.connectEnabled) return notMaster(p, reply);
+      const found = await attempt(() => detail(p, params.id), p.t);
+      if (!found.ok) return kit.html(reply, messagePage(p, { title: p.t("notFound.title"), area: "connect", message: p.t("notFound.generic"), path: "/panel/connect" }), 404);
+      return kit.html(reply, found.value);
+    });
+
+    // Multipart: the files arrive as the request's files (router.ts); empty file inputs are left out.
+    route.post("/panel/connect/:id/documents", NoFields, async ({ p, params, files: sent }, reply) => {
+      if (!p.merchant.connectEnabled) return notMaster(p, reply);
+      const files = DOCUMENT_KINDS.flatMap((kind) => (sent[kind] ? [{ kind, content: sent[kind] }] : []));
+      const done = await attempt(async () => documents.upload((await connect.ownSubmerchant(p.ctx, params.id)).id, files), p.t, Object.fromEntries(DOCUMENT_KINDS.map((k) => [k, ""])));
+      if (done.ok) return kit.redirect(reply, p, `/panel/connect/${params.id}`, { notice: p.t("connect.uploaded", { n: files.length }) });
+      return kit.html(reply, await detail(p, params.id, { docs: done.errors }), 422);
+    });
+
+    route.post("/panel/connect/:id/payouts", PayoutForm, async ({ p, params, form, errors: formErrors, sent }, reply) => {
+      if (!p.merchant.connectEnabled) return notMaster(p, reply);
+      const units = amount(form.amount);
+      // The form takes reais; the API takes cents.
+      const minor = typeof units === "number" ? toMinor(units, "BRL", { field: "amount" }) : null;
+      let errors: FieldErrors | null = formErrors ?? (minor === null ? { amount: p.t(units === undefined ? "v.required" : "v.number") } : !minor.ok ? { amount: p.t("v.service", { message: minor.message }) } : checkBody(CreatePayoutBody, { amount: minor.minor }, p.t));
+      if (!errors && p.ctx.environment === "production" && form.confirm !== "on") errors = { confirm: p.t("confirm.required") };
+      if (!errors && minor?.ok) {
+        const cents = minor.minor;
+        const done = await attempt(() => payouts.create(p.ctx, params.id, cents), p.t, { amount: "" });
+        if (done.ok) return kit.redirect(reply, p, `/panel/connect/${params.id}`, { notice: p.t("connect.payoutRequested", { amount: p.money(cents, "BRL") }) });
+        errors = done.errors;
+      }
+      return kit.html(reply, await detail(p, params.id, { payout: errors ?? undefined }, sent), 422);
+    });
   };
 }

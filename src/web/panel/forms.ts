@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
-import type { TSchema } from "typebox";
+import type { Static, TObject, TSchema } from "typebox";
 import { AppError } from "../../http/errors.js";
 import { HTTP_URL_PATTERN } from "../../http/schemas.js";
 import { build } from "../../http/validation.js";
@@ -82,18 +82,54 @@ export async function attempt<R>(run: () => Promise<R>, t: T, fields: Record<str
   }
 }
 
-/** A form field as text: the first value, trimmed; absent when empty. */
-export function text(body: Record<string, unknown>, name: string): string | undefined {
-  const v = body[name];
-  const s = Array.isArray(v) ? v[0] : v;
-  if (typeof s !== "string") return undefined;
-  const trimmed = s.trim();
-  return trimmed === "" ? undefined : trimmed;
+/** A form's fields as sent: each text field's first value, trimmed (empty is absent), lists as lists. */
+function normalize(schema: TObject, input: unknown): Record<string, unknown> {
+  const sent = input && typeof input === "object" ? (input as Record<string, unknown>) : {};
+  const out: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(schema.properties as Record<string, TSchema & { type?: string; keepSpaces?: boolean }>)) {
+    const v = sent[name];
+    const values = (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string");
+    if (prop.type === "array") {
+      out[name] = values.filter((x) => x !== "");
+      continue;
+    }
+    const first = values[0];
+    // A password is taken as typed; other text is trimmed, and a field left empty is absent.
+    const s = first === undefined || prop.keepSpaces ? first : first.trim();
+    if (s !== undefined && s !== "") out[name] = s;
+  }
+  return out;
+}
+
+export interface ReadForm<F> {
+  /** The fields that passed the form's schema (a refused one is left out, and named in errors). */
+  form: F;
+  errors: FieldErrors | null;
+  /** The form as sent, to show a refused form again with what was typed. */
+  sent: Record<string, unknown>;
+}
+
+/**
+ * A posted form (or a list page's query) read through its own schema: which fields it has and
+ * their shapes (text of a bounded length, a choice, a checkbox). It decides nothing about the
+ * values: the API's schema and the service do, after. Never throws on what a client sends.
+ */
+export function readForm<S extends TObject>(schema: S, input: unknown, t: T): ReadForm<Static<S>> {
+  const sent = normalize(schema, input);
+  const errors = checkBody(schema, sent, t);
+  const refused = (k: string) => Object.keys(errors ?? {}).some((e) => e === k || e.startsWith(`${k}.`));
+  const form = Object.fromEntries(Object.entries(sent).filter(([k]) => !refused(k))) as Static<S>;
+  return { form, errors, sent };
+}
+
+/** A row field of a form (products.0.title), whose name the form's type cannot spell: text when the schema took it. */
+export function rowText(form: Record<string, unknown>, name: string): string | undefined {
+  const v = form[name];
+  return typeof v === "string" ? v : undefined;
 }
 
 /** "12,50" or "12.50" as the number the API takes; text that is not a number stays text (and fails the schema). */
-export function amount(body: Record<string, unknown>, name: string): number | string | undefined {
-  const s = text(body, name);
+export function amount(s: string | undefined): number | string | undefined {
   if (s === undefined) return undefined;
   // "1.234,56" (Portuguese) or "1,234.56" (English): the last separator is the decimal one.
   const compacted = s.replace(/\s/g, "");
@@ -103,15 +139,9 @@ export function amount(body: Record<string, unknown>, name: string): number | st
   return /^-?\d+(\.\d+)?$/.test(normalized) ? Number(normalized) : s;
 }
 
-export function integer(body: Record<string, unknown>, name: string): number | string | undefined {
-  const s = text(body, name);
+export function integer(s: string | undefined): number | string | undefined {
   if (s === undefined) return undefined;
   return /^-?\d+$/.test(s) ? Number(s) : s;
-}
-
-export function list(body: Record<string, unknown>, name: string): string[] {
-  const v = body[name];
-  return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string" && x !== "");
 }
 
 /** Drops undefined members, so optional fields left empty are simply absent from the API body. */

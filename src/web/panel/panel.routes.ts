@@ -1,27 +1,27 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../../config.js";
 import { AppError, errorBody } from "../../http/errors.js";
 import { multipartUploads } from "../../http/multipart.js";
 import { DOCUMENT_UPLOAD_LIMITS } from "../../modules/connect/connect.schemas.js";
-import { PAGE_CSP } from "../html.js";
+import { PAGE_CSP } from "../page.js";
 import type { Flash, PanelCtx } from "./context.js";
 import { formatDate, formatMoney, formatUnits } from "./format.js";
 import { localeOf, pickLang, translator, type Lang } from "./i18n/i18n.js";
-import { renderLogin } from "./layout.js";
-import { text } from "./forms.js";
+import { renderForbidden, renderLogin } from "./pages/layout.js";
+import { readForm } from "./forms.js";
+import { EnvironmentForm, LanguageForm, LoginForm, LoginQuery, NoFields } from "./panel.schemas.js";
+import { panelRouter } from "./router.js";
 import { addCookie, createSessionKeys, FLASH_COOKIE, LANG_COOKIE, LOGIN_COOKIE, readCookies, sameOrigin, SESSION_COOKIE, SESSION_TTL_SECONDS, type Session, type SessionKeys } from "./session.js";
 import { areaRoutes } from "./areas.js";
 import type { PanelDeps, PanelKit } from "./kit.js";
 import { createSessionStore } from "./session-store.js";
-import { randomBytes } from "node:crypto";
 
 // The merchant panel at /panel: server-rendered pages over the same services as the API (see
 // docs/decisions.md). This file holds what every page shares: parsing of form bodies, the
 // security headers, the session, CSRF, sign-in and out, and the environment and language
 // switches. The pages of each area are in their own files (areas.ts lists them).
-
-
 
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8");
 const hidden = { config: { auth: "public" as const, idempotent: false }, schema: { hide: true } };
@@ -54,7 +54,7 @@ export function panelRoutes(deps: PanelDeps) {
   const kit: PanelKit = {
     deps,
     keys,
-    html: (reply, body, status = 200) => secure(reply).code(status).header("cache-control", "no-store").type("text/html; charset=utf-8").send(body),
+    html: (reply, page, status = 200) => secure(reply).code(status).header("cache-control", "no-store").type("text/html; charset=utf-8").send(String(page)),
     redirect(reply, p, to, flash) {
       if (flash) addCookie(reply, keys.cookie(FLASH_COOKIE, encodeURIComponent(services.sealer.seal(JSON.stringify(flash), flashAad(p.session))), 120));
       return secure(reply).header("cache-control", "no-store").redirect(to, 303);
@@ -85,8 +85,8 @@ export function panelRoutes(deps: PanelDeps) {
   }
 
   function forbidden(req: FastifyRequest, reply: FastifyReply) {
-    const t = translator(langOf(req));
-    return kit.html(reply, `<!doctype html><html lang="${langOf(req)}"><head><meta charset="utf-8"><title>403</title></head><body><main><h1>${t("csrf.title")}</h1><p>${t("csrf.body")}</p><p><a href="/panel">${t("nav.home")}</a></p></main></body></html>`, 403);
+    const lang = langOf(req);
+    return kit.html(reply, renderForbidden(translator(lang), lang), 403);
   }
 
   return async (app: FastifyInstance) => {
@@ -163,17 +163,18 @@ export function panelRoutes(deps: PanelDeps) {
       };
     });
 
-    app.get<{ Querystring: { next?: string; bye?: string } }>("/panel/login", hidden, async (req, reply) => {
+    // Sign-in and the language switch come before any session: they read their forms here.
+    app.get("/panel/login", hidden, async (req, reply) => {
       const t = translator(langOf(req));
-      return loginPage(req, reply, { notice: req.query.bye ? t("login.signedOut") : undefined });
+      const { form } = readForm(LoginQuery, req.query, t);
+      return loginPage(req, reply, { notice: form.bye ? t("login.signedOut") : undefined });
     });
 
-    app.post<{ Querystring: { next?: string } }>("/panel/login", hidden, async (req, reply) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
+    app.post("/panel/login", hidden, async (req, reply) => {
       const t = translator(langOf(req));
-      const email = text(body, "email") ?? "";
-      const password = typeof body.password === "string" ? body.password : "";
-      if (!email || !password || email.length > 254 || password.length > 200) return loginPage(req, reply, { email, error: t("login.missing"), status: 422 });
+      const { form, errors, sent } = readForm(LoginForm, req.body, t);
+      const { email, password } = form;
+      if (errors || !email || !password) return loginPage(req, reply, { email: typeof sent.email === "string" ? sent.email : "", error: t("login.missing"), status: 422 });
       let merchantId: string;
       try {
         merchantId = await deps.loginThrottle.attempt({ email, ip: req.ip }, reply, () => services.merchants.login(email, password));
@@ -188,29 +189,27 @@ export function panelRoutes(deps: PanelDeps) {
       await sessions.open(session);
       addCookie(reply, keys.clear(LOGIN_COOKIE));
       addCookie(reply, keys.cookie(SESSION_COOKIE, keys.sign(session), SESSION_TTL_SECONDS));
-      return secure(reply).header("cache-control", "no-store").redirect(safeBack(req.query.next), 303);
+      return secure(reply).header("cache-control", "no-store").redirect(safeBack(readForm(LoginQuery, req.query, t).form.next), 303);
     });
 
+    app.post("/panel/language", hidden, async (req, reply) => {
+      const { form } = readForm(LanguageForm, req.body, translator(langOf(req)));
+      addCookie(reply, keys.cookie(LANG_COOKIE, form.lang ?? "en", 365 * 24 * 3600));
+      return secure(reply).redirect(safeBack(form.back), 303);
+    });
+
+    const route = panelRouter(app);
     // Ends the session on the server: a copy of the cookie opens nothing from now on.
-    app.post("/panel/logout", hidden, async (req, reply) => {
-      await sessions.close(req.panel!.session);
+    route.post("/panel/logout", NoFields, async ({ p }, reply) => {
+      await sessions.close(p.session);
       addCookie(reply, keys.clear(SESSION_COOKIE));
       return secure(reply).redirect("/panel/login?bye=1", 303);
     });
 
-    app.post("/panel/environment", hidden, async (req, reply) => {
-      const p = req.panel!;
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const environment = body.environment === "production" ? "production" : "sandbox";
+    route.post("/panel/environment", EnvironmentForm, async ({ p, form }, reply) => {
+      const environment = form.environment ?? "sandbox";
       addCookie(reply, keys.cookie(SESSION_COOKIE, keys.sign({ ...p.session, environment }), Math.max(1, p.session.expiresAt - Math.floor(Date.now() / 1000))));
-      return kit.redirect(reply, p, safeBack(body.back), { notice: p.t(environment === "production" ? "env.nowProduction" : "env.nowSandbox") });
-    });
-
-    app.post("/panel/language", hidden, async (req, reply) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const lang = body.lang === "pt-BR" ? "pt-BR" : "en";
-      addCookie(reply, keys.cookie(LANG_COOKIE, lang, 365 * 24 * 3600));
-      return secure(reply).redirect(safeBack(body.back), 303);
+      return kit.redirect(reply, p, safeBack(form.back), { notice: p.t(environment === "production" ? "env.nowProduction" : "env.nowSandbox") });
     });
 
     await app.register(areaRoutes(kit));

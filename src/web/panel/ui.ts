@@ -1,10 +1,13 @@
-import { esc } from "../html.js";
+import { attrs, html, type Html, type HtmlValue } from "../html.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 
-// Small HTML builders shared by every panel page. Every value goes through esc(); ids tie each
-// label, hint and error to its control, so screen readers announce them together.
+// Small HTML builders shared by every panel page, all through the escaping template (html.ts).
+// Ids tie each label, hint and error to its control, so screen readers announce them together.
 
-export const csrfInput = (p: PanelCtx) => `<input type="hidden" name="_csrf" value="${esc(p.csrf)}">`;
+export const csrfInput = (p: PanelCtx) => html`<input type="hidden" name="_csrf" value="${p.csrf}">`;
+
+/** Extra attributes of a control (inputmode, maxlength, accept...), escaped by attrs(). */
+export type Attrs = Record<string, string | number | boolean | undefined>;
 
 interface FieldOpts {
   name: string;
@@ -14,49 +17,52 @@ interface FieldOpts {
   errors?: FieldErrors;
   required?: boolean;
   hint?: string;
-  attrs?: string;
+  attrs?: Attrs;
   /** The form's id prefix, when two forms on a page have fields of the same name. */
   prefix?: string;
 }
 
 const idOf = (o: { name: string; prefix?: string }) => `${o.prefix ?? "f"}-${o.name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+const valueOf = (v: unknown) => (v === undefined || v === null ? "" : String(v));
 
 function described(o: FieldOpts, id: string) {
   const error = o.errors?.[o.name];
   const ids = [o.hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
   return {
     error,
-    aria: `${ids ? ` aria-describedby="${ids}"` : ""}${error ? ' aria-invalid="true"' : ""}${o.required ? " required" : ""}`,
-    after: `${o.hint ? `<p class="hint" id="${id}-hint">${esc(o.hint)}</p>` : ""}${error ? `<p class="error" id="${id}-error">${esc(error)}</p>` : ""}`,
+    aria: attrs({ "aria-describedby": ids || undefined, "aria-invalid": error ? "true" : undefined, required: o.required }),
+    after: html`${o.hint && html`<p class="hint" id="${id}-hint">${o.hint}</p>`}${error && html`<p class="error" id="${id}-error">${error}</p>`}`,
   };
 }
 
-export function field(o: FieldOpts): string {
+const fieldClass = (error: string | undefined) => (error ? "field invalid" : "field");
+
+export function field(o: FieldOpts): Html {
   const id = idOf(o);
   const d = described(o, id);
   const input = o.type === "textarea"
-    ? `<textarea id="${id}" name="${esc(o.name)}"${d.aria} ${o.attrs ?? ""}>${esc(o.value ?? "")}</textarea>`
-    : `<input id="${id}" name="${esc(o.name)}" type="${esc(o.type ?? "text")}" value="${esc(o.value ?? "")}"${d.aria} ${o.attrs ?? ""}>`;
-  return `<div class="field${d.error ? " invalid" : ""}"><label for="${id}">${esc(o.label)}</label>${input}${d.after}</div>`;
+    ? html`<textarea id="${id}" name="${o.name}"${d.aria}${attrs(o.attrs)}>${valueOf(o.value)}</textarea>`
+    : html`<input id="${id}" name="${o.name}" type="${o.type ?? "text"}" value="${valueOf(o.value)}"${d.aria}${attrs(o.attrs)}>`;
+  return html`<div class="${fieldClass(d.error)}"><label for="${id}">${o.label}</label>${input}${d.after}</div>`;
 }
 
-export function select(o: FieldOpts & { options: [string, string][] }): string {
+export function select(o: FieldOpts & { options: [string, string][] }): Html {
   const id = idOf(o);
   const d = described(o, id);
-  const opts = o.options.map(([v, l]) => `<option value="${esc(v)}"${String(o.value ?? "") === v ? " selected" : ""}>${esc(l)}</option>`).join("");
-  return `<div class="field${d.error ? " invalid" : ""}"><label for="${id}">${esc(o.label)}</label><select id="${id}" name="${esc(o.name)}"${d.aria}>${opts}</select>${d.after}</div>`;
+  const opts = o.options.map(([v, l]) => html`<option value="${v}"${attrs({ selected: valueOf(o.value) === v })}>${l}</option>`);
+  return html`<div class="${fieldClass(d.error)}"><label for="${id}">${o.label}</label><select id="${id}" name="${o.name}"${d.aria}>${opts}</select>${d.after}</div>`;
 }
 
-export function checkbox(o: { name: string; label: string; value?: string; checked?: boolean; prefix?: string; required?: boolean }): string {
-  const id = `${idOf(o)}-${esc((o.value ?? "on").replace(/[^A-Za-z0-9_-]/g, "-"))}`;
-  return `<div class="check"><input type="checkbox" id="${id}" name="${esc(o.name)}" value="${esc(o.value ?? "on")}"${o.checked ? " checked" : ""}${o.required ? " required" : ""}><label for="${id}">${esc(o.label)}</label></div>`;
+export function checkbox(o: { name: string; label: string; value?: string; checked?: boolean; prefix?: string; required?: boolean }): Html {
+  const id = `${idOf(o)}-${(o.value ?? "on").replace(/[^A-Za-z0-9_-]/g, "-")}`;
+  return html`<div class="check"><input type="checkbox" id="${id}" name="${o.name}" value="${o.value ?? "on"}"${attrs({ checked: o.checked, required: o.required })}><label for="${id}">${o.label}</label></div>`;
 }
 
 /** A one-button form (POST + CSRF), for actions such as "Disable" or "Pay". */
-export function actionButton(p: PanelCtx, action: string, label: string, opts: { hidden?: Record<string, string>; danger?: boolean; confirm?: string } = {}): string {
-  const hidden = Object.entries(opts.hidden ?? {}).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join("");
-  const confirm = opts.confirm ? checkbox({ name: "confirm", label: opts.confirm, prefix: `c${Math.abs(hash(action + label))}`, required: true }) : "";
-  return `<form method="post" action="${esc(action)}" class="inline">${csrfInput(p)}${hidden}${confirm}<button type="submit"${opts.danger ? ' class="danger"' : ""}>${esc(label)}</button></form>`;
+export function actionButton(p: PanelCtx, action: string, label: string, opts: { hidden?: Record<string, string>; danger?: boolean; confirm?: string } = {}): Html {
+  const hidden = Object.entries(opts.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
+  const confirm = opts.confirm && checkbox({ name: "confirm", label: opts.confirm, prefix: `c${Math.abs(hash(action + label))}`, required: true });
+  return html`<form method="post" action="${action}" class="inline">${csrfInput(p)}${hidden}${confirm}<button type="submit"${attrs({ class: opts.danger ? "danger" : undefined })}>${label}</button></form>`;
 }
 
 function hash(s: string): number {
@@ -65,48 +71,54 @@ function hash(s: string): number {
   return h;
 }
 
-export function formErrors(p: PanelCtx, errors: FieldErrors | undefined): string {
+export function formErrors(p: PanelCtx, errors: FieldErrors | null | undefined): Html | "" {
   if (!errors || Object.keys(errors).length === 0) return "";
-  const general = errors._form ? `<p>${esc(errors._form)}</p>` : `<p>${esc(p.t("form.fix"))}</p>`;
-  return `<div class="alert error" role="alert">${general}</div>`;
+  return html`<div class="alert error" role="alert"><p>${errors._form ?? p.t("form.fix")}</p></div>`;
 }
+
+/** A form's error that has no control of its own (a fieldset's, a confirmation's). */
+export const fieldError = (error: string | undefined, id?: string) => error && html`<p class="error"${attrs({ id })}>${error}</p>`;
 
 /**
  * Every table of the panel. Each cell carries its column's header as data-label: on a narrow
  * screen (panel.css) a row becomes a card of label and value, so no column is squeezed until its
  * words and amounts break across lines.
  */
-export function table(headers: string[], rows: string[][], empty: string, caption?: string): string {
-  if (rows.length === 0) return `<p class="empty">${esc(empty)}</p>`;
-  return `<div class="table-wrap"><table>${caption ? `<caption>${esc(caption)}</caption>` : ""}<thead><tr>${headers.map((h) => `<th scope="col">${esc(h)}</th>`).join("")}</tr></thead>
-<tbody>${rows.map((r) => `<tr>${r.map((c, i) => `<td data-label="${esc(headers[i] ?? "")}">${c}</td>`).join("")}</tr>`).join("\n")}</tbody></table></div>`;
+export function table(headers: string[], rows: HtmlValue[][], empty: string, caption?: string): Html {
+  if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
+  const body = rows.map((r, n) => html`${n > 0 && "\n"}<tr>${r.map((c, i) => html`<td data-label="${headers[i] ?? ""}">${c}</td>`)}</tr>`);
+  return html`<div class="table-wrap"><table>${caption && html`<caption>${caption}</caption>`}<thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
+<tbody>${body}</tbody></table></div>`;
 }
 
-export const link = (href: string, text: string) => `<a href="${esc(href)}">${esc(text)}</a>`;
+export const link = (href: string, text: HtmlValue) => html`<a href="${href}">${text}</a>`;
 
-export function badge(status: string, text = status): string {
-  return `<span class="badge s-${esc(status.replace(/[^a-z_]/g, ""))}">${esc(text)}</span>`;
+export function badge(status: string, text = status): Html {
+  return html`<span class="badge s-${status.replace(/[^a-z_]/g, "")}">${text}</span>`;
 }
 
-/** Older/newer links of a cursor-paginated list, keeping the other query parameters. */
-export function cursorPager(p: PanelCtx, path: string, query: Record<string, string | undefined>, page: { data: { id: string }[]; hasMore: boolean }): string {
+/**
+ * Older/newer links of a cursor-paginated list, keeping the other query parameters. `cursor`
+ * names the parameter when a page has two lists (the plans' is plansAfter).
+ */
+export function cursorPager(p: PanelCtx, path: string, query: Record<string, string | undefined>, page: { data: { id: string }[]; hasMore: boolean }, cursor = "startingAfter"): Html | "" {
   const q = Object.fromEntries(Object.entries(query).filter(([k, v]) => v && k !== "startingAfter" && k !== "endingBefore")) as Record<string, string>;
   const first = page.data[0]?.id;
   const last = page.data[page.data.length - 1]?.id;
   const backwards = Boolean(query.endingBefore);
   const newer = (backwards ? page.hasMore : Boolean(query.startingAfter)) && first ? `${path}?${new URLSearchParams({ ...q, endingBefore: first })}` : "";
-  const older = (backwards || page.hasMore) && last ? `${path}?${new URLSearchParams({ ...q, startingAfter: last })}` : "";
+  const older = (backwards || page.hasMore) && last ? `${path}?${new URLSearchParams({ ...q, [cursor]: last })}` : "";
   if (!newer && !older) return "";
-  return `<nav class="pager" aria-label="${esc(p.t("pager.label"))}">${newer ? link(newer, p.t("pager.newer")) : ""}${older ? link(older, p.t("pager.older")) : ""}</nav>`;
+  return html`<nav class="pager" aria-label="${p.t("pager.label")}">${newer && link(newer, p.t("pager.newer"))}${older && link(older, p.t("pager.older"))}</nav>`;
 }
 
-export function numberPager(p: PanelCtx, path: string, query: Record<string, string | undefined>, page: number, pages: number): string {
+export function numberPager(p: PanelCtx, path: string, query: Record<string, string | undefined>, page: number, pages: number): Html | "" {
   if (pages <= 1) return "";
   const q = Object.fromEntries(Object.entries(query).filter(([k, v]) => v && k !== "page")) as Record<string, string>;
   const to = (n: number) => `${path}?${new URLSearchParams({ ...q, page: String(n) })}`;
-  return `<nav class="pager" aria-label="${esc(p.t("pager.label"))}">${page > 1 ? link(to(page - 1), p.t("pager.previous")) : ""}<span>${esc(p.t("pager.page", { page, pages }))}</span>${page < pages ? link(to(page + 1), p.t("pager.next")) : ""}</nav>`;
+  return html`<nav class="pager" aria-label="${p.t("pager.label")}">${page > 1 && link(to(page - 1), p.t("pager.previous"))}<span>${p.t("pager.page", { page, pages })}</span>${page < pages && link(to(page + 1), p.t("pager.next"))}</nav>`;
 }
 
-export function dl(items: [string, string][]): string {
-  return `<dl class="facts">${items.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`).join("")}</dl>`;
+export function dl(items: [string, HtmlValue][]): Html {
+  return html`<dl class="facts">${items.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>`;
 }

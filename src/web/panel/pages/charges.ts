@@ -1,0 +1,45 @@
+import { CHARGE_STATUSES } from "../../../modules/charges/charge-status.js";
+import type { toChargeResponse } from "../../../modules/charges/charges.mapper.js";
+import { html, type Html } from "../../html.js";
+import type { FieldErrors, PanelCtx } from "../context.js";
+import { badge, cursorPager, field, formErrors, link, select, table } from "../ui.js";
+
+// The charges list: the API's filters (status, method, customer, dates), search by id or e-mail,
+// pagination and the CSV export of the same filtered list. The table is shared with the pages
+// that list a customer's, a link's or the latest charges.
+
+/** A charge as the API answers it, which is what the panel shows. */
+export type ChargeView = ReturnType<typeof toChargeResponse>;
+export type ChargesFilter = { q?: string; status?: string; paymentMethod?: string; customerId?: string; from?: string; to?: string; startingAfter?: string; endingBefore?: string };
+
+const METHODS = ["credit_card", "debit_card", "pix", "boleto", "open_finance", "qr_code", "bank_transfer", "oxxo", "spei", "pse"];
+
+export function chargeTable(p: PanelCtx, rows: ChargeView[]): Html {
+  const { t } = p;
+  return table([t("col.id"), t("col.status"), t("col.amount"), t("col.method"), t("col.created")], rows.map((c) => [
+    link(`/panel/charges/${c.id}`, c.id),
+    badge(c.status, t(`status.${c.status}`)),
+    p.units(c.amount, c.currency),
+    t(`method.${c.paymentMethod.type}`),
+    p.date(c.createdAt),
+  ]), t("charges.empty"));
+}
+
+export function chargesPage(p: PanelCtx, o: { q: ChargesFilter; errors: FieldErrors | null; noCustomer: boolean; page: { data: ChargeView[]; hasMore: boolean }; exportQuery: string }): Html {
+  const { t } = p;
+  const { q } = o;
+  const errors = o.errors ?? undefined;
+  const filters = html`<form method="get" action="/panel/charges" class="filters" role="search">
+${field({ name: "q", label: t("charges.search"), value: q.q, hint: t("charges.searchHint"), errors })}
+${select({ name: "status", label: t("col.status"), value: q.status, options: [["", t("filter.any")], ...CHARGE_STATUSES.map((s): [string, string] => [s, t(`status.${s}`)])], errors })}
+${select({ name: "paymentMethod", label: t("col.method"), value: q.paymentMethod, options: [["", t("filter.any")], ...METHODS.map((m): [string, string] => [m, t(`method.${m}`)])], errors })}
+${field({ name: "customerId", label: t("charges.customerId"), value: q.customerId, errors })}
+${field({ name: "from", label: t("filter.from"), type: "date", value: q.from, errors })}
+${field({ name: "to", label: t("filter.to"), type: "date", value: q.to, errors })}
+<div class="actions"><button type="submit" class="primary">${t("filter.apply")}</button> ${link("/panel/charges", t("filter.clear"))}</div>
+</form>`;
+  return html`${filters}${formErrors(p, errors)}
+<p class="toolbar"><a class="button" href="/panel/charges.csv?${o.exportQuery}" download>${t("charges.export")}</a></p>
+${o.noCustomer ? html`<p class="empty">${t("charges.noCustomer")}</p>` : chargeTable(p, o.page.data)}
+${cursorPager(p, "/panel/charges", q, o.page)}`;
+}
