@@ -1,24 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AppError } from "./errors.js";
-import type { AuthMode, Environment, RequestCtx } from "./context.js";
+import { AppError } from "../core/errors.js";
+import type { AuthMode } from "./context.js";
+import type { Authenticator, RequestCtx } from "../core/context.js";
 import type { AuthFailureGuard } from "./rate-limit.js";
 import { errors } from "./schemas.js";
 import { EXPECTED, unauthorizedMessage } from "./unauthorized.js";
-
-export interface KeyPrincipal {
-  keyId: string;
-  merchantId: string;
-  environment: Environment;
-  merchantStatus: string;
-}
-
-export interface Authenticator {
-  /** Finds an active secret key (by its hash); null when unknown or revoked. */
-  findKey(key: string): Promise<KeyPrincipal | null>;
-  isAdminKey(key: string): Promise<boolean>;
-  /** Checks a merchant named by a JWT still exists and is active. */
-  merchantStatus(merchantId: string): Promise<string | null>;
-}
 
 const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
   secretKey: [{ secretKey: [] }],

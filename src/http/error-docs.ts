@@ -1,6 +1,7 @@
 import type { FastifyInstance, RouteOptions } from "fastify";
 import type { AuthMode } from "./context.js";
-import { ERROR_CODES, PARSER_REFUSALS, type ErrorCode } from "./errors.js";
+import { ERROR_CODES, type ErrorCode } from "../core/errors.js";
+import { PARSER_REFUSALS } from "./errors.js";
 import { errorResponse, givenExample, isErrorResponse } from "./schemas.js";
 import { unauthorizedMessage } from "./unauthorized.js";
 

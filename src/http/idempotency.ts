@@ -5,8 +5,8 @@ import { queryRows, sql, type Db } from "../db/client.js";
 import { newSeed } from "../lib/ids.js";
 import { stableStringify } from "../lib/json.js";
 import type { Sealer } from "../lib/crypto.js";
-import { AppError } from "./errors.js";
-import type { Environment } from "./context.js";
+import { AppError } from "../core/errors.js";
+import type { Environment } from "../core/context.js";
 
 // Idempotency-Key on every POST (docs/guarantees.md), scoped per merchant, environment and
 // route (claimRoute: the route that matched, not the URL as spelled). Exactly-once rests on three

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { holdsCardNumber } from "../lib/card-text.js";
 import { cardFieldsOf } from "./card-fields.js";
-import { AppError, type ErrorCode } from "./errors.js";
+import { AppError, type ErrorCode } from "../core/errors.js";
 
 // What no route schema says and every route needs: PostgreSQL text refuses NUL characters and
 // its UTF-8 refuses lone UTF-16 surrogates ("\ud800" is valid JSON), so either would fail an

@@ -5,7 +5,8 @@ import type { Config } from "../config.js";
 import { queryRows, sql, type Db } from "../db/client.js";
 import { safeEqual, sha256Hex } from "../lib/crypto.js";
 import type { ProcessorRegistry } from "../processors/registry.js";
-import { AppError, errorBody } from "./errors.js";
+import { AppError } from "../core/errors.js";
+import { errorBody } from "./errors.js";
 import { plannedUnavailable } from "./request-log.js";
 
 declare module "fastify" {

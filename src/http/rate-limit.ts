@@ -5,10 +5,10 @@ import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { rateLimits } from "../db/schema.js";
 import type { ConfigChanges } from "../db/config-changes.js";
-import type { RequestCtx } from "./context.js";
-import { clientAddressKey } from "./client-address.js";
+import type { RequestCtx } from "../core/context.js";
+import { clientAddressKey } from "../lib/client-address.js";
 import { createLockout, createLoginThrottle, retryAfterSeconds, tooManyRequests, type Limiter, type LimiterOptions, type Lockout, type LockoutPolicy, type LoginThrottle } from "./lockout.js";
-import { createLeasedBudget, memoryLeases, postgresLeases, type LeaseStore, type Take } from "./key-limit.js";
+import { createLeasedBudget, memoryLeases, postgresLeases, type LeaseStore, type Take } from "../core/key-limit.js";
 
 // Three limits: requests per API key (leased tokens, key-limit.ts), and, counted by
 // rate-limiter-flexible (the lockouts of lockout.ts), failed logins (per account from one

@@ -1,6 +1,6 @@
 import type { Static } from "typebox";
-import { AppError } from "../../http/errors.js";
-import { amountToMinor, checkAmountCeiling } from "../../http/amounts.js";
+import { AppError } from "../../core/errors.js";
+import { amountToMinor, checkAmountCeiling } from "../../core/amounts.js";
 import { currencyExponent, type AmountLimits } from "../../lib/money.js";
 import type { CreateChargeBody } from "./charges.schemas.js";
 

@@ -1,8 +1,8 @@
 import { charges } from "../../db/schema.js";
-import { systemCtx } from "../../http/context.js";
+import { systemCtx } from "../../core/context.js";
 import { WriteBatch, insertInto, isUniqueViolation, type Sink, type Statement } from "../../db/batch.js";
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
-import { AppError } from "../../http/errors.js";
+import { AppError } from "../../core/errors.js";
 import type { CustomerRow } from "../customers/customers.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { LedgerService } from "../ledger/ledger.service.js";

@@ -1,8 +1,8 @@
 import { isIP } from "node:net";
-import { AppError, invalid } from "../../http/errors.js";
-import type { RequestCtx } from "../../http/context.js";
+import { AppError, invalid } from "../../core/errors.js";
+import type { RequestCtx } from "../../core/context.js";
 import { inspectCard } from "../../lib/cards.js";
-import { amountToMinor } from "../../http/amounts.js";
+import { amountToMinor } from "../../core/amounts.js";
 import { currencyExponent, type AmountLimits } from "../../lib/money.js";
 import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../processors/methods.js";
 import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../processors/processor.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
-import { memoryLeases, postgresLeases } from "../../http/key-limit.js";
+import { memoryLeases, postgresLeases } from "../../core/key-limit.js";
 import type { Task } from "../../jobs/runner.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import type { CardService } from "../cards/cards.service.js";

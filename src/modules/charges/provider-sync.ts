@@ -1,5 +1,5 @@
 import { withTx, type Db } from "../../db/client.js";
-import { AppError } from "../../http/errors.js";
+import { AppError } from "../../core/errors.js";
 import type { LookupResult, PaymentProcessor } from "../../processors/processor.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import type { LedgerService } from "../ledger/ledger.service.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { AppError } from "../../http/errors.js";
+import { AppError } from "../../core/errors.js";
 import { errors } from "../../http/schemas.js";
 import { tooManyRequests } from "../../http/lockout.js";
 import type { IncomingNotice } from "../../processors/definition.js";

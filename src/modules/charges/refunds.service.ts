@@ -1,9 +1,9 @@
 import { withTx, type Db } from "../../db/client.js";
-import { AppError, notFound } from "../../http/errors.js";
-import type { Environment, RequestCtx } from "../../http/context.js";
+import { AppError, notFound } from "../../core/errors.js";
+import type { Environment, RequestCtx } from "../../core/context.js";
 import { faultPoint } from "../../lib/faults.js";
 import { seededId } from "../../lib/ids.js";
-import { amountToMinor } from "../../http/amounts.js";
+import { amountToMinor } from "../../core/amounts.js";
 import { currencyExponent, formatMajor, toMajor, type AmountLimits } from "../../lib/money.js";
 import type { LedgerService } from "../ledger/ledger.service.js";
 import type { ChargeEffects } from "./charge-effects.js";

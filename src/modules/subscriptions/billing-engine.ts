@@ -1,6 +1,6 @@
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
-import { AppError } from "../../http/errors.js";
-import { systemCtx, type RequestCtx } from "../../http/context.js";
+import { AppError } from "../../core/errors.js";
+import { systemCtx, type RequestCtx } from "../../core/context.js";
 import { derivedSeed, seededId } from "../../lib/ids.js";
 import type { ChargeRow } from "../charges/charges.mapper.js";
 import type { ChargeService } from "../charges/charges.service.js";

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { withTx, type Db, type Queryable } from "../../db/client.js";
-import type { RequestCtx } from "../../http/context.js";
-import { AppError } from "../../http/errors.js";
+import type { RequestCtx } from "../../core/context.js";
+import { AppError } from "../../core/errors.js";
 import { errors, IdempotencyHeaders } from "../../http/schemas.js";
 import { addDays } from "./billing.js";
 import type { BillingEngine, StepResult } from "./billing-engine.js";

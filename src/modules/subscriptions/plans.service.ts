@@ -1,8 +1,8 @@
 import type { Static } from "typebox";
 import type { Db, Queryable } from "../../db/client.js";
-import type { RequestCtx } from "../../http/context.js";
-import { AppError, notFound } from "../../http/errors.js";
-import type { PageQuery } from "../../http/pagination.js";
+import type { RequestCtx } from "../../core/context.js";
+import { AppError, notFound } from "../../core/errors.js";
+import type { PageQuery } from "../../db/pagination.js";
 import { seededId } from "../../lib/ids.js";
 import { toMajor } from "../../lib/money.js";
 import type { AmountLimits } from "../../lib/money.js";

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client.js";
-import { systemCtx } from "../../http/context.js";
+import { systemCtx } from "../../core/context.js";
 import type { Task } from "../../jobs/runner.js";
 import type { AmountLimits } from "../../lib/money.js";
 import type { CardService } from "../cards/cards.service.js";

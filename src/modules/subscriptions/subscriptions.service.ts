@@ -1,7 +1,7 @@
 import type { Static } from "typebox";
 import { withTx, type Db } from "../../db/client.js";
-import type { RequestCtx } from "../../http/context.js";
-import { AppError, invalid, notFound } from "../../http/errors.js";
+import type { RequestCtx } from "../../core/context.js";
+import { AppError, invalid, notFound } from "../../core/errors.js";
 import { faultPoint } from "../../lib/faults.js";
 import { derivedSeed, seededId } from "../../lib/ids.js";
 import type { CardService } from "../cards/cards.service.js";

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../../config.js";
-import { AppError, errorBody } from "../../http/errors.js";
+import { AppError } from "../../core/errors.js";
+import { errorBody } from "../../http/errors.js";
 import { multipartUploads } from "../../http/multipart.js";
 import { DOCUMENT_UPLOAD_LIMITS } from "../../modules/connect/connect.schemas.js";
 import { PAGE_CSP } from "../html.js";
