@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 import { maskCardNumbers, maskUrlPath } from "../lib/redact.js";
 import { AppError, statusOf, type ErrorCode } from "../core/errors.js";
 
@@ -169,14 +169,18 @@ export function handleClientError(err: NodeJS.ErrnoException, socket: import("no
   socket.destroy();
 }
 
-/** 404 for unknown routes, 405 (with Allow) when the path exists under other methods. */
-export function registerNotFound(app: FastifyInstance): void {
+/**
+ * 404 for unknown routes, 405 (with Allow) when the path exists under other methods: `record`
+ * (onRoute) learns every route, `answer` is the not-found handler, `answerUnknown` the
+ * preValidation hook that answers unknown routes early (src/http/hooks.ts says why there).
+ */
+export function routeTable() {
   const known: { method: string; pattern: RegExp }[] = [];
-  app.addHook("onRoute", (route) => {
+  const record = (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`);
     for (const method of methods) known.push({ method, pattern });
-  });
+  };
   const answer = (req: FastifyRequest, reply: FastifyReply) => {
     const sent = req.url.split("?")[0] ?? "";
     const allowed = [...new Set(known.filter((r) => r.pattern.test(sent)).map((r) => r.method))];
@@ -190,11 +194,8 @@ export function registerNotFound(app: FastifyInstance): void {
     }
     return reply.code(404).send(errorBody(404, `Route ${req.method} ${path} not found`, "not_found"));
   };
-  // Fastify runs the app's hooks for unknown routes too. Answering in an early preValidation
-  // hook (after the body is parsed, so malformed JSON stays a 400) keeps them from the
-  // idempotency hooks, which expect an authenticated route.
-  app.addHook("preValidation", async (req, reply) => {
+  const answerUnknown = async (req: FastifyRequest, reply: FastifyReply) => {
     if (!req.routeOptions.url) return answer(req, reply);
-  });
-  app.setNotFoundHandler(answer);
+  };
+  return { record, answer, answerUnknown };
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createHmac } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { queryRows, sql, type Db } from "../db/client.js";
 import { newSeed } from "../lib/ids.js";
 import { stableStringify } from "../lib/json.js";
@@ -131,22 +131,26 @@ function redact(payload: string, paths: string[]): { body: string; redacted: str
   return { body: JSON.stringify(doc), redacted };
 }
 
-export function registerIdempotency(app: FastifyInstance, db: Db, opts: IdempotencyOptions): void {
+/**
+ * The three hooks of a claim (src/http/hooks.ts places them): `checkKey` (preValidation) the
+ * key's shape, `claimKey` (preHandler) takes or replays it, `store` (onSend) keeps the answer.
+ */
+export function idempotencyHooks(db: Db, opts: IdempotencyOptions) {
   const { sealer } = opts;
   const applies = (req: FastifyRequest) => req.method === "POST" && req.routeOptions.config?.idempotent !== false;
 
   // The key's shape is checked before schema validation, so that a bad key is the same 400 on
   // every POST route, whether or not the route's schema declares the header.
-  app.addHook("preValidation", async (req) => {
+  const checkKey = async (req: FastifyRequest): Promise<void> => {
     if (!applies(req)) return;
     const header = req.headers["idempotency-key"];
     if (header === undefined) return;
     if (typeof header !== "string" || header.length < 1 || header.length > 255) {
       throw new AppError("bad_request", "Idempotency-Key must be a single value of 1 to 255 characters");
     }
-  });
+  };
 
-  app.addHook("preHandler", async (req, reply) => {
+  const claimKey = async (req: FastifyRequest, reply: FastifyReply) => {
     // req.ctx is set by auth on known routes only; an unknown route has nothing to claim.
     if (!applies(req) || !req.ctx) return;
     const header = req.headers["idempotency-key"];
@@ -221,14 +225,14 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
       await sleep(backoff);
       backoff = Math.min(backoff * 2, 250);
     }
-  });
+  };
 
   function hold(req: FastifyRequest, claim: Claim, seed: string, fresh: boolean): void {
     req.idempotencyClaim = claim;
     req.ctx = { ...req.ctx, idempotencySeed: seed, idempotencySeedFresh: fresh };
   }
 
-  app.addHook("onSend", async (req: FastifyRequest, reply, payload) => {
+  const store = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = req.idempotencyClaim;
     if (!claim) return payload;
     req.idempotencyClaim = undefined;
@@ -248,7 +252,8 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
         where ${where(claim)} and state = 'processing'`);
     }
     return payload;
-  });
+  };
+  return { checkKey, claimKey, store };
 }
 
 /** Removes keys past the 24 h window (run by the worker). */
