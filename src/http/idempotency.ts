@@ -5,6 +5,7 @@ import { queryRows, sql, type Db } from "../db/client.js";
 import { newSeed } from "../lib/ids.js";
 import { stableStringify } from "../lib/json.js";
 import type { Sealer } from "../lib/crypto.js";
+import type { Task } from "../jobs/runner.js";
 import { AppError } from "../core/errors.js";
 import type { Environment } from "../core/context.js";
 
@@ -254,6 +255,18 @@ export function idempotencyHooks(db: Db, opts: IdempotencyOptions) {
     return payload;
   };
   return { checkKey, claimKey, store };
+}
+
+/** The worker's task for the key table this file owns: keys past the 24 h window go, hourly. */
+export function idempotencyPurgeTask(db: Db): Task {
+  return {
+    name: "idempotency.purge",
+    intervalMs: 60 * 60 * 1000,
+    run: async () => {
+      await purgeIdempotencyKeys(db);
+      return 0;
+    },
+  };
 }
 
 /** Removes keys past the 24 h window (run by the worker). */

@@ -7,7 +7,7 @@ import type { LedgerService } from "../ledger/ledger.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import { connectRoutes } from "./connect.routes.js";
-import { createConnectService } from "./connect.service.js";
+import { createConnectService, salesRollupTask } from "./connect.service.js";
 import { createDocumentService } from "./documents.js";
 import { payoutRoutes } from "./payouts.routes.js";
 import { createPayoutService } from "./payouts.service.js";
@@ -36,7 +36,9 @@ export function createConnectModule(deps: ConnectModuleDeps) {
     await app.register(connectRoutes(service, documents));
     await app.register(payoutRoutes(payouts));
   };
-  return { service, documents, payouts, routes };
+  // Submerchants' totalSales: the charges' sales tail folded into running counts, like ledger.rollup.
+  const tasks = [salesRollupTask(deps.db)];
+  return { service, documents, payouts, routes, tasks };
 }
 
 export type ConnectModule = ReturnType<typeof createConnectModule>;

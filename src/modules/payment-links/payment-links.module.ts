@@ -8,6 +8,7 @@ import type { ShippingService } from "../shipping/shipping.service.js";
 import { paymentLinkRoutes } from "./payment-links.routes.js";
 import { createPaymentLinkService } from "./payment-links.service.js";
 import { createPublicLimits } from "./public-limits.js";
+import { NO_TASKS } from "../../jobs/runner.js";
 
 /** Payment links and the hosted checkout page; live freight comes from the shipping module. */
 export function createPaymentLinksModule(deps: {
@@ -22,5 +23,6 @@ export function createPaymentLinksModule(deps: {
       await app.register(paymentLinkRoutes(service, limits));
       await app.register(webRoutes(service));
     },
+    tasks: NO_TASKS,
   };
 }
