@@ -10,6 +10,7 @@ import type { CustomerService } from "../customers/customers.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { createBillingEngine } from "./billing-engine.js";
 import { createSandboxClock } from "./clock.js";
+import { clockRoutes } from "./clock.routes.js";
 import { planRoutes } from "./plans.routes.js";
 import { createPlanService } from "./plans.service.js";
 import * as plansRepo from "./plans.repo.js";
@@ -77,7 +78,7 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
   async function routes(app: import("fastify").FastifyInstance) {
     await app.register(planRoutes(plans));
     await app.register(subscriptionRoutes(service));
-    await app.register(clock.routes());
+    await app.register(clockRoutes(clock));
   }
 
   return { routes, tasks, service, plans, engine, clock };
