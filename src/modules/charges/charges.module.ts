@@ -10,16 +10,16 @@ import type { CustomerService } from "../customers/customers.service.js";
 import type { LedgerService } from "../ledger/ledger.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { createChargeEffects } from "./charge-effects.js";
-import { chargeRoutes } from "./charges.routes.js";
+import { chargeRoutes } from "./create/charges.routes.js";
 import { createChargeService } from "./charges.service.js";
 import { createProcessorRecords } from "./processor-records.repo.js";
-import { createLiveExpiry } from "./live-expiry.js";
-import { createNoticeGate } from "./provider-notices.js";
-import { createProviderSync, type ProviderSync } from "./provider-sync.js";
-import { providerWebhookRoutes } from "./provider-webhooks.routes.js";
-import { createRefundService } from "./refunds.service.js";
-import { sandboxBankRoutes } from "./sandbox-bank.routes.js";
-import { createWaitingCharges } from "./waiting-charges.js";
+import { createLiveExpiry } from "./provider-state/live-expiry.js";
+import { createNoticeGate } from "./provider-state/provider-notices.js";
+import { createProviderSync, type ProviderSync } from "./provider-state/provider-sync.js";
+import { providerWebhookRoutes } from "./provider-state/provider-webhooks.routes.js";
+import { createRefundService } from "./refunds/refunds.service.js";
+import { sandboxBankRoutes } from "./sandbox/sandbox-bank.routes.js";
+import { createWaitingCharges } from "./create/waiting-charges.js";
 
 // The charge path: its internal API (check a ChargeCommand, create what was checked, or submit
 // both), refunds, the effects every status change has (ledger, outbox, listeners of other

@@ -15,16 +15,16 @@ import type { ConnectService } from "../connect/connect.service.js";
 import { computeChargeFees } from "../ledger/fees.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { checkDestination } from "../webhooks/destination.js";
-import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, postalAddressOf, type NormalizedCharge, type SavedCards } from "./charge-input.js";
+import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, postalAddressOf, type NormalizedCharge, type SavedCards } from "./create/charge-input.js";
 import type { SplitRule } from "../ledger/split.js";
 import { EVENT_FOR_STATUS, type ChargeEffects } from "./charge-effects.js";
 import { EXPIRY, type ChargeStatus } from "./charge-status.js";
 import { toChargeResponse, type ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
 import { pendingRecordWrite } from "./processor-records.repo.js";
-import { checkCommandAmount, commandFromBody, type ChargeCommand } from "./charge-command.js";
+import { checkCommandAmount, commandFromBody, type ChargeCommand } from "./create/charge-command.js";
 import type { CreateChargeBody } from "./charges.schemas.js";
-import type { WaitingCharges } from "./waiting-charges.js";
+import type { WaitingCharges } from "./create/waiting-charges.js";
 
 export interface ChargeServiceDeps {
   db: Db;
@@ -317,7 +317,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
    * the other payer-paid methods) fails with reason "expired": the legacy charge.updated goes to
    * its postback URL and charge.failed to the endpoints. The guarded transition makes a payment
    * that lands at the same moment win or lose cleanly, never both. Live charges ask their
-   * provider first (live-expiry.ts).
+   * provider first (provider-state/live-expiry.ts).
    */
   async function expireUnpaid(): Promise<number> {
     let n = 0;

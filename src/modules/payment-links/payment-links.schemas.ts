@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { ListOf, ListQuery, MerchantUrl } from "../../http/schemas.js";
 import { CARD_CHARGE_EXAMPLE, Charge, ChargeCustomer, ShippingAddressInput } from "../charges/charges.schemas.js";
-import { PaymentMethodInput } from "../charges/payment-methods.schemas.js";
+import { PaymentMethodInput } from "../charges/create/payment-methods.schemas.js";
 
 // Wire shapes of payment links and of the public checkout calls. Amounts are in
 // currency units, like charges; measures in cm and kg.

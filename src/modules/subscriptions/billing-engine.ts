@@ -4,7 +4,7 @@ import { systemCtx, type RequestCtx } from "../../core/context.js";
 import { derivedSeed, seededId } from "../../lib/ids.js";
 import type { ChargeRow } from "../charges/charges.mapper.js";
 import type { ChargeService } from "../charges/charges.service.js";
-import type { ChargeCommand } from "../charges/charge-command.js";
+import type { ChargeCommand } from "../charges/create/charge-command.js";
 import type { ChargeStatus } from "../charges/charge-status.js";
 import { ACTIVATION_WINDOW_MS, addDays, DEFAULT_RETRY_DAYS, nextRetryAt, nextRunAt, PAYER_PAID_DUE_DAYS, periodBounds } from "./billing.js";
 import { emit, type EventContext, type InvoiceEventExtra } from "./subscription-events.js";

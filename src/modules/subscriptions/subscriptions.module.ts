@@ -5,7 +5,7 @@ import type { AmountLimits } from "../../lib/money.js";
 import type { CardService } from "../cards/cards.service.js";
 import type { ChargeEffects } from "../charges/charge-effects.js";
 import type { ChargeService } from "../charges/charges.service.js";
-import type { RefundService } from "../charges/refunds.service.js";
+import type { RefundService } from "../charges/refunds/refunds.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { createBillingEngine } from "./billing-engine.js";

@@ -1,4 +1,4 @@
-import type { RefundService } from "../../modules/charges/refunds.service.js";
+import type { RefundService } from "../../modules/charges/refunds/refunds.service.js";
 import type { EventService } from "../../modules/webhooks/events.service.js";
 import { toCustomer } from "../../modules/customers/customers.service.js";
 import { esc } from "../html.js";

@@ -1,11 +1,11 @@
 import { isIP } from "node:net";
-import { AppError, invalid } from "../../core/errors.js";
-import type { RequestCtx } from "../../core/context.js";
-import { inspectCard } from "../../lib/cards.js";
-import { amountToMinor } from "../../core/amounts.js";
-import { currencyExponent, type AmountLimits } from "../../lib/money.js";
-import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../processors/methods.js";
-import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../processors/processor.js";
+import { AppError, invalid } from "../../../core/errors.js";
+import type { RequestCtx } from "../../../core/context.js";
+import { inspectCard } from "../../../lib/cards.js";
+import { amountToMinor } from "../../../core/amounts.js";
+import { currencyExponent, type AmountLimits } from "../../../lib/money.js";
+import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../../processors/methods.js";
+import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../../processors/processor.js";
 import type { PaymentMethodBody } from "./payment-methods.schemas.js";
 
 // Turns a validated POST /v1/charges body into what the processor and the ledger need, with

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
+import { errors, IdempotencyHeaders, IdParams } from "../../../http/schemas.js";
 import { rejectServerFields } from "./charge-input.js";
-import { toChargeResponse } from "./charges.mapper.js";
-import type { ChargeService } from "./charges.service.js";
-import type { RefundService } from "./refunds.service.js";
-import * as s from "./charges.schemas.js";
+import { toChargeResponse } from "../charges.mapper.js";
+import type { ChargeService } from "../charges.service.js";
+import type { RefundService } from "../refunds/refunds.service.js";
+import * as s from "../charges.schemas.js";
 
 export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
   return async (base: FastifyInstance) => {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { errors } from "../../http/schemas.js";
-import { toMajor } from "../../lib/money.js";
-import type { ChargeService } from "./charges.service.js";
+import { errors } from "../../../http/schemas.js";
+import { toMajor } from "../../../lib/money.js";
+import type { ChargeService } from "../charges.service.js";
 
 // The pages a payer reaches from a sandbox Open Finance authorizationUrl or PSE redirectUrl:
 // a stand-in for the bank, with Approve and Reject. Keyless like a real bank redirect, and
