@@ -18,6 +18,8 @@ import { createNoticeGate } from "./provider-state/provider-notices.js";
 import { createProviderSync, type ProviderSync } from "./provider-state/provider-sync.js";
 import { providerWebhookRoutes } from "./provider-state/provider-webhooks.routes.js";
 import { createRefundService } from "./refunds/refunds.service.js";
+import { refundRoutes } from "./refunds/refunds.routes.js";
+import { sandboxRoutes } from "./sandbox/sandbox.routes.js";
 import { sandboxBankRoutes } from "./sandbox/sandbox-bank.routes.js";
 import { createWaitingCharges } from "./create/waiting-charges.js";
 
@@ -75,7 +77,9 @@ export function createChargesModule(deps: ChargesModuleDeps) {
     db, sync: withRefunds, limits: config.live.webhookLookups, store: config.databaseUrl ? postgresLeases(db) : memoryLeases(),
   });
   const routes = async (app: FastifyInstance) => {
-    await app.register(chargeRoutes(service, refunds));
+    await app.register(chargeRoutes(service));
+    await app.register(refundRoutes(refunds));
+    await app.register(sandboxRoutes(service));
     await app.register(sandboxBankRoutes(service));
     await app.register(providerWebhookRoutes(notices, deps.processors));
   };
