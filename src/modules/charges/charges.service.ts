@@ -6,7 +6,7 @@ import * as repo from "./charges.repo.js";
 import type { ConnectService } from "../connect/connect.service.js";
 import { createSandboxActions } from "./sandbox/sandbox-actions.js";
 
-export type { ChargeCheck, PreparedCharge } from "./create/charge-create.js";
+export type { ChargeCheck, PreparedCharge } from "./create/charge-pipeline.js";
 
 export interface ChargeServiceDeps extends Omit<ChargeCreateDeps, "now" | "connect"> {
   connect: Pick<ConnectService, "checkCharge" | "checkCanResend">;

@@ -1,78 +1,46 @@
-import type { Static } from "typebox";
 import type { Config } from "../../../config.js";
 import type { Db } from "../../../db/client.js";
-import { scopeOf, type Scope } from "../../../db/scope.js";
-import { AppError } from "../../../core/errors.js";
 import type { Environment, RequestCtx } from "../../../core/context.js";
 import { faultPoint } from "../../../lib/faults.js";
 import { seededId } from "../../../lib/ids.js";
-import type { AuthorizeResult, ChargeRoute, CustomerInput, PaymentProcessor, PendingRecord } from "../../../processors/processor.js";
+import type { AuthorizeResult, PaymentProcessor, PendingRecord } from "../../../processors/processor.js";
 import type { ProcessorRegistry } from "../../../processors/registry.js";
-import type { CustomerRow, CustomerService } from "../../customers/customers.service.js";
-import type { ConnectService } from "../../connect/connect.service.js";
+import type { CustomerService } from "../../customers/customers.service.js";
 import { computeChargeFees } from "../../ledger/fees.js";
 import type { MerchantService } from "../../merchants/merchants.service.js";
-import { checkDestination } from "../../webhooks/destination.js";
-import type { SplitRule } from "../../ledger/split.js";
 import type { ChargeEffects } from "../charge-effects.js";
 import type { ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
 import { pendingRecordWrite } from "../processor-records.repo.js";
-import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, postalAddressOf, type NormalizedCharge, type SavedCards } from "./charge-input.js";
-import { checkCommandAmount, commandFromBody, type ChargeCommand } from "./charge-command.js";
-import type { CreateChargeBody } from "../charges.schemas.js";
+import type { ChargeCommand } from "./charge-command.js";
+import { createChargePipeline, noProcessor, processorCustomer, type ChargePipelineDeps, type PreparedCharge } from "./charge-pipeline.js";
 import type { WaitingCharges } from "./waiting-charges.js";
 
-// Creating a charge: check a ChargeCommand with no side effect, then call the processor
-// (outside any transaction) and write the charge, its ledger postings and its events in one
+// Creating a charge: check a ChargeCommand with no side effect (charge-pipeline.ts), then call
+// the processor (outside any transaction) and write the charge, its ledger postings and its events in one
 // statement. Every caller of the charge path goes through here (docs/architecture.md, "The
 // charge seam").
 
-export interface ChargeCreateDeps {
+export interface ChargeCreateDeps extends ChargePipelineDeps {
   db: Db;
-  config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production" | "amountLimits">;
+  config: ChargePipelineDeps["config"] & Pick<Config, "publicBaseUrl">;
   processors: Pick<ProcessorRegistry, "route" | "adapter">;
   merchants: Pick<MerchantService, "chargeProfile">;
-  customers: Pick<CustomerService, "get" | "inlineForCharge" | "validateInline">;
-  cards: SavedCards;
+  customers: ChargePipelineDeps["customers"] & Pick<CustomerService, "inlineForCharge">;
   effects: ChargeEffects;
-  /** Connect's rules: split recipients, default split, submerchants that are not active. */
-  connect: Pick<ConnectService, "checkCharge">;
   /** The bound on production charges waiting on a processor (PROCESSOR_MAX_WAITING). */
   waiting: WaitingCharges;
-  now: () => Date;
 }
 
 export function createChargePath(deps: ChargeCreateDeps) {
-  const { db, effects, now } = deps;
-
-  const unconfigured = () => new AppError("method_not_supported", "No payment processor is configured for production charges (set PAYMENT_PROCESSOR); use a sandbox key to test");
-  /** What a new charge of the environment goes through (the simulator, or the live router). */
-  function routeFor(ctx: { environment: Environment }): ChargeRoute {
-    const route = deps.processors.route(ctx.environment);
-    if (!route) throw unconfigured();
-    return route;
-  }
+  const { db, effects } = deps;
+  const { toChargeCommand, check, priced } = createChargePipeline(deps);
 
   /** The adapter that served a charge (its `processor`), which its later calls go to. */
   function processorFor(ctx: { environment: Environment }, processorName?: string | null): PaymentProcessor {
     const adapter = deps.processors.adapter(ctx.environment, processorName);
-    if (!adapter) throw unconfigured();
+    if (!adapter) throw noProcessor();
     return adapter;
-  }
-
-  /**
-   * Every check of a charge, with no side effect: the problems come back as values, so another
-   * module (a subscription, a payment link) can refuse its own request with the charge path's
-   * rules and messages before it writes anything, then create exactly what was checked.
-   */
-  async function check(ctx: RequestCtx, cmd: ChargeCommand): Promise<ChargeCheck> {
-    try {
-      return { ok: true, charge: await prepare(ctx, cmd, now()) };
-    } catch (err) {
-      if (err instanceof AppError && err.statusCode < 500) return { ok: false, problems: [err] };
-      throw err;
-    }
   }
 
   /**
@@ -86,19 +54,6 @@ export function createChargePath(deps: ChargeCreateDeps) {
     if (!checked.ok) throw checked.problems[0]!;
     return make(ctx, checked.charge);
   }
-
-  /**
-   * The same checked charge at its final amount, once the server knows it (a payment link's
-   * total after the freight is re-quoted): the amount's own checks run again, nothing else does.
-   */
-  function priced(prepared: PreparedCharge, amountMinor: number, freight: ChargeCommand["freight"]): PreparedCharge {
-    checkCommandAmount({ amountMinor, currency: prepared.currency }, deps.config.amountLimits);
-    checkMethodAmount(prepared.method.methodType, amountMinor);
-    return { ...prepared, amountMinor, cmd: { ...prepared.cmd, amountMinor, freight } };
-  }
-
-  /** POST /v1/charges: the body, in currency units, as a command in minor units. */
-  const fromBody = (body: Static<typeof CreateChargeBody>): ChargeCommand => commandFromBody(body, deps.config.amountLimits);
 
   /** A checked charge, made: the charge a retry already committed, or a new one. */
   async function create(ctx: RequestCtx, prepared: PreparedCharge) {
@@ -179,29 +134,6 @@ export function createChargePath(deps: ChargeCreateDeps) {
     return createdView(charge);
   }
 
-  async function prepare(ctx: RequestCtx, cmd: ChargeCommand, at: Date): Promise<PreparedCharge> {
-    checkCommandAmount(cmd, deps.config.amountLimits);
-    const { amountMinor, currency } = cmd;
-    checkCustomer(cmd.customer);
-    deps.customers.validateInline(cmd.customer);
-    checkSplit(ctx, cmd.split);
-    // The charge's split, else the merchant's default; checked before the processor is called.
-    const split = await deps.connect.checkCharge(ctx, cmd.split);
-    const existingCustomer = cmd.customer.id ? await deps.customers.get(ctx, cmd.customer.id) : null;
-    // The request's own problems come first, then what this environment's processor refuses.
-    const method = await normalizeMethod(ctx, cmd.paymentMethod, { amountMinor, currency }, cmd.customer.id, {
-      cards: deps.cards, now: at, processor: deps.processors.route(ctx.environment),
-      customer: processorCustomer(existingCustomer, cmd.customer),
-    });
-    const postbackUrl = cmd.postbackUrl
-      ? await checkDestination(cmd.postbackUrl, ctx.environment, deps.config, "postbackUrl")
-      : null;
-    const processor = routeFor(ctx);
-    return {
-      scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split,
-    };
-  }
-
   const createdView = (c: ChargeRow) =>
     ({ id: c.id, status: c.status, paymentDetails: c.paymentDetails, reason: c.reason });
 
@@ -230,31 +162,6 @@ export function createChargePath(deps: ChargeCreateDeps) {
     }
   }
 
-  return { check, priced, create, submit, fromBody, processorFor };
+  return { toChargeCommand, check, priced, create, submit, processorFor };
 }
 
-/** The buyer as a processor sees it: the stored customer, or the one the request describes. */
-function processorCustomer(existing: CustomerRow | null, inline: ChargeCommand["customer"]): CustomerInput {
-  return existing
-    ? { name: existing.name, email: existing.email, documentId: existing.documentId, documentType: existing.documentType, phone: existing.phone, address: postalAddressOf(existing.address) }
-    : { name: inline.name ?? "", email: inline.email ?? null, documentId: inline.document?.id ?? null, documentType: inline.document?.type ?? null, phone: inline.phone ?? null, address: postalAddressOf(inline.address) };
-}
-
-
-/** A charge that passed every check, ready to be made by `create` for the same scope. */
-export interface PreparedCharge {
-  readonly scope: Scope;
-  readonly cmd: ChargeCommand;
-  readonly at: Date;
-  readonly amountMinor: number;
-  readonly currency: string;
-  readonly method: Omit<NormalizedCharge, "amountMinor" | "currency">;
-  readonly postbackUrl: string | null;
-  readonly processor: ChargeRoute;
-  readonly existingCustomer: CustomerRow | null;
-  readonly split: SplitRule[] | null;
-}
-
-export type ChargeCheck =
-  | { ok: true; charge: PreparedCharge }
-  | { ok: false; problems: AppError[] };

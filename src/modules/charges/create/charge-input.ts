@@ -8,9 +8,9 @@ import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../.
 import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../../processors/processor.js";
 import type { PaymentMethodBody } from "./payment-methods.schemas.js";
 
-// Turns a validated POST /v1/charges body into what the processor and the ledger need, with
-// every business rule the schema cannot express. Nothing here writes; errors are 422s naming
-// the field.
+// The rules of a charge the schema cannot express, which the charge pipeline runs in its order
+// (charge-pipeline.ts), and the method as the processor and the ledger need it. Nothing here
+// writes; errors are 422s naming the field.
 export interface SavedCards {
   cardForCharge(ctx: RequestCtx, cardId: string): Promise<{
     number: string; brand: string; holderName: string; expirationMonth: string; expirationYear: string; customerId: string;
@@ -150,12 +150,4 @@ export async function normalizeMethod(
     brand: checked.brand,
     installments,
   };
-}
-
-export function rejectServerFields(body: unknown): void {
-  if (body && typeof body === "object") {
-    for (const field of ["freight_amount", "freight_details", "freightAmount", "freightDetails"]) {
-      if (field in body) throw new AppError("validation_failed", `${field} is set by the server and must not be sent`);
-    }
-  }
 }

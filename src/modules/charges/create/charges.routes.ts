@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { errors, IdempotencyHeaders, IdParams } from "../../../http/schemas.js";
-import { rejectServerFields } from "./charge-input.js";
+import { rejectServerFields } from "./charge-pipeline.js";
 import { toChargeResponse } from "../charges.mapper.js";
 import type { ChargeService } from "../charges.service.js";
 import * as s from "../charges.schemas.js";
@@ -13,7 +13,7 @@ export function chargeRoutes(charges: ChargeService) {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
     app.post("/v1/charges", {
-      // Before schema validation, so the message says why rather than "not a recognized field".
+      // Step 1 of the charge pipeline (create/charge-pipeline.ts): before the schema.
       preValidation: async (req) => rejectServerFields(req.body),
       schema: {
         operationId: "createCharge", tags: ["charges"], summary: "Create a charge",
@@ -31,7 +31,7 @@ export function chargeRoutes(charges: ChargeService) {
           }),
         },
       },
-    }, async (req, reply) => reply.code(201).send(await charges.submit(req.ctx, charges.fromBody(req.body))));
+    }, async (req, reply) => reply.code(201).send(await charges.submit(req.ctx, charges.toChargeCommand(req.body))));
 
     app.get("/v1/charges", {
       schema: {
