@@ -12,7 +12,7 @@ import { idempotencyHashKey } from "./http/idempotency.js";
 import { compiledOnFirstUse } from "./http/lazy-compile.js";
 import { registerOpsRoutes } from "./http/ops.js";
 import { withDiscriminatorMappings } from "./http/openapi-mappings.js";
-import { PAYMENT_METHOD_COMPONENTS } from "./modules/charges/create/payment-methods.schemas.js";
+import { PAYMENT_METHOD_COMPONENTS } from "./modules/charges/index.js";
 import { SUBSCRIPTION_METHOD_COMPONENTS } from "./modules/subscriptions/subscriptions.schemas.js";
 import { RequestLog } from "./http/request-log.js";
 import { createRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";

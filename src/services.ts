@@ -2,7 +2,7 @@ import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
 import type { ProcessorDefinition } from "./processors/definition.js";
 import { createCardModule } from "./modules/cards/cards.module.js";
-import { createChargesModule, sandboxProcessorRecords } from "./modules/charges/charges.module.js";
+import { createChargesModule, sandboxProcessorRecords } from "./modules/charges/index.js";
 import { createConfigChanges } from "./db/config-changes.js";
 import { createConnectModule } from "./modules/connect/connect.module.js";
 import { createCustomersModule } from "./modules/customers/customers.module.js";

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { webRoutes } from "../../web/web.routes.js";
-import type { ChargeService } from "../charges/charges.service.js";
+import type { ChargeService } from "../charges/index.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import type { ShippingService } from "../shipping/shipping.service.js";
 import { paymentLinkRoutes } from "./payment-links.routes.js";

@@ -9,7 +9,7 @@ import { normalizeDocument } from "../../lib/documents.js";
 import { seededId } from "../../lib/ids.js";
 import { amountToMinor, checkAmountCeiling } from "../../core/amounts.js";
 import { currencyExponent, toMajor } from "../../lib/money.js";
-import type { ChargeService } from "../charges/charges.service.js";
+import type { ChargeService } from "../charges/index.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { postalCodeDigits, type ShippingService } from "../shipping/shipping.service.js";
 import { checkBrowserDestination } from "../webhooks/destination.js";

@@ -6,7 +6,7 @@ import type { PageQuery } from "../../db/pagination.js";
 import { seededId } from "../../lib/ids.js";
 import { toMajor } from "../../lib/money.js";
 import type { AmountLimits } from "../../lib/money.js";
-import { normalizeMoney } from "../charges/create/charge-input.js";
+import { normalizeMoney } from "../../core/amounts.js";
 import * as repo from "./plans.repo.js";
 import type { CreatePlanBody, UpdatePlanBody } from "./plans.schemas.js";
 

@@ -1,8 +1,7 @@
-import type { RefundService } from "../../modules/charges/refunds/refunds.service.js";
+import type { RefundService, toChargeResponse } from "../../modules/charges/index.js";
 import type { EventService } from "../../modules/webhooks/events.service.js";
 import { toCustomer } from "../../modules/customers/customers.service.js";
 import { esc } from "../html.js";
-import type { toChargeResponse } from "../../modules/charges/charges.mapper.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { formatDocument } from "./format.js";
 import { actionButton, badge, checkbox, csrfInput, dl, field, formErrors, link, table } from "./ui.js";

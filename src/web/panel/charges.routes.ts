@@ -1,8 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import { CHARGE_STATUSES } from "../../modules/charges/charge-status.js";
-import { ListChargesQuery, RefundBody } from "../../modules/charges/charges.schemas.js";
+import { CHARGE_STATUSES, ListChargesQuery, RefundBody, toChargeResponse } from "../../modules/charges/index.js";
 import { toCustomer } from "../../modules/customers/customers.service.js";
-import { toChargeResponse } from "../../modules/charges/charges.mapper.js";
 import { esc } from "../html.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact } from "./forms.js";

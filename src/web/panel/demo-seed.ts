@@ -1,7 +1,7 @@
 import type { Services } from "../../services.js";
 import type { Db } from "../../db/client.js";
 import type { RequestCtx } from "../../core/context.js";
-import type { CreateChargeBody } from "../../modules/charges/charges.schemas.js";
+import type { CreateChargeBody } from "../../modules/charges/index.js";
 import type { Static } from "typebox";
 import { backdateCharge } from "./demo-dates.js";
 

@@ -2,8 +2,6 @@ import { isIP } from "node:net";
 import { AppError, invalid } from "../../../core/errors.js";
 import type { RequestCtx } from "../../../core/context.js";
 import { inspectCard } from "../../../lib/cards.js";
-import { amountToMinor } from "../../../core/amounts.js";
-import { currencyExponent, type AmountLimits } from "../../../lib/money.js";
 import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../../processors/methods.js";
 import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../../processors/processor.js";
 import type { PaymentMethodBody } from "./payment-methods.schemas.js";
@@ -26,13 +24,6 @@ export interface NormalizedCharge {
   methodView: Record<string, unknown>;
   brand: string | null;
   installments: number;
-}
-
-/** A charge's amount or a plan's price (`field`), within the ceiling of its currency. */
-export function normalizeMoney(amount: unknown, rawCurrency: string, limits: AmountLimits, field = "amount"): { amountMinor: number; currency: string } {
-  const currency = rawCurrency.toUpperCase();
-  if (currencyExponent(currency) === undefined) throw invalid(`currency ${rawCurrency} is not a supported ISO 4217 code`);
-  return { amountMinor: amountToMinor(amount, currency, limits, { field }), currency };
 }
 
 export function checkSplit(ctx: RequestCtx, split: { merchantId: string; percentage: number }[] | undefined): void {
