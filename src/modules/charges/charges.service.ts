@@ -3,7 +3,7 @@ import type { RequestCtx } from "../../core/context.js";
 import { createChargePath, type ChargeCreateDeps } from "./create/charge-create.js";
 import { toChargeResponse, type ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
-import type { ConnectService } from "../connect/connect.service.js";
+import type { ConnectService } from "../connect/index.js";
 import { createSandboxActions } from "./sandbox/sandbox-actions.js";
 
 export type { ChargeCheck, PreparedCharge } from "./create/charge-pipeline.js";

@@ -11,10 +11,9 @@ import { endToEndIdProblem, endToEndIdTimeProblem } from "../../lib/pix-end-to-e
 import type { AmountLimits } from "../../lib/money.js";
 import type { PayoutResult } from "../../processors/processor.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
-import { computePayoutFee, type FeeDefinition } from "../ledger/fees.js";
-import type { LedgerService, PayoutPosting, Reversal } from "../ledger/ledger.service.js";
-import type { MerchantService } from "../merchants/merchants.service.js";
-import { recordEvent } from "../webhooks/outbox.js";
+import { computePayoutFee, type FeeDefinition, type LedgerService, type PayoutPosting, type Reversal } from "../ledger/index.js";
+import type { MerchantService } from "../merchants/index.js";
+import { recordEvent } from "../webhooks/index.js";
 import * as connectRepo from "./connect.repo.js";
 import type { ConnectService } from "./connect.service.js";
 import { dayRange, envelope, pageWindow } from "./paging.js";

@@ -5,7 +5,7 @@ import { AppError, notFound } from "../../core/errors.js";
 import type { Authenticator, Environment, KeyPrincipal, Scope } from "../../core/context.js";
 import { safeEqual, sha256Hex, type Sealer } from "../../lib/crypto.js";
 import { newId, randomToken } from "../../lib/ids.js";
-import type { FeeDefinition } from "../ledger/fees.js";
+import type { FeeDefinition } from "../ledger/index.js";
 import * as repo from "./merchants.repo.js";
 import { createConfigChanges, createTtlCache, type ConfigChanges } from "../../db/config-changes.js";
 

@@ -10,9 +10,9 @@ import { seededId } from "../../lib/ids.js";
 import { amountToMinor, checkAmountCeiling } from "../../core/amounts.js";
 import { currencyExponent, toMajor } from "../../lib/money.js";
 import type { ChargeService } from "../charges/index.js";
-import type { MerchantService } from "../merchants/merchants.service.js";
-import { postalCodeDigits, type ShippingService } from "../shipping/shipping.service.js";
-import { checkBrowserDestination } from "../webhooks/destination.js";
+import type { MerchantService } from "../merchants/index.js";
+import { postalCodeDigits, type ShippingService } from "../shipping/index.js";
+import { checkBrowserDestination } from "../webhooks/index.js";
 import * as repo from "./payment-links.repo.js";
 import type * as s from "./payment-links.schemas.js";
 

@@ -1,7 +1,7 @@
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Sealer } from "../../lib/crypto.js";
-import type { MerchantService } from "../merchants/merchants.service.js";
+import type { MerchantService } from "../merchants/index.js";
 import { createMelhorEnvioClient, type MelhorEnvioClient } from "./melhor-envio.client.js";
 import { shippingRoutes } from "./shipping.routes.js";
 import { createShippingService } from "./shipping.service.js";

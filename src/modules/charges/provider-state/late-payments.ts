@@ -1,6 +1,6 @@
 import { withTx, type Db } from "../../../db/client.js";
 import { refundsOf, type LookupResult, type PaymentProcessor, type RefundResult } from "../../../processors/processor.js";
-import type { LedgerService } from "../../ledger/ledger.service.js";
+import type { LedgerService } from "../../ledger/index.js";
 import type { ChargeEffects } from "../charge-effects.js";
 import type { ChargeRow } from "../charges.mapper.js";
 import { moveLatePayment } from "./provider-sync.repo.js";

@@ -2,7 +2,7 @@ import { withTx, type Db } from "../../../db/client.js";
 import { AppError } from "../../../core/errors.js";
 import type { LookupResult, PaymentProcessor } from "../../../processors/processor.js";
 import type { ProcessorRegistry } from "../../../processors/registry.js";
-import type { LedgerService } from "../../ledger/ledger.service.js";
+import type { LedgerService } from "../../ledger/index.js";
 import type { ChargeEffects } from "../charge-effects.js";
 import { canTransition, type ChargeStatus } from "../charge-status.js";
 import type { ChargeRow } from "../charges.mapper.js";

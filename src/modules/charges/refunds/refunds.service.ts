@@ -5,7 +5,7 @@ import { faultPoint } from "../../../lib/faults.js";
 import { seededId } from "../../../lib/ids.js";
 import { amountToMinor } from "../../../core/amounts.js";
 import { currencyExponent, formatMajor, toMajor, type AmountLimits } from "../../../lib/money.js";
-import type { LedgerService } from "../../ledger/ledger.service.js";
+import type { LedgerService } from "../../ledger/index.js";
 import type { ChargeEffects } from "../charge-effects.js";
 import type { ChargeStatus } from "../charge-status.js";
 import type { ChargeRow } from "../charges.mapper.js";

@@ -2,7 +2,7 @@ import { withTx, type Db } from "../../../db/client.js";
 import { AppError, invalid, notFound } from "../../../core/errors.js";
 import type { RequestCtx } from "../../../core/context.js";
 import type { PaymentProcessor } from "../../../processors/processor.js";
-import type { ConnectService } from "../../connect/connect.service.js";
+import type { ConnectService } from "../../connect/index.js";
 import { EVENT_FOR_STATUS, type ChargeEffects } from "../charge-effects.js";
 import { EXPIRY, type ChargeStatus } from "../charge-status.js";
 import { toChargeResponse, type ChargeRow } from "../charges.mapper.js";
