@@ -4,10 +4,10 @@
 // the same parameters. A plan that reads a big table by Seq Scan is flagged.
 import type { Logger } from "drizzle-orm";
 import type { Db } from "../src/db/client.js";
-import type { RequestCtx } from "../src/http/context.js";
+import type { RequestCtx } from "../src/core/context.js";
 import { listCards } from "../src/modules/cards/cards.repo.js";
 import { expiredPendingCharges, listCharges } from "../src/modules/charges/charges.repo.js";
-import { expiredLiveCharges, findLiveCharge, lateRefundsPending, openLiveCharges, settledLiveCharges } from "../src/modules/charges/provider-sync.repo.js";
+import { expiredLiveCharges, findLiveCharge, lateRefundsPending, openLiveCharges, settledLiveCharges } from "../src/modules/charges/provider-state/provider-sync.repo.js";
 import { listDocuments, listSubmerchants, totalSales } from "../src/modules/connect/connect.repo.js";
 import { listPayouts } from "../src/modules/connect/payouts.repo.js";
 import { listCustomers } from "../src/modules/customers/customers.repo.js";

@@ -5,17 +5,17 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
-import { registerAuth, securitySchemes } from "./http/auth.js";
-import { registerErrorDocs } from "./http/error-docs.js";
-import { handleClientError, handleFrameworkError, registerErrorHandling, registerNotFound } from "./http/errors.js";
-import { idempotencyHashKey, registerIdempotency } from "./http/idempotency.js";
+import { securitySchemes } from "./http/auth.js";
+import { handleClientError, handleFrameworkError, registerErrorHandling } from "./http/errors.js";
+import { registerHooks } from "./http/hooks.js";
+import { idempotencyHashKey } from "./http/idempotency.js";
 import { compiledOnFirstUse } from "./http/lazy-compile.js";
-import { registerOps, registerStartHold } from "./http/ops.js";
+import { registerOpsRoutes } from "./http/ops.js";
 import { withDiscriminatorMappings } from "./http/openapi-mappings.js";
-import { PAYMENT_METHOD_COMPONENTS } from "./modules/charges/payment-methods.schemas.js";
+import { PAYMENT_METHOD_COMPONENTS } from "./modules/charges/index.js";
 import { SUBSCRIPTION_METHOD_COMPONENTS } from "./modules/subscriptions/subscriptions.schemas.js";
 import { RequestLog } from "./http/request-log.js";
-import { createRateLimits, registerRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";
+import { createRateLimits, type RateLimitPolicies } from "./http/rate-limit.js";
 import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
 import { randomToken } from "./lib/ids.js";
@@ -97,18 +97,23 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
     // Serializers and validators are compiled on their route's first use (src/http/lazy-compile.ts).
     schemaController: { compilersFactory: compilers.serializers },
   });
-  app.addHook("onSend", async (req, reply) => {
-    reply.header("x-request-id", req.id);
-  });
 
   app.decorate("compileEveryRoute", compilers.compileEveryRoute);
   // Schemas that routes name by $ref: components of the document, known to the validators.
   const shared = [ErrorBody, ...PAYMENT_METHOD_COMPONENTS, ...SUBSCRIPTION_METHOD_COMPONENTS];
   registerValidation(app, compilers, shared);
   registerErrorHandling(app);
-  registerStartHold(app, deps.holdRequests ?? false);
-  registerNotFound(app);
   for (const schema of shared) app.addSchema(schema);
+  // Every request hook, in the order a request meets them (src/http/hooks.ts); before any
+  // route, so every route (the documentation plugin's too) passes the onRoute hooks.
+  const rateLimits = createRateLimits({ config, db, policies: deps.rateLimitPolicies, configChanges: services.configChanges });
+  const ops = registerHooks(app, {
+    db, holdRequests: deps.holdRequests ?? false, authenticator: services.merchants.authenticator, rateLimits,
+    idempotency: { hashKey: idempotencyHashKey(config.encryptionKey), sealer: services.sealer, leaseMs: config.idempotencyLeaseMs },
+    gauges: { waitingCharges: services.charges.waitingOnProcessor, waitingNotices: services.modules.charges.notices.waiting, processors: services.processors },
+    // The live adapters' keep-alive connections to the providers close with the app.
+    closeProcessors: async () => services.processors.close(),
+  });
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -158,16 +163,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   });
   await app.register(fastifyJwt, { secret: config.jwtSecret, verify: { algorithms: ["HS256"] }, sign: { algorithm: "HS256" } });
 
-  const rateLimits = createRateLimits({ config, db, policies: deps.rateLimitPolicies, configChanges: services.configChanges });
-  registerAuth(app, services.merchants.authenticator, rateLimits.failedAuth);
-  registerErrorDocs(app); // after registerAuth: it reads each route's auth mode
-  registerRateLimits(app, rateLimits); // after registerAuth: its hook needs req.ctx
-  registerIdempotency(app, db, { hashKey: idempotencyHashKey(config.encryptionKey), sealer: services.sealer, leaseMs: config.idempotencyLeaseMs });
-  registerOps(app, db, config, {
-    waitingCharges: services.charges.waitingOnProcessor, waitingNotices: services.modules.charges.notices.waiting, processors: services.processors,
-  });
-  // The live adapters' keep-alive connections to the providers close with the app.
-  app.addHook("onClose", async () => services.processors.close());
+  registerOpsRoutes(app, db, config, ops);
 
   app.get("/openapi.json", { config: { auth: "public" }, schema: { hide: true } }, async () => app.swagger());
   const { modules } = services;

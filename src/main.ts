@@ -5,8 +5,8 @@ import { ConfigError, loadConfig, type Config } from "./config.js";
 import { openDatabase, type Database, type Db } from "./db/client.js";
 import { lockDataDir, restrictDataDir } from "./db/lock.js";
 import { armFault } from "./lib/faults.js";
-import { createTasks } from "./jobs/tasks.js";
-import { startWorker, type Worker } from "./jobs/runner.js";
+import { collectTasks, startWorker, type Worker } from "./jobs/runner.js";
+import { idempotencyPurgeTask } from "./http/idempotency.js";
 import { logStream } from "./lib/log-stream.js";
 import { clusterChildRole, superviseCluster, tellPrimary, whenPrimaryServes } from "./cluster.js";
 import { CONFIG_CHANGED_CHANNEL } from "./db/config-changes.js";
@@ -76,7 +76,8 @@ async function main(): Promise<void> {
   const services = createServices({ config, db: database.db });
   const app = role === "worker" ? undefined : await buildApp({ config, db: database.db, logStream: stream, holdRequests: true }, services);
   const worker: Worker | undefined =
-    role === "api" ? undefined : startWorker(createTasks({ db: database.db, modules: { ...services.modules, webhooks: services.webhooks, subscriptions: services.subscriptions }, log }), log);
+    // Each module declares its own tasks; the HTTP layer's one purges expired idempotency keys.
+    role === "api" ? undefined : startWorker([...collectTasks(Object.values(services.modules), log), idempotencyPurgeTask(database.db)], log);
 
   // New deliveries wake the delivery task at once (a trigger NOTIFYs on commit); polling stays
   // as the fallback, so a lost notification only costs one poll interval.

@@ -2,7 +2,7 @@ import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
 import type { ProcessorDefinition } from "./processors/definition.js";
 import { createCardModule } from "./modules/cards/cards.module.js";
-import { createChargesModule, sandboxProcessorRecords } from "./modules/charges/charges.module.js";
+import { createChargesModule, sandboxProcessorRecords } from "./modules/charges/index.js";
 import { createConfigChanges } from "./db/config-changes.js";
 import { createConnectModule } from "./modules/connect/connect.module.js";
 import { createCustomersModule } from "./modules/customers/customers.module.js";
@@ -20,7 +20,7 @@ export type Services = ReturnType<typeof createServices>;
 /**
  * Every module, built once by its own factory; the worker uses the same ones. The top-level
  * names are the services other code calls; `modules` carries what app.ts and the worker
- * register (routes, tasks).
+ * register (routes, and each module's own background tasks).
  */
 export function createServices(deps: { config: Config; db: Db; processors?: readonly ProcessorDefinition[] }) {
   const { config, db } = deps;
@@ -47,6 +47,7 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     sealer, configChanges, webhooks, cards, connect, subscriptions, paymentLinks,
     merchants: merchants.service, customers: customers.service, ledger: ledger.service, charges: charges.service,
     refunds: charges.refunds, shipping: shipping.service, processors,
-    modules: { merchants, customers, ledger, charges, shipping },
+    // Every module, in the order the worker takes their tasks (collectTasks).
+    modules: { merchants, customers, cards, webhooks, subscriptions, ledger, connect, charges, shipping, paymentLinks },
   };
 }

@@ -1,24 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AppError } from "./errors.js";
-import type { AuthMode, Environment, RequestCtx } from "./context.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
+import { AppError } from "../core/errors.js";
+import type { AuthMode } from "./context.js";
+import type { Authenticator, RequestCtx } from "../core/context.js";
 import type { AuthFailureGuard } from "./rate-limit.js";
 import { errors } from "./schemas.js";
 import { EXPECTED, unauthorizedMessage } from "./unauthorized.js";
-
-export interface KeyPrincipal {
-  keyId: string;
-  merchantId: string;
-  environment: Environment;
-  merchantStatus: string;
-}
-
-export interface Authenticator {
-  /** Finds an active secret key (by its hash); null when unknown or revoked. */
-  findKey(key: string): Promise<KeyPrincipal | null>;
-  isAdminKey(key: string): Promise<boolean>;
-  /** Checks a merchant named by a JWT still exists and is active. */
-  merchantStatus(merchantId: string): Promise<string | null>;
-}
 
 const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
   secretKey: [{ secretKey: [] }],
@@ -61,25 +47,29 @@ function basicUser(value: string): string | null {
   return user.length > 0 && user.length <= 200 ? user : null;
 }
 
-export function registerAuth(app: FastifyInstance, auth: Authenticator, failures: AuthFailureGuard): void {
-  // Each route declares its mode once (config.auth); the OpenAPI security follows from it.
-  app.addHook("onRoute", (route) => {
-    // Routes of documentation plugins are hidden from the document and public; every other
-    // route needs a secret key unless it says otherwise.
-    const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
-    const mode: AuthMode = route.config?.auth ?? (hidden ? "public" : "secretKey");
-    route.config = { ...route.config, auth: mode };
-    if (hidden) return;
-    // Every route with credentials may answer 429: the per-key limit, or a locked-out address.
-    const response = route.schema?.response as Record<number, unknown> | undefined;
-    const limited = mode !== "public" && response && !response[429] ? { response: { ...response, ...errors(429) } } : {};
-    route.schema = { ...route.schema, ...limited, security: SECURITY[mode] } as typeof route.schema;
-  });
+/**
+ * onRoute (src/http/hooks.ts): each route declares its mode once (config.auth); the OpenAPI
+ * security follows from it.
+ */
+export function declareAuthMode(route: RouteOptions): void {
+  // Routes of documentation plugins are hidden from the document and public; every other
+  // route needs a secret key unless it says otherwise.
+  const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
+  const mode: AuthMode = route.config?.auth ?? (hidden ? "public" : "secretKey");
+  route.config = { ...route.config, auth: mode };
+  if (hidden) return;
+  // Every route with credentials may answer 429: the per-key limit, or a locked-out address.
+  const response = route.schema?.response as Record<number, unknown> | undefined;
+  const limited = mode !== "public" && response && !response[429] ? { response: { ...response, ...errors(429) } } : {};
+  route.schema = { ...route.schema, ...limited, security: SECURITY[mode] } as typeof route.schema;
+}
 
-  app.addHook("onRequest", async (req, reply) => {
+/** onRequest: sets req.ctx from the credentials the route's mode takes, or answers 401/403/429. */
+export function authenticateRequest(app: FastifyInstance, auth: Authenticator, failures: AuthFailureGuard) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (!req.routeOptions.url) return; // unknown routes go to the not-found handler
-    // Routes registered before this hook (the /docs pages of @fastify/swagger-ui) never had
-    // their mode set by onRoute: apply the same rule, hidden means public.
+    // A route added before the onRoute hooks (src/http/hooks.ts) never had its mode set by
+    // declareAuthMode: apply the same rule, hidden means public.
     const hidden = Boolean((req.routeOptions.schema as { hide?: boolean } | undefined)?.hide);
     const mode = req.routeOptions.config?.auth ?? (hidden ? "public" : "secretKey");
     if (mode === "public") {
@@ -98,7 +88,7 @@ export function registerAuth(app: FastifyInstance, auth: Authenticator, failures
       reply.header("www-authenticate", EXPECTED[mode].challenge);
       throw new AppError("unauthorized", unauthorizedMessage(mode, err.why));
     }
-  });
+  };
 }
 
 async function authenticate(app: FastifyInstance, auth: Authenticator, req: FastifyRequest, mode: AuthMode): Promise<RequestCtx> {

@@ -1,6 +1,7 @@
-import type { FastifyInstance, RouteOptions } from "fastify";
+import type { RouteOptions } from "fastify";
 import type { AuthMode } from "./context.js";
-import { ERROR_CODES, PARSER_REFUSALS, type ErrorCode } from "./errors.js";
+import { ERROR_CODES, type ErrorCode } from "../core/errors.js";
+import { PARSER_REFUSALS } from "./errors.js";
 import { errorResponse, givenExample, isErrorResponse } from "./schemas.js";
 import { unauthorizedMessage } from "./unauthorized.js";
 
@@ -124,30 +125,32 @@ function derived(status: number, f: Facts): [ErrorCode, string] {
   }
 }
 
-export function registerErrorDocs(app: FastifyInstance): void {
-  app.addHook("onRoute", (route) => {
-    const schema = route.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
-    if (!schema?.response || schema.hide) return;
-    const f = factsOf(route);
-    const response: Record<string, unknown> = { ...schema.response };
-    const statuses = new Set([...Object.keys(response).map(Number).filter((s) => s >= 400), ...structural(f)]);
-    for (const status of [...statuses].sort()) {
-      const current = response[status];
-      // A route's own example, or an answer that is not the error shape (/health's 503), stays.
-      if (current !== undefined && (givenExample(current) || !isErrorResponse(current))) continue;
-      const [code, message] = derived(status, f);
-      response[status] = errorResponse(status, code, message);
-    }
-    // The document gets every error answer with its example; the route's serializers only the
-    // other answers. An error body is always errorBody()'s four fields, written by the one
-    // error handler (src/http/errors.ts), so a serializer per route and status (498 of them,
-    // 7 MB of heap, nearly all of them the same ErrorBody) would add nothing but memory.
-    const serialized: Record<string, unknown> = {};
-    for (const [status, answer] of Object.entries(response)) if (!isErrorResponse(answer)) serialized[status] = answer;
-    const documented = { ...route.schema, response };
-    route.schema = { ...route.schema, response: serialized } as typeof route.schema;
-    route.config = { ...route.config, swaggerTransform: ({ url }: { url: string }) => ({ schema: documented, url }) } as typeof route.config;
-  });
+/**
+ * onRoute (src/http/hooks.ts), after declareAuthMode, whose mode it reads: every error answer a
+ * route can give, with its example, in the document.
+ */
+export function documentErrors(route: RouteOptions): void {
+  const schema = route.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
+  if (!schema?.response || schema.hide) return;
+  const f = factsOf(route);
+  const response: Record<string, unknown> = { ...schema.response };
+  const statuses = new Set([...Object.keys(response).map(Number).filter((s) => s >= 400), ...structural(f)]);
+  for (const status of [...statuses].sort()) {
+    const current = response[status];
+    // A route's own example, or an answer that is not the error shape (/health's 503), stays.
+    if (current !== undefined && (givenExample(current) || !isErrorResponse(current))) continue;
+    const [code, message] = derived(status, f);
+    response[status] = errorResponse(status, code, message);
+  }
+  // The document gets every error answer with its example; the route's serializers only the
+  // other answers. An error body is always errorBody()'s four fields, written by the one
+  // error handler (src/http/errors.ts), so a serializer per route and status (498 of them,
+  // 7 MB of heap, nearly all of them the same ErrorBody) would add nothing but memory.
+  const serialized: Record<string, unknown> = {};
+  for (const [status, answer] of Object.entries(response)) if (!isErrorResponse(answer)) serialized[status] = answer;
+  const documented = { ...route.schema, response };
+  route.schema = { ...route.schema, response: serialized } as typeof route.schema;
+  route.config = { ...route.config, swaggerTransform: ({ url }: { url: string }) => ({ schema: documented, url }) } as typeof route.config;
 }
 
 /** The codes a status may carry (the example's code must be one of them). */

@@ -1,70 +1,10 @@
 import { STATUS_CODES } from "node:http";
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 import { maskCardNumbers, maskUrlPath } from "../lib/redact.js";
+import { AppError, statusOf, type ErrorCode } from "../core/errors.js";
 
-// One error class, one code -> status table, one handler. Services throw AppError with a code;
-// TypeScript makes every code have a status.
-const statusOf = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  invalid_state: 409,
-  idempotency_in_progress: 409,
-  payload_too_large: 413,
-  // Request line and headers over Node's 16 KiB, refused by the HTTP parser (handleClientError).
-  headers_too_large: 431,
-  request_timeout: 408,
-  unsupported_media_type: 415,
-  validation_failed: 422,
-  idempotency_mismatch: 422,
-  // A card number in a field that is not meant for card data (src/http/card-fields.ts).
-  card_number_in_text: 422,
-  // An amount above the ceiling of its currency (MAX_AMOUNT_MINOR, src/lib/amount-limits.ts).
-  amount_too_large: 422,
-  // Codes a client acts on differently from a malformed request (all 422: the request is
-  // well-formed, but cannot be served as asked).
-  currency_not_supported: 422, // an unknown currency, or one the payment method does not take
-  method_not_supported: 422, // no processor serves this method in this environment
-  submerchant_not_active: 422, // a submerchant that is not active cannot charge live, be paid out or receive a share of a split
-  insufficient_balance: 422, // a payout above the available balance
-  refund_exceeds_refundable: 422, // a refund above what is left of the charge to refund
-  rate_limited: 429,
-  internal: 500,
-  unavailable: 503,
-  // Every slot for charges waiting on a processor is taken in this process; nothing was written
-  // (PROCESSOR_MAX_WAITING, docs/guarantees.md). Answered with Retry-After.
-  processor_busy: 503,
-} as const;
-
-export type ErrorCode = keyof typeof statusOf;
-
-/** An amount in a refusal's figures: integer minor units and their currency. */
-export interface MoneyParam { minor: number; currency: string }
-/**
- * The figures of a refusal (the refundable rest, the maximum amount), beside its English message,
- * so that a client in another language (the panel) says the same in its own words and formats
- * them its way. They are not part of the answer's body.
- */
-export type ErrorParams = Readonly<Record<string, string | number | MoneyParam>>;
-
-/** Every code with its status, for the OpenAPI document. */
-export const ERROR_CODES: readonly (readonly [ErrorCode, number])[] = Object.entries(statusOf) as [ErrorCode, number][];
-
-export class AppError extends Error {
-  readonly statusCode: number;
-  /** Sent as the Retry-After header (whole seconds) when the answer says "later", not "never". */
-  retryAfterSeconds?: number;
-  constructor(readonly code: ErrorCode, message: string, readonly params?: ErrorParams) {
-    super(message);
-    this.statusCode = statusOf[code];
-  }
-}
-
-export const notFound = (what: string, id: string) => new AppError("not_found", `${what} ${id} not found`);
-export const invalid = (message: string) => new AppError("validation_failed", message);
+// The one handler: every error, from a service (AppError, src/core/errors.ts) or from Fastify, is
+// answered here in the shape {statusCode, message, error, code}.
 
 export interface ErrorBody {
   statusCode: number;
@@ -101,7 +41,7 @@ function classify(err: FastifyError, body: unknown): { status: number; code: str
       // No parser for the body's type: say which one is (the upload routes, which take
       // multipart/form-data, answer their own 415).
       : mapped === "unsupported_media_type" ? "Unsupported Media Type: send the body as application/json (Content-Type: application/json)" : err.message;
-    return { status: statusOf[mapped], code: mapped, message };
+    return { status: statusOf(mapped), code: mapped, message };
   }
   if (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
     return { status: 400, code: "bad_request", message: "Malformed JSON in request body" };
@@ -229,14 +169,18 @@ export function handleClientError(err: NodeJS.ErrnoException, socket: import("no
   socket.destroy();
 }
 
-/** 404 for unknown routes, 405 (with Allow) when the path exists under other methods. */
-export function registerNotFound(app: FastifyInstance): void {
+/**
+ * 404 for unknown routes, 405 (with Allow) when the path exists under other methods: `record`
+ * (onRoute) learns every route, `answer` is the not-found handler, `answerUnknown` the
+ * preValidation hook that answers unknown routes early (src/http/hooks.ts says why there).
+ */
+export function routeTable() {
   const known: { method: string; pattern: RegExp }[] = [];
-  app.addHook("onRoute", (route) => {
+  const record = (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`);
     for (const method of methods) known.push({ method, pattern });
-  });
+  };
   const answer = (req: FastifyRequest, reply: FastifyReply) => {
     const sent = req.url.split("?")[0] ?? "";
     const allowed = [...new Set(known.filter((r) => r.pattern.test(sent)).map((r) => r.method))];
@@ -250,11 +194,8 @@ export function registerNotFound(app: FastifyInstance): void {
     }
     return reply.code(404).send(errorBody(404, `Route ${req.method} ${path} not found`, "not_found"));
   };
-  // Fastify runs the app's hooks for unknown routes too. Answering in an early preValidation
-  // hook (after the body is parsed, so malformed JSON stays a 400) keeps them from the
-  // idempotency hooks, which expect an authenticated route.
-  app.addHook("preValidation", async (req, reply) => {
+  const answerUnknown = async (req: FastifyRequest, reply: FastifyReply) => {
     if (!req.routeOptions.url) return answer(req, reply);
-  });
-  app.setNotFoundHandler(answer);
+  };
+  return { record, answer, answerUnknown };
 }

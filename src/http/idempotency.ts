@@ -1,12 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createHmac } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { queryRows, sql, type Db } from "../db/client.js";
 import { newSeed } from "../lib/ids.js";
 import { stableStringify } from "../lib/json.js";
 import type { Sealer } from "../lib/crypto.js";
-import { AppError } from "./errors.js";
-import type { Environment } from "./context.js";
+import type { Task } from "../jobs/runner.js";
+import { AppError } from "../core/errors.js";
+import type { Environment } from "../core/context.js";
 
 // Idempotency-Key on every POST (docs/guarantees.md), scoped per merchant, environment and
 // route (claimRoute: the route that matched, not the URL as spelled). Exactly-once rests on three
@@ -131,22 +132,26 @@ function redact(payload: string, paths: string[]): { body: string; redacted: str
   return { body: JSON.stringify(doc), redacted };
 }
 
-export function registerIdempotency(app: FastifyInstance, db: Db, opts: IdempotencyOptions): void {
+/**
+ * The three hooks of a claim (src/http/hooks.ts places them): `checkKey` (preValidation) the
+ * key's shape, `claimKey` (preHandler) takes or replays it, `store` (onSend) keeps the answer.
+ */
+export function idempotencyHooks(db: Db, opts: IdempotencyOptions) {
   const { sealer } = opts;
   const applies = (req: FastifyRequest) => req.method === "POST" && req.routeOptions.config?.idempotent !== false;
 
   // The key's shape is checked before schema validation, so that a bad key is the same 400 on
   // every POST route, whether or not the route's schema declares the header.
-  app.addHook("preValidation", async (req) => {
+  const checkKey = async (req: FastifyRequest): Promise<void> => {
     if (!applies(req)) return;
     const header = req.headers["idempotency-key"];
     if (header === undefined) return;
     if (typeof header !== "string" || header.length < 1 || header.length > 255) {
       throw new AppError("bad_request", "Idempotency-Key must be a single value of 1 to 255 characters");
     }
-  });
+  };
 
-  app.addHook("preHandler", async (req, reply) => {
+  const claimKey = async (req: FastifyRequest, reply: FastifyReply) => {
     // req.ctx is set by auth on known routes only; an unknown route has nothing to claim.
     if (!applies(req) || !req.ctx) return;
     const header = req.headers["idempotency-key"];
@@ -221,14 +226,14 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
       await sleep(backoff);
       backoff = Math.min(backoff * 2, 250);
     }
-  });
+  };
 
   function hold(req: FastifyRequest, claim: Claim, seed: string, fresh: boolean): void {
     req.idempotencyClaim = claim;
     req.ctx = { ...req.ctx, idempotencySeed: seed, idempotencySeedFresh: fresh };
   }
 
-  app.addHook("onSend", async (req: FastifyRequest, reply, payload) => {
+  const store = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = req.idempotencyClaim;
     if (!claim) return payload;
     req.idempotencyClaim = undefined;
@@ -248,7 +253,20 @@ export function registerIdempotency(app: FastifyInstance, db: Db, opts: Idempote
         where ${where(claim)} and state = 'processing'`);
     }
     return payload;
-  });
+  };
+  return { checkKey, claimKey, store };
+}
+
+/** The worker's task for the key table this file owns: keys past the 24 h window go, hourly. */
+export function idempotencyPurgeTask(db: Db): Task {
+  return {
+    name: "idempotency.purge",
+    intervalMs: 60 * 60 * 1000,
+    run: async () => {
+      await purgeIdempotencyKeys(db);
+      return 0;
+    },
+  };
 }
 
 /** Removes keys past the 24 h window (run by the worker). */

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { holdsCardNumber } from "../lib/card-text.js";
 import { cardFieldsOf } from "./card-fields.js";
-import { AppError, type ErrorCode } from "./errors.js";
+import { AppError, type ErrorCode } from "../core/errors.js";
 
 // What no route schema says and every route needs: PostgreSQL text refuses NUL characters and
 // its UTF-8 refuses lone UTF-16 surrogates ("\ud800" is valid JSON), so either would fail an
@@ -96,18 +96,18 @@ function check(value: unknown, root: string, cardFields?: ReadonlySet<string>): 
   if (found) throw new AppError(found.code, found.message);
 }
 
-export function registerInputGuard(app: FastifyInstance): void {
-  // Registered before the auth, rate-limit and idempotency hooks, so a refused request has
-  // touched nothing. Unknown routes are left to the not-found handler.
-  app.addHook("onRequest", async (req) => {
-    if (!req.routeOptions.url) return;
-    check(req.headers, "headers");
-    check(req.params, "params");
-    check(req.query, "querystring");
-  });
-  // The body as parsed (JSON, or the sandbox bank's form), before the idempotency claim and the
-  // handler: a refused body has stored nothing. Multipart bodies (KYC uploads) carry only files.
-  app.addHook("preValidation", async (req) => {
-    if (req.routeOptions.url) check(req.body, "", cardFieldsOf(req.method, req.routeOptions.url));
-  });
+/** onRequest (src/http/hooks.ts): headers, params and query. Unknown routes are the not-found handler's. */
+export async function guardHeadersAndQuery(req: FastifyRequest): Promise<void> {
+  if (!req.routeOptions.url) return;
+  check(req.headers, "headers");
+  check(req.params, "params");
+  check(req.query, "querystring");
+}
+
+/**
+ * preValidation: the body as parsed (JSON, or the sandbox bank's form). Multipart bodies (KYC
+ * uploads) carry only files.
+ */
+export async function guardBody(req: FastifyRequest): Promise<void> {
+  if (req.routeOptions.url) check(req.body, "", cardFieldsOf(req.method, req.routeOptions.url));
 }

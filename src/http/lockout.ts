@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger, FastifyReply } from "fastify";
 import { RateLimiterRes, type RateLimiterDrizzle, type RateLimiterMemory } from "rate-limiter-flexible";
 import { sha256Hex } from "../lib/crypto.js";
-import { clientAddressKey } from "./client-address.js";
-import { AppError } from "./errors.js";
+import { clientAddressKey } from "../lib/client-address.js";
+import { AppError } from "../core/errors.js";
 
 // A lockout (failures counted per key, then a lock that doubles) and the login throttle built of
 // three of them; the limiters and their store are rate-limit.ts's.

@@ -1,6 +1,6 @@
 import fastifyMultipart, { type Multipart } from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AppError } from "./errors.js";
+import { AppError } from "../core/errors.js";
 
 // Multipart bodies (the KYC uploads of the API and of the panel) are registered and read here
 // only. What goes wrong while reading one is the client's body: busboy's own errors are plain

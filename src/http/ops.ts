@@ -1,11 +1,12 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { Type } from "typebox";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Config } from "../config.js";
 import { queryRows, sql, type Db } from "../db/client.js";
 import { safeEqual, sha256Hex } from "../lib/crypto.js";
 import type { ProcessorRegistry } from "../processors/registry.js";
-import { AppError, errorBody } from "./errors.js";
+import { AppError } from "../core/errors.js";
+import { errorBody } from "./errors.js";
 import { plannedUnavailable } from "./request-log.js";
 
 declare module "fastify" {
@@ -18,7 +19,7 @@ declare module "fastify" {
     startDraining(): void;
     /** Ends the hold of a process built with `holdRequests` (main.ts: once the first start is done). */
     openForRequests(): void;
-    /** Whether the process still holds its requests (registerStartHold). */
+    /** Whether the process still holds its requests (startHold). */
     startingUp(): boolean;
   }
 }
@@ -27,37 +28,46 @@ declare module "fastify" {
  * A process listens before it makes the first-start keys (a taken port must stop it before they
  * exist, or they would be printed and lost), but answers nothing until they are printed and the
  * demo history is made: a newcomer's first request, or a /health probe, never reaches the server
- * before its keys are shown, nor sees half of the demo data. The first hook of the app, so that
- * a held request is not counted as a failed authentication or against a rate limit.
+ * before its keys are shown, nor sees half of the demo data. An onRequest hook before
+ * authentication (src/http/hooks.ts), so that a held request is not counted as a failed
+ * authentication or against a rate limit.
  */
-export function registerStartHold(app: FastifyInstance, hold: boolean): void {
+export function startHold(app: FastifyInstance, hold: boolean): onRequestAsyncHookHandler {
   let starting = hold;
   app.decorate("openForRequests", () => { starting = false; });
   app.decorate("startingUp", () => starting);
-  app.addHook("onRequest", async (req, reply) => {
+  return async (req, reply) => {
     if (!starting || req.routeOptions.url === "/health") return; // /health says 503 in its own shape
     plannedUnavailable(reply);
     const err = new AppError("unavailable", "feira is starting (first start: making the keys and the demo history); retry in a moment");
     err.retryAfterSeconds = 1;
     throw err;
-  });
+  };
 }
 
-// /health answers 200 once the database answers (503 while the process starts or drains); /metrics
-// is Prometheus text. Both are hidden from the API document, as they describe the process, not
-// the API. /health is public; /metrics is public in local mode only: in production it shows
-// what the process is doing (charges waiting, processors failing, late refunds) and needs
-// METRICS_TOKEN (docs/deploy.md).
-export function registerOps(
-  app: FastifyInstance, db: Db, config: Pick<Config, "production" | "metricsToken">,
-  gauges: { waitingCharges(): number; waitingNotices(): number; processors?: Pick<ProcessorRegistry, "breakers"> },
-): void {
-  let draining = false;
-  app.decorate("startDraining", () => { draining = true; });
-  app.addHook("onSend", async (_req, reply) => {
-    if (draining) reply.header("connection", "close");
-  });
+/**
+ * Readiness off for a graceful stop (app.startDraining): `closeConnection` is the onSend hook
+ * that closes each answer's connection once draining.
+ */
+export function drainSwitch(app: FastifyInstance) {
+  let on = false;
+  app.decorate("startDraining", () => { on = true; });
+  return {
+    draining: () => on,
+    closeConnection: async (_req: FastifyRequest, reply: FastifyReply) => {
+      if (on) reply.header("connection", "close");
+    },
+  };
+}
 
+export interface OpsGauges {
+  waitingCharges(): number;
+  waitingNotices(): number;
+  processors?: Pick<ProcessorRegistry, "breakers">;
+}
+
+/** The process's metrics; `observe` is the onResponse hook that times every request. */
+export function processMetrics(db: Db, gauges: OpsGauges) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "feira_" });
   const duration = new Histogram({
@@ -86,13 +96,25 @@ export function registerOps(
     collect() { this.set(gauges.waitingNotices()); },
   });
   registerLateRefundMetrics(registry, db);
-  app.addHook("onResponse", async (req, reply) => {
+  const observe = async (req: FastifyRequest, reply: FastifyReply) => {
     duration.observe(
       { method: req.method, route: req.routeOptions.url ?? "unmatched", status_code: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
-  });
+  };
+  return { registry, observe };
+}
 
+// /health answers 200 once the database answers (503 while the process starts or drains); /metrics
+// is Prometheus text. Both are hidden from the API document, as they describe the process, not
+// the API. /health is public; /metrics is public in local mode only: in production it shows
+// what the process is doing (charges waiting, processors failing, late refunds) and needs
+// METRICS_TOKEN (docs/deploy.md).
+export function registerOpsRoutes(
+  app: FastifyInstance, db: Db, config: Pick<Config, "production" | "metricsToken">,
+  state: { draining(): boolean; metrics: Registry },
+): void {
+  const registry = state.metrics;
   app.get("/health", {
     config: { auth: "public" },
     schema: {
@@ -100,7 +122,7 @@ export function registerOps(
       response: { 200: Type.Object({ status: Type.Literal("ok") }, { examples: [{ status: "ok" }] }), 503: Type.Object({ status: Type.Literal("unavailable") }) },
     },
   }, async (_req, reply) => {
-    if (draining || app.startingUp()) {
+    if (state.draining() || app.startingUp()) {
       plannedUnavailable(reply);
       return reply.code(503).send({ status: "unavailable" as const });
     }

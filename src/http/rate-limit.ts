@@ -1,14 +1,14 @@
 import { lt } from "drizzle-orm";
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyBaseLogger, FastifyReply, onRequestAsyncHookHandler } from "fastify";
 import { RateLimiterDrizzle, RateLimiterMemory } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { rateLimits } from "../db/schema.js";
 import type { ConfigChanges } from "../db/config-changes.js";
-import type { RequestCtx } from "./context.js";
-import { clientAddressKey } from "./client-address.js";
+import type { RequestCtx } from "../core/context.js";
+import { clientAddressKey } from "../lib/client-address.js";
 import { createLockout, createLoginThrottle, retryAfterSeconds, tooManyRequests, type Limiter, type LimiterOptions, type Lockout, type LockoutPolicy, type LoginThrottle } from "./lockout.js";
-import { createLeasedBudget, memoryLeases, postgresLeases, type LeaseStore, type Take } from "./key-limit.js";
+import { createLeasedBudget, memoryLeases, postgresLeases, type LeaseStore, type Take } from "../core/key-limit.js";
 
 // Three limits: requests per API key (leased tokens, key-limit.ts), and, counted by
 // rate-limiter-flexible (the lockouts of lockout.ts), failed logins (per account from one
@@ -75,7 +75,7 @@ export function createRateLimits(deps: { config: Config; db: Db; policies?: Part
   const policies = { ...DEFAULT_RATE_LIMIT_POLICIES, ...deps.policies };
   const shared = Boolean(config.databaseUrl);
   // The table comes from the migrations (0002); the library never creates it. Its own
-  // expiry sweep is off: registerRateLimits runs one per process and stops it on close.
+  // expiry sweep is off: sweepExpiredCounters runs one per process and stops it on close.
   const make = (opts: LimiterOptions): Limiter =>
     shared
       ? new RateLimiterDrizzle({ ...opts, storeClient: deps.db, schema: rateLimits, clearExpiredByTimeout: false })
@@ -184,33 +184,34 @@ function knownLocks(lockout: Lockout, changes: ConfigChanges | undefined, ttlMs:
   };
 }
 
-/** The per-key limit and its headers, after authentication; and the expired-counter sweep. */
-export function registerRateLimits(app: FastifyInstance, limits: RateLimits): void {
+/** onRequest (src/http/hooks.ts), after authentication: the per-key limit and its headers. */
+export function limitPerKey(limits: RateLimits): onRequestAsyncHookHandler | undefined {
   const { perKey, perKeyLimit } = limits;
-  if (perKey) {
-    app.addHook("onRequest", async (req, reply) => {
-      const key = limitKey(req.ctx);
-      if (!key) return;
-      let res: Take;
-      try {
-        res = await perKey.take(key);
-      } catch (err) {
-        return void storeFailed(req.log, err, undefined); // fails open
-      }
-      setHeaders(reply, perKeyLimit, res);
-      if (!res.allowed) throw tooManyRequests(reply, res.msBeforeNext, `Too many requests for this API key: the limit is ${perKeyLimit} per second`);
-    });
-  }
+  if (!perKey) return undefined;
+  return async (req, reply) => {
+    const key = limitKey(req.ctx);
+    if (!key) return;
+    let res: Take;
+    try {
+      res = await perKey.take(key);
+    } catch (err) {
+      return void storeFailed(req.log, err, undefined); // fails open
+    }
+    setHeaders(reply, perKeyLimit, res);
+    if (!res.allowed) throw tooManyRequests(reply, res.msBeforeNext, `Too many requests for this API key: the limit is ${perKeyLimit} per second`);
+  };
+}
 
+/** Starts the sweep of expired counters; answers the onClose hook that stops it. */
+export function sweepExpiredCounters(log: FastifyBaseLogger, limits: RateLimits): (() => Promise<void>) | undefined {
   const { sweepExpired } = limits;
-  if (sweepExpired) {
-    // Rows of keys that went quiet; every process sweeps, and the deletes are idempotent.
-    const sweep = setInterval(() => {
-      sweepExpired().catch((err: unknown) => app.log.warn({ err }, "rate-limit sweep failed"));
-    }, 5 * 60_000);
-    sweep.unref();
-    app.addHook("onClose", async () => clearInterval(sweep));
-  }
+  if (!sweepExpired) return undefined;
+  // Rows of keys that went quiet; every process sweeps, and the deletes are idempotent.
+  const sweep = setInterval(() => {
+    sweepExpired().catch((err: unknown) => log.warn({ err }, "rate-limit sweep failed"));
+  }, 5 * 60_000);
+  sweep.unref();
+  return async () => clearInterval(sweep);
 }
 
 /** Merchant requests are counted per API key, or per merchant and environment for a JWT. */

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { Type, type TSchema } from "typebox";
-import { ERROR_CODES, type ErrorCode } from "./errors.js";
+import { ERROR_CODES, type ErrorCode } from "../core/errors.js";
 
 // Wire pieces shared by every module.
 export const ErrorBody = Type.Object(

@@ -1,14 +1,14 @@
 import { Ajv, type AnySchema, type Options, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifyInstance } from "fastify";
-import { registerInputGuard } from "./input-guard.js";
 import type { CompiledOnFirstUse } from "./lazy-compile.js";
 
 // Two validators. Bodies are validated strictly: a string "10" is not the number 10, and an
 // unknown field is an error (Stripe's "unknown parameter"), not silently dropped, so a client
 // cannot believe it set something we ignored (e.g. freight_amount). Query strings, params and
 // headers arrive as text, so they are coerced to the schema's types. Before either, the input
-// guard refuses what no schema expresses (NUL, lone surrogates, deep nesting).
+// guard (input-guard.ts, hooked in hooks.ts) refuses what no schema expresses (NUL, lone
+// surrogates, deep nesting).
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /** The API's validator settings; the panel checks its forms against the API's schemas with them. */
@@ -58,7 +58,6 @@ export function registerValidation(app: FastifyInstance, compilers: CompiledOnFi
     if (body === "") return done(null, undefined);
     return json(req, body as string, done);
   });
-  registerInputGuard(app);
   // JSON.parse("1e400") is Infinity: strictNumbers makes a body "number" finite. Not for the
   // coercing validator: Ajv 8.20 then skips the isFinite check of a coerced "1e400" and also
   // its minimum/maximum, so ?limit=1e400 would pass as Infinity; without it, maximum refuses it.

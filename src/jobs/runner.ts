@@ -19,6 +19,22 @@ export interface Task {
   wake?(): void;
 }
 
+/**
+ * What a module declares for the worker: its `tasks`, or, when some need the worker's logger,
+ * `workerTasks(log)`. There is no central list: the worker takes every module's.
+ */
+export interface TaskOwner {
+  tasks: readonly Task[];
+  workerTasks?(log: FastifyBaseLogger): Task[];
+}
+
+export function collectTasks(owners: Iterable<TaskOwner>, log: FastifyBaseLogger): Task[] {
+  return [...owners].flatMap((owner) => owner.workerTasks?.(log) ?? owner.tasks);
+}
+
+/** A module with no background work says so (`tasks: NO_TASKS`), so none is forgotten. */
+export const NO_TASKS: readonly Task[] = [];
+
 export interface Worker {
   stop(): Promise<void>;
   /** Runs every task once, until each reports no work (tests and sandbox endpoints). */

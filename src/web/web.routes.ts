@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { AppError } from "../http/errors.js";
+import { AppError } from "../core/errors.js";
 import type { PaymentLinkService } from "../modules/payment-links/payment-links.service.js";
 import { renderCheckout, renderNotFound } from "./checkout.page.js";
 import { PAGE_CSP } from "./page.js";

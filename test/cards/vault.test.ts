@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/client.js";
-import type { RequestCtx } from "../../src/http/context.js";
+import type { RequestCtx } from "../../src/core/context.js";
 import { createSealer } from "../../src/lib/crypto.js";
 import type { CardModule } from "../../src/modules/cards/cards.module.js";
 import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";

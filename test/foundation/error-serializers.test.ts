@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Type } from "typebox";
-import { AppError } from "../../src/http/errors.js";
+import { AppError } from "../../src/core/errors.js";
 import { errors } from "../../src/http/schemas.js";
 import { basic, buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
 

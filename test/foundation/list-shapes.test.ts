@@ -14,7 +14,7 @@ import type pg from "pg";
 import * as schema from "../../src/db/schema.js";
 import { customers } from "../../src/db/schema.js";
 import type { Database, Db } from "../../src/db/client.js";
-import type { RequestCtx } from "../../src/http/context.js";
+import type { RequestCtx } from "../../src/core/context.js";
 import { listCustomers } from "../../src/modules/customers/customers.repo.js";
 import { listSubscriptions, type ListFilter } from "../../src/modules/subscriptions/subscriptions.repo.js";
 import { scansOf, type PlanNode } from "../../bench/growth-explain.js";

@@ -8,7 +8,7 @@ import { createMerchant, startFeira, type FeiraProcess, type Store } from "../he
 import { basicAuth } from "../helpers/process.js";
 import { feiraEntry } from "../helpers/topology.js";
 
-// The per-key limit counted in leases (src/http/key-limit.ts): however the requests of one key
+// The per-key limit counted in leases (src/core/key-limit.ts): however the requests of one key
 // are spread over API processes, the key is served at most N in each second plus the burst of
 // 2N in each 5 s (docs/guarantees.md, "Rate limits"), and a process reaches the database once per
 // lease, not once per request. In-process on PGlite and PostgreSQL; on PostgreSQL also over HTTP

@@ -21,7 +21,7 @@ const EXCEPTIONS: Record<string, string> = {
     "anyActive: whether a merchant has any live connection, in any environment (freight availability)",
   "src/modules/subscriptions/subscriptions.repo.ts":
     "the sandbox clock's billing runs: sandbox subscriptions of one merchant, by design never production",
-  "src/modules/charges/provider-sync.repo.ts":
+  "src/modules/charges/provider-state/provider-sync.repo.ts":
     "a provider's webhook names no merchant: production charges that processor served are found by its reference; reconciliation reads every open live charge",
   "src/modules/connect/payouts.repo.ts":
     "the operator's payout routes work across merchants (the admin list, optionally one environment), and a Pix end-to-end id pays one payout per environment",

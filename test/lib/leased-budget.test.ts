@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLeasedBudget, memoryLeases } from "../../src/http/key-limit.js";
+import { createLeasedBudget, memoryLeases } from "../../src/core/key-limit.js";
 
 // The lease arithmetic of the per-key limit with clocks the test sets: several budgets over one
 // store stand for API processes sharing the rate_limits row (the HTTP tests are in

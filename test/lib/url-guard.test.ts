@@ -6,7 +6,7 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Environment } from "../../src/http/context.js";
+import type { Environment } from "../../src/core/context.js";
 import { checkUrlSyntax, classifyAddress, resolveSafeTarget, safePost, type AddressClass, type HostLookup } from "../../src/lib/url-guard.js";
 import { resolveDestination } from "../../src/modules/webhooks/destination.js";
 import { tempDir } from "../helpers/temp-dirs.js";

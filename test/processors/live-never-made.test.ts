@@ -1,7 +1,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { sql } from "../../src/db/client.js";
-import { NEVER_MADE_AFTER_MS } from "../../src/modules/charges/provider-sync.js";
+import { NEVER_MADE_AFTER_MS } from "../../src/modules/charges/provider-state/provider-sync.js";
 import { cardCharge, createCharge } from "../helpers/charges.js";
 import { chargeRow, eventCount, runTask, startLiveWorld, type LiveWorld } from "./live-shared.js";
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { drainTasks } from "../../src/jobs/runner.js";
-import { AppError } from "../../src/http/errors.js";
+import { AppError } from "../../src/core/errors.js";
 import { checkDestination } from "../../src/modules/webhooks/destination.js";
 import { seedMerchant, type SeededMerchant } from "../helpers/app.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";

@@ -173,7 +173,7 @@ export const charges = pgTable("charges", {
   index("charges_pending_expiry_idx").on(t.expiresAt).where(sql`${t.status} = 'pending'`),
   index("charges_link_id_idx").on(t.merchantId, t.environment, t.paymentLinkId, t.id).where(sql`${t.paymentLinkId} is not null`),
   // A provider webhook names a live charge by feira's id (the primary key) or by the provider's
-  // own id: this one. Partial: sandbox charges never reach a provider (provider-sync.repo.ts).
+  // own id: this one. Partial: sandbox charges never reach a provider (charges/provider-state/provider-sync.repo.ts).
   index("charges_live_psp_ref_idx").on(t.pspRefId).where(sql`${t.environment} = 'production' and ${t.pspRefId} is not null`),
   // Reconciliation's sweep of settled live charges, least recently read first: paid ones
   // (chargebacks) and expired ones (payments that land late).

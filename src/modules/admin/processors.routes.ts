@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { AppError } from "../../http/errors.js";
+import { AppError } from "../../core/errors.js";
 import { errors } from "../../http/schemas.js";
 import { PROCESSORS, type ProcessorRegistry } from "../../processors/registry.js";
 

@@ -2,7 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { cards } from "../../db/schema.js";
-import type { RequestCtx } from "../../http/context.js";
+import type { RequestCtx } from "../../core/context.js";
 
 export type CardRow = typeof cards.$inferSelect;
 

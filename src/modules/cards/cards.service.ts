@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client.js";
-import type { RequestCtx } from "../../http/context.js";
-import { invalid, notFound } from "../../http/errors.js";
+import type { RequestCtx } from "../../core/context.js";
+import { invalid, notFound } from "../../core/errors.js";
 import { inspectCard } from "../../lib/cards.js";
 import type { Sealer } from "../../lib/crypto.js";
 import { seededId } from "../../lib/ids.js";

@@ -1,13 +1,11 @@
 import { charges } from "../../db/schema.js";
-import { systemCtx } from "../../http/context.js";
+import { systemCtx } from "../../core/context.js";
 import { WriteBatch, insertInto, isUniqueViolation, type Sink, type Statement } from "../../db/batch.js";
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
-import { AppError } from "../../http/errors.js";
-import type { CustomerRow } from "../customers/customers.service.js";
-import type { CustomerService } from "../customers/customers.service.js";
-import type { LedgerService } from "../ledger/ledger.service.js";
-import { recordEvents } from "../webhooks/outbox.js";
-import type { EventType } from "../webhooks/catalog.js";
+import { AppError } from "../../core/errors.js";
+import type { CustomerRow, CustomerService } from "../customers/index.js";
+import type { LedgerService } from "../ledger/index.js";
+import { type EventType, recordEvents } from "../webhooks/index.js";
 import { assertTransition, type ChargeStatus } from "./charge-status.js";
 import { toEventData, toLegacyData, type ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";

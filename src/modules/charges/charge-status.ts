@@ -1,4 +1,4 @@
-import { AppError } from "../../http/errors.js";
+import { AppError } from "../../core/errors.js";
 
 // The charge state machine of the API in one table. Every status change in the code goes
 // through `assertTransition`, and the UPDATE that applies it says WHERE status = <from>, so two

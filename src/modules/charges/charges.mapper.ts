@@ -1,6 +1,6 @@
 import { charges } from "../../db/schema.js";
 import { toMajor } from "../../lib/money.js";
-import type { CustomerRow } from "../customers/customers.service.js";
+import type { CustomerRow } from "../customers/index.js";
 
 // Pure shapes of a charge: the API (camelCase, currency units), the standard webhook data
 // (snake_case keys, amounts in cents) and the legacy charge.updated data (camelCase, cents).

@@ -1,25 +1,27 @@
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
-import { memoryLeases, postgresLeases } from "../../http/key-limit.js";
+import { memoryLeases, postgresLeases } from "../../core/key-limit.js";
 import type { Task } from "../../jobs/runner.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
-import type { CardService } from "../cards/cards.service.js";
-import type { ConnectService } from "../connect/connect.service.js";
-import type { CustomerService } from "../customers/customers.service.js";
-import type { LedgerService } from "../ledger/ledger.service.js";
-import type { MerchantService } from "../merchants/merchants.service.js";
+import type { CardService } from "../cards/index.js";
+import type { ConnectService } from "../connect/index.js";
+import type { CustomerService } from "../customers/index.js";
+import type { LedgerService } from "../ledger/index.js";
+import type { MerchantService } from "../merchants/index.js";
 import { createChargeEffects } from "./charge-effects.js";
-import { chargeRoutes } from "./charges.routes.js";
+import { chargeRoutes } from "./create/charges.routes.js";
 import { createChargeService } from "./charges.service.js";
 import { createProcessorRecords } from "./processor-records.repo.js";
-import { createLiveExpiry } from "./live-expiry.js";
-import { createNoticeGate } from "./provider-notices.js";
-import { createProviderSync, type ProviderSync } from "./provider-sync.js";
-import { providerWebhookRoutes } from "./provider-webhooks.routes.js";
-import { createRefundService } from "./refunds.service.js";
-import { sandboxBankRoutes } from "./sandbox-bank.routes.js";
-import { createWaitingCharges } from "./waiting-charges.js";
+import { createLiveExpiry } from "./provider-state/live-expiry.js";
+import { createNoticeGate } from "./provider-state/provider-notices.js";
+import { createProviderSync, type ProviderSync } from "./provider-state/provider-sync.js";
+import { providerWebhookRoutes } from "./provider-state/provider-webhooks.routes.js";
+import { createRefundService } from "./refunds/refunds.service.js";
+import { refundRoutes } from "./refunds/refunds.routes.js";
+import { sandboxRoutes } from "./sandbox/sandbox.routes.js";
+import { sandboxBankRoutes } from "./sandbox/sandbox-bank.routes.js";
+import { createWaitingCharges } from "./create/waiting-charges.js";
 
 // The charge path: its internal API (check a ChargeCommand, create what was checked, or submit
 // both), refunds, the effects every status change has (ledger, outbox, listeners of other
@@ -75,7 +77,9 @@ export function createChargesModule(deps: ChargesModuleDeps) {
     db, sync: withRefunds, limits: config.live.webhookLookups, store: config.databaseUrl ? postgresLeases(db) : memoryLeases(),
   });
   const routes = async (app: FastifyInstance) => {
-    await app.register(chargeRoutes(service, refunds));
+    await app.register(chargeRoutes(service));
+    await app.register(refundRoutes(refunds));
+    await app.register(sandboxRoutes(service));
     await app.register(sandboxBankRoutes(service));
     await app.register(providerWebhookRoutes(notices, deps.processors));
   };

@@ -2,8 +2,8 @@ import { and, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-o
 import type { Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { charges, customers, refunds } from "../../db/schema.js";
-import type { RequestCtx } from "../../http/context.js";
-import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
+import type { RequestCtx } from "../../core/context.js";
+import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
 import { idBound, idTime } from "../../lib/ids.js";
 import type { ChargeStatus } from "./charge-status.js";
 import type { ChargeRow } from "./charges.mapper.js";

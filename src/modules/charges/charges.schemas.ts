@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { ListOf, ListQuery, MerchantUrl, Metadata } from "../../http/schemas.js";
 import { CHARGE_STATUSES, type ChargeStatus } from "./charge-status.js";
-import { PaymentMethodInput } from "./payment-methods.schemas.js";
+import { PaymentMethodInput } from "./create/payment-methods.schemas.js";
 
 const Status = Type.Unsafe<ChargeStatus>({ type: "string", enum: [...CHARGE_STATUSES] });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);

@@ -3,11 +3,11 @@ import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Sealer } from "../../lib/crypto.js";
-import type { LedgerService } from "../ledger/ledger.service.js";
-import type { MerchantService } from "../merchants/merchants.service.js";
+import type { LedgerService } from "../ledger/index.js";
+import type { MerchantService } from "../merchants/index.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import { connectRoutes } from "./connect.routes.js";
-import { createConnectService } from "./connect.service.js";
+import { createConnectService, salesRollupTask } from "./connect.service.js";
 import { createDocumentService } from "./documents.js";
 import { payoutRoutes } from "./payouts.routes.js";
 import { createPayoutService } from "./payouts.service.js";
@@ -36,7 +36,9 @@ export function createConnectModule(deps: ConnectModuleDeps) {
     await app.register(connectRoutes(service, documents));
     await app.register(payoutRoutes(payouts));
   };
-  return { service, documents, payouts, routes };
+  // Submerchants' totalSales: the charges' sales tail folded into running counts, like ledger.rollup.
+  const tasks = [salesRollupTask(deps.db)];
+  return { service, documents, payouts, routes, tasks };
 }
 
 export type ConnectModule = ReturnType<typeof createConnectModule>;

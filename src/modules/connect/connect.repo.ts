@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, gte, inArray, lt, sql, type AnyColumn } from
 import { queryRows, type Queryable } from "../../db/client.js";
 import { chargeSalesRollups, chargeSalesTail, connectSettings, merchants, submerchantDocuments, submerchants } from "../../db/schema.js";
 import { inScope, inScopes, type Environment, type Scope } from "../../db/scope.js";
-import { allOf } from "../../http/pagination.js";
+import { allOf } from "../../db/pagination.js";
 import type { SubmerchantStatus } from "./submerchant-status.js";
 
 export type SubmerchantRow = typeof submerchants.$inferSelect;

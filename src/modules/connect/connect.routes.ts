@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { invalid } from "../../http/errors.js";
+import { invalid } from "../../core/errors.js";
 import { multipartUploads } from "../../http/multipart.js";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
 import * as s from "./connect.schemas.js";

@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import { MerchantUrl } from "../../http/schemas.js";
-import { FeeDefinitionSchema } from "../merchants/merchants.schemas.js";
+import { FeeDefinitionSchema } from "../merchants/index.js";
 import { ADMIN_TARGETS, PUBLIC_STATUSES } from "./submerchant-status.js";
 
 // Wire schemas of the Connect routes: submerchants, their documents and keys, fees-info and the

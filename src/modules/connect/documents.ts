@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { withTx, type Db } from "../../db/client.js";
 import type { submerchantDocuments } from "../../db/schema.js";
-import { invalid, notFound } from "../../http/errors.js";
-import type { RequestCtx } from "../../http/context.js";
+import { invalid, notFound } from "../../core/errors.js";
+import type { RequestCtx } from "../../core/context.js";
 import type { Sealer } from "../../lib/crypto.js";
 import { newId } from "../../lib/ids.js";
 import * as repo from "./connect.repo.js";

@@ -2,7 +2,7 @@ import { and, count, desc, eq, gte, lt } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { payoutRequests } from "../../db/schema.js";
 import { inScope, type Environment, type Scope } from "../../db/scope.js";
-import { allOf } from "../../http/pagination.js";
+import { allOf } from "../../db/pagination.js";
 
 export type PayoutRow = typeof payoutRequests.$inferSelect;
 export type PayoutStatus = PayoutRow["status"];

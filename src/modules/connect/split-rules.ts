@@ -1,7 +1,7 @@
 import type { Queryable } from "../../db/client.js";
-import { AppError, invalid } from "../../http/errors.js";
-import type { RequestCtx } from "../../http/context.js";
-import type { SplitRule } from "../ledger/split.js";
+import { AppError, invalid } from "../../core/errors.js";
+import type { RequestCtx } from "../../core/context.js";
+import type { SplitRule } from "../ledger/index.js";
 import { findAccounts, type ConnectAccount } from "./connect.repo.js";
 import { publicStatus } from "./submerchant-status.js";
 

@@ -1,4 +1,4 @@
-import { AppError } from "../../http/errors.js";
+import { AppError } from "../../core/errors.js";
 
 // The submerchant accreditation state machine in one table. The admin moves a
 // submerchant; every move goes through `assertSubmerchantTransition`, and the UPDATE that applies

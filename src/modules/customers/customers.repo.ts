@@ -3,8 +3,8 @@ import { Statement, insertInto, selectRows } from "../../db/batch.js";
 import type { Queryable } from "../../db/client.js";
 import { inScope, inScopeOrdered, type Scope } from "../../db/scope.js";
 import { customers } from "../../db/schema.js";
-import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
-import type { RequestCtx } from "../../http/context.js";
+import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
+import type { RequestCtx } from "../../core/context.js";
 
 export type CustomerRow = typeof customers.$inferSelect;
 

@@ -1,8 +1,8 @@
 import type { Statement } from "../../db/batch.js";
 import type { Db, Queryable } from "../../db/client.js";
-import { invalid, notFound } from "../../http/errors.js";
-import type { RequestCtx } from "../../http/context.js";
-import type { PageQuery } from "../../http/pagination.js";
+import { invalid, notFound } from "../../core/errors.js";
+import type { RequestCtx } from "../../core/context.js";
+import type { PageQuery } from "../../db/pagination.js";
 import { normalizeDocument } from "../../lib/documents.js";
 import { newId } from "../../lib/ids.js";
 import type { ChargeBuyer } from "../../db/schema.js";

@@ -3,8 +3,8 @@ import { insertInto, write, type Sink } from "../../db/batch.js";
 import { queryRows, type Queryable } from "../../db/client.js";
 import { inScope, inScopeSql, type Scope } from "../../db/scope.js";
 import { ledgerEntries, ledgerTransactions, settlements } from "../../db/schema.js";
-import type { Environment } from "../../http/context.js";
-import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
+import type { Environment } from "../../core/context.js";
+import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
 import { newId } from "../../lib/ids.js";
 
 /** The owner of the platform's accounts (every other owner is a merchant id). */

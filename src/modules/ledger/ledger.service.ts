@@ -1,8 +1,8 @@
 import type { Sink } from "../../db/batch.js";
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
 import { scopeOf } from "../../db/scope.js";
-import type { Environment, RequestCtx } from "../../http/context.js";
-import type { PageQuery } from "../../http/pagination.js";
+import type { Environment, RequestCtx } from "../../core/context.js";
+import type { PageQuery } from "../../db/pagination.js";
 import { newId } from "../../lib/ids.js";
 import { splitInstallments } from "./fees.js";
 import * as repo from "./ledger.repo.js";

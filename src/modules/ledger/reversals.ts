@@ -1,5 +1,5 @@
 import type { Tx } from "../../db/client.js";
-import type { Environment } from "../../http/context.js";
+import type { Environment } from "../../core/context.js";
 import * as repo from "./ledger.repo.js";
 import { refundShares, type SplitRule } from "./split.js";
 

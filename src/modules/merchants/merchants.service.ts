@@ -1,15 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
 import { sql, withTx, type Db, type Queryable } from "../../db/client.js";
-import { AppError, notFound } from "../../http/errors.js";
-import type { Authenticator } from "../../http/auth.js";
-import type { Environment, Scope } from "../../http/context.js";
+import { AppError, notFound } from "../../core/errors.js";
+import type { Authenticator, Environment, KeyPrincipal, Scope } from "../../core/context.js";
 import { safeEqual, sha256Hex, type Sealer } from "../../lib/crypto.js";
 import { newId, randomToken } from "../../lib/ids.js";
-import type { FeeDefinition } from "../ledger/fees.js";
+import type { FeeDefinition } from "../ledger/index.js";
 import * as repo from "./merchants.repo.js";
 import { createConfigChanges, createTtlCache, type ConfigChanges } from "../../db/config-changes.js";
-import type { KeyPrincipal } from "../../http/auth.js";
 
 export interface MerchantServiceDeps {
   db: Db;

@@ -2,12 +2,13 @@ import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { webRoutes } from "../../web/web.routes.js";
-import type { ChargeService } from "../charges/charges.service.js";
-import type { MerchantService } from "../merchants/merchants.service.js";
-import type { ShippingService } from "../shipping/shipping.service.js";
+import type { ChargeService } from "../charges/index.js";
+import type { MerchantService } from "../merchants/index.js";
+import type { ShippingService } from "../shipping/index.js";
 import { paymentLinkRoutes } from "./payment-links.routes.js";
 import { createPaymentLinkService } from "./payment-links.service.js";
 import { createPublicLimits } from "./public-limits.js";
+import { NO_TASKS } from "../../jobs/runner.js";
 
 /** Payment links and the hosted checkout page; live freight comes from the shipping module. */
 export function createPaymentLinksModule(deps: {
@@ -22,5 +23,6 @@ export function createPaymentLinksModule(deps: {
       await app.register(paymentLinkRoutes(service, limits));
       await app.register(webRoutes(service));
     },
+    tasks: NO_TASKS,
   };
 }

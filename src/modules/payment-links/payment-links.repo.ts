@@ -2,8 +2,8 @@ import { and, eq } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { paymentLinks } from "../../db/schema.js";
-import type { RequestCtx } from "../../http/context.js";
-import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
+import type { RequestCtx } from "../../core/context.js";
+import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
 
 export type LinkRow = typeof paymentLinks.$inferSelect;
 

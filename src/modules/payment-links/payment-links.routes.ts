@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
-import { rejectServerFields } from "../charges/charge-input.js";
+import { rejectServerFields } from "../charges/index.js";
 import type { PaymentLinkService } from "./payment-links.service.js";
 import type { createPublicLimits } from "./public-limits.js";
 import * as s from "./payment-links.schemas.js";

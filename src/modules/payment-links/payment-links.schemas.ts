@@ -1,7 +1,6 @@
 import { Type } from "typebox";
 import { ListOf, ListQuery, MerchantUrl } from "../../http/schemas.js";
-import { CARD_CHARGE_EXAMPLE, Charge, ChargeCustomer, ShippingAddressInput } from "../charges/charges.schemas.js";
-import { PaymentMethodInput } from "../charges/payment-methods.schemas.js";
+import { CARD_CHARGE_EXAMPLE, Charge, ChargeCustomer, PaymentMethodInput, ShippingAddressInput } from "../charges/index.js";
 
 // Wire shapes of payment links and of the public checkout calls. Amounts are in
 // currency units, like charges; measures in cm and kg.

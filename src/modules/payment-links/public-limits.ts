@@ -3,8 +3,8 @@ import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from "rate-limi
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { rateLimits } from "../../db/schema.js";
-import { AppError } from "../../http/errors.js";
-import { clientAddressKey } from "../../http/client-address.js";
+import { AppError } from "../../core/errors.js";
+import { clientAddressKey } from "../../lib/client-address.js";
 
 // The checkout's public calls have no key to count against, so they are counted per client
 // address and link: card testing through a link and quote floods (each a provider call) stop

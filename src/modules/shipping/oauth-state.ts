@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { Environment } from "../../http/context.js";
+import type { Environment } from "../../core/context.js";
 import { safeEqual } from "../../lib/crypto.js";
 
 // The OAuth `state`: a nonce (stored, consumed once by the callback), the merchant, the

@@ -1,10 +1,11 @@
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { Sealer } from "../../lib/crypto.js";
-import type { MerchantService } from "../merchants/merchants.service.js";
+import type { MerchantService } from "../merchants/index.js";
 import { createMelhorEnvioClient, type MelhorEnvioClient } from "./melhor-envio.client.js";
 import { shippingRoutes } from "./shipping.routes.js";
 import { createShippingService } from "./shipping.service.js";
+import { NO_TASKS } from "../../jobs/runner.js";
 
 /**
  * The merchant's own Melhor Envio account: credentials, the OAuth round trip, token refresh and
@@ -17,7 +18,7 @@ export function createShippingModule(deps: {
 }) {
   const client = deps.melhorEnvio ?? createMelhorEnvioClient({ baseUrl: deps.config.shippingProviderUrl });
   const service = createShippingService({ db: deps.db, config: deps.config, sealer: deps.sealer, client, merchants: deps.merchants });
-  return { service, routes: shippingRoutes(service) };
+  return { service, routes: shippingRoutes(service), tasks: NO_TASKS };
 }
 
 export type ShippingModule = ReturnType<typeof createShippingModule>;

@@ -2,7 +2,7 @@ import { and, eq, gt, lt, sql } from "drizzle-orm";
 import type { Queryable, Tx } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { freightQuotes, shippingIntegrations, shippingOauthStates } from "../../db/schema.js";
-import type { RequestCtx } from "../../http/context.js";
+import type { RequestCtx } from "../../core/context.js";
 
 export type IntegrationRow = typeof shippingIntegrations.$inferSelect;
 

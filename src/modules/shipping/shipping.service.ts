@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Config } from "../../config.js";
 import { withTx, type Db } from "../../db/client.js";
-import type { Environment, RequestCtx } from "../../http/context.js";
-import { AppError, invalid } from "../../http/errors.js";
+import type { Environment, RequestCtx } from "../../core/context.js";
+import { AppError, invalid } from "../../core/errors.js";
 import type { Sealer } from "../../lib/crypto.js";
-import type { MerchantService } from "../merchants/merchants.service.js";
-import { recordEvent } from "../webhooks/outbox.js";
+import type { MerchantService } from "../merchants/index.js";
+import { recordEvent } from "../webhooks/index.js";
 import { ProviderFailure, type CalculateInput, type MelhorEnvioClient, type TokenSet } from "./melhor-envio.client.js";
 import { signState, stateKey, verifyState } from "./oauth-state.js";
 import * as repo from "./shipping.repo.js";

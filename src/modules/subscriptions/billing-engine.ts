@@ -1,11 +1,8 @@
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
-import { AppError } from "../../http/errors.js";
-import { systemCtx, type RequestCtx } from "../../http/context.js";
+import { AppError } from "../../core/errors.js";
+import { systemCtx, type RequestCtx } from "../../core/context.js";
 import { derivedSeed, seededId } from "../../lib/ids.js";
-import type { ChargeRow } from "../charges/charges.mapper.js";
-import type { ChargeService } from "../charges/charges.service.js";
-import type { ChargeCommand } from "../charges/charge-command.js";
-import type { ChargeStatus } from "../charges/charge-status.js";
+import type { ChargeCommand, ChargeRow, ChargeService, ChargeStatus } from "../charges/index.js";
 import { ACTIVATION_WINDOW_MS, addDays, DEFAULT_RETRY_DAYS, nextRetryAt, nextRunAt, PAYER_PAID_DUE_DAYS, periodBounds } from "./billing.js";
 import { emit, type EventContext, type InvoiceEventExtra } from "./subscription-events.js";
 import * as plansRepo from "./plans.repo.js";

@@ -1,13 +1,9 @@
-import type { FastifyInstance } from "fastify";
-import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { withTx, type Db, type Queryable } from "../../db/client.js";
-import type { RequestCtx } from "../../http/context.js";
-import { AppError } from "../../http/errors.js";
-import { errors, IdempotencyHeaders } from "../../http/schemas.js";
+import type { RequestCtx } from "../../core/context.js";
+import { AppError } from "../../core/errors.js";
 import { addDays } from "./billing.js";
 import type { BillingEngine, StepResult } from "./billing-engine.js";
 import * as repo from "./subscriptions.repo.js";
-import { AdvanceBody, AdvanceResult } from "./subscriptions.schemas.js";
 
 // The sandbox test clock: a per-merchant offset (sandbox_clocks) by which its sandbox time runs
 // ahead of real time. The billing engine takes "now" from it for sandbox subscriptions, so a year
@@ -61,27 +57,7 @@ export function createSandboxClock(deps: { db: Db; engine: BillingEngine; leaseM
     return { now: target.toISOString(), offsetDays: offset / DAY_MS, actions: actions.map(wire) };
   }
 
-  function routes() {
-    return async (base: FastifyInstance) => {
-      const app = base.withTypeProvider<TypeBoxTypeProvider>();
-      app.post("/v1/sandbox/clock/advance", {
-        schema: {
-          operationId: "advanceSandboxClock", tags: ["subscriptions", "sandbox"], summary: "Advance the sandbox clock",
-          description: "Moves the caller's sandbox time forward by `days` and runs, in time order and before answering, everything that falls due for its sandbox subscriptions: renewals, payment retries, cancels at period end, trial ends and unpaid first payments. Sandbox keys only (403 with a production key). Charges keep their real creation time; subscription periods and events follow the clock.",
-          headers: IdempotencyHeaders, body: AdvanceBody,
-          response: { 200: AdvanceResult, ...errors(400, 401, 403, 409, 422) },
-        },
-      }, async (req) => advance(req.ctx, req.body.days));
-
-      app.get("/v1/sandbox/clock", {
-        schema: {
-          operationId: "getSandboxClock", tags: ["subscriptions", "sandbox"], summary: "Read the sandbox clock",
-          description: "The caller's simulated sandbox time and how far it runs ahead of real time. Sandbox keys only.",
-          response: { 200: AdvanceResult, ...errors(401, 403) },
-        },
-      }, async (req) => read(req.ctx));
-    };
-  }
-
-  return { advance, read, routes };
+  return { advance, read };
 }
+
+export type SandboxClock = ReturnType<typeof createSandboxClock>;

@@ -2,8 +2,8 @@ import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { plans } from "../../db/schema.js";
-import type { RequestCtx } from "../../http/context.js";
-import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
+import type { RequestCtx } from "../../core/context.js";
+import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
 
 export type PlanRow = typeof plans.$inferSelect;
 

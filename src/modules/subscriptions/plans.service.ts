@@ -1,12 +1,12 @@
 import type { Static } from "typebox";
 import type { Db, Queryable } from "../../db/client.js";
-import type { RequestCtx } from "../../http/context.js";
-import { AppError, notFound } from "../../http/errors.js";
-import type { PageQuery } from "../../http/pagination.js";
+import type { RequestCtx } from "../../core/context.js";
+import { AppError, notFound } from "../../core/errors.js";
+import type { PageQuery } from "../../db/pagination.js";
 import { seededId } from "../../lib/ids.js";
 import { toMajor } from "../../lib/money.js";
 import type { AmountLimits } from "../../lib/money.js";
-import { normalizeMoney } from "../charges/charge-input.js";
+import { normalizeMoney } from "../../core/amounts.js";
 import * as repo from "./plans.repo.js";
 import type { CreatePlanBody, UpdatePlanBody } from "./plans.schemas.js";
 

@@ -1,6 +1,5 @@
 import type { Queryable, Tx } from "../../db/client.js";
-import type { EventType } from "../webhooks/catalog.js";
-import { recordEvent } from "../webhooks/outbox.js";
+import { type EventType, recordEvent } from "../webhooks/index.js";
 import type { PlanRow } from "./plans.repo.js";
 import type { InvoiceRow, SubscriptionRow } from "./subscriptions.repo.js";
 

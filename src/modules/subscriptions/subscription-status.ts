@@ -1,4 +1,4 @@
-import { AppError } from "../../http/errors.js";
+import { AppError } from "../../core/errors.js";
 
 // The subscription state machine in one table. Every status change goes through
 // `assertTransition`, and the UPDATE that applies it says WHERE status = <from>, so a cancel

@@ -1,15 +1,14 @@
 import type { Db } from "../../db/client.js";
-import { systemCtx } from "../../http/context.js";
+import { systemCtx } from "../../core/context.js";
 import type { Task } from "../../jobs/runner.js";
 import type { AmountLimits } from "../../lib/money.js";
-import type { CardService } from "../cards/cards.service.js";
-import type { ChargeEffects } from "../charges/charge-effects.js";
-import type { ChargeService } from "../charges/charges.service.js";
-import type { RefundService } from "../charges/refunds.service.js";
-import type { CustomerService } from "../customers/customers.service.js";
-import type { MerchantService } from "../merchants/merchants.service.js";
+import type { CardService } from "../cards/index.js";
+import type { ChargeEffects, ChargeService, RefundService } from "../charges/index.js";
+import type { CustomerService } from "../customers/index.js";
+import type { MerchantService } from "../merchants/index.js";
 import { createBillingEngine } from "./billing-engine.js";
 import { createSandboxClock } from "./clock.js";
+import { clockRoutes } from "./clock.routes.js";
 import { planRoutes } from "./plans.routes.js";
 import { createPlanService } from "./plans.service.js";
 import * as plansRepo from "./plans.repo.js";
@@ -77,7 +76,7 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
   async function routes(app: import("fastify").FastifyInstance) {
     await app.register(planRoutes(plans));
     await app.register(subscriptionRoutes(service));
-    await app.register(clock.routes());
+    await app.register(clockRoutes(clock));
   }
 
   return { routes, tasks, service, plans, engine, clock };

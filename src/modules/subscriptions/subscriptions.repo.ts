@@ -3,7 +3,7 @@ import { queryRows, type Db, type Queryable } from "../../db/client.js";
 import { inScope, inScopeOrdered, inScopeSql, type Environment, type Scope } from "../../db/scope.js";
 import type { SubscriptionStatus } from "../../db/schema/statuses.js";
 import { sandboxClocks, subscriptionCharges, subscriptionInvoices, subscriptions, subscriptionSettings } from "../../db/schema.js";
-import type { RequestCtx } from "../../http/context.js";
+import type { RequestCtx } from "../../core/context.js";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type InvoiceRow = typeof subscriptionInvoices.$inferSelect;

@@ -1,7 +1,6 @@
 import { Type, type Static } from "typebox";
 import { Metadata } from "../../http/schemas.js";
-import { ChargeCustomer, SplitRule } from "../charges/charges.schemas.js";
-import { discriminatedByType } from "../charges/payment-methods.schemas.js";
+import { ChargeCustomer, discriminatedByType, SplitRule } from "../charges/index.js";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./subscription-status.js";
 
 const Status = Type.Unsafe<SubscriptionStatus>({ type: "string", enum: [...SUBSCRIPTION_STATUSES] });

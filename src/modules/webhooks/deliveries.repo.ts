@@ -4,8 +4,8 @@ import pg from "pg";
 import { queryRows, statementName, type Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema.js";
-import type { Environment } from "../../http/context.js";
-import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
+import type { Environment } from "../../core/context.js";
+import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
 import { newId } from "../../lib/ids.js";
 import type { SealedSecrets } from "./secrets.js";
 

@@ -1,6 +1,6 @@
 import type { Config } from "../../config.js";
-import type { Environment } from "../../http/context.js";
-import { AppError } from "../../http/errors.js";
+import type { Environment } from "../../core/context.js";
+import { AppError } from "../../core/errors.js";
 import { checkUrlTarget, resolveSafeTarget, type HostLookup, type ResolveResult, type SyntaxResult } from "../../lib/url-guard.js";
 
 // Where a webhook or postback may go, and where a payment link may send its buyer. Production destinations must be https and

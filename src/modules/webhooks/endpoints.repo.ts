@@ -2,8 +2,8 @@ import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { postbackSecrets, webhookEndpoints } from "../../db/schema.js";
-import type { Environment } from "../../http/context.js";
-import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
+import type { Environment } from "../../core/context.js";
+import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type PostbackSecretRow = typeof postbackSecrets.$inferSelect;

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, like } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { events } from "../../db/schema.js";
-import { allOf, pageFilters, toPage, type PageQuery } from "../../http/pagination.js";
+import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
 
 export type EventRow = typeof events.$inferSelect;
 

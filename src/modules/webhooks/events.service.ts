@@ -1,8 +1,8 @@
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
-import { AppError, invalid, notFound } from "../../http/errors.js";
-import type { RequestCtx } from "../../http/context.js";
-import type { PageQuery } from "../../http/pagination.js";
+import { AppError, invalid, notFound } from "../../core/errors.js";
+import type { RequestCtx } from "../../core/context.js";
+import type { PageQuery } from "../../db/pagination.js";
 import { newId } from "../../lib/ids.js";
 import { EVENT_CATALOG, isEventType } from "./catalog.js";
 import * as deliveries from "./deliveries.repo.js";

@@ -1,6 +1,6 @@
 import { Statement, insertInto, write, type Sink } from "../../db/batch.js";
 import { events, webhookDeliveries } from "../../db/schema.js";
-import type { Environment } from "../../http/context.js";
+import type { Environment } from "../../core/context.js";
 import { newId } from "../../lib/ids.js";
 import { EVENT_CATALOG, type EventType } from "./catalog.js";
 

@@ -1,4 +1,4 @@
-import type { Environment } from "../../http/context.js";
+import type { Environment } from "../../core/context.js";
 import type { Envelope } from "./catalog.js";
 
 // The body of a delivery, by the envelope recorded with the event (the envelopes are listed in catalog.ts).

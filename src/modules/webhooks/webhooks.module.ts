@@ -1,9 +1,10 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import { withTx, type Db } from "../../db/client.js";
 import type { Sealer } from "../../lib/crypto.js";
 import type { Task } from "../../jobs/runner.js";
 import { createDeliveryWorker, type DeliveryOptions } from "./delivery.js";
+import { deliveryLogTask } from "./delivery-log.js";
 import { endpointRoutes } from "./endpoints.routes.js";
 import { createEndpointService } from "./endpoints.service.js";
 import { createEventStreams, type EventStreamOptions } from "./event-stream.js";
@@ -58,6 +59,8 @@ export function createWebhookModule(deps: WebhookModuleDeps) {
       await app.register(eventRoutes(events));
     },
     tasks,
+    /** The tasks the worker runs: these, and the delivery log's summary in the worker's log. */
+    workerTasks: (log: FastifyBaseLogger): Task[] => [...tasks, deliveryLogTask(delivery, log)],
     endpoints,
     events,
     streams,

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { CHARGE_STATUSES } from "../../modules/charges/charge-status.js";
-import { ListChargesQuery, RefundBody } from "../../modules/charges/charges.schemas.js";
-import { toChargeResponse } from "../../modules/charges/charges.mapper.js";
+import { CHARGE_STATUSES, ListChargesQuery, RefundBody, toChargeResponse } from "../../modules/charges/index.js";
 import { toCustomer } from "../../modules/customers/customers.service.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact } from "./forms.js";

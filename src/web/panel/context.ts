@@ -1,4 +1,4 @@
-import type { RequestCtx } from "../../http/context.js";
+import type { RequestCtx } from "../../core/context.js";
 import type { Lang, T } from "./i18n/i18n.js";
 import type { Session } from "./session.js";
 

@@ -1,7 +1,7 @@
 import type { Services } from "../../services.js";
 import type { Db } from "../../db/client.js";
-import type { RequestCtx } from "../../http/context.js";
-import type { CreateChargeBody } from "../../modules/charges/charges.schemas.js";
+import type { RequestCtx } from "../../core/context.js";
+import type { CreateChargeBody } from "../../modules/charges/index.js";
 import type { Static } from "typebox";
 import { backdateCharge } from "./demo-dates.js";
 
@@ -24,7 +24,7 @@ export async function seedDemo(services: Services, merchantId: string, db: Db): 
   ];
   // Each charge is made `daysAgo` days back (after its last change: its events and refunds go with it).
   const charge = (amount: number, customer: (typeof buyers)[number], paymentMethod: ChargeBody["paymentMethod"]) =>
-    services.charges.submit(ctx, services.charges.fromBody({ amount, currency: "BRL", customer, paymentMethod, items: [{ title: "Cesta de café da manhã", quantity: 1, unit_price: amount }] }));
+    services.charges.submit(ctx, services.charges.toChargeCommand({ amount, currency: "BRL", customer, paymentMethod, items: [{ title: "Cesta de café da manhã", quantity: 1, unit_price: amount }] }));
   const dated: [string, number][] = [];
   const on = async <C extends { id: string }>(daysAgo: number, made: Promise<C>) => {
     const c = await made;

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { Static, TObject, TSchema } from "typebox";
-import { AppError } from "../../http/errors.js";
+import { AppError } from "../../core/errors.js";
 import { HTTP_URL_PATTERN } from "../../http/schemas.js";
 import { build } from "../../http/validation.js";
 import type { FieldErrors } from "./context.js";

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Environment } from "../../http/context.js";
+import type { Environment } from "../../core/context.js";
 import { safeEqual } from "../../lib/crypto.js";
 
 // The panel's session is a signed token in a cookie and a row on the server (session-store.ts):

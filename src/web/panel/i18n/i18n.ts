@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import type { ErrorParams } from "../../../http/errors.js";
+import type { ErrorParams } from "../../../core/errors.js";
 import { formatMoney } from "../format.js";
 import { en, type MessageKey } from "./en.js";
 import { ptBR } from "./pt-br.js";

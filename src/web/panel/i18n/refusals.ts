@@ -1,7 +1,7 @@
-import type { ErrorCode } from "../../../http/errors.js";
+import type { ErrorCode } from "../../../core/errors.js";
 
 // The API's refusals that a person meets in the panel, in each language, by their stable code
-// (src/http/errors.ts) rather than by the English message, whose figures are in the API's format
+// (src/core/errors.ts) rather than by the English message, whose figures are in the API's format
 // ("70.00 BRL"). {placeholders} are the error's params; an amount among them is written in the
 // page's money format (R$ 70,00). A code missing here shows the API's own message.
 export const REFUSALS: Record<"en" | "pt-BR", Partial<Record<ErrorCode, string>>> = {

@@ -1,4 +1,4 @@
-import type { RefundService } from "../../../modules/charges/refunds.service.js";
+import type { RefundService } from "../../../modules/charges/index.js";
 import type { toCustomer } from "../../../modules/customers/customers.service.js";
 import type { EventService } from "../../../modules/webhooks/events.service.js";
 import { html, type Html, type HtmlValue } from "../../html.js";

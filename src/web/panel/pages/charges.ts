@@ -1,5 +1,4 @@
-import { CHARGE_STATUSES } from "../../../modules/charges/charge-status.js";
-import type { toChargeResponse } from "../../../modules/charges/charges.mapper.js";
+import { CHARGE_STATUSES, type toChargeResponse } from "../../../modules/charges/index.js";
 import { html, type Html } from "../../html.js";
 import type { FieldErrors, PanelCtx } from "../context.js";
 import { badge, cursorPager, field, formErrors, link, select, table } from "../ui.js";

@@ -1,7 +1,7 @@
-import type { Db } from "../../db/client.js";
-import type { LookupResult } from "../../processors/processor.js";
-import { EXPIRY } from "./charge-status.js";
-import type { ChargeRow } from "./charges.mapper.js";
+import type { Db } from "../../../db/client.js";
+import type { LookupResult } from "../../../processors/processor.js";
+import { EXPIRY } from "../charge-status.js";
+import type { ChargeRow } from "../charges.mapper.js";
 import type { ProviderSync } from "./provider-sync.js";
 import { expiredLiveCharges } from "./provider-sync.repo.js";
 

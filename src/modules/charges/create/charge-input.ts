@@ -1,16 +1,14 @@
 import { isIP } from "node:net";
-import { AppError, invalid } from "../../http/errors.js";
-import type { RequestCtx } from "../../http/context.js";
-import { inspectCard } from "../../lib/cards.js";
-import { amountToMinor } from "../../http/amounts.js";
-import { currencyExponent, type AmountLimits } from "../../lib/money.js";
-import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../processors/methods.js";
-import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../processors/processor.js";
+import { AppError, invalid } from "../../../core/errors.js";
+import type { RequestCtx } from "../../../core/context.js";
+import { inspectCard } from "../../../lib/cards.js";
+import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../../processors/methods.js";
+import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../../processors/processor.js";
 import type { PaymentMethodBody } from "./payment-methods.schemas.js";
 
-// Turns a validated POST /v1/charges body into what the processor and the ledger need, with
-// every business rule the schema cannot express. Nothing here writes; errors are 422s naming
-// the field.
+// The rules of a charge the schema cannot express, which the charge pipeline runs in its order
+// (charge-pipeline.ts), and the method as the processor and the ledger need it. Nothing here
+// writes; errors are 422s naming the field.
 export interface SavedCards {
   cardForCharge(ctx: RequestCtx, cardId: string): Promise<{
     number: string; brand: string; holderName: string; expirationMonth: string; expirationYear: string; customerId: string;
@@ -26,13 +24,6 @@ export interface NormalizedCharge {
   methodView: Record<string, unknown>;
   brand: string | null;
   installments: number;
-}
-
-/** A charge's amount or a plan's price (`field`), within the ceiling of its currency. */
-export function normalizeMoney(amount: unknown, rawCurrency: string, limits: AmountLimits, field = "amount"): { amountMinor: number; currency: string } {
-  const currency = rawCurrency.toUpperCase();
-  if (currencyExponent(currency) === undefined) throw invalid(`currency ${rawCurrency} is not a supported ISO 4217 code`);
-  return { amountMinor: amountToMinor(amount, currency, limits, { field }), currency };
 }
 
 export function checkSplit(ctx: RequestCtx, split: { merchantId: string; percentage: number }[] | undefined): void {
@@ -150,12 +141,4 @@ export async function normalizeMethod(
     brand: checked.brand,
     installments,
   };
-}
-
-export function rejectServerFields(body: unknown): void {
-  if (body && typeof body === "object") {
-    for (const field of ["freight_amount", "freight_details", "freightAmount", "freightDetails"]) {
-      if (field in body) throw new AppError("validation_failed", `${field} is set by the server and must not be sent`);
-    }
-  }
 }

@@ -1,12 +1,12 @@
-import { withTx, type Db } from "../../db/client.js";
-import { AppError } from "../../http/errors.js";
-import type { LookupResult, PaymentProcessor } from "../../processors/processor.js";
-import type { ProcessorRegistry } from "../../processors/registry.js";
-import type { LedgerService } from "../ledger/ledger.service.js";
-import type { ChargeEffects } from "./charge-effects.js";
-import { canTransition, type ChargeStatus } from "./charge-status.js";
-import type { ChargeRow } from "./charges.mapper.js";
-import { findCharge } from "./charges.repo.js";
+import { withTx, type Db } from "../../../db/client.js";
+import { AppError } from "../../../core/errors.js";
+import type { LookupResult, PaymentProcessor } from "../../../processors/processor.js";
+import type { ProcessorRegistry } from "../../../processors/registry.js";
+import type { LedgerService } from "../../ledger/index.js";
+import type { ChargeEffects } from "../charge-effects.js";
+import { canTransition, type ChargeStatus } from "../charge-status.js";
+import type { ChargeRow } from "../charges.mapper.js";
+import { findCharge } from "../charges.repo.js";
 import { createLatePayments } from "./late-payments.js";
 import {
   findLiveCharge, lateRefundsPending, markProviderChecked, openLiveCharges, settledLiveCharges, type OpenChargeCursor,

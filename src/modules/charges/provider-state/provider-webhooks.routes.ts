@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { AppError } from "../../http/errors.js";
-import { errors } from "../../http/schemas.js";
-import { tooManyRequests } from "../../http/lockout.js";
-import type { IncomingNotice } from "../../processors/definition.js";
-import type { ProcessorRegistry } from "../../processors/registry.js";
+import { AppError } from "../../../core/errors.js";
+import { errors } from "../../../http/schemas.js";
+import { tooManyRequests } from "../../../http/lockout.js";
+import type { IncomingNotice } from "../../../processors/definition.js";
+import type { ProcessorRegistry } from "../../../processors/registry.js";
 import type { NoticeGate } from "./provider-notices.js";
 
 // Where the providers tell feira that something changed: one route for every processor, with

@@ -1,8 +1,8 @@
 import { and, asc, eq, gt, inArray, isNull, ne, or, sql } from "drizzle-orm";
-import type { Queryable } from "../../db/client.js";
-import { charges } from "../../db/schema.js";
-import type { LatePaymentStatus } from "../../db/schema/statuses.js";
-import type { ChargeRow } from "./charges.mapper.js";
+import type { Queryable } from "../../../db/client.js";
+import { charges } from "../../../db/schema.js";
+import type { LatePaymentStatus } from "../../../db/schema/statuses.js";
+import type { ChargeRow } from "../charges.mapper.js";
 
 // The reads of provider synchronisation. A provider webhook carries no merchant: a charge is
 // found by its processor's reference, only among production charges that processor served

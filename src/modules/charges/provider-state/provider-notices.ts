@@ -1,6 +1,6 @@
-import type { Db } from "../../db/client.js";
-import { createLeasedBudget, type LeaseStore } from "../../http/key-limit.js";
-import { clientAddressKey } from "../../http/client-address.js";
+import type { Db } from "../../../db/client.js";
+import { createLeasedBudget, type LeaseStore } from "../../../core/key-limit.js";
+import { clientAddressKey } from "../../../lib/client-address.js";
 import type { ProviderSync } from "./provider-sync.js";
 import { findLiveCharge } from "./provider-sync.repo.js";
 

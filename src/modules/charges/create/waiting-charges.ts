@@ -1,4 +1,4 @@
-import { AppError } from "../../http/errors.js";
+import { AppError } from "../../../core/errors.js";
 
 // How many production charges one process lets wait on a processor at once
 // (PROCESSOR_MAX_WAITING). A charge waits with no transaction open and no pooled connection

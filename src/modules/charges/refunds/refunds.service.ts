@@ -1,17 +1,17 @@
-import { withTx, type Db } from "../../db/client.js";
-import { AppError, notFound } from "../../http/errors.js";
-import type { Environment, RequestCtx } from "../../http/context.js";
-import { faultPoint } from "../../lib/faults.js";
-import { seededId } from "../../lib/ids.js";
-import { amountToMinor } from "../../http/amounts.js";
-import { currencyExponent, formatMajor, toMajor, type AmountLimits } from "../../lib/money.js";
-import type { LedgerService } from "../ledger/ledger.service.js";
-import type { ChargeEffects } from "./charge-effects.js";
-import type { ChargeStatus } from "./charge-status.js";
-import type { ChargeRow } from "./charges.mapper.js";
-import * as repo from "./charges.repo.js";
-import { findLiveCharge } from "./provider-sync.repo.js";
-import { refundsOf, type PaymentProcessor, type RefundResult } from "../../processors/processor.js";
+import { withTx, type Db } from "../../../db/client.js";
+import { AppError, notFound } from "../../../core/errors.js";
+import type { Environment, RequestCtx } from "../../../core/context.js";
+import { faultPoint } from "../../../lib/faults.js";
+import { seededId } from "../../../lib/ids.js";
+import { amountToMinor } from "../../../core/amounts.js";
+import { currencyExponent, formatMajor, toMajor, type AmountLimits } from "../../../lib/money.js";
+import type { LedgerService } from "../../ledger/index.js";
+import type { ChargeEffects } from "../charge-effects.js";
+import type { ChargeStatus } from "../charge-status.js";
+import type { ChargeRow } from "../charges.mapper.js";
+import * as repo from "../charges.repo.js";
+import { findLiveCharge } from "../provider-state/provider-sync.repo.js";
+import { refundsOf, type PaymentProcessor, type RefundResult } from "../../../processors/processor.js";
 
 // Refunds in three steps, so that concurrent refunds can never exceed the paid amount and
 // the processor is never called inside a transaction:

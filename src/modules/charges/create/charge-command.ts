@@ -1,8 +1,8 @@
 import type { Static } from "typebox";
-import { AppError } from "../../http/errors.js";
-import { amountToMinor, checkAmountCeiling } from "../../http/amounts.js";
-import { currencyExponent, type AmountLimits } from "../../lib/money.js";
-import type { CreateChargeBody } from "./charges.schemas.js";
+import { AppError } from "../../../core/errors.js";
+import { amountToMinor, checkAmountCeiling } from "../../../core/amounts.js";
+import { currencyExponent, type AmountLimits } from "../../../lib/money.js";
+import type { CreateChargeBody } from "../charges.schemas.js";
 
 type Body = Static<typeof CreateChargeBody>;
 

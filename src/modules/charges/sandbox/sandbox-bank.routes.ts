@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { errors } from "../../http/schemas.js";
-import { toMajor } from "../../lib/money.js";
-import type { ChargeService } from "./charges.service.js";
+import { errors } from "../../../http/schemas.js";
+import { toMajor } from "../../../lib/money.js";
+import type { SandboxActions } from "./sandbox-actions.js";
 
 // The pages a payer reaches from a sandbox Open Finance authorizationUrl or PSE redirectUrl:
 // a stand-in for the bank, with Approve and Reject. Keyless like a real bank redirect, and
@@ -18,7 +18,7 @@ function page(title: string, body: string): string {
 </head><body><h1>${escape(title)}</h1>${body}</body></html>`;
 }
 
-export function sandboxBankRoutes(charges: ChargeService) {
+export function sandboxBankRoutes(charges: Pick<SandboxActions, "findSandbox" | "bankDecision">) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => {

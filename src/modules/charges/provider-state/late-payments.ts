@@ -1,8 +1,8 @@
-import { withTx, type Db } from "../../db/client.js";
-import { refundsOf, type LookupResult, type PaymentProcessor, type RefundResult } from "../../processors/processor.js";
-import type { LedgerService } from "../ledger/ledger.service.js";
-import type { ChargeEffects } from "./charge-effects.js";
-import type { ChargeRow } from "./charges.mapper.js";
+import { withTx, type Db } from "../../../db/client.js";
+import { refundsOf, type LookupResult, type PaymentProcessor, type RefundResult } from "../../../processors/processor.js";
+import type { LedgerService } from "../../ledger/index.js";
+import type { ChargeEffects } from "../charge-effects.js";
+import type { ChargeRow } from "../charges.mapper.js";
 import { moveLatePayment } from "./provider-sync.repo.js";
 
 // A payment the provider took for a live charge that feira had already failed (a Pix or boleto

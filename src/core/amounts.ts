@@ -1,5 +1,5 @@
-import { aboveCeilingMessage, formatMajor, maxAmountMinor, toMinor, type AmountLimits } from "../lib/money.js";
-import { AppError } from "./errors.js";
+import { aboveCeilingMessage, currencyExponent, formatMajor, maxAmountMinor, toMinor, type AmountLimits } from "../lib/money.js";
+import { AppError, invalid } from "./errors.js";
 
 // Amounts at the API's edge: currency units in, integer minor units out, each within the
 // ceiling of its currency (AmountLimits, config.ts). An amount above it is a 422
@@ -35,4 +35,11 @@ export function checkAmountCeiling(
       ? `${field} must be at most ${max} (in minor units: ${maxText})`
       : aboveCeilingMessage(field, max, currency);
   throw new AppError("amount_too_large", message, { max: { minor: max, currency } });
+}
+
+/** An amount and its currency from a request (a plan's price), within the ceiling of its currency. */
+export function normalizeMoney(amount: unknown, rawCurrency: string, limits: AmountLimits, field = "amount"): { amountMinor: number; currency: string } {
+  const currency = rawCurrency.toUpperCase();
+  if (currencyExponent(currency) === undefined) throw invalid(`currency ${rawCurrency} is not a supported ISO 4217 code`);
+  return { amountMinor: amountToMinor(amount, currency, limits, { field }), currency };
 }

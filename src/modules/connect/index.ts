@@ -1,0 +1,3 @@
+// The Connect module's public face for other modules: what they may import from it.
+// Everything else in this folder is the module's own (its module file is public too).
+export type { ConnectService } from "./connect.service.js";
