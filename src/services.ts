@@ -5,6 +5,7 @@ import { createCardModule } from "./modules/cards/cards.module.js";
 import { createChargesModule, sandboxProcessorRecords } from "./modules/charges/charges.module.js";
 import { createConfigChanges } from "./db/config-changes.js";
 import { createConnectModule } from "./modules/connect/connect.module.js";
+import { createDisputesModule } from "./modules/disputes/disputes.module.js";
 import { createCustomersModule } from "./modules/customers/customers.module.js";
 import { createLedgerModule } from "./modules/ledger/ledger.module.js";
 import { createMerchantsModule } from "./modules/merchants/merchants.module.js";
@@ -41,12 +42,16 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     db, charges: charges.service, effects: charges.effects, refunds: charges.refunds, cards: cards.service, customers: customers.service,
     merchants: merchants.service, leaseMs: config.idempotencyLeaseMs, amountLimits: config.amountLimits,
   });
+  const disputes = createDisputesModule({
+    db, sealer, charges: charges.service, chargeModule: charges,
+    clock: { now: subscriptions.engine.clockNow, onAdvance: subscriptions.clock.onAdvance },
+  });
   const shipping = createShippingModule({ db, config, sealer, merchants: merchants.service });
   const paymentLinks = createPaymentLinksModule({ db, config, charges: charges.service, merchants: merchants.service, shipping: shipping.service });
   return {
     sealer, configChanges, webhooks, cards, connect, subscriptions, paymentLinks,
     merchants: merchants.service, customers: customers.service, ledger: ledger.service, charges: charges.service,
     refunds: charges.refunds, shipping: shipping.service, processors,
-    modules: { merchants, customers, ledger, charges, shipping },
+    modules: { merchants, customers, ledger, charges, shipping, disputes },
   };
 }

@@ -9,8 +9,9 @@ import type { ConnectService } from "../connect/connect.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { LedgerService } from "../ledger/ledger.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
+import { createChargeDisputes } from "./charge-disputes.js";
 import { createChargeEffects } from "./charge-effects.js";
-import { chargeRoutes } from "./charges.routes.js";
+import { chargeRoutes, type ChargeDisputesView } from "./charges.routes.js";
 import { createChargeService } from "./charges.service.js";
 import { createProcessorRecords } from "./processor-records.repo.js";
 import { createLiveExpiry } from "./live-expiry.js";
@@ -46,6 +47,10 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const refunds = createRefundService({ db, effects, ledger: deps.ledger, processorFor: service.processorFor, amountLimits: config.amountLimits });
   const sync = createProviderSync({ db, effects, processors: deps.processors, ledger: deps.ledger });
   const liveExpiry = createLiveExpiry({ db, sync });
+  const disputeMoney = createChargeDisputes({ effects, ledger: deps.ledger });
+  // A charge's view shows its disputes, which the disputes module (built after this one) lists.
+  let disputesOf: ChargeDisputesView = async () => [];
+  const showDisputes = (view: ChargeDisputesView) => { disputesOf = view; };
   const tasks: Task[] = [
     // Unpaid Pix, boleto and other payer-paid charges past their expiresAt become failed.
     { name: "charges.expire", intervalMs: 30_000, run: () => service.expireUnpaid() },
@@ -75,11 +80,11 @@ export function createChargesModule(deps: ChargesModuleDeps) {
     db, sync: withRefunds, limits: config.live.webhookLookups, store: config.databaseUrl ? postgresLeases(db) : memoryLeases(),
   });
   const routes = async (app: FastifyInstance) => {
-    await app.register(chargeRoutes(service, refunds));
+    await app.register(chargeRoutes(service, refunds, (scope, id) => disputesOf(scope, id)));
     await app.register(sandboxBankRoutes(service));
     await app.register(providerWebhookRoutes(notices, deps.processors));
   };
-  return { service, refunds, effects, sync, notices, liveExpiry, routes, tasks };
+  return { service, refunds, effects, sync, notices, liveExpiry, disputeMoney, showDisputes, routes, tasks };
 }
 
 export type ChargesModule = ReturnType<typeof createChargesModule>;

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { Type } from "typebox";
+import { Type, type Static } from "typebox";
+import type { Scope } from "../../db/scope.js";
+import type { Dispute } from "../disputes/disputes.schemas.js";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
 import { rejectServerFields } from "./charge-input.js";
 import { toChargeResponse } from "./charges.mapper.js";
@@ -8,7 +10,10 @@ import type { ChargeService } from "./charges.service.js";
 import type { RefundService } from "./refunds.service.js";
 import * as s from "./charges.schemas.js";
 
-export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
+/** The disputes of a charge, as GET /v1/charges/{id} shows them (the disputes module answers). */
+export type ChargeDisputesView = (scope: Scope, chargeId: string) => Promise<Static<typeof Dispute>[]>;
+
+export function chargeRoutes(charges: ChargeService, refunds: RefundService, disputesOf: ChargeDisputesView) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -45,11 +50,14 @@ export function chargeRoutes(charges: ChargeService, refunds: RefundService) {
     app.get("/v1/charges/:id", {
       schema: {
         operationId: "getCharge", tags: ["charges"], summary: "Retrieve a charge",
-        description: "Amounts in currency units. Card numbers and CVVs are never returned.",
+        description: "Amounts in currency units. Card numbers and CVVs are never returned. `disputes` lists the charge's disputes, newest first.",
         params: IdParams,
-        response: { 200: s.Charge, ...errors(401, 403, 404) },
+        response: { 200: s.ChargeWithDisputes, ...errors(401, 403, 404) },
       },
-    }, async (req) => toChargeResponse(await charges.get(req.ctx, req.params.id)));
+    }, async (req) => {
+      const charge = await charges.get(req.ctx, req.params.id);
+      return { ...toChargeResponse(charge), disputes: await disputesOf(req.ctx, charge.id) };
+    });
 
     app.post("/v1/charges/:id/refund", {
       schema: {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { withTx, type Db, type Queryable } from "../../db/client.js";
+import type { Scope } from "../../db/scope.js";
 import type { RequestCtx } from "../../http/context.js";
 import { AppError } from "../../http/errors.js";
 import { errors, IdempotencyHeaders } from "../../http/schemas.js";
@@ -20,6 +21,7 @@ const MAX_STEPS = 20_000;
 export function createSandboxClock(deps: { db: Db; engine: BillingEngine; leaseMs: number; now?: () => Date }) {
   const { db, engine } = deps;
   const realNow = deps.now ?? (() => new Date());
+  const listeners: ((scope: Scope) => Promise<unknown>)[] = [];
   const forbidden = () => new AppError("forbidden", "Forbidden: the test clock moves sandbox time only; use a sandbox (sk_test_) key");
 
   async function read(ctx: RequestCtx) {
@@ -57,6 +59,8 @@ export function createSandboxClock(deps: { db: Db; engine: BillingEngine; leaseM
       actions.push(...(await engine.runClaimed(claimed, async () => at)));
     }
     await moveTo(target);
+    // Other modules' sandbox deadlines that the new time passed (a dispute's evidenceDueBy).
+    for (const passed of listeners) await passed(ctx);
     const offset = await repo.clockOffset(db, ctx.merchantId);
     return { now: target.toISOString(), offsetDays: offset / DAY_MS, actions: actions.map(wire) };
   }
@@ -83,5 +87,10 @@ export function createSandboxClock(deps: { db: Db; engine: BillingEngine; leaseM
     };
   }
 
-  return { advance, read, routes };
+  /** Registers what runs, before advance answers, on the merchant's sandbox once its clock moved (wired when the app is built). */
+  function onAdvance(listener: (scope: Scope) => Promise<unknown>): void {
+    listeners.push(listener);
+  }
+
+  return { advance, read, routes, onAdvance };
 }
