@@ -1,4 +1,4 @@
--- Disputes (contract section 11): the dispute and its sealed evidence files, what a charge's
+-- Disputes: the dispute and its sealed evidence files, what a charge's
 -- disputes took from the balance (charges.amount_disputed), and a dispute's hold and return posted
 -- once each (ledger_tx_once_idx).
 CREATE TABLE "dispute_files" (

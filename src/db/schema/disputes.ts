@@ -9,7 +9,7 @@ export interface DisputeEvidence {
   files: { id: string; name: string; contentType: string; size: number }[];
 }
 
-// Disputes of a charge (contract section 11): a chargeback or a Pix MED, opened by a provider's
+// Disputes of a charge: a chargeback or a Pix MED, opened by a provider's
 // notice or the sandbox. `held` is what opening it took from the balance (at most what the
 // charge still had paid); a won dispute gives exactly that back.
 export const disputes = pgTable("disputes", {

@@ -192,7 +192,7 @@ export const Charge = Type.Object({
   updatedAt: Type.String({ format: "date-time" }),
 }, { examples: [CARD_CHARGE_EXAMPLE] });
 
-/** A charge as GET /v1/charges/{id} answers it: with its disputes (contract section 11). */
+/** A charge as GET /v1/charges/{id} answers it: with its disputes. */
 export const ChargeWithDisputes = Type.Object({
   ...Charge.properties,
   disputes: Type.Array(Dispute, { description: "The charge's disputes, newest first." }),

@@ -9,7 +9,7 @@ import type { ChargeService } from "../charges/charges.service.js";
 import { disputeRoutes } from "./disputes.routes.js";
 import { createDisputeService } from "./disputes.service.js";
 
-// Disputes (contract section 11): chargebacks and Pix MED as objects with a deadline, evidence
+// Disputes: chargebacks and Pix MED as objects with a deadline, evidence
 // and money held. The charge path moves the money (charge-disputes.ts); this module owns the
 // dispute, its routes, its sandbox and its deadline.
 export interface DisputesModuleDeps {

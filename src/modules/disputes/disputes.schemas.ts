@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 
-// Wire schemas of disputes (contract section 11). Amounts in currency units, like charges.
+// Wire schemas of disputes. Amounts in currency units, like charges.
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 export const MAX_EVIDENCE_FILES = 5;

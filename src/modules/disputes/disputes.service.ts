@@ -152,15 +152,14 @@ export function createDisputeService(deps: DisputeDeps) {
   async function loseOverdue(only?: Scope, limit = 50): Promise<number> {
     let n = 0;
     for (const d of await repo.overdueDisputes(db, realNow(), limit, only)) {
-      const done = await withTx(db, async (tx) => {
-        return decide(tx, d, "lost", await deps.charges.get(systemCtx(d, "disputes.deadline"), d.chargeId));
-      });
+      const charge = await deps.charges.get(systemCtx(d, "disputes.deadline"), d.chargeId);
+      const done = await withTx(db, (tx) => decide(tx, d, "lost", charge));
       if (done) n++;
     }
     return n;
   }
 
-  // The sandbox stands in for the issuer and the payer's bank (contract section 11, Sandbox).
+  // The sandbox stands in for the issuer and the payer's bank.
   const sandboxOnly = (ctx: RequestCtx) => {
     if (ctx.environment !== "sandbox") throw new AppError("forbidden", "Forbidden: sandbox endpoints need a sandbox (sk_test_) key");
   };
