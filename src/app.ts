@@ -135,6 +135,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
         { name: "customers", description: "Customers of a merchant" },
         { name: "cards", description: "Card vault: saved cards of a customer (numbers kept only encrypted)" },
         { name: "charges", description: "Charges, refunds and their webhooks" },
+        { name: "disputes", description: "Chargebacks and Pix MED: the amount held, the evidence deadline and the decision" },
         { name: "subscriptions", description: "Plans, subscriptions, their billing and dunning settings, and the sandbox test clock" },
         { name: "balance", description: "Ledger balances and balance transactions" },
         { name: "sandbox", description: "Sandbox-only actions standing in for payers, issuers and settlement" },
@@ -171,6 +172,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(modules.customers.routes);
   await app.register(services.cards.routes);
   await app.register(modules.charges.routes);
+  await app.register(modules.disputes.routes);
   await app.register(modules.ledger.routes);
   await app.register(services.webhooks.routes);
   await app.register(services.subscriptions.routes);

@@ -5,6 +5,7 @@ import { createCardModule } from "./modules/cards/cards.module.js";
 import { createChargesModule, sandboxProcessorRecords } from "./modules/charges/index.js";
 import { createConfigChanges } from "./db/config-changes.js";
 import { createConnectModule } from "./modules/connect/connect.module.js";
+import { createDisputesModule } from "./modules/disputes/disputes.module.js";
 import { createCustomersModule } from "./modules/customers/customers.module.js";
 import { createLedgerModule } from "./modules/ledger/ledger.module.js";
 import { createMerchantsModule } from "./modules/merchants/merchants.module.js";
@@ -41,6 +42,10 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     db, charges: charges.service, effects: charges.effects, refunds: charges.refunds, cards: cards.service, customers: customers.service,
     merchants: merchants.service, leaseMs: config.idempotencyLeaseMs, amountLimits: config.amountLimits,
   });
+  const disputes = createDisputesModule({
+    db, sealer, charges: charges.service, chargeModule: charges,
+    clock: { now: subscriptions.engine.clockNow, onAdvance: subscriptions.clock.onAdvance },
+  });
   const shipping = createShippingModule({ db, config, sealer, merchants: merchants.service });
   const paymentLinks = createPaymentLinksModule({ db, config, charges: charges.service, merchants: merchants.service, shipping: shipping.service });
   return {
@@ -48,6 +53,6 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     merchants: merchants.service, customers: customers.service, ledger: ledger.service, charges: charges.service,
     refunds: charges.refunds, shipping: shipping.service, processors,
     // Every module, in the order the worker takes their tasks (collectTasks).
-    modules: { merchants, customers, cards, webhooks, subscriptions, ledger, connect, charges, shipping, paymentLinks },
+    modules: { merchants, customers, cards, webhooks, subscriptions, ledger, connect, charges, disputes, shipping, paymentLinks },
   };
 }

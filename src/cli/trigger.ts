@@ -4,6 +4,7 @@ import { needAdminKey, payoutDecision, type TriggerOutput } from "./trigger-payo
 // `feira trigger <event>` makes, through the public API, the objects whose life produces that
 // event, like `stripe trigger`. Sandbox keys only: it creates real charges.
 interface Charge { id: string; status: string }
+interface Dispute { id: string; kind: string; status: string; evidenceDueBy: string }
 
 export type { TriggerOutput };
 export interface TriggerOptions { adminKey?: string }
@@ -41,6 +42,28 @@ export const TRIGGERS: Record<string, Step> = {
     const ch = await cardCharge(c);
     await call(c, "POST", `/v1/charges/${ch.id}/refund`, {});
     return [`charge ${ch.id} (card, paid)`, `refund of ${ch.id}`];
+  },
+  // A paid card charge disputed through the sandbox: its amount leaves the balance until decided.
+  "charge.dispute.created": async (c) => {
+    const ch = await cardCharge(c);
+    const d = await call<Dispute>(c, "POST", `/v1/sandbox/charges/${ch.id}/dispute`, { reason: "product_not_received" });
+    return [`charge ${ch.id} (card, ${ch.status})`, `dispute ${d.id} (${d.kind}, ${d.status}, evidence due by ${d.evidenceDueBy})`];
+  },
+  // The same, answered with evidence (a text): under_review.
+  "charge.dispute.updated": async (c) => {
+    const ch = await cardCharge(c);
+    const d = await call<Dispute>(c, "POST", `/v1/sandbox/charges/${ch.id}/dispute`, { reason: "product_not_received" });
+    const form = new FormData();
+    form.set("text", "feira trigger: the buyer signed for the delivery.");
+    const answered = await call<Dispute>(c, "POST", `/v1/disputes/${d.id}/evidence`, form);
+    return [`charge ${ch.id} (card, ${ch.status})`, `dispute ${d.id} (${d.kind}, evidence submitted: ${answered.status})`];
+  },
+  // The same, conceded: lost, and the charge charged_back.
+  "charge.dispute.closed": async (c) => {
+    const ch = await cardCharge(c);
+    const d = await call<Dispute>(c, "POST", `/v1/sandbox/charges/${ch.id}/dispute`, { reason: "fraudulent" });
+    const lost = await call<Dispute>(c, "POST", `/v1/disputes/${d.id}/accept`);
+    return [`charge ${ch.id} (card, charged_back)`, `dispute ${d.id} (${d.kind}, accepted: ${lost.status})`];
   },
   "payout.approved": payout("payout.approved", "approve"),
   "payout.rejected": payout("payout.rejected", "reject"),

@@ -7,3 +7,4 @@ export * from "./schema/webhooks.js";
 export * from "./schema/connect.js";
 export * from "./schema/payment-links.js";
 export * from "./schema/subscriptions.js";
+export * from "./schema/disputes.js";

@@ -28,7 +28,7 @@ export function inScope(columns: ScopeColumns, scope: Scope): SQL {
  * The same filter for a statement written as text: `<alias.><owner> = $1 and <alias.>environment
  * = $2`. The column names are the caller's constants, never input.
  */
-export function inScopeSql(scope: Scope, owner: "merchant_id" | "owner" = "merchant_id", alias?: "s" | "c" | "p"): SQL {
+export function inScopeSql(scope: Scope, owner: "merchant_id" | "owner" = "merchant_id", alias?: "s" | "c" | "p" | "d"): SQL {
   const prefix = alias ? `${alias}.` : "";
   return sql`${sql.raw(prefix + owner)} = ${scope.merchantId} and ${sql.raw(prefix)}environment = ${scope.environment}`;
 }

@@ -73,6 +73,24 @@ test("charge.failed: a Pix charge expired unpaid through the sandbox, delivered 
   assert.equal((await api(master, "GET", `/v1/charges/${chargeId}`)).failureReason, "expired");
 });
 
+test("charge.dispute.created, .updated and .closed: a paid card charge disputed through the sandbox, delivered to the endpoint", async () => {
+  await api(master, "POST", "/v1/webhook-endpoints", { url: `${receiver.url}/disputes`, events: ["charge.dispute.created", "charge.dispute.closed"] });
+  const { stdout } = await feiraCli(["trigger", "charge.dispute.created"]);
+  const [, chargeId, disputeId] = stdout.match(/Created charge (ch_\w+) \(card, paid\)[\s\S]*Created dispute (dp_\w+) \(chargeback, needs_response, evidence due by /) ?? assert.fail(stdout);
+  const created = await waitForRequest((b) => b.event === "charge.dispute.created" && b.data?.id === disputeId);
+  assert.equal((JSON.parse(created.body) as { data: { charge_id: string } }).data.charge_id, chargeId);
+  assert.equal((await api<{ status: string }>(master, "GET", `/v1/disputes/${disputeId}`)).status, "needs_response");
+
+  const updated = await feiraCli(["trigger", "charge.dispute.updated"]);
+  const [, answeredId] = updated.stdout.match(/Created dispute (dp_\w+) \(chargeback, evidence submitted: under_review\)/) ?? assert.fail(updated.stdout);
+  assert.equal((await api<{ evidence: { text: string } }>(master, "GET", `/v1/disputes/${answeredId}`)).evidence.text, "feira trigger: the buyer signed for the delivery.");
+
+  const closed = await feiraCli(["trigger", "charge.dispute.closed"]);
+  const [, lostCharge, lostId] = closed.stdout.match(/Created charge (ch_\w+) \(card, charged_back\)[\s\S]*Created dispute (dp_\w+) \(chargeback, accepted: lost\)/) ?? assert.fail(closed.stdout);
+  await waitForRequest((b) => b.event === "charge.dispute.closed" && b.data?.id === lostId);
+  assert.equal((await api<{ status: string }>(master, "GET", `/v1/charges/${lostCharge}`)).status, "charged_back");
+});
+
 test("payout triggers without the admin key say what they need and make nothing", async () => {
   const help = (await feiraCli(["help"])).stdout;
   assert.match(help, /charge\.failed.*payout\.approved, payout\.rejected/);

@@ -291,7 +291,7 @@ export interface paths {
         };
         /**
          * Retrieve a charge
-         * @description Amounts in currency units. Card numbers and CVVs are never returned.
+         * @description Amounts in currency units. Card numbers and CVVs are never returned. `disputes` lists the charge's disputes, newest first.
          */
         get: operations["getCharge"];
         put?: never;
@@ -490,6 +490,86 @@ export interface paths {
          * @description Deletes the card and its encrypted number. Charges already made with it are unchanged.
          */
         delete: operations["deleteCard"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes
+         * @description The caller's disputes, newest first, by page, filtered by status, chargeId and kind.
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a dispute
+         * @description One of the caller's disputes; another merchant's answers 404.
+         */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept (concede) a dispute
+         * @description The merchant concedes: the dispute is lost, its amount stays taken and the charge becomes charged_back (a Pix MED: refunded to the payer). charge.dispute.closed. A dispute already closed: 409.
+         */
+        post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a dispute's evidence
+         * @description multipart/form-data with `text` (required, at most 20000 characters) and up to 5 `files`, each a PDF, PNG or JPEG judged by its content (not its name or declared type) of at most 5 MB (413 above). Files are stored encrypted. Accepted once, while the dispute needs_response and before its evidenceDueBy: the dispute goes under_review (charge.dispute.updated). After the deadline, in another status, or for a dispute answered in the provider's own dashboard (Pagar.me): 422.
+         */
+        post: operations["submitDisputeEvidence"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -939,6 +1019,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/charges/{id}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a dispute on a paid charge (sandbox)
+         * @description Stands in for the payer's bank: opens a dispute on a paid sandbox charge for what it still has paid, a chargeback on a card charge or a pix_med on a Pix one, due 7 days ahead on the test clock. Its amount leaves the balance (split recipients their share) and charge.dispute.created is sent. A charge that is not paid, or already has an open dispute: 409; another method, or a kind that does not match it: 422. Sandbox keys only.
+         */
+        post: operations["sandboxDisputeCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/charges/{id}/expire": {
         parameters: {
             query?: never;
@@ -1033,6 +1133,26 @@ export interface paths {
          * @description Moves the caller's sandbox time forward by `days` and runs, in time order and before answering, everything that falls due for its sandbox subscriptions: renewals, payment retries, cancels at period end, trial ends and unpaid first payments. Sandbox keys only (403 with a production key). Charges keep their real creation time; subscription periods and events follow the clock.
          */
         post: operations["advanceSandboxClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/disputes/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide a dispute under review (sandbox)
+         * @description Stands in for the issuer: won gives the amount back to the balance; lost keeps it taken and ends the charge (charged_back; a Pix MED: refunded). charge.dispute.closed. A dispute not under_review: 409. Sandbox keys only.
+         */
+        post: operations["sandboxCloseDispute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5195,7 +5315,8 @@ export interface operations {
                      *       "paidAt": "2026-11-23T12:00:01.000Z",
                      *       "expiresAt": null,
                      *       "createdAt": "2026-11-23T12:00:01.000Z",
-                     *       "updatedAt": "2026-11-23T12:00:01.000Z"
+                     *       "updatedAt": "2026-11-23T12:00:01.000Z",
+                     *       "disputes": []
                      *     }
                      */
                     "application/json": {
@@ -5207,6 +5328,38 @@ export interface operations {
                         createdAt: string;
                         currency: string;
                         customerId: string | null;
+                        /** @description The charge's disputes, newest first. */
+                        disputes: {
+                            /** @description Currency units: what the payer disputes, taken from the balance while the dispute is open. */
+                            amount: number;
+                            chargeId: string;
+                            closedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            evidence: {
+                                files: {
+                                    contentType: string;
+                                    id: string;
+                                    name: string;
+                                    /** @description Bytes. */
+                                    size: number;
+                                }[];
+                                text: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Evidence is accepted until then; an unanswered dispute past it is lost. In sandbox it follows the test clock.
+                             */
+                            evidenceDueBy: string;
+                            id: string;
+                            /** @description chargeback (a card's issuer) or pix_med (the Central Bank's Pix special return mechanism, MED). */
+                            kind: "chargeback" | "pix_med";
+                            reason: string;
+                            /** @description needs_response: evidence may be submitted until evidenceDueBy; under_review: evidence submitted, awaiting the decision; won: the amount went back to the balance; lost: it stays taken (final). */
+                            status: "needs_response" | "under_review" | "won" | "lost";
+                            submittedAt: string | null;
+                        }[];
                         expiresAt: string | null;
                         failureReason: string | null;
                         freight_amount: number | null;
@@ -8050,6 +8203,959 @@ export interface operations {
                      * @example {
                      *       "statusCode": 422,
                      *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDisputes: {
+        parameters: {
+            query?: {
+                chargeId?: string;
+                /** @description chargeback (a card's issuer) or pix_med (the Central Bank's Pix special return mechanism, MED). */
+                kind?: "chargeback" | "pix_med";
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Starts at 1. */
+                page?: number;
+                /** @description needs_response: evidence may be submitted until evidenceDueBy; under_review: evidence submitted, awaiting the decision; won: the amount went back to the balance; lost: it stays taken (final). */
+                status?: "needs_response" | "under_review" | "won" | "lost";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dp_01jd3q8r2t4v6x8z0b2d4f6h8k",
+                     *           "chargeId": "ch_01m83z4fb49ymhph6hwrvbtqq2",
+                     *           "kind": "chargeback",
+                     *           "status": "under_review",
+                     *           "reason": "fraudulent",
+                     *           "amount": 49.9,
+                     *           "currency": "BRL",
+                     *           "evidenceDueBy": "2026-11-30T12:00:00.000Z",
+                     *           "evidence": {
+                     *             "text": "The buyer signed for the delivery on 2026-11-25.",
+                     *             "files": [
+                     *               {
+                     *                 "id": "dpf_01jd3qa0c2e4g6j8m0p2r4t6w8",
+                     *                 "name": "receipt.pdf",
+                     *                 "contentType": "application/pdf",
+                     *                 "size": 48213
+                     *               }
+                     *             ]
+                     *           },
+                     *           "submittedAt": "2026-11-24T09:30:00.000Z",
+                     *           "closedAt": null,
+                     *           "createdAt": "2026-11-23T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "total": 1,
+                     *         "page": 1,
+                     *         "limit": 10,
+                     *         "totalPages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Currency units: what the payer disputes, taken from the balance while the dispute is open. */
+                            amount: number;
+                            chargeId: string;
+                            closedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            evidence: {
+                                files: {
+                                    contentType: string;
+                                    id: string;
+                                    name: string;
+                                    /** @description Bytes. */
+                                    size: number;
+                                }[];
+                                text: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Evidence is accepted until then; an unanswered dispute past it is lost. In sandbox it follows the test clock.
+                             */
+                            evidenceDueBy: string;
+                            id: string;
+                            /** @description chargeback (a card's issuer) or pix_med (the Central Bank's Pix special return mechanism, MED). */
+                            kind: "chargeback" | "pix_med";
+                            reason: string;
+                            /** @description needs_response: evidence may be submitted until evidenceDueBy; under_review: evidence submitted, awaiting the decision; won: the amount went back to the balance; lost: it stays taken (final). */
+                            status: "needs_response" | "under_review" | "won" | "lost";
+                            submittedAt: string | null;
+                        }[];
+                        meta: {
+                            limit: number;
+                            page: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "querystring.limit must be <= 100",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dp_01jd3q8r2t4v6x8z0b2d4f6h8k",
+                     *       "chargeId": "ch_01m83z4fb49ymhph6hwrvbtqq2",
+                     *       "kind": "chargeback",
+                     *       "status": "under_review",
+                     *       "reason": "fraudulent",
+                     *       "amount": 49.9,
+                     *       "currency": "BRL",
+                     *       "evidenceDueBy": "2026-11-30T12:00:00.000Z",
+                     *       "evidence": {
+                     *         "text": "The buyer signed for the delivery on 2026-11-25.",
+                     *         "files": [
+                     *           {
+                     *             "id": "dpf_01jd3qa0c2e4g6j8m0p2r4t6w8",
+                     *             "name": "receipt.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "size": 48213
+                     *           }
+                     *         ]
+                     *       },
+                     *       "submittedAt": "2026-11-24T09:30:00.000Z",
+                     *       "closedAt": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Currency units: what the payer disputes, taken from the balance while the dispute is open. */
+                        amount: number;
+                        chargeId: string;
+                        closedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        evidence: {
+                            files: {
+                                contentType: string;
+                                id: string;
+                                name: string;
+                                /** @description Bytes. */
+                                size: number;
+                            }[];
+                            text: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description Evidence is accepted until then; an unanswered dispute past it is lost. In sandbox it follows the test clock.
+                         */
+                        evidenceDueBy: string;
+                        id: string;
+                        /** @description chargeback (a card's issuer) or pix_med (the Central Bank's Pix special return mechanism, MED). */
+                        kind: "chargeback" | "pix_med";
+                        reason: string;
+                        /** @description needs_response: evidence may be submitted until evidenceDueBy; under_review: evidence submitted, awaiting the decision; won: the amount went back to the balance; lost: it stays taken (final). */
+                        status: "needs_response" | "under_review" | "won" | "lost";
+                        submittedAt: string | null;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    acceptDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h when the same key and body are sent again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dp_01jd3q8r2t4v6x8z0b2d4f6h8k",
+                     *       "chargeId": "ch_01m83z4fb49ymhph6hwrvbtqq2",
+                     *       "kind": "chargeback",
+                     *       "status": "under_review",
+                     *       "reason": "fraudulent",
+                     *       "amount": 49.9,
+                     *       "currency": "BRL",
+                     *       "evidenceDueBy": "2026-11-30T12:00:00.000Z",
+                     *       "evidence": {
+                     *         "text": "The buyer signed for the delivery on 2026-11-25.",
+                     *         "files": [
+                     *           {
+                     *             "id": "dpf_01jd3qa0c2e4g6j8m0p2r4t6w8",
+                     *             "name": "receipt.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "size": 48213
+                     *           }
+                     *         ]
+                     *       },
+                     *       "submittedAt": "2026-11-24T09:30:00.000Z",
+                     *       "closedAt": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Currency units: what the payer disputes, taken from the balance while the dispute is open. */
+                        amount: number;
+                        chargeId: string;
+                        closedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        evidence: {
+                            files: {
+                                contentType: string;
+                                id: string;
+                                name: string;
+                                /** @description Bytes. */
+                                size: number;
+                            }[];
+                            text: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description Evidence is accepted until then; an unanswered dispute past it is lost. In sandbox it follows the test clock.
+                         */
+                        evidenceDueBy: string;
+                        id: string;
+                        /** @description chargeback (a card's issuer) or pix_med (the Central Bank's Pix special return mechanism, MED). */
+                        kind: "chargeback" | "pix_med";
+                        reason: string;
+                        /** @description needs_response: evidence may be submitted until evidenceDueBy; under_review: evidence submitted, awaiting the decision; won: the amount went back to the balance; lost: it stays taken (final). */
+                        status: "needs_response" | "under_review" | "won" | "lost";
+                        submittedAt: string | null;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    submitDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "The buyer signed for the delivery on 2026-11-25.",
+                 *       "files": [
+                 *         "(contents of receipt.pdf)"
+                 *       ]
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description Up to 5 files, each a PDF, PNG or JPEG (judged by content) of at most 5 MB. */
+                    files?: string[];
+                    /** @description Required: the merchant's account of the sale, at most 20,000 characters. */
+                    text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dp_01jd3q8r2t4v6x8z0b2d4f6h8k",
+                     *       "chargeId": "ch_01m83z4fb49ymhph6hwrvbtqq2",
+                     *       "kind": "chargeback",
+                     *       "status": "under_review",
+                     *       "reason": "fraudulent",
+                     *       "amount": 49.9,
+                     *       "currency": "BRL",
+                     *       "evidenceDueBy": "2026-11-30T12:00:00.000Z",
+                     *       "evidence": {
+                     *         "text": "The buyer signed for the delivery on 2026-11-25.",
+                     *         "files": [
+                     *           {
+                     *             "id": "dpf_01jd3qa0c2e4g6j8m0p2r4t6w8",
+                     *             "name": "receipt.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "size": 48213
+                     *           }
+                     *         ]
+                     *       },
+                     *       "submittedAt": "2026-11-24T09:30:00.000Z",
+                     *       "closedAt": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Currency units: what the payer disputes, taken from the balance while the dispute is open. */
+                        amount: number;
+                        chargeId: string;
+                        closedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        evidence: {
+                            files: {
+                                contentType: string;
+                                id: string;
+                                name: string;
+                                /** @description Bytes. */
+                                size: number;
+                            }[];
+                            text: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description Evidence is accepted until then; an unanswered dispute past it is lost. In sandbox it follows the test clock.
+                         */
+                        evidenceDueBy: string;
+                        id: string;
+                        /** @description chargeback (a card's issuer) or pix_med (the Central Bank's Pix special return mechanism, MED). */
+                        kind: "chargeback" | "pix_med";
+                        reason: string;
+                        /** @description needs_response: evidence may be submitted until evidenceDueBy; under_review: evidence submitted, awaiting the decision; won: the amount went back to the balance; lost: it stays taken (final). */
+                        status: "needs_response" | "under_review" | "won" | "lost";
+                        submittedAt: string | null;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed multipart body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "each file may be at most 5 MB",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "send the files as multipart/form-data",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "files[0] (notes.txt) must be a PDF, PNG or JPEG file (judged by its content)",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -14189,6 +15295,288 @@ export interface operations {
             };
         };
     };
+    sandboxDisputeCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h when the same key and body are sent again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "product_not_received"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description chargeback (a card's issuer) or pix_med (the Central Bank's Pix special return mechanism, MED). */
+                    kind?: "chargeback" | "pix_med";
+                    /** @description Why the payer disputed, e.g. fraudulent, product_not_received, duplicate. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dp_01jd3q8r2t4v6x8z0b2d4f6h8k",
+                     *       "chargeId": "ch_01m83z4fb49ymhph6hwrvbtqq2",
+                     *       "kind": "chargeback",
+                     *       "status": "under_review",
+                     *       "reason": "fraudulent",
+                     *       "amount": 49.9,
+                     *       "currency": "BRL",
+                     *       "evidenceDueBy": "2026-11-30T12:00:00.000Z",
+                     *       "evidence": {
+                     *         "text": "The buyer signed for the delivery on 2026-11-25.",
+                     *         "files": [
+                     *           {
+                     *             "id": "dpf_01jd3qa0c2e4g6j8m0p2r4t6w8",
+                     *             "name": "receipt.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "size": 48213
+                     *           }
+                     *         ]
+                     *       },
+                     *       "submittedAt": "2026-11-24T09:30:00.000Z",
+                     *       "closedAt": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Currency units: what the payer disputes, taken from the balance while the dispute is open. */
+                        amount: number;
+                        chargeId: string;
+                        closedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        evidence: {
+                            files: {
+                                contentType: string;
+                                id: string;
+                                name: string;
+                                /** @description Bytes. */
+                                size: number;
+                            }[];
+                            text: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description Evidence is accepted until then; an unanswered dispute past it is lost. In sandbox it follows the test clock.
+                         */
+                        evidenceDueBy: string;
+                        id: string;
+                        /** @description chargeback (a card's issuer) or pix_med (the Central Bank's Pix special return mechanism, MED). */
+                        kind: "chargeback" | "pix_med";
+                        reason: string;
+                        /** @description needs_response: evidence may be submitted until evidenceDueBy; under_review: evidence submitted, awaiting the decision; won: the amount went back to the balance; lost: it stays taken (final). */
+                        status: "needs_response" | "under_review" | "won" | "lost";
+                        submittedAt: string | null;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "colour is not a recognized field",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     sandboxExpireCharge: {
         parameters: {
             query?: never;
@@ -15524,6 +16912,285 @@ export interface operations {
                      * @example {
                      *       "statusCode": 422,
                      *       "message": "days is required",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxCloseDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h when the same key and body are sent again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "outcome": "won"
+                 *     }
+                 */
+                "application/json": {
+                    outcome: "won" | "lost";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dp_01jd3q8r2t4v6x8z0b2d4f6h8k",
+                     *       "chargeId": "ch_01m83z4fb49ymhph6hwrvbtqq2",
+                     *       "kind": "chargeback",
+                     *       "status": "under_review",
+                     *       "reason": "fraudulent",
+                     *       "amount": 49.9,
+                     *       "currency": "BRL",
+                     *       "evidenceDueBy": "2026-11-30T12:00:00.000Z",
+                     *       "evidence": {
+                     *         "text": "The buyer signed for the delivery on 2026-11-25.",
+                     *         "files": [
+                     *           {
+                     *             "id": "dpf_01jd3qa0c2e4g6j8m0p2r4t6w8",
+                     *             "name": "receipt.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "size": 48213
+                     *           }
+                     *         ]
+                     *       },
+                     *       "submittedAt": "2026-11-24T09:30:00.000Z",
+                     *       "closedAt": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Currency units: what the payer disputes, taken from the balance while the dispute is open. */
+                        amount: number;
+                        chargeId: string;
+                        closedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        evidence: {
+                            files: {
+                                contentType: string;
+                                id: string;
+                                name: string;
+                                /** @description Bytes. */
+                                size: number;
+                            }[];
+                            text: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description Evidence is accepted until then; an unanswered dispute past it is lost. In sandbox it follows the test clock.
+                         */
+                        evidenceDueBy: string;
+                        id: string;
+                        /** @description chargeback (a card's issuer) or pix_med (the Central Bank's Pix special return mechanism, MED). */
+                        kind: "chargeback" | "pix_med";
+                        reason: string;
+                        /** @description needs_response: evidence may be submitted until evidenceDueBy; under_review: evidence submitted, awaiting the decision; won: the amount went back to the balance; lost: it stays taken (final). */
+                        status: "needs_response" | "under_review" | "won" | "lost";
+                        submittedAt: string | null;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "outcome is required",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -21962,7 +23629,7 @@ export interface operations {
                      */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url: string;
                 };
@@ -22605,7 +24272,7 @@ export interface operations {
                     /** @description true re-enables an endpoint disabled by the service (410 Gone, or failing for days) and clears disabledReason. */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url?: string;
                 };

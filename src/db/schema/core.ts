@@ -131,6 +131,8 @@ export const charges = pgTable("charges", {
   anticipationFee: money("anticipation_fee").notNull().default(0),
   net: money("net").notNull().default(0),
   amountRefunded: money("amount_refunded").notNull().default(0),
+  /** Taken from the balance by the charge's open and lost disputes (a won one gives its part back). */
+  amountDisputed: money("amount_disputed").notNull().default(0),
   items: jsonb("items").$type<Record<string, unknown>[]>(),
   shippingAddress: jsonb("shipping_address").$type<Record<string, unknown>>(),
   trackingInfo: jsonb("tracking_info").$type<Record<string, unknown>>(),
@@ -225,10 +227,11 @@ export const ledgerTransactions = pgTable("ledger_transactions", {
   createdAt: createdAt(),
 }, (t) => [
   index("ledger_tx_source_idx").on(t.sourceId),
-  // A charge's chargeback and its late payment (in, then out) are each posted once, whoever
-  // reads the provider's answer first (a notice, reconciliation, the expiry).
+  // A charge's chargeback and its late payment (in, then out), and a dispute's hold and its
+  // return, are each posted once, whoever reads the provider's answer first (a notice,
+  // reconciliation, the expiry, the deadline task).
   uniqueIndex("ledger_tx_once_idx").on(t.type, t.sourceId)
-    .where(sql`${t.type} in ('chargeback', 'late_payment', 'late_payment_refund')`),
+    .where(sql`${t.type} in ('chargeback', 'late_payment', 'late_payment_refund', 'dispute', 'dispute_won')`),
 ]);
 
 export const ledgerEntries = pgTable("ledger_entries", {

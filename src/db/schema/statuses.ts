@@ -14,3 +14,8 @@ export type LatePaymentStatus = "refund_pending" | "refunded";
 export type SubmerchantStatus = "pending" | "pre_approved" | "active" | "rejected" | "blocked" | "inactive";
 
 export type SubscriptionStatus = "pending_activation" | "active" | "cancelled" | "paused" | "expired";
+
+export type DisputeKind = "chargeback" | "pix_med";
+
+/** needs_response -> under_review (evidence) -> won | lost; unanswered past its deadline: lost. */
+export type DisputeStatus = "needs_response" | "under_review" | "won" | "lost";

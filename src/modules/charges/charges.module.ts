@@ -10,7 +10,8 @@ import type { CustomerService } from "../customers/index.js";
 import type { LedgerService } from "../ledger/index.js";
 import type { MerchantService } from "../merchants/index.js";
 import { createChargeEffects } from "./charge-effects.js";
-import { chargeRoutes } from "./create/charges.routes.js";
+import { createChargeDisputes } from "./charge-disputes.js";
+import { chargeRoutes, type ChargeDisputesView } from "./create/charges.routes.js";
 import { createChargeService } from "./charges.service.js";
 import { createProcessorRecords } from "./processor-records.repo.js";
 import { createLiveExpiry } from "./provider-state/live-expiry.js";
@@ -48,6 +49,10 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const refunds = createRefundService({ db, effects, ledger: deps.ledger, processorFor: service.processorFor, amountLimits: config.amountLimits });
   const sync = createProviderSync({ db, effects, processors: deps.processors, ledger: deps.ledger });
   const liveExpiry = createLiveExpiry({ db, sync });
+  const disputeMoney = createChargeDisputes({ effects, ledger: deps.ledger });
+  // A charge's view shows its disputes, which the disputes module (built after this one) lists.
+  let disputesOf: ChargeDisputesView = async () => [];
+  const showDisputes = (view: ChargeDisputesView) => { disputesOf = view; };
   const tasks: Task[] = [
     // Unpaid Pix, boleto and other payer-paid charges past their expiresAt become failed.
     { name: "charges.expire", intervalMs: 30_000, run: () => service.expireUnpaid() },
@@ -77,13 +82,13 @@ export function createChargesModule(deps: ChargesModuleDeps) {
     db, sync: withRefunds, limits: config.live.webhookLookups, store: config.databaseUrl ? postgresLeases(db) : memoryLeases(),
   });
   const routes = async (app: FastifyInstance) => {
-    await app.register(chargeRoutes(service));
+    await app.register(chargeRoutes(service, (scope, id) => disputesOf(scope, id)));
     await app.register(refundRoutes(refunds));
     await app.register(sandboxRoutes(service));
     await app.register(sandboxBankRoutes(service));
     await app.register(providerWebhookRoutes(notices, deps.processors));
   };
-  return { service, refunds, effects, sync, notices, liveExpiry, routes, tasks };
+  return { service, refunds, effects, sync, notices, liveExpiry, disputeMoney, showDisputes, routes, tasks };
 }
 
 export type ChargesModule = ReturnType<typeof createChargesModule>;

@@ -42,15 +42,34 @@ export async function transition(
 }
 
 /**
- * Reserves a refund: adds to amount_refunded only while the sum stays within the amount and
- * the charge is paid. One statement, so concurrent refunds can never exceed the charge.
+ * Reserves a refund: adds to amount_refunded only while it and what disputes hold stay within
+ * the amount and the charge is paid. One statement, so concurrent refunds can never exceed the
+ * charge, nor refund money a dispute took.
  */
 export async function reserveRefund(tx: Queryable, id: string, amount: number): Promise<ChargeRow | undefined> {
   const [row] = await tx.update(charges)
     .set({ amountRefunded: sql`${charges.amountRefunded} + ${amount}`, updatedAt: new Date() })
-    .where(and(eq(charges.id, id), eq(charges.status, "paid"), sql`${charges.amountRefunded} + ${amount} <= ${charges.amount}`))
+    .where(and(eq(charges.id, id), eq(charges.status, "paid"), sql`${charges.amountRefunded} + ${charges.amountDisputed} + ${amount} <= ${charges.amount}`))
     .returning();
   return row;
+}
+
+/** A charge by id under its row lock (the dispute's money moves read and change it under it). */
+export async function lockedCharge(tx: Queryable, id: string): Promise<ChargeRow | undefined> {
+  const [row] = await tx.select().from(charges).where(eq(charges.id, id)).for("update");
+  return row;
+}
+
+/**
+ * Adds `delta` (negative to give back) to what the charge's disputes took and `refunded` to
+ * amount_refunded (a lost Pix MED's hold becomes a refund); the caller holds the charge's lock.
+ */
+export async function addDisputed(tx: Queryable, id: string, delta: number, refunded = 0): Promise<ChargeRow> {
+  const [row] = await tx.update(charges)
+    .set({ amountDisputed: sql`${charges.amountDisputed} + ${delta}`, amountRefunded: sql`${charges.amountRefunded} + ${refunded}`, updatedAt: new Date() })
+    .where(eq(charges.id, id))
+    .returning();
+  return row!;
 }
 
 export async function releaseRefund(tx: Queryable, id: string, amount: number): Promise<void> {

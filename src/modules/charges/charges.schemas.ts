@@ -1,5 +1,6 @@
 import { Type } from "typebox";
 import { ListOf, ListQuery, MerchantUrl, Metadata } from "../../http/schemas.js";
+import { Dispute } from "../disputes/index.js";
 import { CHARGE_STATUSES, type ChargeStatus } from "./charge-status.js";
 import { PaymentMethodInput } from "./create/payment-methods.schemas.js";
 
@@ -190,6 +191,12 @@ export const Charge = Type.Object({
   })),
   updatedAt: Type.String({ format: "date-time" }),
 }, { examples: [CARD_CHARGE_EXAMPLE] });
+
+/** A charge as GET /v1/charges/{id} answers it: with its disputes. */
+export const ChargeWithDisputes = Type.Object({
+  ...Charge.properties,
+  disputes: Type.Array(Dispute, { description: "The charge's disputes, newest first." }),
+}, { examples: [{ ...CARD_CHARGE_EXAMPLE, disputes: [] }] });
 
 export const ListChargesQuery = Type.Object({
   ...ListQuery,

@@ -4,6 +4,7 @@ import type { submerchantDocuments } from "../../db/schema.js";
 import { invalid, notFound } from "../../core/errors.js";
 import type { RequestCtx } from "../../core/context.js";
 import type { Sealer } from "../../lib/crypto.js";
+import { documentTypeOf } from "../../lib/file-content.js";
 import { newId } from "../../lib/ids.js";
 import * as repo from "./connect.repo.js";
 import { DOCUMENT_KINDS, REQUIRED_DOCUMENTS, type DocumentKind } from "./connect.schemas.js";
@@ -13,7 +14,6 @@ import { DOCUMENT_KINDS, REQUIRED_DOCUMENTS, type DocumentKind } from "./connect
 // naming the submerchant and the kind, so a sealed file copied to another row does not open),
 // and only its metadata is listed; the master can download it explicitly.
 
-const ALLOWED = new Set(["application/pdf", "image/jpeg", "image/png"]);
 const aad = (submerchantId: string, kind: string) => `kyc:${submerchantId}:${kind}`;
 
 export function isDocumentKind(value: string): value is DocumentKind {
@@ -49,13 +49,11 @@ export function createDocumentService(deps: { db: Db; sealer: Sealer; connect: S
   async function upload(submerchantId: string, files: { kind: DocumentKind; content: Buffer }[]) {
     if (files.length === 0) throw invalid(`at least one file is required: ${DOCUMENT_KINDS.join(", ")}`);
     const rows: (typeof submerchantDocuments.$inferInsert)[] = [];
-    // Loaded on the first upload: an API process that never takes one does not hold it.
-    const { fileTypeFromBuffer } = await import("file-type");
     for (const f of files) {
-      const type = await fileTypeFromBuffer(f.content);
-      if (!type || !ALLOWED.has(type.mime)) throw invalid(`${f.kind} must be a PDF, JPEG or PNG file (judged by its content)`);
+      const type = await documentTypeOf(f.content);
+      if (!type) throw invalid(`${f.kind} must be a PDF, JPEG or PNG file (judged by its content)`);
       rows.push({
-        id: newId("doc"), submerchantId, kind: f.kind, contentType: type.mime, size: f.content.length,
+        id: newId("doc"), submerchantId, kind: f.kind, contentType: type, size: f.content.length,
         sha256: createHash("sha256").update(f.content).digest("hex"),
         contentSealed: sealer.seal(f.content.toString("base64"), aad(submerchantId, f.kind)), uploadedAt: new Date(),
       });

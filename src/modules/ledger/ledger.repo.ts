@@ -50,6 +50,13 @@ export async function postTransaction(
   return id;
 }
 
+/** The entries of the one transaction posted once as (type, source) (ledger_tx_once_idx). */
+export async function entriesOfOnce(q: Queryable, type: string, sourceId: string): Promise<EntryInput[]> {
+  const rows = await q.select({ owner: ledgerEntries.owner, account: ledgerEntries.account, amount: ledgerEntries.amount })
+    .from(ledgerEntries).where(and(eq(ledgerEntries.type, type), eq(ledgerEntries.sourceId, sourceId)));
+  return rows.map((r) => ({ owner: r.owner, account: r.account as Account, amount: r.amount }));
+}
+
 /** Unsettled settlement rows of a charge for an owner, latest due first (refunds eat those). */
 export async function openSettlements(tx: Queryable, chargeId: string, owner: string) {
   return tx.select().from(settlements)

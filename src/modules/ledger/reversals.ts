@@ -22,6 +22,8 @@ export interface RefundedCharge {
   split?: readonly SplitRule[] | null;
   /** Refunded so far, this refund included (it was reserved before the ledger is posted). */
   amountRefunded?: number;
+  /** Taken so far by the charge's disputes (their holds). */
+  amountDisputed?: number;
 }
 
 /** The owners whose available balance a reversal debited, in one environment and currency. */
@@ -52,11 +54,37 @@ export function createReversals() {
    * A chargeback: the payer's bank took back what was still paid (the amount less what was
    * refunded). It is taken back exactly as a refund of that rest would be (the recipients'
    * shares, the originator the rest, fees kept), so a partial refund and then a chargeback leave
-   * the ledger as one full refund does. Posted once per charge (ledger_tx_once_idx).
+   * the ledger as one full refund does. What the charge's disputes hold was taken already: a
+   * lost dispute's chargeback takes only the rest, if any. Posted once per charge
+   * (ledger_tx_once_idx).
    */
   async function postChargeback(tx: Tx, c: RefundedCharge & { amount: number }) {
-    const refunded = c.amountRefunded ?? 0;
-    await postReturn(tx, c, refunded, c.amount - refunded, { type: "chargeback", sourceId: c.id, description: `chargeback of ${c.id}` });
+    const taken = (c.amountRefunded ?? 0) + (c.amountDisputed ?? 0);
+    if (taken >= c.amount) return;
+    await postReturn(tx, c, taken, c.amount - taken, { type: "chargeback", sourceId: c.id, description: `chargeback of ${c.id}` });
+  }
+
+  /**
+   * A dispute opened: `held` of the gross is taken back as a refund of it would be (the split
+   * recipients their share, the originator the rest, pending first, fees kept), `c` telling
+   * what refunds and earlier disputes took before it. Once per dispute (ledger_tx_once_idx).
+   */
+  async function postDisputeHold(tx: Tx, c: RefundedCharge, held: number, disputeId: string) {
+    const before = (c.amountRefunded ?? 0) + (c.amountDisputed ?? 0);
+    await postReturn(tx, c, before, held, { type: "dispute", sourceId: disputeId, description: `dispute ${disputeId} of ${c.id} opened` });
+  }
+
+  /**
+   * A dispute won: each owner gets back exactly what its hold took, into its available balance
+   * (the part taken from pending had its settlement rows cut, and the provider returns the money
+   * when it decides, as Stripe credits a won dispute). Once per dispute (ledger_tx_once_idx).
+   */
+  async function postDisputeReturn(tx: Tx, c: { id: string; environment: RefundedCharge["environment"]; currency: string }, disputeId: string) {
+    const held = await repo.entriesOfOnce(tx, "dispute", disputeId);
+    await repo.postTransaction(tx, {
+      environment: c.environment, currency: c.currency, type: "dispute_won", sourceId: disputeId, description: `dispute ${disputeId} of ${c.id} won`,
+      entries: held.map((e) => ({ owner: e.owner, account: e.owner === repo.PLATFORM ? e.account : "available", amount: -e.amount })),
+    });
   }
 
   /**
@@ -112,6 +140,6 @@ export function createReversals() {
     steps.push(step);
   }
 
-  return { postRefund, postChargeback, postChargebackRest, onReversal };
+  return { postRefund, postChargeback, postChargebackRest, postDisputeHold, postDisputeReturn, onReversal };
 }
 

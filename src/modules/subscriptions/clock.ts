@@ -1,6 +1,7 @@
 import { withTx, type Db, type Queryable } from "../../db/client.js";
 import type { RequestCtx } from "../../core/context.js";
 import { AppError } from "../../core/errors.js";
+import type { Scope } from "../../db/scope.js";
 import { addDays } from "./billing.js";
 import type { BillingEngine, StepResult } from "./billing-engine.js";
 import * as repo from "./subscriptions.repo.js";
@@ -16,6 +17,7 @@ const MAX_STEPS = 20_000;
 export function createSandboxClock(deps: { db: Db; engine: BillingEngine; leaseMs: number; now?: () => Date }) {
   const { db, engine } = deps;
   const realNow = deps.now ?? (() => new Date());
+  const listeners: ((scope: Scope) => Promise<unknown>)[] = [];
   const forbidden = () => new AppError("forbidden", "Forbidden: the test clock moves sandbox time only; use a sandbox (sk_test_) key");
 
   async function read(ctx: RequestCtx) {
@@ -53,11 +55,18 @@ export function createSandboxClock(deps: { db: Db; engine: BillingEngine; leaseM
       actions.push(...(await engine.runClaimed(claimed, async () => at)));
     }
     await moveTo(target);
+    // Other modules' sandbox deadlines that the new time passed (a dispute's evidenceDueBy).
+    for (const passed of listeners) await passed(ctx);
     const offset = await repo.clockOffset(db, ctx.merchantId);
     return { now: target.toISOString(), offsetDays: offset / DAY_MS, actions: actions.map(wire) };
   }
 
-  return { advance, read };
+  /** Registers what runs, before advance answers, on the merchant's sandbox once its clock moved (wired when the app is built). */
+  function onAdvance(listener: (scope: Scope) => Promise<unknown>): void {
+    listeners.push(listener);
+  }
+
+  return { advance, read, onAdvance };
 }
 
 export type SandboxClock = ReturnType<typeof createSandboxClock>;

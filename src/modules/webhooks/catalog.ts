@@ -25,6 +25,10 @@ export const EVENT_CATALOG = {
   // Live charges only: the provider reported a chargeback; the charge is charged_back and what
   // was still paid went back on the ledger.
   "charge.disputed": { envelope: "standard", toEndpoints: true, toPostback: true, description: "The payer's bank took a paid charge back (a chargeback reported by the processor); the charge is charged_back and the amount still paid was taken back from the balance." },
+  // Disputes: data is the dispute (snake_case, amount in cents).
+  "charge.dispute.created": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A dispute (a chargeback or a Pix MED) was opened on a paid charge; its amount was taken from the balance until it is decided." },
+  "charge.dispute.updated": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A dispute changed without closing: evidence was submitted and it is under_review." },
+  "charge.dispute.closed": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A dispute was decided: won (its amount went back to the balance) or lost (it stays taken; the charge is charged_back, or refunded for a Pix MED)." },
   // Live charges only: a payment that arrived after the charge had failed (an expired Pix or
   // boleto paid late) was refunded in full to the payer; the charge stays failed.
   "charge.late_payment_refunded": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A payment arrived after the charge had failed (e.g. a Pix or boleto paid after it expired) and was refunded in full to the payer; the charge stays failed and the balance is unchanged." },

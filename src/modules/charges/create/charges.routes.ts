@@ -1,6 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { Static } from "typebox";
+import type { Scope } from "../../../db/scope.js";
 import { errors, IdempotencyHeaders, IdParams } from "../../../http/schemas.js";
+import type { Dispute } from "../../disputes/index.js";
 import { rejectServerFields } from "./charge-pipeline.js";
 import { toChargeResponse } from "../charges.mapper.js";
 import type { ChargeService } from "../charges.service.js";
@@ -8,7 +11,10 @@ import * as s from "../charges.schemas.js";
 
 // Creating, listing and reading charges; refunds (refunds/) and the sandbox's actions (sandbox/)
 // have their own routes, registered after these (the OpenAPI document keeps its order).
-export function chargeRoutes(charges: ChargeService) {
+/** The disputes of a charge, as GET /v1/charges/{id} shows them (the disputes module answers). */
+export type ChargeDisputesView = (scope: Scope, chargeId: string) => Promise<Static<typeof Dispute>[]>;
+
+export function chargeRoutes(charges: ChargeService, disputesOf: ChargeDisputesView) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -45,10 +51,13 @@ export function chargeRoutes(charges: ChargeService) {
     app.get("/v1/charges/:id", {
       schema: {
         operationId: "getCharge", tags: ["charges"], summary: "Retrieve a charge",
-        description: "Amounts in currency units. Card numbers and CVVs are never returned.",
+        description: "Amounts in currency units. Card numbers and CVVs are never returned. `disputes` lists the charge's disputes, newest first.",
         params: IdParams,
-        response: { 200: s.Charge, ...errors(401, 403, 404) },
+        response: { 200: s.ChargeWithDisputes, ...errors(401, 403, 404) },
       },
-    }, async (req) => toChargeResponse(await charges.get(req.ctx, req.params.id)));
+    }, async (req) => {
+      const charge = await charges.get(req.ctx, req.params.id);
+      return { ...toChargeResponse(charge), disputes: await disputesOf(req.ctx, charge.id) };
+    });
   };
 }

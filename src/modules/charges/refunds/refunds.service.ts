@@ -52,14 +52,16 @@ export function createRefundService(deps: {
     if (charge.status !== "paid") {
       throw new AppError("invalid_state", `Charge ${chargeId} is ${charge.status}; only paid charges can be refunded`);
     }
-    const rest = charge.amount - charge.amountRefunded;
+    // What an open or lost dispute took is not the merchant's to refund (Stripe refuses it too).
+    const rest = charge.amount - charge.amountRefunded - charge.amountDisputed;
     let minor = rest;
     if (amount !== undefined) {
       minor = amountToMinor(amount, charge.currency, deps.amountLimits, { minUnits: 10 ** -(currencyExponent(charge.currency) ?? 0) });
     }
     const tooMuch = () => new AppError("refund_exceeds_refundable", `amount exceeds the refundable rest of ${formatMajor(rest, charge.currency)} ${charge.currency}`,
       { available: { minor: rest, currency: charge.currency } });
-    if (minor > rest) throw tooMuch();
+    // Nothing left (refunds reserved, or a dispute holding the rest) is never a refund of 0.
+    if (minor > rest || minor === 0) throw tooMuch();
     // Checked before anything is reserved: a processor without refunds is refunded at the provider.
     if (!refundsOf(deps.processorFor(ctx, charge.processor))) {
       throw new AppError("method_not_supported", `Charge ${chargeId}'s processor does not refund through feira; refund it at the provider`);
