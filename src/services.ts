@@ -36,6 +36,7 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
   const connect = createConnectModule({ db, config, sealer, merchants: merchants.service, ledger: ledger.service, processors, configChanges });
   const charges = createChargesModule({
     db, config, processors, merchants: merchants.service, customers: customers.service, cards: cards.service, ledger: ledger.service, connect: connect.service,
+    payoutNotices: connect.payouts.transfers.notice,
   });
   const subscriptions = createSubscriptionModule({
     db, charges: charges.service, effects: charges.effects, refunds: charges.refunds, cards: cards.service, customers: customers.service,
@@ -47,6 +48,6 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     sealer, configChanges, webhooks, cards, connect, subscriptions, paymentLinks,
     merchants: merchants.service, customers: customers.service, ledger: ledger.service, charges: charges.service,
     refunds: charges.refunds, shipping: shipping.service, processors,
-    modules: { merchants, customers, ledger, charges, shipping },
+    modules: { merchants, customers, ledger, charges, shipping, connect },
   };
 }

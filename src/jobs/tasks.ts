@@ -11,6 +11,7 @@ export interface TaskSources {
   subscriptions: { tasks: Task[] };
   ledger: { tasks: Task[] };
   charges: { tasks: Task[] };
+  connect: { tasks: Task[] };
 }
 
 /** The catalog of background tasks: each module's own, and the HTTP layer's key purge. */
@@ -32,5 +33,6 @@ export function createTasks(deps: { db: Db; modules: TaskSources; log?: FastifyB
       },
     },
     ...modules.charges.tasks,
+    ...modules.connect.tasks,
   ];
 }

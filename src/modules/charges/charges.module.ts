@@ -16,7 +16,7 @@ import { createProcessorRecords } from "./processor-records.repo.js";
 import { createLiveExpiry } from "./live-expiry.js";
 import { createNoticeGate } from "./provider-notices.js";
 import { createProviderSync, type ProviderSync } from "./provider-sync.js";
-import { providerWebhookRoutes } from "./provider-webhooks.routes.js";
+import { providerWebhookRoutes, type PayoutNotices } from "./provider-webhooks.routes.js";
 import { createRefundService } from "./refunds.service.js";
 import { sandboxBankRoutes } from "./sandbox-bank.routes.js";
 import { createWaitingCharges } from "./waiting-charges.js";
@@ -34,6 +34,8 @@ export interface ChargesModuleDeps {
   cards: Pick<CardService, "cardForCharge">;
   ledger: LedgerService;
   connect: Pick<ConnectService, "checkCharge" | "checkCanResend">;
+  /** Reads back the payouts' transfers a provider's notice names (connect's payout transfers). */
+  payoutNotices?: PayoutNotices;
 }
 
 /** Where the sandbox simulator keeps what it answered (the processor's own memory, in a table). */
@@ -77,7 +79,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const routes = async (app: FastifyInstance) => {
     await app.register(chargeRoutes(service, refunds));
     await app.register(sandboxBankRoutes(service));
-    await app.register(providerWebhookRoutes(notices, deps.processors));
+    await app.register(providerWebhookRoutes(notices, deps.processors, deps.payoutNotices));
   };
   return { service, refunds, effects, sync, notices, liveExpiry, routes, tasks };
 }
