@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from "node:tls";
 import type { Dispatcher } from "undici";
 import { loadUndici } from "../lib/undici-lazy.js";
 import type { ProcessorFailure } from "./processor.js";
@@ -36,10 +37,12 @@ export interface HttpClientOptions {
    * behind the others' answers. Default 32.
    */
   connections?: number;
+  /** TLS options of the agent's connections: a client certificate and extra CAs (mutual TLS). */
+  tls?: ConnectionOptions;
 }
 
 export interface CallInput {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -147,7 +150,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       return body === undefined ? { ok: false, failure } : { ok: false, failure, body };
     };
     const { Agent, request } = await loadUndici();
-    dispatcher ??= new Agent({ keepAliveTimeout: 4_000, connections: opts.connections ?? 32 });
+    dispatcher ??= new Agent({ keepAliveTimeout: 4_000, connections: opts.connections ?? 32, ...(opts.tls ? { connect: opts.tls } : {}) });
     let res: Dispatcher.ResponseData;
     try {
       res = await request(urlOf(opts.baseUrl, input.path, input.query), {
