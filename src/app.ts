@@ -181,7 +181,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(services.connect.routes);
   await app.register(modules.shipping.routes);
   await app.register(services.paymentLinks.routes);
-  await app.register(processorAdminRoutes(services.processors));
+  await app.register(processorAdminRoutes(services.processors, config.publicBaseUrl));
   await app.register(panelRoutes({ services, config, db, loginThrottle: rateLimits.login }));
   return app;
 }

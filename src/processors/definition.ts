@@ -67,11 +67,30 @@ export type NoticeReading =
   /** 401: not from the provider (signature, secret); 422: not a notice of its shape. */
   | { outcome: "refused"; status: 401 | 422; message: string };
 
+/** What registering feira's notice URL at the provider asks for. */
+export interface NoticeRegistration {
+  /** PUBLIC_BASE_URL: feira's notice route is below it. */
+  publicBaseUrl: string;
+  limits: AdapterLimits;
+}
+
+export type NoticeRegistrationResult =
+  /** `webhookUrl` as registered, with any secret in it masked. */
+  | { outcome: "registered"; webhookUrl: string }
+  /** The provider refused it (its code, never its body), or gave no answer to rely on. */
+  | { outcome: "refused" | "unknown"; message: string };
+
 export interface NoticeReader<O> {
   /** How to register the URL at the provider and what is checked: the route's documentation. */
   description: string;
   /** Verifies the notice (with the processor's options: its secret) and names what to re-read. */
   read(notice: IncomingNotice, options: O): NoticeReading;
+  /**
+   * Registers feira's notice URL at the provider through its API (POST
+   * /v1/admin/processors/{name}/webhook); absent when the operator registers it in the provider's
+   * dashboard.
+   */
+  register?(options: O, at: NoticeRegistration): Promise<NoticeRegistrationResult>;
 }
 
 /** Declared by the definitions that have them; the core checks for them where they are used. */
@@ -114,7 +133,11 @@ export interface ProcessorDefinition {
   readonly settings: Settings;
   check(raw: RawOptions, methods: readonly PaymentMethodType[]): string[];
   create(raw: RawOptions, limits: AdapterLimits): PaymentProcessor & { close?(): Promise<void> };
-  readonly notices?: { description: string; read(notice: IncomingNotice, raw: RawOptions): NoticeReading };
+  readonly notices?: {
+    description: string;
+    read(notice: IncomingNotice, raw: RawOptions): NoticeReading;
+    register?(raw: RawOptions, at: NoticeRegistration): Promise<NoticeRegistrationResult>;
+  };
   readonly capabilities: OptionalCapabilities;
 }
 
@@ -135,7 +158,13 @@ export function defineProcessor<S extends Settings>(def: ProcessorDefinitionOf<S
     settings: def.settings,
     check: (raw, methods) => def.check?.(options(raw), methods) ?? [],
     create: (raw, limits) => def.create(options(raw), limits),
-    ...(notices ? { notices: { description: notices.description, read: (notice, raw) => notices.read(notice, options(raw)) } } : {}),
+    ...(notices ? {
+      notices: {
+        description: notices.description,
+        read: (notice, raw) => notices.read(notice, options(raw)),
+        ...(notices.register ? { register: (raw: RawOptions, at: NoticeRegistration) => notices.register!(options(raw), at) } : {}),
+      },
+    } : {}),
     capabilities: def.capabilities ?? {},
   };
 }

@@ -1,5 +1,6 @@
 import type { BreakerView } from "./breaker.js";
-import type { IncomingNotice, NoticeReading, ProcessorDefinition } from "./definition.js";
+import type { IncomingNotice, NoticeReading, NoticeRegistrationResult, ProcessorDefinition } from "./definition.js";
+import { efi } from "./efi/efi.definition.js";
 import { mercadopago } from "./mercadopago/mercadopago.definition.js";
 import { pagarme } from "./pagarme/pagarme.definition.js";
 import type { ChargeRoute, PaymentMethodType, PaymentProcessor, PayoutCapability, ProcessorRecords } from "./processor.js";
@@ -15,6 +16,7 @@ import { createSandboxProcessor } from "./sandbox/sandbox.processor.js";
 export const PROCESSORS: readonly ProcessorDefinition[] = [
   pagarme,
   mercadopago,
+  efi,
 ];
 
 // Which processor serves which environment. Sandbox keys always get the simulator. Production
@@ -46,6 +48,12 @@ export interface ProcessorRegistry {
   payouts(env: Environment): PayoutSender | null;
   /** Reads a notice of the named processor with its options; undefined when no processor of that name takes notices. */
   readNotice(name: string, notice: IncomingNotice): NoticeReading | undefined;
+  /**
+   * Registers feira's notice URL at the named processor with its options; `not_registrable` when
+   * no processor of that name registers notices through its API, `not_configured` when no route
+   * names it (its settings were not checked at start).
+   */
+  registerNotices(name: string, publicBaseUrl: string): Promise<NoticeRegistrationResult | { outcome: "not_registrable" | "not_configured" }>;
   /** Each live adapter's circuit breaker. */
   breakers(): Record<string, BreakerView>;
   /** Each configured live processor: the methods it serves and its breaker, in this process. */
@@ -116,6 +124,12 @@ export function createProcessorRegistry(opts: {
     payouts: (env) => (env === "sandbox" ? sandboxPayouts : livePayouts),
     readNotice(name, notice) {
       return byName.get(name)?.notices?.read(notice, optionsOf(name));
+    },
+    async registerNotices(name, publicBaseUrl) {
+      const register = byName.get(name)?.notices?.register;
+      if (!register) return { outcome: "not_registrable" };
+      if (!adapters.has(name)) return { outcome: "not_configured" };
+      return register(optionsOf(name), { publicBaseUrl, limits });
     },
     breakers: () => router?.breakers() ?? {},
     liveProcessors() {

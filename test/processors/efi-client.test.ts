@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { ConfigError, loadConfig } from "../../src/config.js";
 import { createEfiClient, efiIds, mapEfiError } from "../../src/processors/efi/client.js";
+import { createEfiProcessor } from "../../src/processors/efi/efi.processor.js";
 import { startFakeEfi, type FakeEfi } from "../helpers/fake-efi.js";
+import { tempDir } from "../helpers/process.js";
 
 // feira's Efí client against the Efí fake, over mutual TLS: the certificate as PEM or .p12 with
 // the fake's CA trusted besides the public ones, one token for many calls, one refresh that
-// concurrent calls share, a new token before the old one lapses and after Efí refuses one, and
-// the ids feira derives for Efí's objects.
+// concurrent calls share, a new token before the old one lapses and after Efí refuses one, the
+// ids feira derives for Efí's objects, the start-up checks of the settings, and the adapter's
+// read-back of a cob whose create timed out.
 
 let f: FakeEfi;
 before(async () => { f = await startFakeEfi({ tokenTtlSeconds: 3600 }); });
@@ -75,4 +79,42 @@ test("ids: a charge's txid is its letters and digits (26 to 35), a refund's devo
   assert.equal(efiIds.txid("short"), efiIds.txid("short"));
   assert.deepEqual(mapEfiError(400, { type: "https://pix.bcb.gov.br/api/v2/error/PixDevolucaoInvalida", detail: "x" }).providerCode, "PixDevolucaoInvalida");
   assert.deepEqual(mapEfiError(409, { nome: "txid_duplicado", mensagem: "..." }).providerCode, "txid_duplicado");
+});
+
+test("PAYMENT_ROUTES naming efi without its settings, or with a certificate that does not load, stops the start naming them", () => {
+  const problems = (env: NodeJS.ProcessEnv) => {
+    try {
+      loadConfig({ DATA_DIR: tempDir("feira-efi-config-"), ...env });
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems;
+      throw err;
+    }
+    return [];
+  };
+  assert.deepEqual(problems({ PAYMENT_ROUTES: "pix=efi" }).sort(), ["EFI_CERTIFICATE", "EFI_CLIENT_ID", "EFI_CLIENT_SECRET", "EFI_PIX_KEY"].map((v) => `${v} is required by PAYMENT_ROUTES (efi)`));
+  const settings = { EFI_CLIENT_ID: "id", EFI_CLIENT_SECRET: "secret", EFI_PIX_KEY: f.pixKey, EFI_API_URL: f.url, EFI_CA_FILE: f.certs.caFile };
+  assert.deepEqual(problems({ PAYMENT_ROUTES: "pix=efi", ...settings, EFI_CERTIFICATE: f.certs.client.pemFile }), []);
+  assert.deepEqual(problems({ PAYMENT_ROUTES: "pix=efi", ...settings, EFI_CERTIFICATE: f.certs.client.p12File, EFI_CERTIFICATE_PASSWORD: f.certs.client.p12Password }), []);
+  for (const bad of [{ EFI_CERTIFICATE: "/nonexistent/efi.pem" }, { EFI_CERTIFICATE: f.certs.client.certFile }, { EFI_CERTIFICATE: f.certs.client.p12File, EFI_CERTIFICATE_PASSWORD: "wrong" }]) {
+    const found = problems({ PAYMENT_ROUTES: "pix=efi", ...settings, ...bad });
+    assert.equal(found.length, 1, JSON.stringify(found));
+    assert.match(found[0]!, /^EFI_CERTIFICATE /);
+    assert.doesNotMatch(found[0]!, /secret|wrong/);
+  }
+});
+
+test("the adapter: a create that timed out (Efí answered late, after making the cob) reads the one cob back and adopts it", async () => {
+  const adapter = createEfiProcessor({ ...connection(), timeoutMs: 400, pixKey: f.pixKey });
+  const chargeId = "ch_01jd3k2m4nabcdefghjktimeout";
+  const txid = efiIds.txid(chargeId);
+  await f.setFault("late-answer", { times: 1, match: `PUT /v2/cob/${txid}`, forMs: 1_000 });
+  const r = await adapter.authorize({
+    chargeId, amountMinor: 1234, currency: "BRL", instrument: { kind: "pix", expiresIn: 600, options: {} },
+    merchant: { id: "mer_x", name: "Loja", city: "SAO PAULO", pixKey: "" }, customer: null, now: new Date(), publicBaseUrl: "http://127.0.0.1",
+  });
+  assert.equal(r.outcome, "pending", JSON.stringify(r));
+  assert.equal(r.outcome === "pending" && r.pspRefId, txid);
+  assert.equal(r.outcome === "pending" && r.details.qrCode, f.ctx.cobs.get(txid)!.pixCopiaECola);
+  assert.equal(f.core.requests.filter((x) => x.route === `PUT /v2/cob/${txid}`).length, 1, "never a second create");
+  await adapter.close();
 });

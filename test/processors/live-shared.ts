@@ -50,17 +50,20 @@ export async function startLiveWorld(): Promise<LiveWorld> {
   };
 }
 
-export const chargeRow = async (w: LiveWorld, id: string) => (await findCharge(w.t.database.db, { merchantId: w.merchantId, environment: "production" }, id))!;
+/** What the reads below need of a world: its app and its merchant (the Efí tests' world too). */
+type AppOf = Pick<LiveWorld, "t" | "merchantId">;
 
-export const runTask = (w: LiveWorld, name: string) => w.t.services.modules.charges.tasks.find((k) => k.name === name)!.run();
+export const chargeRow = async (w: AppOf, id: string) => (await findCharge(w.t.database.db, { merchantId: w.merchantId, environment: "production" }, id))!;
 
-export async function eventCount(w: LiveWorld, id: string, type: string): Promise<number> {
+export const runTask = (w: Pick<LiveWorld, "t">, name: string) => w.t.services.modules.charges.tasks.find((k) => k.name === name)!.run();
+
+export async function eventCount(w: Pick<LiveWorld, "t">, id: string, type: string): Promise<number> {
   const [row] = await w.t.database.db.select({ n: sql<string>`count(*)` }).from(events).where(and(eq(events.objectId, id), eq(events.type, type)));
   return Number(row!.n);
 }
 
 /** Every ledger entry a charge caused (its payment, refunds, chargeback, late payment), summed per owner and account. */
-export async function ledgerOf(w: LiveWorld, chargeId: string): Promise<Record<string, number>> {
+export async function ledgerOf(w: Pick<LiveWorld, "t">, chargeId: string): Promise<Record<string, number>> {
   const rows = await queryRows<{ owner: string; account: string; amount: string }>(w.t.database.db, sql`
     select e.owner, e.account, sum(e.amount)::text as amount, count(*)::text as n from ${ledgerEntries} e
     where e.type <> 'settlement' and (e.source_id = ${chargeId} or e.source_id in (select id from refunds where charge_id = ${chargeId}))
@@ -73,13 +76,13 @@ export async function ledgerOf(w: LiveWorld, chargeId: string): Promise<Record<s
 }
 
 /** How many ledger transactions of `type` a charge has. */
-export async function ledgerTransactions(w: LiveWorld, chargeId: string, type: string): Promise<number> {
+export async function ledgerTransactions(w: Pick<LiveWorld, "t">, chargeId: string, type: string): Promise<number> {
   const [row] = await queryRows<{ n: string }>(w.t.database.db, sql`select count(*)::text as n from ledger_transactions where source_id = ${chargeId} and type = ${type}`);
   return Number(row!.n);
 }
 
 /** The merchant's balance over HTTP: pending + available, in cents. */
-export async function balanceOf(w: LiveWorld): Promise<number> {
+export async function balanceOf(w: Pick<LiveWorld, "t" | "key">): Promise<number> {
   const body = (await get(w.t, w.key, "/v1/balance")).json() as { available: { amount: number }[]; pending: { amount: number }[] };
   return [...body.available, ...body.pending].reduce((s, b) => s + b.amount, 0);
 }

@@ -356,7 +356,7 @@ test("registry: sandbox always gets the simulator, production never does", () =>
   assert.match(parseProcessorRouting({ PAYMENT_PROCESSOR: "sandbox" }, PROCESSORS).problems[0]!, /PAYMENT_PROCESSOR=sandbox is not allowed/);
   assert.match(
     parseProcessorRouting({ PAYMENT_PROCESSOR: "cielo" }, PROCESSORS).problems[0]!,
-    /PAYMENT_PROCESSOR=cielo is not a known processor \(known: pagarme, mercadopago\)/,
+    /PAYMENT_PROCESSOR=cielo is not a known processor \(known: pagarme, mercadopago, efi\)/
   );
   // Even a definition that hands out the simulator cannot make it serve production.
   const simulator = (name: string) => defineProcessor({ name, methods: ["credit_card"], settings: {}, create: () => createSandboxProcessor() });

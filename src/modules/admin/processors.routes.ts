@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
+import { AppError } from "../../http/errors.js";
 import { errors } from "../../http/schemas.js";
 import { PROCESSORS, type ProcessorRegistry } from "../../processors/registry.js";
 
@@ -11,6 +12,8 @@ import { PROCESSORS, type ProcessorRegistry } from "../../processors/registry.js
 
 // The example shows two of the known processors, whichever the registry lists first.
 const [FIRST = "first", SECOND = "second"] = PROCESSORS.map((d) => d.name);
+// The registration's example: the first processor that registers its notices through its API.
+const REGISTERS = PROCESSORS.find((d) => d.notices?.register)?.name ?? "name";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const Instant = Type.Union([Type.String({ format: "date-time" }), Type.Null()]);
@@ -55,7 +58,14 @@ const ProcessorsResponse = Type.Object({
   }],
 });
 
-export function processorAdminRoutes(processors: Pick<ProcessorRegistry, "liveProcessors">) {
+const Registered = Type.Object({
+  processor: Type.String({ description: "The processor's name." }),
+  webhookUrl: Type.String({ description: "The URL registered at the provider, with its secret masked (`***`)." }),
+}, { additionalProperties: false, examples: [{ processor: REGISTERS, webhookUrl: `https://pay.example.com/v1/processors/${REGISTERS}/webhooks?hmac=***&ignorar=` }] });
+
+const Name = Type.Object({ name: Type.String({ maxLength: 32, pattern: "^[a-z][a-z0-9_]{0,31}$", description: "The processor's name, as PAYMENT_ROUTES writes it." }) });
+
+export function processorAdminRoutes(processors: Pick<ProcessorRegistry, "liveProcessors" | "registerNotices">, publicBaseUrl: string) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     app.get("/v1/admin/processors", {
@@ -76,5 +86,35 @@ export function processorAdminRoutes(processors: Pick<ProcessorRegistry, "livePr
         },
       })),
     }));
+
+    // Registration through the provider's API, for processors whose definition can (Efí's
+    // webhook); the others' notice URL is set in their dashboards (the notice route says how).
+    app.post("/v1/admin/processors/:name/webhook", {
+      config: { auth: "admin" },
+      schema: {
+        operationId: "adminRegisterProcessorWebhook", tags: ["admin"], summary: "Register feira's notice URL at a processor",
+        description: "Registers `PUBLIC_BASE_URL/v1/processors/{name}/webhooks` (with the processor's secret, e.g. Efí's `hmac` parameter) at the processor through its API. "
+          + "Repeating it is safe: the registration is replaced. 404: no processor of that name registers notices through its API (register them in its dashboard); "
+          + "409: no route names the processor (its settings are not loaded); 422: the processor refused (Efí probes the URL first, so PUBLIC_BASE_URL must reach feira); "
+          + "503: the processor gave no answer to rely on (send it again).",
+        params: Name,
+        response: { 200: Registered, ...errors(401, 404, 409, 422, 503) },
+      },
+    }, async (req) => {
+      const { name } = req.params;
+      const r = await processors.registerNotices(name, publicBaseUrl);
+      switch (r.outcome) {
+        case "registered":
+          return { processor: name, webhookUrl: r.webhookUrl };
+        case "not_registrable":
+          throw new AppError("not_found", `No processor named ${name} registers its notices through its API`);
+        case "not_configured":
+          throw new AppError("conflict", `Processor ${name} is not configured: PAYMENT_PROCESSOR or PAYMENT_ROUTES names no method for it`);
+        case "refused":
+          throw new AppError("validation_failed", r.message);
+        case "unknown":
+          throw new AppError("unavailable", r.message);
+      }
+    });
   };
 }

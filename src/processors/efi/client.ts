@@ -32,6 +32,11 @@ export const efiIds = {
   devolucao: (refundId: string) => derived(refundId, 1),
   /** A payout's Pix send (idEnvio: 1 to 35). */
   envio: (payoutId: string) => derived(payoutId, 1),
+  /**
+   * The feira id a txid or idEnvio was derived from (`ch01jd...` is `ch_01jd...`), when it was
+   * one of feira's ids; a notice then finds a charge whose create's answer was lost (no txid on it).
+   */
+  feiraId: (efiId: string): string | undefined => /^([a-z]{2,4})([0-9a-z]{26})$/.exec(efiId)?.slice(1).join("_"),
 };
 
 /**

@@ -1,0 +1,48 @@
+import { createSecureContext } from "node:tls";
+import { defineProcessor } from "../definition.js";
+import { EFI_DEFAULT_URL, efiTls } from "./client.js";
+import { createEfiProcessor } from "./efi.processor.js";
+import { readEfiNotice, registerEfiNotices } from "./notices.js";
+
+// Efí Bank (the Central Bank's API Pix, plus Efí's Pix send) as a feira processor: its settings,
+// its adapter (live Pix charges and their refunds) and its notices. Every call is mutual TLS with
+// the operator's certificate, which is loaded at start: a missing file, a PEM without its key or
+// a .p12 with the wrong password stops the start naming EFI_CERTIFICATE, instead of failing the
+// first charge.
+
+export const efi = defineProcessor({
+  name: "efi",
+  methods: ["pix"],
+  settings: {
+    clientId: { env: "EFI_CLIENT_ID", required: true },
+    clientSecret: { env: "EFI_CLIENT_SECRET", required: true },
+    certificate: { env: "EFI_CERTIFICATE", required: true },
+    certificatePassword: { env: "EFI_CERTIFICATE_PASSWORD" },
+    pixKey: { env: "EFI_PIX_KEY", required: true },
+    apiUrl: { env: "EFI_API_URL", url: true, default: EFI_DEFAULT_URL },
+    caFile: { env: "EFI_CA_FILE" },
+  },
+  check(o) {
+    if (!o.certificate) return [];
+    try {
+      createSecureContext(efiTls(o));
+      return [];
+    } catch (err) {
+      // OpenSSL's and the file system's reasons name no secret (a path at most).
+      const reason = (err as { code?: unknown }).code === "ENOENT" ? "no such file" : String((err as Error).message).slice(0, 120);
+      return [`EFI_CERTIFICATE (with EFI_CERTIFICATE_PASSWORD for a .p12) and EFI_CA_FILE must load as a client certificate with its key: ${reason}`];
+    }
+  },
+  create: (o, limits) => createEfiProcessor({
+    clientId: o.clientId, clientSecret: o.clientSecret, certificate: o.certificate, certificatePassword: o.certificatePassword || undefined,
+    caFile: o.caFile || undefined, pixKey: o.pixKey, baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections,
+  }),
+  notices: {
+    description: "Efí (`efi`): `POST /v1/admin/processors/efi/webhook` registers `/v1/processors/efi/webhooks?hmac=<secret>&ignorar=` for EFI_PIX_KEY "
+      + "(Efí appends `/pix`, which `ignorar=` keeps out of the path; the path forms `/pix`, `/rec`, `/cobr` are taken too). "
+      + "`hmac` must be the registered secret, else 401 and nothing changes; a POST without `pix` (Efí's probe) is answered 200 and changes nothing. "
+      + "The body (`{ pix: [{ endToEndId, txid, devolucoes?, gnExtras? }] }`) only names cobs (`txid`, at most 35 letters and digits), which are read again from Efí.",
+    read: readEfiNotice,
+    register: (o, at) => registerEfiNotices({ ...o, certificatePassword: o.certificatePassword || undefined, caFile: o.caFile || undefined }, at),
+  },
+});

@@ -1,0 +1,134 @@
+import { badResponse, cancelResultOf, createFailureResult, madeNothing, refundFailureResult, refundResultOf } from "../adapter-results.js";
+import { providerDocument, type DocumentRules } from "../documents.js";
+import type { CallResult } from "../http-client.js";
+import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
+import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
+import { EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
+
+// Efí (API Pix) behind PaymentProcessor: live Pix charges as cobs, their expiry (the cob
+// removed), and refunds as devoluções. pspRefId is the cob's txid, derived from feira's charge
+// id (client.ts), so a create that timed out, got a 5xx or died with its process is found by a
+// lookup, and a second PUT under the same txid is answered 409 and read back: never two cobs.
+// A devolução's id is derived from feira's refund id the same way; Efí answers a second one
+// under that id with the Central Bank's 400 PixDevolucaoInvalida (or its own 409): read back.
+
+/** The payer (`devedor`) Efí takes on a cob: a CPF or a CNPJ with a name; without one, none. */
+export const EFI_DOCUMENTS: DocumentRules<"cpf" | "cnpj"> = { processor: "efi", types: { cpf: "cpf", cnpj: "cnpj" }, needs: {} };
+
+/** The API Pix's `solicitacaoPagador`: at most 140 characters. */
+const PAYER_TEXT_MAX = 140;
+
+/** Efí's and the Central Bank's ways of saying "no such object": a 404, or Efí's 400 `*_nao_encontrad*`. */
+const absent = (f: ProcessorFailure) => f.status === 404 || (f.status === 400 && /nao_encontrad/.test(f.providerCode ?? ""));
+
+export interface EfiProcessorOptions extends EfiClientOptions {
+  /** The account's Pix key: every cob is payable to it. */
+  pixKey: string;
+}
+
+export function cobBody(input: AuthorizeInput, pixKey: string): Record<string, unknown> {
+  if (input.instrument.kind !== "pix") throw new Error(`efi does not serve ${input.instrument.kind}`);
+  const document = providerDocument(EFI_DOCUMENTS, input.customer);
+  return {
+    calendario: { expiracao: input.instrument.expiresIn },
+    ...(document && input.customer ? { devedor: { [document.type]: document.number, nome: input.customer.name } } : {}),
+    valor: { original: efiValor(input.amountMinor) },
+    chave: pixKey,
+    solicitacaoPagador: (input.description || `Charge ${input.chargeId}`).slice(0, PAYER_TEXT_MAX),
+  };
+}
+
+/** A state read after a create, as a create's answer (a create never answers refunded or charged back). */
+function created(state: LookupResult): AuthorizeResult {
+  switch (state.outcome) {
+    case "not_found":
+      return { outcome: "unknown", failure: badResponse("the processor's cob was not found after it was made") };
+    case "refunded":
+    case "charged_back":
+      return { outcome: "in_analysis", pspRefId: state.pspRefId, providerCode: state.providerCode };
+    default: {
+      if (state.outcome === "unknown") return state;
+      const { refundedMinor: _refunded, ...rest } = state;
+      return rest;
+    }
+  }
+}
+
+function devolucaoResult(d: EfiDevolucao): RefundResult {
+  const status = d.status ?? "";
+  return refundResultOf(EFI_DEVOLUCAO_STATUSES[status] ?? "pending", d.rtrId ?? d.id ?? null, status);
+}
+
+export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" | "refund" | "refundStatus"> & { close(): Promise<void> } {
+  const client = createEfiClient(opts);
+  const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
+
+  async function lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> {
+    const r = await client.getCob(txidOf(input));
+    if (!r.ok) return absent(r.failure) ? { outcome: "not_found" } : { outcome: "unknown", failure: r.failure };
+    return efiCobState(r.body as EfiCob);
+  }
+
+  /** The end-to-end id of the Pix that paid the charge's cob; a failure, or null when unpaid. */
+  async function paidWith(input: RefundInput): Promise<{ e2eid: string } | { failure: ProcessorFailure } | null> {
+    const r = await client.getCob(txidOf(input));
+    if (!r.ok) return absent(r.failure) ? null : { failure: r.failure };
+    const e2eid = paidPix(r.body as EfiCob)?.endToEndId;
+    return e2eid ? { e2eid } : null;
+  }
+
+  /** A devolução read back by its id: its state, not_found, or pending when unreadable. */
+  async function readDevolucao(e2eid: string, input: RefundInput & { refundRef?: string | null }): Promise<RefundResult | { outcome: "not_found" }> {
+    const r = await client.getDevolucao(e2eid, efiIds.devolucao(input.refundId));
+    if (r.ok) return devolucaoResult(r.body as EfiDevolucao);
+    return absent(r.failure) ? { outcome: "not_found" } : { outcome: "pending", refundRef: input.refundRef ?? null, failure: r.failure };
+  }
+
+  async function refund(input: RefundInput): Promise<RefundResult> {
+    const paid = await paidWith(input);
+    if (!paid) return { outcome: "failed", reason: "processing_error", providerCode: "pix_nao_encontrado" };
+    if ("failure" in paid) return { outcome: "pending", refundRef: null, failure: paid.failure };
+    const r: CallResult = await client.devolver(paid.e2eid, efiIds.devolucao(input.refundId), { valor: efiValor(input.amountMinor) });
+    if (r.ok) return devolucaoResult(r.body as EfiDevolucao);
+    // Already asked for under this id (a retry after a lost answer): that devolução is the answer.
+    const repeated = (r.failure.status === 400 && r.failure.providerCode === "PixDevolucaoInvalida") || r.failure.status === 409;
+    if (repeated) {
+      const first = await readDevolucao(paid.e2eid, input);
+      if (first.outcome !== "not_found") return first;
+    }
+    return refundFailureResult(r.failure);
+  }
+
+  return {
+    name: "efi",
+    supports: (method, currency) => method === "pix" && currency === "BRL",
+    checkInstrument: () => null,
+    async authorize(input) {
+      const r = await client.createCob(efiIds.txid(input.chargeId), cobBody(input, opts.pixKey));
+      if (!r.ok) {
+        // Refused, or never sent: nothing was made (a second processor may serve it).
+        if (madeNothing(r.failure) || r.failure.kind === "connection_refused") return createFailureResult(r.failure);
+        // A 409 (txid_duplicado: an earlier attempt's cob), a 5xx or no answer: the cob made under
+        // this txid, if any, is read back and adopted, so the payer gets its BR Code now.
+        const found = await lookup({ chargeId: input.chargeId });
+        return found.outcome === "not_found" || found.outcome === "unknown" ? { outcome: "unknown", failure: r.failure } : created(found);
+      }
+      return created(efiCobState(r.body as EfiCob));
+    },
+    lookup,
+    // Only an ATIVA cob can be removed; Efí refuses (400) one paid or removed already.
+    cancel: async (input) => cancelResultOf(
+      await client.reviseCob(txidOf(input), { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" }),
+      (body) => (body as EfiCob).status === "REMOVIDA_PELO_USUARIO_RECEBEDOR",
+      (body) => (body as EfiCob).status ?? "",
+    ),
+    refund,
+    async refundStatus(input) {
+      const paid = await paidWith(input);
+      if (!paid) return { outcome: "not_found" };
+      if ("failure" in paid) return { outcome: "pending", refundRef: input.refundRef, failure: paid.failure };
+      return readDevolucao(paid.e2eid, input);
+    },
+    close: () => client.close(),
+  };
+}

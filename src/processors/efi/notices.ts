@@ -1,0 +1,72 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { IncomingNotice, NoticeReading, NoticeRegistration, NoticeRegistrationResult } from "../definition.js";
+import { createEfiClient, efiIds, type EfiConnection } from "./client.js";
+
+// Efí's notices. Efí signs nothing and, with `x-skip-mtls-checking`, presents no certificate
+// feira checks; what proves a notice comes from the URL feira registered is the secret `hmac`
+// query parameter in it (Efí's documented scheme). The secret is derived from the client secret
+// (HMAC-SHA256), so every process of a deployment agrees on it with no further setting, and it
+// reveals nothing of the client secret. A notice only names cobs (by txid, and the charge id it
+// was derived from) and sends (by idEnvio): they are read back from Efí before anything changes. Efí's probe at registration,
+// a POST with no `pix`, is answered 200 and names nothing.
+
+const NOTICE_PATH = "/v1/processors/efi/webhooks";
+/** What Efí may append to the URL: `/pix` (charges, devoluções, sends), `/rec`, `/cobr` (Pix Automático). */
+const SUFFIXES = new Set(["", "pix", "rec", "cobr"]);
+const ID = /^[A-Za-z0-9]{1,35}$/;
+
+export interface EfiNoticeOptions extends EfiConnection {
+  pixKey: string;
+  apiUrl: string;
+}
+
+/** The `hmac` parameter of feira's notice URL. */
+export const efiNoticeSecret = (clientSecret: string) => createHmac("sha256", clientSecret).update("feira efi notices").digest("hex").slice(0, 32);
+
+/** The URL registered at Efí: `ignorar=` takes what Efí appends (`/pix`) as its value, out of the path. */
+export const efiNoticeUrl = (publicBaseUrl: string, secret: string) => `${publicBaseUrl.replace(/\/+$/, "")}${NOTICE_PATH}?hmac=${secret}&ignorar=`;
+
+function sameSecret(given: string | undefined, secret: string): boolean {
+  const a = Buffer.from(given ?? "");
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function readEfiNotice(notice: IncomingNotice, o: { clientSecret: string }): NoticeReading {
+  if (!o.clientSecret || !sameSecret(notice.query.hmac, efiNoticeSecret(o.clientSecret))) {
+    return { outcome: "refused", status: 401, message: "hmac is not the secret of the URL feira registered at Efí" };
+  }
+  if (!SUFFIXES.has(notice.subPath)) return { outcome: "refused", status: 422, message: "the path after /webhooks must be pix, rec or cobr" };
+  const items = (notice.body as { pix?: unknown } | null | undefined)?.pix;
+  if (items === undefined) return { outcome: "accepted", payments: [] };
+  if (!Array.isArray(items) || items.length > 1000) return { outcome: "refused", status: 422, message: "pix must be a list of at most 1000 Pix" };
+  const payments = new Set<string>();
+  const payouts = new Set<string>();
+  for (const item of items as { txid?: unknown; gnExtras?: { idEnvio?: unknown } }[]) {
+    for (const [ref, into] of [[item?.txid, payments], [item?.gnExtras?.idEnvio, payouts]] as const) {
+      if (typeof ref !== "string" || !ID.test(ref)) continue;
+      into.add(ref);
+      const feira = efiIds.feiraId(ref);
+      if (feira) into.add(feira);
+    }
+  }
+  return { outcome: "accepted", payments: [...payments], payouts: [...payouts] };
+}
+
+/** Registers feira's notice URL for the account's Pix key (PUT /v2/webhook/{chave}); Efí probes it first. */
+export async function registerEfiNotices(o: EfiNoticeOptions, at: NoticeRegistration): Promise<NoticeRegistrationResult> {
+  const secret = efiNoticeSecret(o.clientSecret);
+  const url = efiNoticeUrl(at.publicBaseUrl, secret);
+  const client = createEfiClient({ ...o, baseUrl: o.apiUrl, timeoutMs: at.limits.timeoutMs, connections: 1 });
+  try {
+    const r = await client.registerWebhook(o.pixKey, url);
+    const shown = url.replace(secret, "***");
+    if (r.ok) return { outcome: "registered", webhookUrl: shown };
+    const f = r.failure;
+    return f.kind === "http_4xx"
+      ? { outcome: "refused", message: `Efí refused to register ${shown} (${f.status}, code ${f.providerCode ?? "none"}): Efí probes the URL first, so PUBLIC_BASE_URL must reach feira from the internet` }
+      : { outcome: "unknown", message: `Efí gave no answer to rely on (${f.kind}); registering again is safe` };
+  } finally {
+    await client.close();
+  }
+}

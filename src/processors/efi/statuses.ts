@@ -1,0 +1,97 @@
+import { badResponse } from "../adapter-results.js";
+import { parseInstant, pixDetails } from "../instructions.js";
+import type { RefundOutcome } from "../mapping.js";
+import type { LookupResult } from "../processor.js";
+
+// Efí's (the Central Bank's) cob and devolução -> feira's states. Pure.
+//
+// Choices where the documentation leaves room (docs/processors.md lists them):
+// - An ATIVA cob past `calendario.criacao + expiracao` is still pending: the status is the
+//   record's (the Central Bank's), and feira's expiry removes it (REMOVIDA_PELO_USUARIO_RECEBEDOR).
+// - REMOVIDA_PELO_USUARIO_RECEBEDOR is failed "canceled" (only feira removes its cobs);
+//   REMOVIDA_PELO_PSP is failed "expired" (Efí removed it unpaid).
+// - A devolução of nature MED_OPERACIONAL or MED_FRAUDE (the payer's bank took the money back
+//   through the MED; feira never asks for one) that reached DEVOLVIDO is a chargeback:
+//   `charged_back`, with the nature as the provider's code. Any other DEVOLVIDO devolução is a
+//   refund feira asked for (or a late payment's), counted in refundedMinor.
+// - A status this table does not know is no decision: the charge stays as it is.
+
+export interface EfiDevolucao {
+  id?: string;
+  rtrId?: string;
+  valor?: string;
+  natureza?: string;
+  status?: string;
+  motivo?: string;
+}
+
+export interface EfiPix {
+  endToEndId?: string;
+  txid?: string;
+  valor?: string;
+  devolucoes?: EfiDevolucao[];
+}
+
+export interface EfiCob {
+  txid?: string;
+  status?: string;
+  calendario?: { criacao?: string; expiracao?: number };
+  valor?: { original?: string };
+  pixCopiaECola?: string;
+  pix?: EfiPix[];
+}
+
+export const EFI_DEVOLUCAO_STATUSES: Readonly<Record<string, RefundOutcome>> = {
+  EM_PROCESSAMENTO: "pending",
+  DEVOLVIDO: "succeeded",
+  NAO_REALIZADO: "failed",
+};
+
+export const MED_NATURES: ReadonlySet<string> = new Set(["MED_OPERACIONAL", "MED_FRAUDE"]);
+
+/** The API Pix's amount (`"12.34"`) in minor units; null when it is not one. */
+export function efiCents(v: unknown): number | null {
+  return typeof v === "string" && /^\d{1,10}\.\d{2}$/.test(v) ? Number(v.replace(".", "")) : null;
+}
+
+/** Minor units as the API Pix writes an amount. */
+export const efiValor = (minor: number) => `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, "0")}`;
+
+/** The Pix that paid a cob (a cob is paid once); undefined while unpaid. */
+export const paidPix = (cob: EfiCob): EfiPix | undefined => cob.pix?.find((p) => typeof p.endToEndId === "string");
+
+/** A cob as feira's payment state: pending with its BR Code, paid (with what went back), or failed. */
+export function efiCobState(cob: EfiCob): LookupResult {
+  const pspRefId = cob.txid;
+  const status = cob.status ?? "";
+  if (!pspRefId) return { outcome: "unknown", failure: badResponse("the processor's cob had no txid") };
+  switch (status) {
+    case "ATIVA": {
+      const created = parseInstant(cob.calendario?.criacao);
+      const seconds = cob.calendario?.expiracao;
+      if (!cob.pixCopiaECola || !created || typeof seconds !== "number") {
+        return { outcome: "unknown", failure: badResponse("the processor's cob had no BR Code or expiry") };
+      }
+      const expiresAt = new Date(created.getTime() + seconds * 1000);
+      return { outcome: "pending", pspRefId, providerCode: status, expiresAt, details: pixDetails(cob.pixCopiaECola, expiresAt) };
+    }
+    case "CONCLUIDA":
+      return paidState(cob, pspRefId);
+    case "REMOVIDA_PELO_USUARIO_RECEBEDOR":
+      return { outcome: "failed", reason: "canceled", pspRefId, providerCode: status };
+    case "REMOVIDA_PELO_PSP":
+      return { outcome: "failed", reason: "expired", pspRefId, providerCode: status };
+    default:
+      return { outcome: "unknown", failure: badResponse(`the processor's cob has a status feira does not know (${status.slice(0, 40)})`) };
+  }
+}
+
+function paidState(cob: EfiCob, pspRefId: string): LookupResult {
+  const returned = (paidPix(cob)?.devolucoes ?? []).filter((d) => d.status === "DEVOLVIDO");
+  const med = returned.find((d) => MED_NATURES.has(d.natureza ?? ""));
+  if (med) return { outcome: "charged_back", pspRefId, providerCode: med.natureza };
+  const refunded = returned.reduce((sum, d) => sum + (efiCents(d.valor) ?? 0), 0);
+  const amount = efiCents(cob.valor?.original) ?? efiCents(paidPix(cob)?.valor);
+  if (amount !== null && refunded >= amount) return { outcome: "refunded", pspRefId, providerCode: "DEVOLVIDO" };
+  return refunded > 0 ? { outcome: "paid", pspRefId, providerCode: "CONCLUIDA", refundedMinor: refunded } : { outcome: "paid", pspRefId, providerCode: "CONCLUIDA" };
+}

@@ -1,0 +1,52 @@
+import { NO_LIVE_PROCESSORS } from "../../src/config.js";
+import { efiIds } from "../../src/processors/efi/client.js";
+import { buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
+import { createCharge, methodCharge, post } from "../helpers/charges.js";
+import { startFakeEfi, type FakeEfi } from "../helpers/fake-efi.js";
+import { freePort } from "../helpers/process.js";
+import { pixCustomer } from "./live-shared.js";
+
+// What the live Efí tests share: an app routing Pix to the Efí fake over mutual TLS, listening
+// where PUBLIC_BASE_URL says (Efí probes the notice URL when it is registered), with its notice
+// URL registered through the admin route.
+
+export interface EfiWorld {
+  t: TestApp;
+  efi: FakeEfi;
+  key: string;
+  merchantId: string;
+  close(): Promise<void>;
+}
+
+/** The fake's account as config.live.processors.efi takes it. */
+export const efiAccount = (efi: FakeEfi) => ({
+  clientId: efi.clientId, clientSecret: efi.clientSecret, certificate: efi.certs.client.pemFile, pixKey: efi.pixKey, apiUrl: efi.url, caFile: efi.certs.caFile,
+});
+
+export async function startEfiWorld(opts: { register?: boolean } = {}): Promise<EfiWorld> {
+  const efi = await startFakeEfi({ webhookRetries: 0 });
+  const port = await freePort();
+  const t = await buildTestApp({
+    publicBaseUrl: `http://127.0.0.1:${port}`,
+    live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["efi"] }, processors: { efi: efiAccount(efi) }, timeoutMs: 10_000 },
+  }, { noWorkerProcesses: "the test runs the reconciliation and expiry tasks by hand" });
+  await t.app.listen({ port, host: "127.0.0.1" });
+  if (opts.register !== false) expectStatus(await post(t, t.admin, "/v1/admin/processors/efi/webhook"), 200);
+  const m = await seedMerchant(t);
+  return {
+    t, efi, key: m.productionKey, merchantId: m.id,
+    async close() {
+      await t.close();
+      await efi.close();
+    },
+  };
+}
+
+/** A live Pix charge through Efí, with its txid (its cob at the fake). */
+export async function efiPix(w: EfiWorld, extra: Record<string, unknown> = {}) {
+  const c = await createCharge(w.t, w.key, methodCharge({ type: "pix" }, { customer: pixCustomer, ...extra }));
+  return { ...c, txid: efiIds.txid(c.id) };
+}
+
+/** The fake's calls of a route, e.g. `GET /v2/cob/<txid>`. */
+export const calls = (w: EfiWorld, route: string) => w.efi.core.requests.filter((r) => r.route === route).length;
