@@ -1,9 +1,5 @@
 import assert from "node:assert/strict";
 import { NO_LIVE_PROCESSORS } from "../../src/config.js";
-import { defineProcessor } from "../../src/processors/definition.js";
-import { createEfiClient, EFI_DEFAULT_URL } from "../../src/processors/efi/client.js";
-import { createEfiPayouts } from "../../src/processors/efi/payouts.js";
-import { PROCESSORS } from "../../src/processors/registry.js";
 import { activate, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "../connect/helpers.js";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "./app.js";
 import { cardCharge, createCharge } from "./charges.js";
@@ -11,36 +7,8 @@ import { startFakeEfi, type FakeEfi, type FakeEfiOptions } from "./fake-efi.js";
 import { startFakePagarme, type FakePagarme } from "./fake-pagarme.js";
 
 // Production payouts through Efí's Pix send against the Efí fake (mutual TLS, OAuth), with the
-// submerchants funded by live card charges at the Pagar.me fake. The Efí processor here serves
-// payouts only: its definition's Pix charges, notices and refunds are another change's; the
-// payouts capability and the client are the ones src/processors/efi exports.
-
-export const efiPayoutsOnly = defineProcessor({
-  name: "efi",
-  methods: ["pix"],
-  settings: {
-    clientId: { env: "EFI_CLIENT_ID", required: true },
-    clientSecret: { env: "EFI_CLIENT_SECRET", required: true },
-    certificate: { env: "EFI_CERTIFICATE", required: true },
-    certificatePassword: { env: "EFI_CERTIFICATE_PASSWORD" },
-    pixKey: { env: "EFI_PIX_KEY", required: ["pix"] },
-    apiUrl: { env: "EFI_API_URL", url: true, default: EFI_DEFAULT_URL },
-    caFile: { env: "EFI_CA_FILE" },
-  },
-  capabilities: { payouts: true },
-  create(o, limits) {
-    const client = createEfiClient({ ...o, baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections });
-    return {
-      name: "efi",
-      supports: () => false,
-      checkInstrument: () => null,
-      authorize: async () => ({ outcome: "unknown", failure: { kind: "connection_refused", message: "payouts only" } }),
-      lookup: async () => ({ outcome: "not_found" }),
-      payouts: createEfiPayouts(client, o.pixKey),
-      close: () => client.close(),
-    };
-  },
-});
+// submerchants funded by live card charges at the Pagar.me fake (no charge route names Efí:
+// PAYOUT_PROVIDER alone makes its adapter).
 
 export interface EfiPayoutsWorld {
   t: TestApp;
@@ -63,7 +31,7 @@ export async function startEfiPayoutsWorld(opts: { autoApprove?: boolean; fake?:
       processors: { pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, efi: efiOptions(efi) },
       payoutProvider: "efi", payoutAutoApprove: opts.autoApprove === true,
     },
-  }, { processors: [...PROCESSORS, efiPayoutsOnly] });
+  });
   const master = await seedMaster(t, FEES);
   return {
     t, efi, pagarme, master,

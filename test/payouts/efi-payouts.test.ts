@@ -1,12 +1,13 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "../../src/config.js";
+import { efiNoticeSecret } from "../../src/processors/efi/notices.js";
 import { PROCESSORS } from "../../src/processors/registry.js";
 import { admin, assertLedgerInvariants, balanceOf, call, decidedTransfer, payoutForAdmin } from "../connect/helpers.js";
 import { expectStatus } from "../helpers/app.js";
 import { tempDir } from "../helpers/temp-dirs.js";
 import {
-  efiPayoutsOnly, liveSubmerchant, requestLivePayout, sendCalls, startEfiPayoutsWorld, type EfiPayoutsWorld,
+  liveSubmerchant, requestLivePayout, sendCalls, startEfiPayoutsWorld, type EfiPayoutsWorld,
 } from "../helpers/efi-payouts-world.js";
 
 // PAYOUT_PROVIDER=efi against the Efí fake over mutual TLS: an approval without an endToEndId
@@ -52,6 +53,23 @@ test("approval sends netAmount by Pix to the CNPJ key under the payout's idEnvio
   assert.equal((await eventsOf(sm.key, "payout.approved", p.id)).length, 1);
   assert.equal(sendCalls(w.efi) - before, 1);
   await assertLedgerInvariants(w.t);
+});
+
+test("a notice naming the send's idEnvio (with the URL's hmac) reads the send back and approves the payout at once; without the hmac it is 401 and changes nothing", async () => {
+  const sm = await liveSubmerchant(w);
+  const p = await requestLivePayout(w, sm.key, sm.id, 6000);
+  expectStatus(await approve(p.id), 202);
+  const idEnvio = p.id.replace("_", "");
+  assert.equal(typeof w.efi.finishSend(idEnvio, true), "object");
+  // Efí's notice of a send; its body is never trusted (the endToEndId here is not Efí's).
+  const body = { pix: [{ endToEndId: "E00000000202601010000fakefakefa", chave: w.efi.pixKey, tipo: "SOLICITACAO", status: "REALIZADO", gnExtras: { idEnvio } }] };
+  const forged = await w.t.app.inject({ method: "POST", url: "/v1/processors/efi/webhooks/pix?hmac=wrong", payload: body });
+  expectStatus(forged, 401);
+  assert.equal((await payoutForAdmin(w.t, p.id, sm.id)).status, "pending");
+  const notice = await w.t.app.inject({ method: "POST", url: `/v1/processors/efi/webhooks/pix?hmac=${efiNoticeSecret(w.efi.clientSecret)}`, payload: body });
+  expectStatus(notice, 200);
+  const done = await payoutForAdmin(w.t, p.id, sm.id);
+  assert.deepEqual([done.status, done.endToEndId], ["approved", sendOf(idEnvio)!.endToEndId], "approved with the send read back from Efí");
 });
 
 test("NAO_REALIZADO rejects the payout with Efí's reason: the reserve is released and payout.rejected carries the reason", async () => {
@@ -110,8 +128,7 @@ test("refused before any call: a submerchant no longer active; without PAYOUT_PR
   assert.equal(sendCalls(w.efi), puts);
   assert.equal((await payoutForAdmin(w.t, p.id, sm.id)).transfer, null);
 
-  const definitions = [...PROCESSORS, efiPayoutsOnly];
-  const start = (env: Record<string, string>) => () => loadConfig({ DATA_DIR: tempDir(), ...env }, definitions);
+  const start = (env: Record<string, string>) => () => loadConfig({ DATA_DIR: tempDir(), ...env }, PROCESSORS);
   assert.throws(start({ PAYOUT_PROVIDER: "efi" }), (err: ConfigError) =>
     ["EFI_CLIENT_ID", "EFI_CLIENT_SECRET", "EFI_CERTIFICATE", "EFI_PIX_KEY"].every((v) => err.problems.some((m) => m.startsWith(`${v} is required by PAYOUT_PROVIDER`))));
   assert.throws(start({ PAYOUT_PROVIDER: "pagarme" }), (err: ConfigError) => err.problems.some((m) => /PAYOUT_PROVIDER=pagarme is not a processor that sends Pix payouts \(known: efi\)/.test(m)));

@@ -72,7 +72,7 @@ export function payoutRoutes(payouts: PayoutService) {
           "approves the payout at once (200): the reserve leaves the ledger (net paid out, fee to revenue) and payout.approved goes to the " +
           "submerchant's webhook endpoints. The id must be of the Pix shape (422 otherwise); the same endToEndId again answers the approved " +
           "payout; another one, or one already recorded on another payout, is 409.\n\n" +
-          "Without endToEndId: the processor sends netAmount by Pix to the submerchant's CNPJ (production: PAYOUT_PROVIDER, e.g. efi; sandbox: " +
+          "Without endToEndId: the processor sends netAmount by Pix to the submerchant's CNPJ (production: the processor PAYOUT_PROVIDER names; sandbox: " +
           "the simulator), exactly once (its transfer id is derived from the payout and recorded before the call). The answer is 202 with the " +
           "payout still pending and transfer.status `sending`; the transfer's end then decides it with no further call: `sent` approves it " +
           "with the processor's endToEndId (payout.approved), `failed` rejects it with the processor's reason (reserve released, " +

@@ -1,7 +1,7 @@
 import { endToEndIdProblem } from "../../lib/pix-end-to-end-id.js";
-import { formatMajor } from "../../lib/money.js";
 import type { PayoutCapability, TransferState } from "../processor.js";
 import type { EfiClient } from "./client.js";
+import { efiValor } from "./statuses.js";
 
 // Payouts through Efí's Pix send (PUT /v3/gn/pix/{idEnvio}; read back by
 // GET /v2/gn/pix/enviados/id-envio/{idEnvio}), from the operator's key (EFI_PIX_KEY) to the
@@ -50,7 +50,7 @@ export function createEfiPayouts(client: Pick<EfiClient, "send" | "getSend">, pi
     async send(t) {
       if (t.currency !== "BRL") return { outcome: "failed", reason: `Pix sends BRL only, not ${t.currency}` };
       const r = await client.send(t.transferId, {
-        valor: formatMajor(t.amountMinor, "BRL"),
+        valor: efiValor(t.amountMinor),
         pagador: { chave: pixKey, infoPagador: `Payout ${t.payoutId}` },
         favorecido: { chave: t.pixKey },
       });
