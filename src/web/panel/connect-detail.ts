@@ -19,11 +19,23 @@ import { deliveryList } from "./webhooks.routes.js";
 const hidden = { config: { auth: "public" as const, idempotent: false }, schema: { hide: true } };
 type Query = Record<string, string | undefined>;
 
-function payoutTable(p: PanelCtx, rows: { id: string; merchantId: string; amount: number; payoutFee: number; netAmount: number; status: string; createdAt: string; reason: string | null }[]): string {
+type PayoutRow = {
+  id: string; merchantId: string; amount: number; payoutFee: number; netAmount: number; status: string; createdAt: string; reason: string | null;
+  endToEndId: string | null; transfer: { status: "sending" | "sent" | "failed" } | null;
+};
+
+/** The Pix transfer's state (when a processor sends it) and the end-to-end id that paid the payout. */
+function transferCell(p: PanelCtx, r: PayoutRow): string {
+  const state = r.transfer ? badge(r.transfer.status, p.t(`transfer.${r.transfer.status}`)) : "";
+  const e2e = r.endToEndId ? `<code>${esc(r.endToEndId)}</code>` : "";
+  return [state, e2e].filter(Boolean).join(" ") || "—";
+}
+
+function payoutTable(p: PanelCtx, rows: PayoutRow[]): string {
   const { t } = p;
-  return table([t("col.id"), t("connect.submerchant"), t("col.amount"), t("connect.fee"), t("charges.net"), t("col.status"), t("col.created")], rows.map((r) => [
+  return table([t("col.id"), t("connect.submerchant"), t("col.amount"), t("connect.fee"), t("charges.net"), t("col.status"), t("payout.transfer"), t("col.created")], rows.map((r) => [
     `<code>${esc(r.id)}</code>`, link(`/panel/connect/${r.merchantId}`, r.merchantId), esc(p.money(r.amount, "BRL")), esc(p.money(r.payoutFee, "BRL")),
-    esc(p.money(r.netAmount, "BRL")), `${badge(r.status, t(`payout.${r.status}`))}${r.reason ? ` ${esc(r.reason)}` : ""}`, esc(p.date(r.createdAt)),
+    esc(p.money(r.netAmount, "BRL")), `${badge(r.status, t(`payout.${r.status}`))}${r.reason ? ` ${esc(r.reason)}` : ""}`, transferCell(p, r), esc(p.date(r.createdAt)),
   ]), t("connect.noPayouts"));
 }
 
