@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import assert from "node:assert/strict";
 import { queryRows } from "../../src/db/client.js";
 import { basic, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { methodCharge } from "../helpers/charges.js";
 
 // Connect through HTTP, as a master, its submerchants and the operator would.
 
@@ -184,4 +185,18 @@ export async function approveBySimulator(t: TestApp, id: string, merchantId: str
   expectStatus(res, 202);
   assert.deepEqual([res.json().status, res.json().transfer], ["pending", { status: "sending" }], res.body);
   return decidedTransfer(t, id, merchantId);
+}
+
+/** An active sandbox submerchant of `masterKey` with a paid, settled Pix of R$ 200 and a payout request of `amount` cents. */
+export async function sandboxPayout(t: TestApp, masterKey: string, amount: number): Promise<{ smId: string; key: string; id: string }> {
+  const sm = await createSubmerchant(t, masterKey);
+  await activate(t, masterKey, sm.id);
+  const key = await keyOf(t, masterKey, sm.id);
+  const charge = await call(t, "POST", "/v1/charges", key, methodCharge({ type: "pix" }, { amount: 200 }));
+  expectStatus(charge, 201);
+  expectStatus(await call(t, "POST", `/v1/sandbox/charges/${charge.json().id}/pay`, key), 200);
+  expectStatus(await call(t, "POST", "/v1/sandbox/settle", key), 200);
+  const p = await call(t, "POST", `/v1/submerchants/${sm.id}/payout-requests`, key, { amount });
+  expectStatus(p, 201);
+  return { smId: sm.id, key, id: p.json().id as string };
 }

@@ -5,8 +5,7 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/client.js";
 import { startWorker } from "../../src/jobs/runner.js";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
-import { methodCharge } from "../helpers/charges.js";
-import { activate, admin, call, createSubmerchant, FEES, keyOf, payoutForAdmin, seedMaster } from "../connect/helpers.js";
+import { admin, call, FEES, payoutForAdmin, sandboxPayout, seedMaster } from "../connect/helpers.js";
 
 // The sandbox mirrors a payout's transfer states as a live Pix-out has them, so integrations can
 // rehearse them: an approval without an endToEndId answers 202 with the payout pending and
@@ -22,18 +21,7 @@ before(async () => {
 });
 after(() => t.close());
 
-async function fundedPayout(amount: number) {
-  const sm = await createSubmerchant(t, master.sandboxKey);
-  await activate(t, master.sandboxKey, sm.id);
-  const key = await keyOf(t, master.sandboxKey, sm.id);
-  const c = await call(t, "POST", "/v1/charges", key, methodCharge({ type: "pix" }, { amount: 200 }));
-  expectStatus(c, 201);
-  expectStatus(await call(t, "POST", `/v1/sandbox/charges/${c.json().id}/pay`, key), 200);
-  expectStatus(await call(t, "POST", "/v1/sandbox/settle", key), 200);
-  const p = await call(t, "POST", `/v1/submerchants/${sm.id}/payout-requests`, key, { amount });
-  expectStatus(p, 201);
-  return { smId: sm.id, key, id: p.json().id as string };
-}
+const fundedPayout = (amount: number) => sandboxPayout(t, master.sandboxKey, amount);
 
 const simulatorSends = async (transferId: string) => Number((await queryRows<{ n: string }>(t.database.db,
   sql`select count(*)::text as n from sandbox_processor_records where key = ${`payout:${transferId}`}`))[0]!.n);
