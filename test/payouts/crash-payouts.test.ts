@@ -88,18 +88,24 @@ test("payouts through Efí across kill -9 and lost or failed answers: 0 duplicat
 
   // 2. Killed after Efí took a send and before its answer is recorded: the worker's read-back of
   //    payout 0 finds nothing and sends it, or the approval of payout 1 sends; either dies there.
-  const second = await startFeira(store, { env: { ...env, FEIRA_FAULT: "payout.after-send" } });
-  void postJson(`${second.url}/v1/admin/payout-requests/${payouts[1]!.id}/approve`, store.adminKey, {});
-  await second.exited;
-  assert.equal(second.child.signalCode, "SIGKILL");
+  //    The read-back may come before the start is over (it runs at once): it dies there.
+  try {
+    const second = await startFeira(store, { env: { ...env, FEIRA_FAULT: "payout.after-send" } });
+    void postJson(`${second.url}/v1/admin/payout-requests/${payouts[1]!.id}/approve`, store.adminKey, {});
+    await second.exited;
+    assert.equal(second.child.signalCode, "SIGKILL");
+  } catch (err) {
+    if (!/feira exited while starting/.test(String(err))) throw err;
+  }
+  assert.equal(efi.ctx.sends.size, 1, "Efí took one send, whose answer was never recorded");
 
   // 3. No fault in feira; Efí loses one answer and breaks before the work once. Every approval is
-  //    sent (again) by a client that may have had no answer.
+  //    sent (again) by a client that may have had no answer (409: the read-back decided it already).
   let current = await startFeira(store, { env });
   await efi.setFault({ mode: "lost-answer", times: 1, match: "PUT /v3/gn/pix" });
-  for (const p of payouts.slice(0, 3)) assert.ok([200, 202].includes((await approveUntilAnswered(() => current, p.id)).status));
+  for (const p of payouts.slice(0, 3)) assert.ok([200, 202, 409].includes((await approveUntilAnswered(() => current, p.id)).status));
   await efi.setFault({ mode: "500", times: 1, match: "PUT /v3/gn/pix" });
-  for (const p of payouts.slice(3)) assert.ok([200, 202].includes((await approveUntilAnswered(() => current, p.id)).status));
+  for (const p of payouts.slice(3)) assert.ok([200, 202, 409].includes((await approveUntilAnswered(() => current, p.id)).status));
   // And once more killed while the transfers settle.
   await current.kill();
   current = await startFeira(store, { env });
