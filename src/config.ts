@@ -4,7 +4,7 @@ import path from "node:path";
 import { currencyExponent, DEFAULT_MAX_AMOUNT_MINOR, type AmountLimits } from "./lib/money.js";
 import { settingsFromEnv, type ProcessorDefinition } from "./processors/definition.js";
 import { PROCESSORS } from "./processors/registry.js";
-import { parseProcessorRouting, type LiveProcessorConfig } from "./processors/routing.js";
+import { parsePayoutProvider, parseProcessorRouting, type LiveProcessorConfig } from "./processors/routing.js";
 
 // The whole configuration, parsed once from the environment in main.ts and passed down.
 // Nothing else in feira reads process.env.
@@ -247,7 +247,10 @@ function parseLive(
   const processors = Object.fromEntries(definitions.map((d) => [d.name, settingsFromEnv(d, env, read.url)]));
   const routing = parseProcessorRouting(env, definitions, processors);
   problems.push(...routing.problems);
+  const payouts = parsePayoutProvider(env, definitions, processors);
+  problems.push(...payouts.problems);
   return {
+    ...(payouts.payoutProvider ? { payoutProvider: payouts.payoutProvider, payoutAutoApprove: payouts.payoutAutoApprove } : {}),
     routes: routing.routes,
     processors,
     timeoutMs: read.int("PROCESSOR_TIMEOUT_MS", 15_000, 100, 300_000),

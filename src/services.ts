@@ -37,6 +37,7 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
   const connect = createConnectModule({ db, config, sealer, merchants: merchants.service, ledger: ledger.service, processors, configChanges });
   const charges = createChargesModule({
     db, config, processors, merchants: merchants.service, customers: customers.service, cards: cards.service, ledger: ledger.service, connect: connect.service,
+    payoutNotices: connect.payouts.transfers.notice,
   });
   const subscriptions = createSubscriptionModule({
     db, charges: charges.service, effects: charges.effects, refunds: charges.refunds, cards: cards.service, customers: customers.service,

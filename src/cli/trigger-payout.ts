@@ -101,6 +101,18 @@ async function requestPayout(c: Connection, admin: Connection, sm: Submerchant):
   }
 }
 
+/** The payout once its transfer has decided it (the server's worker reads it back every few seconds). */
+async function decidedLater(admin: Connection, merchantId: string, id: string, timeoutMs = 30_000): Promise<Payout> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    // Newest first: the payout just requested is on the first page.
+    const found = (await call<{ data: Payout[] }>(admin, "GET", `/v1/admin/payout-requests?merchantId=${merchantId}`)).data.find((p) => p.id === id);
+    if (found && found.status !== "pending") return found;
+    if (Date.now() > deadline) throw new Error(`payout request ${id} is still being sent after ${timeoutMs / 1000} s: is a feira worker running (feira, or feira worker)?`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 export async function payoutDecision(c: Connection, adminKey: string, decision: "approve" | "reject"): Promise<TriggerOutput> {
   const admin = { baseUrl: c.baseUrl, apiKey: adminKey };
   const out: TriggerOutput = { created: [], notes: [] };
@@ -108,7 +120,10 @@ export async function payoutDecision(c: Connection, adminKey: string, decision: 
   await fund(c, sm, out);
   const payout = await requestPayout(c, admin, sm);
   const body = decision === "reject" ? { reason: "Rejected by feira trigger" } : undefined;
-  const decided = await call<Payout>(admin, "POST", `/v1/admin/payout-requests/${payout.id}/${decision}`, body);
+  const answered = await call<Payout>(admin, "POST", `/v1/admin/payout-requests/${payout.id}/${decision}`, body);
+  // An approval without an endToEndId answers 202 while the simulator's Pix is on its way: the
+  // server's worker decides it within seconds.
+  const decided = answered.status === "pending" ? await decidedLater(admin, sm.id, payout.id) : answered;
   out.created.push(`payout request ${payout.id} (${payout.amount} cents, net ${payout.netAmount}), ${decided.status} by the admin`);
   out.notes.push(`payout events go to the submerchant's endpoints: watch them with feira listen --api-key <its sk_test_ key, from GET /v1/submerchants/${sm.id}/api-keys>`);
   return out;

@@ -8,11 +8,13 @@ export type FaultPoint =
   | "refund.after-reserve" // the refund is reserved; the processor was not called
   | "refund.after-processor" // the processor refunded; the outcome is not recorded
   | "delivery.after-send" // a webhook was sent; its outcome is not recorded
-  | "subscription.after-card"; // a subscription's card is in the vault; the subscription is not written
+  | "subscription.after-card" // a subscription's card is in the vault; the subscription is not written
+  | "payout.after-sending" // a payout's transfer is committed as sending; the processor was not called
+  | "payout.after-send"; // the processor took the transfer; its answer is not recorded
 
 export const FAULT_POINTS: readonly FaultPoint[] = [
   "charge.after-authorize", "charge.after-commit", "refund.after-reserve", "refund.after-processor", "delivery.after-send",
-  "subscription.after-card",
+  "subscription.after-card", "payout.after-sending", "payout.after-send",
 ];
 
 let armed: string | undefined;

@@ -99,6 +99,11 @@ export interface OptionalCapabilities {
   mandates?: MandateCapability;
   /** Chargebacks and Pix MED (the contract's section 11). */
   disputes?: DisputeCapability;
+  /**
+   * Pix-out: its adapter serves `payouts` (send and read back a transfer), so PAYOUT_PROVIDER may
+   * name it; the settings its pix needs are then required.
+   */
+  payouts?: true;
 }
 
 export interface ProcessorDefinitionOf<S extends Settings> {

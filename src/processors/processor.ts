@@ -159,8 +159,6 @@ export type CancelResult =
   /** Paid, refunded or already final at the provider: read it with lookup(). */
   | ({ outcome: "not_cancelable" } & ProviderCoded)
   | { outcome: "unknown"; failure: ProcessorFailure };
-/** endToEndId: the Pix end-to-end id of the transfer, when the processor tells it. */
-export type PayoutResult = { outcome: "paid"; payoutRef: string; endToEndId?: string } | { outcome: "failed"; reason: string };
 
 /** What checkInstrument sees: the request's method inputs before any call. */
 export interface InstrumentCheck {
@@ -180,16 +178,41 @@ export interface WalletCard {
   expirationYear: string;
 }
 
-/** A transfer to an account holder by Pix (a submerchant's payout to its CNPJ key). */
-export interface PayoutInput {
-  /** Also the idempotency key of the call: a repeated payout answers with its first result. */
+/** A payout's Pix transfer, as the payouts capability receives it. */
+export interface PayoutTransfer {
   payoutId: string;
+  /**
+   * The transfer's id at the provider, derived from the payout (Efí's idEnvio) and committed as
+   * "sending" before the call: a second send under it is refused by the provider and read back.
+   */
+  transferId: string;
   amountMinor: number;
   currency: string;
+  /** The submerchant's CNPJ (14 characters), its Pix key. */
   pixKey: string;
   pixKeyType: "cnpj";
-  /** When the transfer is ordered (the simulator dates its end-to-end id with it). */
+  /** When it is ordered (the simulator dates its end-to-end id with it). */
   now: Date;
+}
+
+/**
+ * A transfer at the provider: still being sent (Efí's EM_PROCESSAMENTO), sent with its Pix
+ * end-to-end id (REALIZADO), failed with the provider's reason (NAO_REALIZADO, or a send the
+ * provider refused: no money left), never received (not_found), or no answer to rely on.
+ */
+export type TransferState =
+  | { outcome: "sending" }
+  | { outcome: "sent"; endToEndId: string }
+  | { outcome: "failed"; reason: string }
+  | { outcome: "not_found" }
+  | { outcome: "unknown"; failure: ProcessorFailure };
+
+/** Pix-out: what pays payouts without the operator's own transfer (PAYOUT_PROVIDER, and the simulator). */
+export interface PayoutCapability {
+  /** Orders the transfer; idempotent per transferId (a repeated send answers the transfer's state). */
+  send(transfer: PayoutTransfer): Promise<TransferState>;
+  /** The transfer's state now, by its id: how a retry, a notice or the worker learns its end. */
+  read(transfer: { transferId: string; now: Date }): Promise<TransferState>;
 }
 
 /**
@@ -231,8 +254,8 @@ export interface PaymentProcessor extends ChargeRoute {
   refund?(input: RefundInput): Promise<RefundResult>;
   /** A refund's state now (after `pending`); not_found when the provider never received it. */
   refundStatus?(input: RefundInput & { refundRef: string | null }): Promise<RefundResult | { outcome: "not_found" }>;
-  /** Sends a Pix transfer; idempotent per payoutId: a repeated call answers with the first result. */
-  payout?(input: PayoutInput): Promise<PayoutResult>;
+  /** Pix-out for payouts (the simulator; a live processor PAYOUT_PROVIDER may name). */
+  payouts?: PayoutCapability;
 }
 
 /** An adapter's refunds (refund and refundStatus come together), or null when it declares none. */
@@ -242,7 +265,7 @@ export function refundsOf(p: PaymentProcessor): Required<Pick<PaymentProcessor, 
 }
 
 /** The optional members an adapter serves, made required in its own type (adapter tests call them). */
-export type Serves<K extends "cancel" | "capture" | "refund" | "refundStatus" | "payout" | "decodeWalletToken"> =
+export type Serves<K extends "cancel" | "capture" | "refund" | "refundStatus" | "payouts" | "decodeWalletToken"> =
   PaymentProcessor & Required<Pick<PaymentProcessor, K>>;
 
 export interface RefundInput {

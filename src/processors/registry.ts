@@ -3,7 +3,7 @@ import type { IncomingNotice, NoticeReading, NoticeRegistrationResult, Processor
 import { efi } from "./efi/efi.definition.js";
 import { mercadopago } from "./mercadopago/mercadopago.definition.js";
 import { pagarme } from "./pagarme/pagarme.definition.js";
-import type { ChargeRoute, PaymentMethodType, PaymentProcessor, ProcessorRecords } from "./processor.js";
+import type { ChargeRoute, PaymentMethodType, PaymentProcessor, PayoutCapability, ProcessorRecords } from "./processor.js";
 import { createRouterProcessor, type RouterProcessor } from "./router.js";
 import type { LiveProcessorConfig } from "./routing.js";
 import { createSandboxProcessor } from "./sandbox/sandbox.processor.js";
@@ -40,8 +40,12 @@ export interface ProcessorRegistry {
    * use; the simulator for sandbox; null when that processor is not configured in this process.
    */
   adapter(env: Environment, processorName: string | null | undefined): PaymentProcessor | null;
-  /** What sends the environment's payouts by Pix: the simulator in the sandbox; null when no processor does. */
-  payouts(env: Environment): Required<Pick<PaymentProcessor, "payout">> | null;
+  /**
+   * What sends the environment's payouts by Pix, and its name (recorded on the payout, so that its
+   * transfer is read back where it was sent): the simulator in the sandbox, PAYOUT_PROVIDER's
+   * adapter in production; null when no processor does (the operator transfers itself).
+   */
+  payouts(env: Environment): PayoutSender | null;
   /** Reads a notice of the named processor with its options; undefined when no processor of that name takes notices. */
   readNotice(name: string, notice: IncomingNotice): NoticeReading | undefined;
   /**
@@ -56,6 +60,10 @@ export interface ProcessorRegistry {
   liveProcessors(): LiveProcessorView[];
   /** Closes the live adapters' connection pools (the app's onClose); idempotent. */
   close(): Promise<void>;
+}
+
+export interface PayoutSender extends PayoutCapability {
+  readonly processor: string;
 }
 
 export interface LiveProcessorView {
@@ -81,8 +89,10 @@ export function createProcessorRegistry(opts: {
   const limits = { timeoutMs: opts.live?.timeoutMs ?? 15_000, connections: opts.live?.maxWaiting ?? 1024 };
 
   const named = [...new Set(Object.values(routes).flatMap((r) => r ?? []))];
+  const payoutProvider = opts.live?.payoutProvider;
   const adapters = new Map<string, Closable>();
-  for (const name of named) {
+  // The payout provider's adapter exists even when no charge route names it.
+  for (const name of [...new Set([...named, ...(payoutProvider ? [payoutProvider] : [])])]) {
     const def = byName.get(name);
     if (!def) throw new Error(`a route names "${name}", which is not a known processor (known: ${[...byName.keys()].join(", ")})`);
     const adapter = def.create(optionsOf(name), limits);
@@ -92,8 +102,15 @@ export function createProcessorRegistry(opts: {
     adapters.set(name, adapter);
   }
   const router: RouterProcessor | null = named.length > 0
-    ? createRouterProcessor({ routes, adapters: Object.fromEntries(adapters) })
+    ? createRouterProcessor({ routes, adapters: Object.fromEntries(named.map((n) => [n, adapters.get(n)!])) })
     : null;
+  const senderOf = (processor: string, adapter: PaymentProcessor | undefined): PayoutSender | null => {
+    const capability = adapter?.payouts;
+    return capability ? { processor, send: (t) => capability.send(t), read: (t) => capability.read(t) } : null;
+  };
+  const sandboxPayouts = senderOf(SIMULATOR, sandbox);
+  const livePayouts = payoutProvider ? senderOf(payoutProvider, adapters.get(payoutProvider)) : null;
+  if (payoutProvider && !livePayouts) throw new Error(`PAYOUT_PROVIDER names ${payoutProvider}, whose adapter sends no payouts`);
   let closing: Promise<void> | undefined;
 
   return {
@@ -103,8 +120,8 @@ export function createProcessorRegistry(opts: {
       if (env === "sandbox") return sandbox;
       return processorName ? adapters.get(processorName) ?? null : null;
     },
-    // Live payouts are approved by the admin with the end-to-end id of the operator's transfer.
-    payouts: (env) => (env === "sandbox" ? sandbox : null),
+    // Without PAYOUT_PROVIDER, live payouts are approved by the admin with the end-to-end id of the operator's transfer.
+    payouts: (env) => (env === "sandbox" ? sandboxPayouts : livePayouts),
     readNotice(name, notice) {
       return byName.get(name)?.notices?.read(notice, optionsOf(name));
     },

@@ -40,6 +40,13 @@ export interface LiveProcessorConfig {
    * Retry-After before anything is written.
    */
   maxWaiting: number;
+  /**
+   * PAYOUT_PROVIDER: the processor whose Pix-out pays production payouts approved without an
+   * end-to-end id; unset, the operator transfers at its own bank and approves with the transfer's id.
+   */
+  payoutProvider?: ProcessorName;
+  /** PAYOUT_AUTO_APPROVE: each production payout request is sent through payoutProvider at once. */
+  payoutAutoApprove?: boolean;
 }
 
 export interface ProcessorRouting {
@@ -152,6 +159,33 @@ export function parseProcessorRouting(
     for (const [p, methods] of servedMethods(routes)) problems.push(...(known.get(p)?.check(options[p] ?? {}, methods) ?? []));
   }
   return { routes: problems.length > 0 ? {} : routes, processors, requiredCredentials: required, problems };
+}
+
+/**
+ * PAYOUT_PROVIDER: a known processor that declares Pix-out, with the settings its Pix needs (a
+ * payout is a Pix from the operator's account); PAYOUT_AUTO_APPROVE needs it. Problems name the variables.
+ */
+export function parsePayoutProvider(
+  env: Readonly<Record<string, string | undefined>>, definitions: readonly ProcessorDefinition[],
+  options: Readonly<Record<string, RawOptions>> = {},
+): { payoutProvider?: ProcessorName; payoutAutoApprove: boolean; problems: string[] } {
+  const problems: string[] = [];
+  const name = env.PAYOUT_PROVIDER?.trim() || undefined;
+  const auto = env.PAYOUT_AUTO_APPROVE?.trim() || "false";
+  if (auto !== "true" && auto !== "false") problems.push('PAYOUT_AUTO_APPROVE must be "true" or "false"');
+  if (!name) {
+    if (auto === "true") problems.push("PAYOUT_AUTO_APPROVE=true needs PAYOUT_PROVIDER (the processor that sends the payouts)");
+    return { payoutAutoApprove: false, problems };
+  }
+  const def = byName(definitions).get(name);
+  const payers = definitions.filter((d) => d.capabilities.payouts).map((d) => d.name).join(", ") || "none";
+  if (!def || !def.capabilities.payouts) {
+    problems.push(`PAYOUT_PROVIDER=${name} is not a processor that sends Pix payouts (known: ${payers})`);
+    return { payoutAutoApprove: false, problems };
+  }
+  for (const v of requiredSettings(def, ["pix"])) if (!env[v]) problems.push(`${v} is required by PAYOUT_PROVIDER (${name})`);
+  if (problems.length === 0) problems.push(...def.check(options[name] ?? {}, ["pix"]));
+  return problems.length > 0 ? { payoutAutoApprove: false, problems } : { payoutProvider: name, payoutAutoApprove: auto === "true", problems };
 }
 
 /** The processors for a method, first choice first; empty when the method has no route (a 422). */

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import assert from "node:assert/strict";
 import { queryRows } from "../../src/db/client.js";
 import { basic, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { methodCharge } from "../helpers/charges.js";
 
 // Connect through HTTP, as a master, its submerchants and the operator would.
 
@@ -153,3 +154,49 @@ export const FEES = [
   { feeType: "tx_spread", paymentMethod: "pix", currencyCode: "BRL", brand: null, definition: { fixed: 0, percentages: [1] } },
   { feeType: "payout", paymentMethod: "pix", currencyCode: "BRL", brand: null, definition: { fixed: 200, percentages: [1] } },
 ];
+
+/** A payout as the operator's list shows it (any environment). */
+export async function payoutForAdmin(t: TestApp, id: string, merchantId: string): Promise<Record<string, unknown>> {
+  const res = await call(t, "GET", `/v1/admin/payout-requests?merchantId=${merchantId}&size=100`, t.admin);
+  expectStatus(res, 200);
+  const found = (res.json() as { data: Record<string, unknown>[] }).data.find((p) => p.id === id);
+  assert.ok(found, `payout ${id} in the admin list: ${res.body}`);
+  return found;
+}
+
+/**
+ * Waits until a payout being sent is decided by its transfer's read-back (the worker's
+ * payouts.read-back task, run here as the worker would; it reads transfers a second old).
+ */
+export async function decidedTransfer(t: TestApp, id: string, merchantId: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const p = await payoutForAdmin(t, id, merchantId);
+    if (p.status !== "pending") return p;
+    assert.ok(Date.now() < deadline, `payout ${id} still pending: ${JSON.stringify(p)}`);
+    await t.services.connect.payouts.transfers.reconcile();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Approves a sandbox payout without an endToEndId: 202 sending, then approved by the simulator's transfer. */
+export async function approveBySimulator(t: TestApp, id: string, merchantId: string): Promise<Record<string, unknown>> {
+  const res = await admin(t, "POST", `/v1/admin/payout-requests/${id}/approve`);
+  expectStatus(res, 202);
+  assert.deepEqual([res.json().status, res.json().transfer], ["pending", { status: "sending" }], res.body);
+  return decidedTransfer(t, id, merchantId);
+}
+
+/** An active sandbox submerchant of `masterKey` with a paid, settled Pix of R$ 200 and a payout request of `amount` cents. */
+export async function sandboxPayout(t: TestApp, masterKey: string, amount: number): Promise<{ smId: string; key: string; id: string }> {
+  const sm = await createSubmerchant(t, masterKey);
+  await activate(t, masterKey, sm.id);
+  const key = await keyOf(t, masterKey, sm.id);
+  const charge = await call(t, "POST", "/v1/charges", key, methodCharge({ type: "pix" }, { amount: 200 }));
+  expectStatus(charge, 201);
+  expectStatus(await call(t, "POST", `/v1/sandbox/charges/${charge.json().id}/pay`, key), 200);
+  expectStatus(await call(t, "POST", "/v1/sandbox/settle", key), 200);
+  const p = await call(t, "POST", `/v1/submerchants/${sm.id}/payout-requests`, key, { amount });
+  expectStatus(p, 201);
+  return { smId: sm.id, key, id: p.json().id as string };
+}

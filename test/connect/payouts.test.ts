@@ -7,7 +7,7 @@ import { drainTasks } from "../../src/jobs/runner.js";
 import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { methodCharge } from "../helpers/charges.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
-import { activate, admin, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
+import { activate, admin, approveBySimulator, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
 
 // Payout requests: fee arithmetic, prerequisites, the reserve that racing
 // requests cannot overdraw, exactly once per Idempotency-Key, lists, and the admin's decision
@@ -52,7 +52,7 @@ test("fee = fixed + amount x percentage / 100, half-up once: 200 + 1 % of 10000 
   assert.match(p.id, /^po_/);
   assert.deepEqual({ ...p, id: undefined, createdAt: undefined }, {
     id: undefined, createdAt: undefined, merchantId: sm.id, amount: 10000, currency: "BRL", status: "pending",
-    payoutFee: 300, netAmount: 9700, processedAt: null, reason: null, endToEndId: null,
+    payoutFee: 300, netAmount: 9700, processedAt: null, reason: null, endToEndId: null, transfer: null,
   });
   assert.deepEqual(await balanceOf(t, sm.key), { available: 39500, pending: 0 });
   // 1 % of 10050 = 100.5 -> 101 (half-up), + 200.
@@ -157,7 +157,7 @@ test("lists and reads: a master sees its submerchants' requests, a submerchant i
   expectStatus(await requestPayout((await seedMerchant(t)).sandboxKey, one.id, 1000), 403);
 });
 
-test("approval pays by Pix (recorded by the processor), leaves the ledger and sends payout.approved to the submerchant's endpoints; rejection releases the reserve", async () => {
+test("approval pays by Pix (202 sending, then approved by the simulator's transfer), leaves the ledger and sends payout.approved to the submerchant's endpoints; rejection releases the reserve", async () => {
   const sm = await fundedSubmerchant(500);
   const endpoint = await call(t, "POST", "/v1/webhook-endpoints", sm.key, { url: `${receiver.url}/sub`, events: ["payout.approved", "payout.rejected"] });
   expectStatus(endpoint, 201);
@@ -165,21 +165,21 @@ test("approval pays by Pix (recorded by the processor), leaves the ledger and se
   expectStatus(masterEndpoint, 201);
   const p = (await requestPayout(master.sandboxKey, sm.id, 10000)).json();
   expectStatus(await call(t, "POST", `/v1/admin/payout-requests/${p.id}/approve`, master.sandboxKey), 401);
-  const approved = await admin(t, "POST", `/v1/admin/payout-requests/${p.id}/approve`);
-  expectStatus(approved, 200);
-  assert.equal(approved.json().status, "approved");
-  assert.ok(approved.json().processedAt);
+  const approved = await approveBySimulator(t, p.id, sm.id);
+  assert.equal(approved.status, "approved");
+  assert.deepEqual(approved.transfer, { status: "sent" });
+  assert.ok(approved.processedAt);
   // The simulator's transfer has an end-to-end id of the Pix shape, from its own ISPB, dated at the approval (UTC, to the minute).
-  const e2e = /^E99999999(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)[A-Za-z0-9]{11}$/.exec(approved.json().endToEndId);
-  assert.ok(e2e, `a Pix end-to-end id: ${approved.body}`);
+  const e2e = /^E99999999(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)[A-Za-z0-9]{11}$/.exec(String(approved.endToEndId));
+  assert.ok(e2e, `a Pix end-to-end id: ${JSON.stringify(approved)}`);
   const dated = Date.UTC(+e2e[1]!, +e2e[2]! - 1, +e2e[3]!, +e2e[4]!, +e2e[5]!);
-  assert.ok(Math.abs(Date.parse(approved.json().processedAt) - dated) < 120_000, `dated at the approval: ${approved.body}`);
+  assert.ok(Math.abs(Date.parse(String(approved.processedAt)) - dated) < 120_000, `dated at the approval: ${JSON.stringify(approved)}`);
   expectStatus(await admin(t, "POST", `/v1/admin/payout-requests/${p.id}/approve`), 409);
   expectStatus(await admin(t, "POST", `/v1/admin/payout-requests/${p.id}/reject`), 409);
   expectStatus(await admin(t, "POST", "/v1/admin/payout-requests/po_missing/approve"), 404);
 
-  const [record] = await queryRows<{ result: { outcome: string } }>(t.database.db, sql`select result from sandbox_processor_records where operation = 'payout' and key = ${`payout:${p.id}`}`);
-  assert.equal(record!.result.outcome, "paid");
+  const [record] = await queryRows<{ result: { endToEndId: string } }>(t.database.db, sql`select result from sandbox_processor_records where operation = 'payout' and key = ${`payout:${p.id.replace("_", "")}`}`);
+  assert.equal(record!.result.endToEndId, approved.endToEndId, "the simulator's record of the transfer");
   const [row] = await queryRows<{ pix_key: string }>(t.database.db, sql`select pix_key from payout_requests where id = ${p.id}`);
   const sub = (await call(t, "GET", `/v1/submerchants/${sm.id}`, master.sandboxKey)).json();
   assert.equal(row!.pix_key, sub.companyTaxId, "paid to the CNPJ as the Pix key");
@@ -207,8 +207,9 @@ test("approval pays by Pix (recorded by the processor), leaves the ledger and se
   assert.deepEqual(Object.keys(ok).sort(), ["data", "event", "id"]);
   assert.deepEqual(ok.data, {
     id: p.id, merchantId: sm.id, amount: 10000, currency: "BRL", status: "approved", payoutFee: 300, netAmount: 9700,
-    processedAt: approved.json().processedAt, endToEndId: approved.json().endToEndId,
+    processedAt: approved.processedAt, endToEndId: approved.endToEndId, reason: null,
   });
   assert.equal(byEvent.get("payout.rejected")!.data.status, "rejected");
   assert.equal(byEvent.get("payout.rejected")!.data.endToEndId, null);
+  assert.equal(byEvent.get("payout.rejected")!.data.reason, "bank details under review");
 });

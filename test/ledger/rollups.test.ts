@@ -5,7 +5,7 @@ import { queryRows, type Db } from "../../src/db/client.js";
 import { rollUpEntries } from "../../src/modules/ledger/ledger.repo.js";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge, createCharge, methodCharge, post } from "../helpers/charges.js";
-import { activate, admin, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "../connect/helpers.js";
+import { activate, admin, approveBySimulator, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "../connect/helpers.js";
 
 // Running balances (migration 0009): a balance is its ledger_rollups row plus the entries not
 // rolled up yet. Whatever the rollup job has done, GET /v1/balance and the payout check must
@@ -139,7 +139,7 @@ test("payouts check the available balance from rollups + tail: exactly the balan
   expectStatus(rest, 201);
   assert.deepEqual(await balanceOf(t, key), { available: 0, pending: 0 });
   // Approve one and reject the other: payout_reserved -> paid_out / back to available.
-  expectStatus(await admin(t, "POST", `/v1/admin/payout-requests/${first.json().id}/approve`), 200);
+  assert.equal((await approveBySimulator(t, first.json().id, sm.id)).status, "approved");
   expectStatus(await admin(t, "POST", `/v1/admin/payout-requests/${rest.json().id}/reject`, { reason: "test" }), 200);
   await assertExact("after the admin's decisions", owners);
   await t.services.ledger.rollUp();

@@ -9,7 +9,7 @@ import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type Tes
 import { cardCharge, createCharge } from "../helpers/charges.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
-import { activate, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "../connect/helpers.js";
+import { activate, assertLedgerInvariants, decidedTransfer, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "../connect/helpers.js";
 
 // Payouts in production, over HTTP: no live processor sends Pix payouts, so a live payout is
 // reserved and stays pending until the operator transfers at its own bank and approves it with
@@ -171,7 +171,7 @@ test("the admin approves with the transfer's endToEndId: paid once (ledger, one 
   assert.equal(body.event, "payout.approved");
   assert.deepEqual(body.data, {
     id: p.id, merchantId: sm.id, amount: 10000, currency: "BRL", status: "approved", payoutFee: 300, netAmount: 9700,
-    processedAt: approved.json().processedAt, endToEndId: id,
+    processedAt: approved.json().processedAt, endToEndId: id, reason: null,
   });
 });
 
@@ -309,7 +309,7 @@ test("only the operator's admin key approves or lists: merchant keys, submerchan
   assert.deepEqual([read.status, read.endToEndId], ["pending", null]);
 });
 
-test("sandbox: without a body the simulator transfers and gives its own endToEndId; with one the admin's transfer is recorded instead (no simulator call); ids are unique per environment", async () => {
+test("sandbox: without a body the simulator transfers (202 sending) and gives its own endToEndId; with one the admin's transfer is recorded instead (no simulator call); ids are unique per environment", async () => {
   const sm = await createSubmerchant(t, master.sandboxKey);
   await activate(t, master.sandboxKey, sm.id);
   const key = await keyOf(t, master.sandboxKey, sm.id);
@@ -318,16 +318,17 @@ test("sandbox: without a body the simulator transfers and gives its own endToEnd
   const simulated = await livePayout(key, sm.id, 5000);
   // approve and reject share the body {reason?}: an approval takes it and does not store it.
   const bySimulator = await admin("POST", `/v1/admin/payout-requests/${simulated.id}/approve`, { reason: "weekly payout" });
-  expectStatus(bySimulator, 200);
-  assert.equal(bySimulator.json().reason, null);
-  assert.match(bySimulator.json().endToEndId, /^E99999999\d{12}[A-Za-z0-9]{11}$/);
+  expectStatus(bySimulator, 202);
+  const sent = await decidedTransfer(t, simulated.id, sm.id);
+  assert.equal(sent.reason, null);
+  assert.match(String(sent.endToEndId), /^E99999999\d{12}[A-Za-z0-9]{11}$/);
 
   const manual = await livePayout(key, sm.id, 5000);
   const id = e2e();
   const recorded = await approve(manual.id, id);
   expectStatus(recorded, 200);
   assert.equal(recorded.json().endToEndId, id);
-  const [record] = await queryRows<{ n: string }>(t.database.db, sql`select count(*)::text as n from sandbox_processor_records where key = ${`payout:${manual.id}`}`);
+  const [record] = await queryRows<{ n: string }>(t.database.db, sql`select count(*)::text as n from sandbox_processor_records where key = ${`payout:${manual.id.replace("_", "")}`}`);
   assert.equal(record!.n, "0", "the simulator was not asked");
   // The same id in production is another world's transfer.
   const live = await liveSubmerchant(200);

@@ -129,7 +129,9 @@ export interface paths {
         put?: never;
         /**
          * Approve a payout request
-         * @description Marks the payout paid: takes the reserve off the ledger (net paid out, fee to revenue) and emits payout.approved to the submerchant's webhook endpoints. Production: no processor sends Pix payouts, so the operator transfers netAmount by Pix to the submerchant's CNPJ (pixKey in the admin list) at its own bank and approves with that transfer's endToEndId (required: 422 without it, or when it is not of the Pix shape). The same endToEndId again answers the approved payout; another one, or one already recorded on another payout, is 409. Sandbox: without a body the simulator transfers (and gives its own endToEndId); with endToEndId it is recorded as in production. Only pending requests (409 otherwise).
+         * @description With endToEndId: records the operator's own Pix transfer of netAmount to the submerchant's CNPJ (pixKey in the admin list) and approves the payout at once (200): the reserve leaves the ledger (net paid out, fee to revenue) and payout.approved goes to the submerchant's webhook endpoints. The id must be of the Pix shape (422 otherwise); the same endToEndId again answers the approved payout; another one, or one already recorded on another payout, is 409.
+         *
+         *     Without endToEndId: the processor sends netAmount by Pix to the submerchant's CNPJ (production: the processor PAYOUT_PROVIDER names; sandbox: the simulator), exactly once (its transfer id is derived from the payout and recorded before the call). The answer is 202 with the payout still pending and transfer.status `sending`; the transfer's end then decides it with no further call: `sent` approves it with the processor's endToEndId (payout.approved), `failed` rejects it with the processor's reason (reserve released, payout.rejected). Approving a payout already being sent answers 202 with its state and sends nothing. Production without PAYOUT_PROVIDER: 422 naming endToEndId. The submerchant must still be active with a valid CNPJ (422 otherwise, before any call). Only pending requests (409 otherwise); a payout being sent cannot be rejected or approved with another transfer (409).
          */
         post: operations["adminApprovePayoutRequest"];
         delete?: never;
@@ -172,6 +174,26 @@ export interface paths {
         get: operations["adminListProcessors"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/processors/{name}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register feira's notice URL at a processor
+         * @description Registers `PUBLIC_BASE_URL/v1/processors/{name}/webhooks` (with the processor's secret, e.g. Efí's `hmac` parameter) at the processor through its API. Repeating it is safe: the registration is replaced. 404: no processor of that name registers notices through its API (register them in its dashboard); 409: no route and no PAYOUT_PROVIDER names the processor (its settings are not loaded); 422: the processor refused (Efí probes the URL first, so PUBLIC_BASE_URL must reach feira); 503: the processor gave no answer to rely on (send it again).
+         */
+        post: operations["adminRegisterProcessorWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -968,6 +990,7 @@ export interface paths {
          *
          *     - Pagar.me (`pagarme`): register `/v1/processors/pagarme/webhooks` as a webhook of the Pagar.me account (events `order.*` and `charge.*`). Pagar.me v5 signs nothing: the body (`{ id, type, data: order or charge }`) only names the order or charge (`data.code`, `data.order.code` = feira's charge id, or `data.id`), which is read again from Pagar.me before anything changes.
          *     - Mercado Pago (`mercadopago`): register `/v1/processors/mercadopago/webhooks` as the webhook of the Mercado Pago application (event `payment`). The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) must be valid and signed within 300 s, else 401 and nothing changes. The body (`{ action, type, data: { id } }`) is not trusted: the payment named by the query's `data.id` (at most 64 characters, else 422) is read again from Mercado Pago.
+         *     - Efí (`efi`): `POST /v1/admin/processors/efi/webhook` registers `/v1/processors/efi/webhooks?hmac=<secret>&ignorar=` for EFI_PIX_KEY (Efí appends `/pix`, which `ignorar=` keeps out of the path; the path forms `/pix`, `/rec`, `/cobr` are taken too). `hmac` must be the registered secret, else 401 and nothing changes; a POST without `pix` (Efí's probe) is answered 200 and changes nothing. The body (`{ pix: [{ endToEndId, txid, devolucoes?, gnExtras? }] }`) only names cobs (`txid`, at most 35 letters and digits), which are read again from Efí.
          *
          *     Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, and reads are limited per client address and in all (PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS, PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND); past them the notice gets a 429 with Retry-After, and the provider's retry or feira's reconciliation applies the change.
          */
@@ -1458,7 +1481,7 @@ export interface paths {
         put?: never;
         /**
          * Request a payout for a submerchant
-         * @description With the master's key or the submerchant's own. amount is integer cents (BRL). The submerchant must be active, have its CNPJ and a payout fee definition; payoutFee = fixed + amount x percentage / 100, rounded half-up once (200 cents + 1 % of 10000 = 300, net 9700). The amount is reserved from the available balance at once: requests beyond it are refused (422), even when they race, and so is any request while the balance is below zero (a refund or chargeback took back more than it held; the 422 names the balance). Pending until approved or rejected; a refund, chargeback or dispute that takes money back from the submerchant rejects its pending requests, newest first, as far as needed (reason balance_reversed, payout.rejected) before its balance may go below zero; approved payouts went by Pix to the submerchant's CNPJ (in production by the operator's own transfer, whose endToEndId the payout then shows). One request per Idempotency-Key.
+         * @description With the master's key or the submerchant's own. amount is integer cents (BRL). The submerchant must be active, have its CNPJ and a payout fee definition; payoutFee = fixed + amount x percentage / 100, rounded half-up once (200 cents + 1 % of 10000 = 300, net 9700). The amount is reserved from the available balance at once: requests beyond it are refused (422), even when they race, and so is any request while the balance is below zero (a refund or chargeback took back more than it held; the 422 names the balance). Pending until approved or rejected; a refund, chargeback or dispute that takes money back from the submerchant rejects its pending requests, newest first, as far as needed (reason balance_reversed, payout.rejected) before its balance may go below zero; approved payouts went by Pix to the submerchant's CNPJ (through PAYOUT_PROVIDER or the operator's own transfer in production, the simulator in the sandbox), and show that transfer's endToEndId. With PAYOUT_AUTO_APPROVE=true a production request is sent at once: still 201, pending with transfer.status `sending`. One request per Idempotency-Key.
          */
         post: operations["createPayoutRequest"];
         delete?: never;
@@ -2923,6 +2946,8 @@ export interface operations {
                 /** @description Items per page, 1 to 100. */
                 size?: number;
                 status?: "pending" | "approved" | "rejected";
+                /** @description Only requests whose transfer through a processor is in this state (`sending`: on their way). */
+                transferStatus?: "sending" | "sent" | "failed";
             };
             header?: never;
             path?: never;
@@ -2951,10 +2976,12 @@ export interface operations {
                      *           "createdAt": "2026-11-23T12:30:00.000Z",
                      *           "reason": null,
                      *           "endToEndId": null,
+                     *           "transfer": null,
                      *           "environment": "production",
                      *           "masterId": "mer_01jd59z0c1v2b3n4m5k6j7h8g9",
                      *           "pixKey": "11222333000181",
-                     *           "pixKeyType": "cnpj"
+                     *           "pixKeyType": "cnpj",
+                     *           "transferId": null
                      *         }
                      *       ],
                      *       "page": 1,
@@ -2971,7 +2998,7 @@ export interface operations {
                             createdAt: string;
                             /** @enum {string} */
                             currency: "BRL";
-                            /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                            /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; with PAYOUT_PROVIDER, the processor's (Efí's); in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
                             endToEndId: string | null;
                             environment: "sandbox" | "production";
                             id: string;
@@ -2991,6 +3018,12 @@ export interface operations {
                             /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                             reason: string | null;
                             status: "pending" | "approved" | "rejected";
+                            /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
+                            transfer: {
+                                status: "sending" | "sent" | "failed";
+                            } | null;
+                            /** @description The transfer's id at the processor that sends it (Efí's idEnvio), derived from the payout id; null when no processor was asked. */
+                            transferId: string | null;
                         }[];
                         page: number;
                         /** @description Number of pages for this size (0 when nothing matches). */
@@ -3122,21 +3155,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "po_01jd5c2r7s8t9v0w1x2y3z4a5b",
-                     *       "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
-                     *       "amount": 10000,
-                     *       "currency": "BRL",
-                     *       "status": "pending",
-                     *       "payoutFee": 300,
-                     *       "netAmount": 9700,
-                     *       "processedAt": null,
-                     *       "createdAt": "2026-11-23T12:30:00.000Z",
-                     *       "reason": null,
-                     *       "endToEndId": null
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cents. */
                         amount: number;
@@ -3144,7 +3162,7 @@ export interface operations {
                         createdAt: string;
                         /** @enum {string} */
                         currency: "BRL";
-                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; with PAYOUT_PROVIDER, the processor's (Efí's); in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
                         endToEndId: string | null;
                         id: string;
                         /** @description The submerchant paid out. */
@@ -3157,6 +3175,43 @@ export interface operations {
                         /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
                         status: "pending" | "approved" | "rejected";
+                        /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
+                        transfer: {
+                            status: "sending" | "sent" | "failed";
+                        } | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Cents. */
+                        amount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @enum {string} */
+                        currency: "BRL";
+                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; with PAYOUT_PROVIDER, the processor's (Efí's); in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                        endToEndId: string | null;
+                        id: string;
+                        /** @description The submerchant paid out. */
+                        merchantId: string;
+                        /** @description Cents sent by Pix to the submerchant's CNPJ: amount - payoutFee. */
+                        netAmount: number;
+                        /** @description Cents: fixed + amount x percentage / 100 of the submerchant's payout fee, rounded half-up once. */
+                        payoutFee: number;
+                        processedAt: string | null;
+                        /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
+                        reason: string | null;
+                        status: "pending" | "approved" | "rejected";
+                        /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
+                        transfer: {
+                            status: "sending" | "sent" | "failed";
+                        } | null;
                     };
                 };
             };
@@ -3363,21 +3418,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "po_01jd5c2r7s8t9v0w1x2y3z4a5b",
-                     *       "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
-                     *       "amount": 10000,
-                     *       "currency": "BRL",
-                     *       "status": "pending",
-                     *       "payoutFee": 300,
-                     *       "netAmount": 9700,
-                     *       "processedAt": null,
-                     *       "createdAt": "2026-11-23T12:30:00.000Z",
-                     *       "reason": null,
-                     *       "endToEndId": null
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cents. */
                         amount: number;
@@ -3385,7 +3425,7 @@ export interface operations {
                         createdAt: string;
                         /** @enum {string} */
                         currency: "BRL";
-                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; with PAYOUT_PROVIDER, the processor's (Efí's); in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
                         endToEndId: string | null;
                         id: string;
                         /** @description The submerchant paid out. */
@@ -3398,6 +3438,10 @@ export interface operations {
                         /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
                         status: "pending" | "approved" | "rejected";
+                        /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
+                        transfer: {
+                            status: "sending" | "sent" | "failed";
+                        } | null;
                     };
                 };
             };
@@ -3656,7 +3700,7 @@ export interface operations {
                                 /** @description closed: calls go through. open: the processor is skipped (a second processor of the route serves, else the charge fails with processor_unavailable). half_open: one trial call is let through; its success closes the breaker. */
                                 status: "closed" | "open" | "half_open";
                             };
-                            /** @description The processor's name, as PAYMENT_ROUTES writes it (pagarme, mercadopago). */
+                            /** @description The processor's name, as PAYMENT_ROUTES writes it (pagarme, mercadopago, efi). */
                             name: string;
                             routes: {
                                 /** @description second: tried only when the first provably made nothing (PAYMENT_ROUTES a|b). */
@@ -3748,6 +3792,227 @@ export interface operations {
                      *       "message": "The request line and headers are over 16 KiB",
                      *       "error": "Request Header Fields Too Large",
                      *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRegisterProcessorWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The processor's name, as PAYMENT_ROUTES writes it. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "processor": "efi",
+                     *       "webhookUrl": "https://pay.example.com/v1/processors/efi/webhooks?hmac=***&ignorar="
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The processor's name. */
+                        processor: string;
+                        /** @description The URL registered at the provider, with its secret masked (`***`). */
+                        webhookUrl: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.name must NOT have more than 32 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many failed authentications from this address; retry later",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "message": "The shipping provider is unavailable right now; retry shortly",
+                     *       "error": "Service Unavailable",
+                     *       "code": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13014,7 +13279,8 @@ export interface operations {
                      *           "processedAt": null,
                      *           "createdAt": "2026-11-23T12:30:00.000Z",
                      *           "reason": null,
-                     *           "endToEndId": null
+                     *           "endToEndId": null,
+                     *           "transfer": null
                      *         }
                      *       ],
                      *       "page": 1,
@@ -13031,7 +13297,7 @@ export interface operations {
                             createdAt: string;
                             /** @enum {string} */
                             currency: "BRL";
-                            /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                            /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; with PAYOUT_PROVIDER, the processor's (Efí's); in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
                             endToEndId: string | null;
                             id: string;
                             /** @description The submerchant paid out. */
@@ -13044,6 +13310,10 @@ export interface operations {
                             /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                             reason: string | null;
                             status: "pending" | "approved" | "rejected";
+                            /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
+                            transfer: {
+                                status: "sending" | "sent" | "failed";
+                            } | null;
                         }[];
                         page: number;
                         /** @description Number of pages for this size (0 when nothing matches). */
@@ -13175,21 +13445,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "po_01jd5c2r7s8t9v0w1x2y3z4a5b",
-                     *       "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
-                     *       "amount": 10000,
-                     *       "currency": "BRL",
-                     *       "status": "pending",
-                     *       "payoutFee": 300,
-                     *       "netAmount": 9700,
-                     *       "processedAt": null,
-                     *       "createdAt": "2026-11-23T12:30:00.000Z",
-                     *       "reason": null,
-                     *       "endToEndId": null
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cents. */
                         amount: number;
@@ -13197,7 +13452,7 @@ export interface operations {
                         createdAt: string;
                         /** @enum {string} */
                         currency: "BRL";
-                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; with PAYOUT_PROVIDER, the processor's (Efí's); in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
                         endToEndId: string | null;
                         id: string;
                         /** @description The submerchant paid out. */
@@ -13210,6 +13465,10 @@ export interface operations {
                         /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
                         status: "pending" | "approved" | "rejected";
+                        /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
+                        transfer: {
+                            status: "sending" | "sent" | "failed";
+                        } | null;
                     };
                 };
             };
@@ -20591,21 +20850,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "po_01jd5c2r7s8t9v0w1x2y3z4a5b",
-                     *       "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
-                     *       "amount": 10000,
-                     *       "currency": "BRL",
-                     *       "status": "pending",
-                     *       "payoutFee": 300,
-                     *       "netAmount": 9700,
-                     *       "processedAt": null,
-                     *       "createdAt": "2026-11-23T12:30:00.000Z",
-                     *       "reason": null,
-                     *       "endToEndId": null
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cents. */
                         amount: number;
@@ -20613,7 +20857,7 @@ export interface operations {
                         createdAt: string;
                         /** @enum {string} */
                         currency: "BRL";
-                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
+                        /** @description The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the operator at approval; with PAYOUT_PROVIDER, the processor's (Efí's); in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected. */
                         endToEndId: string | null;
                         id: string;
                         /** @description The submerchant paid out. */
@@ -20626,6 +20870,10 @@ export interface operations {
                         /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
                         status: "pending" | "approved" | "rejected";
+                        /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
+                        transfer: {
+                            status: "sending" | "sent" | "failed";
+                        } | null;
                     };
                 };
             };

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { SubmerchantStatus } from "./statuses.js";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
@@ -69,6 +70,10 @@ export const connectSettings = pgTable("connect_settings", {
 // end_to_end_id is the Pix end-to-end id of the transfer that paid it: the operator's (live
 // payouts, approved with it) or the simulator's. One transfer pays one payout: unique per
 // environment (NULLs, the undecided and rejected ones, do not collide).
+// transfer_*: a transfer feira makes through a processor (the simulator, or PAYOUT_PROVIDER):
+// "sending" and its id (Efí's idEnvio) are committed with the decision to send, before the call,
+// so a retry, the worker or a restart after a crash reads the transfer back by that id instead of
+// making a second one; "sent" or "failed" when the processor's answer decided the payout.
 export const payoutRequests = pgTable("payout_requests", {
   id: text("id").primaryKey(),
   merchantId: text("merchant_id").notNull(),
@@ -83,6 +88,10 @@ export const payoutRequests = pgTable("payout_requests", {
   reason: text("reason"),
   processorRef: text("processor_ref"),
   endToEndId: text("end_to_end_id"),
+  transferStatus: text("transfer_status").$type<"sending" | "sent" | "failed">(),
+  transferProcessor: text("transfer_processor"),
+  transferId: text("transfer_id"),
+  transferStartedAt: ts("transfer_started_at"),
   processedAt: ts("processed_at"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
@@ -90,6 +99,10 @@ export const payoutRequests = pgTable("payout_requests", {
   index("payout_requests_merchant_idx").on(t.merchantId, t.environment, t.createdAt),
   index("payout_requests_parent_idx").on(t.parentId, t.environment, t.createdAt),
   uniqueIndex("payout_requests_end_to_end_uq").on(t.environment, t.endToEndId),
+  // One transfer id per processor pays one payout (a notice finds the payout by it).
+  uniqueIndex("payout_requests_transfer_uq").on(t.transferProcessor, t.transferId),
+  // The worker's queue of transfers to read back: small, so a partial index.
+  index("payout_requests_sending_idx").on(t.transferStartedAt).where(sql`${t.transferStatus} = 'sending'`),
 ]);
 
 // A submerchant's totalSales (its paid and refunded charges in one environment) without counting

@@ -95,7 +95,7 @@ export function processorAdminRoutes(processors: Pick<ProcessorRegistry, "livePr
         operationId: "adminRegisterProcessorWebhook", tags: ["admin"], summary: "Register feira's notice URL at a processor",
         description: "Registers `PUBLIC_BASE_URL/v1/processors/{name}/webhooks` (with the processor's secret, e.g. Efí's `hmac` parameter) at the processor through its API. "
           + "Repeating it is safe: the registration is replaced. 404: no processor of that name registers notices through its API (register them in its dashboard); "
-          + "409: no route names the processor (its settings are not loaded); 422: the processor refused (Efí probes the URL first, so PUBLIC_BASE_URL must reach feira); "
+          + "409: no route and no PAYOUT_PROVIDER names the processor (its settings are not loaded); 422: the processor refused (Efí probes the URL first, so PUBLIC_BASE_URL must reach feira); "
           + "503: the processor gave no answer to rely on (send it again).",
         params: Name,
         response: { 200: Registered, ...errors(401, 404, 409, 422, 503) },
@@ -109,7 +109,7 @@ export function processorAdminRoutes(processors: Pick<ProcessorRegistry, "livePr
         case "not_registrable":
           throw new AppError("not_found", `No processor named ${name} registers its notices through its API`);
         case "not_configured":
-          throw new AppError("conflict", `Processor ${name} is not configured: PAYMENT_PROCESSOR or PAYMENT_ROUTES names no method for it`);
+          throw new AppError("conflict", `Processor ${name} is not configured: neither PAYMENT_PROCESSOR, PAYMENT_ROUTES nor PAYOUT_PROVIDER names it`);
         case "refused":
           throw new AppError("validation_failed", r.message);
         case "unknown":

@@ -2,6 +2,7 @@ import type { ConfigChanges } from "../../db/config-changes.js";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
+import type { Task } from "../../jobs/runner.js";
 import type { Sealer } from "../../lib/crypto.js";
 import type { LedgerService } from "../ledger/index.js";
 import type { MerchantService } from "../merchants/index.js";
@@ -17,7 +18,7 @@ import { createPayoutService } from "./payouts.service.js";
 // check a charge's split (checkCharge) before the processor is called; the ledger posts shares.
 export interface ConnectModuleDeps {
   db: Db;
-  config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits">;
+  config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits" | "live">;
   sealer: Sealer;
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
   ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "availableBalance" | "onReversal">;
@@ -25,10 +26,14 @@ export interface ConnectModuleDeps {
   configChanges: ConfigChanges;
 }
 
+const READ_BACK_INTERVAL_MS = 2_000;
+
 export function createConnectModule(deps: ConnectModuleDeps) {
   const service = createConnectService(deps);
   const documents = createDocumentService({ db: deps.db, sealer: deps.sealer, connect: service });
-  const payouts = createPayoutService({ ...deps, connect: service, amountLimits: deps.config.amountLimits });
+  const payouts = createPayoutService({
+    ...deps, connect: service, amountLimits: deps.config.amountLimits, autoApprove: deps.config.live.payoutAutoApprove === true,
+  });
   // Every refund, chargeback or dispute that takes an owner's available balance below zero first
   // draws on its pending payout requests, in the reversal's transaction.
   deps.ledger.onReversal(payouts.coverReversal);
@@ -37,7 +42,9 @@ export function createConnectModule(deps: ConnectModuleDeps) {
     await app.register(payoutRoutes(payouts));
   };
   // Submerchants' totalSales: the charges' sales tail folded into running counts, like ledger.rollup.
-  const tasks = [salesRollupTask(deps.db)];
+  // Transfers still being sent are read back where they were sent: lost answers, crashes and
+  // missed notices only delay a payout's decision.
+  const tasks: Task[] = [salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS)];
   return { service, documents, payouts, routes, tasks };
 }
 

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, lt } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, isNull, lt, lte } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { payoutRequests } from "../../db/schema.js";
 import { inScope, type Environment, type Scope } from "../../db/scope.js";
@@ -43,26 +43,67 @@ export async function findByEndToEndId(q: Queryable, environment: Environment, e
   return row;
 }
 
+/** What a decision records besides the status. */
+export interface DecisionPatch {
+  reason?: string | null;
+  endToEndId?: string;
+  /** The transfer's end, when a processor's transfer decided it. */
+  transferStatus?: "sent" | "failed";
+}
+
 /** Moves a pending request on; undefined when another request decided it first. */
 export async function decide(
   tx: Queryable, id: string, to: Exclude<PayoutStatus, "pending">, patch: Partial<typeof payoutRequests.$inferInsert>,
 ): Promise<PayoutRow | undefined> {
+  // A payout being sent is decided by its transfer's end only; any other decision (the admin's,
+  // a reversal's) only while no transfer was started, so a racing one cannot release the reserve
+  // of money on its way.
+  const transfer = patch.transferStatus ? eq(payoutRequests.transferStatus, "sending") : isNull(payoutRequests.transferStatus);
   const [row] = await tx.update(payoutRequests)
     .set({ ...patch, status: to, updatedAt: new Date() })
-    .where(and(eq(payoutRequests.id, id), eq(payoutRequests.status, "pending")))
+    .where(and(eq(payoutRequests.id, id), eq(payoutRequests.status, "pending"), transfer))
     .returning();
+  return row;
+}
+
+export type TransferFields = Pick<typeof payoutRequests.$inferInsert, "transferStatus" | "transferProcessor" | "transferId" | "transferStartedAt">;
+
+/**
+ * The decision to send a pending request through a processor, committed before the call:
+ * undefined when it is no longer pending or a transfer was decided already (a racing approval).
+ */
+export async function markSending(tx: Queryable, id: string, transfer: TransferFields): Promise<PayoutRow | undefined> {
+  const [row] = await tx.update(payoutRequests)
+    .set({ ...transfer, updatedAt: new Date() })
+    .where(and(eq(payoutRequests.id, id), eq(payoutRequests.status, "pending"), isNull(payoutRequests.transferStatus)))
+    .returning();
+  return row;
+}
+
+/** Transfers still being sent, started before `startedBefore`, oldest first: the worker's read-backs. */
+export async function sendingTransfers(q: Queryable, startedBefore: Date, limit: number): Promise<PayoutRow[]> {
+  return q.select().from(payoutRequests)
+    .where(and(eq(payoutRequests.transferStatus, "sending"), lte(payoutRequests.transferStartedAt, startedBefore)))
+    .orderBy(asc(payoutRequests.transferStartedAt)).limit(limit);
+}
+
+/** The payout a processor's transfer id belongs to (a notice names the transfer). */
+export async function findByTransfer(q: Queryable, processor: string, transferId: string): Promise<PayoutRow | undefined> {
+  const [row] = await q.select().from(payoutRequests)
+    .where(and(eq(payoutRequests.transferProcessor, processor), eq(payoutRequests.transferId, transferId)));
   return row;
 }
 
 /**
  * An owner's pending requests in one environment and currency, newest first: the order a
- * reversal rejects them in (payouts.service.ts coverReversal).
+ * reversal rejects them in (payouts.service.ts coverReversal). Those being sent are not among
+ * them: their money is on its way.
  */
 export async function pendingPayouts(q: Queryable, owner: { owner: string; environment: Environment; currency: string }): Promise<PayoutRow[]> {
   return q.select().from(payoutRequests)
     .where(and(
       eq(payoutRequests.merchantId, owner.owner), eq(payoutRequests.environment, owner.environment),
-      eq(payoutRequests.currency, owner.currency), eq(payoutRequests.status, "pending"),
+      eq(payoutRequests.currency, owner.currency), eq(payoutRequests.status, "pending"), isNull(payoutRequests.transferStatus),
     ))
     .orderBy(desc(payoutRequests.createdAt), desc(payoutRequests.id));
 }
@@ -71,6 +112,7 @@ export interface PayoutFilters {
   viewer: PayoutViewer;
   merchantId?: string;
   status?: PayoutStatus;
+  transferStatus?: "sending" | "sent" | "failed";
   currency?: string;
   days: { column: "createdAt" | "processedAt"; start: Date; end: Date }[];
   limit: number;
@@ -82,6 +124,7 @@ export async function listPayouts(q: Queryable, f: PayoutFilters): Promise<{ row
     visibleTo(f.viewer),
     f.merchantId ? eq(payoutRequests.merchantId, f.merchantId) : undefined,
     f.status ? eq(payoutRequests.status, f.status) : undefined,
+    f.transferStatus ? eq(payoutRequests.transferStatus, f.transferStatus) : undefined,
     f.currency ? eq(payoutRequests.currency, f.currency) : undefined,
     ...f.days.flatMap((d) => [gte(payoutRequests[d.column], d.start), lt(payoutRequests[d.column], d.end)]),
   ]);

@@ -24,7 +24,8 @@ export function payoutRoutes(payouts: PayoutService) {
           "balance is below zero (a refund or chargeback took back more than it held; the 422 names the balance). Pending until approved or rejected; " +
           "a refund, chargeback or dispute that takes money back from the submerchant rejects its pending requests, newest first, as far as needed " +
           "(reason balance_reversed, payout.rejected) before its balance may go below zero; " +
-          "approved payouts went by Pix to the submerchant's CNPJ (in production by the operator's own transfer, whose endToEndId the payout then shows). " +
+          "approved payouts went by Pix to the submerchant's CNPJ (through PAYOUT_PROVIDER or the operator's own transfer in production, the simulator in the sandbox), " +
+          "and show that transfer's endToEndId. With PAYOUT_AUTO_APPROVE=true a production request is sent at once: still 201, pending with transfer.status `sending`. " +
           "One request per Idempotency-Key.",
         headers: IdempotencyHeaders, params: s.PayoutParams, body: s.CreatePayoutBody,
         response: { 201: s.PayoutRequest, ...errors(400, 401, 403, 404, 409, 422) },
@@ -67,16 +68,25 @@ export function payoutRoutes(payouts: PayoutService) {
       schema: {
         operationId: "adminApprovePayoutRequest", tags: ["connect"], summary: "Approve a payout request",
         description:
-          "Marks the payout paid: takes the reserve off the ledger (net paid out, fee to revenue) and emits payout.approved to the " +
-          "submerchant's webhook endpoints. Production: no processor sends Pix payouts, so the operator transfers netAmount by Pix to the " +
-          "submerchant's CNPJ (pixKey in the admin list) at its own bank and approves with that transfer's endToEndId (required: 422 " +
-          "without it, or when it is not of the Pix shape). The same endToEndId again answers the approved payout; another one, or one " +
-          "already recorded on another payout, is 409. Sandbox: without a body the simulator transfers (and gives its own endToEndId); " +
-          "with endToEndId it is recorded as in production. Only pending requests (409 otherwise).",
+          "With endToEndId: records the operator's own Pix transfer of netAmount to the submerchant's CNPJ (pixKey in the admin list) and " +
+          "approves the payout at once (200): the reserve leaves the ledger (net paid out, fee to revenue) and payout.approved goes to the " +
+          "submerchant's webhook endpoints. The id must be of the Pix shape (422 otherwise); the same endToEndId again answers the approved " +
+          "payout; another one, or one already recorded on another payout, is 409.\n\n" +
+          "Without endToEndId: the processor sends netAmount by Pix to the submerchant's CNPJ (production: the processor PAYOUT_PROVIDER names; sandbox: " +
+          "the simulator), exactly once (its transfer id is derived from the payout and recorded before the call). The answer is 202 with the " +
+          "payout still pending and transfer.status `sending`; the transfer's end then decides it with no further call: `sent` approves it " +
+          "with the processor's endToEndId (payout.approved), `failed` rejects it with the processor's reason (reserve released, " +
+          "payout.rejected). Approving a payout already being sent answers 202 with its state and sends nothing. Production without " +
+          "PAYOUT_PROVIDER: 422 naming endToEndId. The submerchant must still be active with a valid CNPJ (422 otherwise, before any call). " +
+          "Only pending requests (409 otherwise); a payout being sent cannot be rejected or approved with another transfer (409).",
         headers: IdempotencyHeaders, params: IdParams, body: s.ApproveBody,
-        response: { 200: s.PayoutRequest, ...errors(401, 404, 409, 422) },
+        response: { 200: s.PayoutRequest, 202: s.PayoutRequest, ...errors(401, 404, 409, 422) },
       },
-    }, async (req) => payouts.approve(req.params.id, req.body?.endToEndId));
+    }, async (req, reply) => {
+      const payout = await payouts.approve(req.params.id, req.body?.endToEndId);
+      // Still pending: the transfer is on its way, and its end decides the payout.
+      return reply.code(payout.status === "pending" ? 202 : 200).send(payout);
+    });
 
     app.post("/v1/admin/payout-requests/:id/reject", {
       config: { auth: "admin" },

@@ -13,9 +13,13 @@ const EXAMPLE = {
   createdAt: "2026-11-23T12:30:00.000Z",
   reason: null,
   endToEndId: null,
+  transfer: null,
 };
 
 const E2E_EXAMPLE = "E18236120202611231452s0a1b2c3d4e";
+
+const transferStatus = (description?: string) =>
+  Type.Union([Type.Literal("sending"), Type.Literal("sent"), Type.Literal("failed")], description ? { description } : {});
 
 export const PayoutStatus = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
 
@@ -39,9 +43,16 @@ export const PayoutRequest = Type.Object({
   endToEndId: Type.Union([Type.String(), Type.Null()], {
     description:
       "The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the " +
-      "operator at approval; in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected.",
+      "operator at approval; with PAYOUT_PROVIDER, the processor's (Efí's); in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected.",
   }),
-}, { examples: [EXAMPLE] });
+  transfer: Type.Union([Type.Object({ status: transferStatus() }), Type.Null()], {
+    description:
+      "The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved " +
+      "without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the " +
+      "processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a " +
+      "processor (awaiting approval, the operator's own transfer, or rejected by the operator).",
+  }),
+}, { examples: [EXAMPLE, { ...EXAMPLE, transfer: { status: "sending" } }] });
 
 const DateFilter = (what: string) => Type.Optional(Type.String({ format: "date", description: `Only requests ${what} on this day (UTC), YYYY-MM-DD.` }));
 
@@ -77,7 +88,7 @@ export const RejectBody = Type.Object({
   reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
 }, { additionalProperties: false, examples: [{ reason: "Bank details under review" }] });
 
-const ADMIN_EXAMPLE = { ...EXAMPLE, environment: "production", masterId: "mer_01jd59z0c1v2b3n4m5k6j7h8g9", pixKey: "11222333000181", pixKeyType: "cnpj" };
+const ADMIN_EXAMPLE = { ...EXAMPLE, environment: "production", masterId: "mer_01jd59z0c1v2b3n4m5k6j7h8g9", pixKey: "11222333000181", pixKeyType: "cnpj", transferId: null };
 
 export const AdminPayoutRequest = Type.Object({
   ...PayoutRequest.properties,
@@ -85,10 +96,12 @@ export const AdminPayoutRequest = Type.Object({
   masterId: Type.String({ description: "The master whose submerchant asked." }),
   pixKey: Type.String({ description: "Where the operator sends netAmount by Pix: the submerchant's CNPJ (digits), its Pix key." }),
   pixKeyType: Type.Literal("cnpj"),
+  transferId: Type.Union([Type.String(), Type.Null()], { description: "The transfer's id at the processor that sends it (Efí's idEnvio), derived from the payout id; null when no processor was asked." }),
 }, { examples: [ADMIN_EXAMPLE] });
 
 export const AdminListPayoutsQuery = Type.Object({
   status: Type.Optional(PayoutStatus),
+  transferStatus: Type.Optional(transferStatus("Only requests whose transfer through a processor is in this state (`sending`: on their way).")),
   environment: Type.Optional(Type.Union([Type.Literal("sandbox"), Type.Literal("production")])),
   merchantId: Type.Optional(Type.String({ maxLength: 64, description: "One submerchant's requests." })),
   page: ListPayoutsQuery.properties.page,

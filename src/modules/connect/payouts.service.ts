@@ -1,4 +1,3 @@
-import { formatDocument } from "../../lib/documents.js";
 import type { Static } from "typebox";
 import { scopeOf } from "../../db/scope.js";
 import { withTx, type Db, type Tx } from "../../db/client.js";
@@ -9,12 +8,12 @@ import { isUniqueViolation } from "../../db/batch.js";
 import { seededId } from "../../lib/ids.js";
 import { endToEndIdProblem, endToEndIdTimeProblem } from "../../lib/pix-end-to-end-id.js";
 import type { AmountLimits } from "../../lib/money.js";
-import type { PayoutResult } from "../../processors/processor.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import { computePayoutFee, type FeeDefinition, type LedgerService, type PayoutPosting, type Reversal } from "../ledger/index.js";
 import type { MerchantService } from "../merchants/index.js";
 import { recordEvent } from "../webhooks/index.js";
 import * as connectRepo from "./connect.repo.js";
+import { createPayoutTransfers } from "./payout-transfers.js";
 import type { ConnectService } from "./connect.service.js";
 import { dayRange, envelope, pageWindow } from "./paging.js";
 import * as repo from "./payouts.repo.js";
@@ -26,9 +25,10 @@ import { publicStatus, type SubmerchantStatus } from "./submerchant-status.js";
 // submerchant's row, so racing requests can never take the available balance below zero. The
 // admin approves (the net goes by Pix to the submerchant's CNPJ, and the fee is revenue) or
 // rejects (the reserve is released); either emits its event to the submerchant's webhook
-// endpoints. In the sandbox the simulator makes the transfer; no live processor offers Pix-out,
-// so a production payout stays pending (reserved) until the operator transfers at its own bank
-// and approves with that transfer's end-to-end id.
+// endpoints. Approved without an end-to-end id, the transfer goes through a processor's Pix-out
+// (payout-transfers.ts: the simulator in the sandbox, PAYOUT_PROVIDER in production); without
+// PAYOUT_PROVIDER a production payout stays pending (reserved) until the operator transfers at its
+// own bank and approves with that transfer's end-to-end id.
 export interface PayoutDeps {
   db: Db;
   connect: Pick<ConnectService, "requireConnect">;
@@ -37,16 +37,14 @@ export interface PayoutDeps {
   processors: Pick<ProcessorRegistry, "payouts">;
   /** The ceiling on one payout (config.amountLimits, BRL). */
   amountLimits: AmountLimits;
+  /** PAYOUT_AUTO_APPROVE: production requests are sent through PAYOUT_PROVIDER as they are made. */
+  autoApprove?: boolean;
   now?: () => Date;
 }
 
 const CURRENCY = "BRL";
 /** Why a reversal rejected a payout request: its reserve was needed to cover the money taken back. */
 export const BALANCE_REVERSED = "balance_reversed";
-
-// What a processor without Pix-out answers a payout (the live router and both live adapters):
-// nothing was sent, and the operator's own transfer is the way (approve with its end-to-end id).
-const NO_PIX_OUT = { outcome: "failed", reason: "payouts_not_supported" } as const satisfies PayoutResult;
 
 /** The submerchant's payout fee in BRL; a Pix one when several methods are defined. */
 function payoutFeeOf(fees: FeeDefinition[]): FeeDefinition | undefined {
@@ -58,25 +56,28 @@ export function createPayoutService(deps: PayoutDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
+  const transfers = createPayoutTransfers({ db, processors: deps.processors, decideIn: (tx, id, to, patch) => decideIn(tx, id, to, patch), now });
+
   function view(p: repo.PayoutRow) {
     return {
       id: p.id, merchantId: p.merchantId, amount: p.amount, currency: CURRENCY as typeof CURRENCY, status: p.status,
       payoutFee: p.payoutFee, netAmount: p.netAmount, processedAt: p.processedAt?.toISOString() ?? null,
       createdAt: p.createdAt.toISOString(), reason: p.reason, endToEndId: p.endToEndId,
+      transfer: p.transferStatus ? { status: p.transferStatus } : null,
     };
   }
 
   /** The operator's view adds where the money goes: the submerchant's CNPJ as the Pix key. */
   const operatorView = (p: repo.PayoutRow) => ({
-    ...view(p), environment: p.environment, masterId: p.parentId, pixKey: p.pixKey, pixKeyType: "cnpj" as const,
+    ...view(p), environment: p.environment, masterId: p.parentId, pixKey: p.pixKey, pixKeyType: "cnpj" as const, transferId: p.transferId,
   });
 
   /**
    * Payout events carry id, merchantId, amount, currency, status, payoutFee, netAmount,
-   * processedAt, and the transfer's endToEndId (null when rejected).
+   * processedAt, the transfer's endToEndId (null when rejected) and the rejection's reason.
    */
   const eventData = (p: repo.PayoutRow) => {
-    const { createdAt: _createdAt, reason: _reason, ...keys } = view(p);
+    const { createdAt: _createdAt, transfer: _transfer, ...keys } = view(p);
     return keys;
   };
 
@@ -113,20 +114,23 @@ export function createPayoutService(deps: PayoutDeps) {
     const fee = computePayoutFee(payoutFeeOf(await deps.merchants.getFees(merchantId)), amount);
     if (!fee.ok) throw invalid(`Submerchant ${merchantId} cannot request this payout: ${fee.message}`);
 
-    return withTx(db, async (tx) => {
+    const autoSender = deps.autoApprove && ctx.environment === "production" ? deps.processors.payouts("production") : null;
+    const inserted = await withTx(db, async (tx) => {
       // The row lock serializes this submerchant's payouts: each one sees the balance the
       // previous one left.
       await connectRepo.lockSubmerchant(tx, merchantId);
       const again = await repo.findPayoutById(tx, id);
-      if (again) return view(again); // a retry of this key committed while we waited
+      if (again) return again; // a retry of this key committed while we waited
       const row = {
         id, merchantId, parentId: submerchant.parentId, environment: ctx.environment, amount, currency: CURRENCY,
         payoutFee: fee.payoutFee, netAmount: fee.netAmount, status: "pending" as const, pixKey: submerchant.companyTaxId,
       };
       const { reserved, available } = await deps.ledger.reservePayout(tx, { ...row, owner: merchantId });
       if (!reserved) throw insufficient(merchantId, amount, available);
-      return view(await repo.insertPayout(tx, row));
+      // PAYOUT_AUTO_APPROVE: the decision to send is this transaction's too, committed before the call.
+      return repo.insertPayout(tx, autoSender ? { ...row, ...transfers.sendingFields(id, autoSender.processor) } : row);
     });
+    return view(autoSender && inserted.transferStatus === "sending" ? await transfers.send(inserted, autoSender) : inserted);
   }
 
   async function list(ctx: RequestCtx, q: Static<typeof ListPayoutsQuery>) {
@@ -152,6 +156,9 @@ export function createPayoutService(deps: PayoutDeps) {
     return row;
   }
 
+  const beingSent = (p: repo.PayoutRow) => new AppError("conflict",
+    `Payout request ${p.id} is being sent by Pix through ${p.transferProcessor ?? "its processor"} (transfer ${p.transferId ?? ""}): its transfer's end decides it`);
+
   const notPending = (p: repo.PayoutRow) =>
     new AppError("invalid_state", `Payout request ${p.id} is ${p.status}; only pending requests can be decided`);
 
@@ -159,7 +166,7 @@ export function createPayoutService(deps: PayoutDeps) {
    * Decides a pending request in one transaction: the guarded status change, the ledger and the
    * event. Two racing decisions: one wins, the other gets 409.
    */
-  async function decide(p: repo.PayoutRow, to: "approved" | "rejected", patch: { reason?: string | null; processorRef?: string; endToEndId?: string }) {
+  async function decide(p: repo.PayoutRow, to: "approved" | "rejected", patch: repo.DecisionPatch) {
     return withTx(db, async (tx) => {
       const row = await decideIn(tx, p.id, to, patch);
       if (!row) throw new AppError("conflict", `Payout request ${p.id} was decided by another request`);
@@ -172,9 +179,10 @@ export function createPayoutService(deps: PayoutDeps) {
    * by `WHERE status = 'pending'`, its ledger move and its event; undefined (nothing written)
    * when another transaction decided the request first.
    */
-  async function decideIn(tx: Tx, id: string, to: "approved" | "rejected", patch: { reason?: string | null; processorRef?: string; endToEndId?: string }) {
+  async function decideIn(tx: Tx, id: string, to: "approved" | "rejected", patch: repo.DecisionPatch) {
     const row = await repo.decide(tx, id, to, {
-      processedAt: now(), reason: patch.reason ?? null, processorRef: patch.processorRef ?? null, endToEndId: patch.endToEndId ?? null,
+      processedAt: now(), reason: patch.reason ?? null, endToEndId: patch.endToEndId ?? null,
+      ...(patch.transferStatus ? { transferStatus: patch.transferStatus } : {}),
     });
     if (!row) return undefined;
     if (to === "approved") await deps.ledger.completePayout(tx, posting(row));
@@ -214,28 +222,14 @@ export function createPayoutService(deps: PayoutDeps) {
 
   /**
    * Admin approval. With an end-to-end id: the operator made the Pix transfer at its bank, and
-   * the approval records it (approveTransfer). Without one: the transfer goes through the
-   * processor first (outside any transaction, keyed by the payout id, so an approval retried
-   * after a crash gets the processor's first answer and transfers once), then the decision; a
-   * transfer the processor refuses rejects the request. A processor with no Pix-out (both live
-   * providers today) sends nothing: the operator must transfer and approve with the id.
+   * the approval records it (approveTransfer). Without one: the processor's Pix-out sends it
+   * (payout-transfers.ts), and the payout answers `pending` with `transfer: {status: "sending"}`
+   * until the transfer's end decides it.
    */
   async function approve(id: string, endToEndId?: string) {
     const p = await requirePayout(id);
     if (endToEndId !== undefined) return approveTransfer(p, endToEndId);
-    if (p.status !== "pending") throw notPending(p);
-    const processor = deps.processors.payouts(p.environment);
-    const sent = processor
-      ? await processor.payout({ payoutId: p.id, amountMinor: p.netAmount, currency: p.currency, pixKey: p.pixKey, pixKeyType: "cnpj", now: now() })
-      : NO_PIX_OUT;
-    if (sent.outcome === "failed" && sent.reason === NO_PIX_OUT.reason) {
-      throw invalid(
-        `endToEndId is required: no ${p.environment} processor sends Pix payouts. Transfer ${p.netAmount} cents by Pix to CNPJ ${formatDocument("cnpj", p.pixKey)} ` +
-        "at the operator's bank, then approve with the transfer's end-to-end id",
-      );
-    }
-    if (sent.outcome === "failed") return decide(p, "rejected", { reason: `Pix transfer failed: ${sent.reason}` });
-    return decide(p, "approved", { processorRef: sent.payoutRef, ...(sent.endToEndId ? { endToEndId: sent.endToEndId } : {}) });
+    return view(await transfers.approve(p));
   }
 
   /**
@@ -254,6 +248,7 @@ export function createPayoutService(deps: PayoutDeps) {
       throw notPending(row);
     };
     if (p.status !== "pending") return settled(p);
+    if (p.transferStatus === "sending") throw beingSent(p);
     const other = await repo.findByEndToEndId(db, p.environment, endToEndId);
     // This very payout, approved with this id by a concurrent request since it was read: a retry.
     if (other?.id === p.id) return settled(other);
@@ -282,6 +277,7 @@ export function createPayoutService(deps: PayoutDeps) {
   async function reject(id: string, reason: string | undefined) {
     const p = await requirePayout(id);
     if (p.status !== "pending") throw notPending(p);
+    if (p.transferStatus === "sending") throw beingSent(p);
     return decide(p, "rejected", { reason: reason ?? null });
   }
 
@@ -289,12 +285,12 @@ export function createPayoutService(deps: PayoutDeps) {
   async function listForOperator(q: Static<typeof AdminListPayoutsQuery>) {
     const window = pageWindow(q);
     const { rows, total } = await repo.listPayouts(db, {
-      viewer: { operator: { environment: q.environment } }, merchantId: q.merchantId, status: q.status, days: [], limit: window.limit, offset: window.offset,
+      viewer: { operator: { environment: q.environment } }, merchantId: q.merchantId, status: q.status, transferStatus: q.transferStatus, days: [], limit: window.limit, offset: window.offset,
     });
     return envelope(rows.map(operatorView), total, window);
   }
 
-  return { create, list, get, approve, reject, listForOperator, coverReversal };
+  return { create, list, get, approve, reject, listForOperator, coverReversal, transfers };
 }
 
 export type PayoutService = ReturnType<typeof createPayoutService>;

@@ -3,6 +3,7 @@ import { providerDocument, type DocumentRules } from "../documents.js";
 import type { CallResult } from "../http-client.js";
 import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
+import { createEfiPayouts } from "./payouts.js";
 import { EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
 
 // Efí (API Pix) behind PaymentProcessor: live Pix charges as cobs, their expiry (the cob
@@ -59,7 +60,7 @@ function devolucaoResult(d: EfiDevolucao): RefundResult {
   return refundResultOf(EFI_DEVOLUCAO_STATUSES[status] ?? "pending", d.rtrId ?? d.id ?? null, status);
 }
 
-export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" | "refund" | "refundStatus"> & { close(): Promise<void> } {
+export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" | "refund" | "refundStatus" | "payouts"> & { close(): Promise<void> } {
   const client = createEfiClient(opts);
   const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
 
@@ -129,6 +130,8 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
       if ("failure" in paid) return { outcome: "pending", refundRef: input.refundRef, failure: paid.failure };
       return readDevolucao(paid.e2eid, input);
     },
+    // Payouts by Pix send from the account's key (PAYOUT_PROVIDER=efi).
+    payouts: createEfiPayouts(client, opts.pixKey),
     close: () => client.close(),
   };
 }

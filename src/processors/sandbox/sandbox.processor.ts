@@ -3,7 +3,7 @@ import { makeEndToEndId } from "../../lib/pix-end-to-end-id.js";
 import { methodAcceptsCurrency } from "../methods.js";
 import {
   memoryRecords, type AuthorizeInput, type AuthorizeResult, type CancelResult, type CaptureResult, type CardInstrument,
-  type LookupResult, type PayoutResult, type ProcessorRecords, type RefundResult, type Serves,
+  type LookupResult, type ProcessorRecords, type RefundResult, type Serves,
 } from "../processor.js";
 import { buildInstructions, checkBoletoDueDate } from "./instruments.js";
 import { decodeSandboxWalletToken } from "./wallet.js";
@@ -91,7 +91,7 @@ const asAuthorizeResult = (stored: Record<string, unknown>): AuthorizeResult => 
  * charge's first authorization hands its record to the caller (`recordWith`), which commits it
  * with the charge.
  */
-export function createSandboxProcessor(records: ProcessorRecords = memoryRecords()): Serves<"cancel" | "capture" | "refund" | "refundStatus" | "payout" | "decodeWalletToken"> {
+export function createSandboxProcessor(records: ProcessorRecords = memoryRecords()): Serves<"cancel" | "capture" | "refund" | "refundStatus" | "payouts" | "decodeWalletToken"> {
   return {
     name: "sandbox",
     // Every method feira knows, in the currencies the method itself allows.
@@ -134,12 +134,19 @@ export function createSandboxProcessor(records: ProcessorRecords = memoryRecords
       const stored = await records.find("refund", input.refundId);
       return stored ? (stored as RefundResult) : { outcome: "not_found" };
     },
-    // The Pix transfer of a payout always goes through in the sandbox, with an end-to-end id of
-    // the real shape (dated input.now), so that sandbox payouts show one as live ones do.
-    async payout(input) {
-      return (await records.once("payout", input.payoutId, async () => ({
-        outcome: "paid", payoutRef: pspRef("pix_"), endToEndId: makeEndToEndId(SANDBOX_ISPB, input.now, randomToken(11)),
-      }))) as PayoutResult;
+    // The Pix transfer of a payout always goes through in the sandbox, as a live one does: the
+    // send answers "sending" (Efí's EM_PROCESSAMENTO) and any later read "sent" with an
+    // end-to-end id of the real shape, dated when it was sent, so that integrations rehearse both
+    // states. Recorded per transfer id: a repeated send is the same transfer.
+    payouts: {
+      async send(input) {
+        await records.once("payout", input.transferId, async () => ({ endToEndId: makeEndToEndId(SANDBOX_ISPB, input.now, randomToken(11)) }));
+        return { outcome: "sending" };
+      },
+      async read(input) {
+        const sent = await records.find("payout", input.transferId);
+        return typeof sent?.endToEndId === "string" ? { outcome: "sent", endToEndId: sent.endToEndId } : { outcome: "not_found" };
+      },
     },
   };
 }

@@ -45,7 +45,10 @@ function incoming(req: FastifyRequest, subPath: string): IncomingNotice {
   return { subPath: subPath.replace(/^\/+|\/+$/g, ""), query, header: (name) => first(req.headers[name.toLowerCase()]), body: req.body, now: new Date() };
 }
 
-export function providerWebhookRoutes(gate: NoticeGate, processors: Pick<ProcessorRegistry, "definitions" | "readNotice">) {
+/** What reads back the payout transfers a notice names (by the processor's transfer ids). */
+export type PayoutNotices = (processor: string, transferIds: readonly string[]) => Promise<void>;
+
+export function providerWebhookRoutes(gate: NoticeGate, processors: Pick<ProcessorRegistry, "definitions" | "readNotice">, payouts?: PayoutNotices) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const each = processors.definitions.flatMap((d) => (d.notices ? [`- ${d.notices.description}`] : []));
@@ -57,6 +60,8 @@ export function providerWebhookRoutes(gate: NoticeGate, processors: Pick<Process
       if (reading.outcome === "refused") throw new AppError(reading.status === 401 ? "unauthorized" : "validation_failed", reading.message);
       const admission = await gate.notice(name, reading.payments, req.ip);
       if (!admission.admitted) throw tooManyRequests(reply, admission.retryInMs, "Too many payment notices to read now; send this one again later");
+      // A payout's transfer is read back only when a payout of this processor is still being sent under that id.
+      if (payouts && reading.payouts?.length) await payouts(name, reading.payouts);
       return { received: true };
     }
 

@@ -268,6 +268,8 @@ export const en = {
   "payout.pending": "Pending",
   "payout.approved": "Approved",
   "payout.rejected": "Rejected",
+  "payout.transfer": "Pix transfer",
+  "transfer.sending": "Sending", "transfer.sent": "Sent", "transfer.failed": "Failed",
   "sub.newPlan": "New plan",
   "sub.price": "Price per period",
   "sub.interval": "Billed every",

@@ -270,6 +270,8 @@ export const ptBR: Record<MessageKey, string> = {
   "payout.pending": "Pendente",
   "payout.approved": "Aprovado",
   "payout.rejected": "Recusado",
+  "payout.transfer": "Transferência Pix",
+  "transfer.sending": "Enviando", "transfer.sent": "Enviada", "transfer.failed": "Falhou",
   "sub.newPlan": "Novo plano",
   "sub.price": "Preço por período",
   "sub.interval": "Cobrado a cada",

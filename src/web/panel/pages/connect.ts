@@ -15,13 +15,22 @@ type Submerchant = {
   id: string; tradeName: string; legalName: string; companyTaxId: string; status: string; statusReason?: string | null; createdAt: string;
   contactEmail: string; website: string; averageMonthlyRevenue: number; softDescriptor?: string | null; totalSales: number; postbackUrl?: string | null;
 };
-type Payout = { id: string; merchantId: string; amount: number; payoutFee: number; netAmount: number; status: string; createdAt: string; reason: string | null };
+type Payout = {
+  id: string; merchantId: string; amount: number; payoutFee: number; netAmount: number; status: string; createdAt: string; reason: string | null;
+  endToEndId: string | null; transfer: { status: "sending" | "sent" | "failed" } | null;
+};
+
+/** The Pix transfer's state (when a processor sends it) and the end-to-end id that paid the payout. */
+function transferCell(p: PanelCtx, r: Payout): Html {
+  if (!r.transfer && !r.endToEndId) return html`—`;
+  return html`${r.transfer && badge(r.transfer.status, p.t(`transfer.${r.transfer.status}`))}${r.transfer && r.endToEndId && " "}${r.endToEndId && html`<code>${r.endToEndId}</code>`}`;
+}
 
 function payoutTable(p: PanelCtx, rows: Payout[]): Html {
   const { t } = p;
-  return table([t("col.id"), t("connect.submerchant"), t("col.amount"), t("connect.fee"), t("charges.net"), t("col.status"), t("col.created")], rows.map((r) => [
+  return table([t("col.id"), t("connect.submerchant"), t("col.amount"), t("connect.fee"), t("charges.net"), t("col.status"), t("payout.transfer"), t("col.created")], rows.map((r) => [
     html`<code>${r.id}</code>`, link(`/panel/connect/${r.merchantId}`, r.merchantId), p.money(r.amount, "BRL"), p.money(r.payoutFee, "BRL"),
-    p.money(r.netAmount, "BRL"), html`${badge(r.status, t(`payout.${r.status}`))}${r.reason && ` ${r.reason}`}`, p.date(r.createdAt),
+    p.money(r.netAmount, "BRL"), html`${badge(r.status, t(`payout.${r.status}`))}${r.reason && ` ${r.reason}`}`, transferCell(p, r), p.date(r.createdAt),
   ]), t("connect.noPayouts"));
 }
 
