@@ -87,6 +87,8 @@ before(async () => {
   const sandbox = ids.sandbox;
   expectStatus(await send("POST", "/v1/sandbox/settle", submerchantKeys.sandbox), 200);
   sandbox.payout = await created(await send("POST", `/v1/submerchants/${sandbox.submerchant}/payout-requests`, submerchantKeys.sandbox, { amount: 1000 }));
+  // Disputes open in production only from a provider's notice: the sandbox opens one on request.
+  sandbox.dispute = await created(await send("POST", `/v1/sandbox/charges/${sandbox.charge}/dispute`, submerchantKeys.sandbox, {}));
 });
 after(async () => { await t?.close(); await pagarme?.close(); });
 
@@ -137,6 +139,12 @@ const PROBES: Probe[] = [
   { method: "PATCH", path: "/v1/payment-links/{id}", body: { title: "Renamed" } },
   { method: "DELETE", path: "/v1/payment-links/{id}" },
   { method: "GET", path: "/v1/payment-links/{id}/payments" },
+  { method: "POST", path: "/v1/sandbox/charges/{id}/dispute", body: {} },
+  { method: "GET", path: "/v1/disputes/{id}" },
+  { method: "GET", path: "/v1/disputes/{id}", by: "submerchant" },
+  { method: "POST", path: "/v1/disputes/{id}/evidence", body: { multipart: true }, by: "submerchant" },
+  { method: "POST", path: "/v1/disputes/{id}/accept", body: {}, by: "submerchant" },
+  { method: "POST", path: "/v1/sandbox/disputes/{id}/close", body: { outcome: "won" }, by: "submerchant" },
 ];
 
 /** Routes with an id that the matrix does not probe, and why. */
@@ -147,6 +155,7 @@ const NOT_ENVIRONMENT_SCOPED: Record<string, string> = {
   "/v1/admin/submerchants/{id}/status": "admin",
   "/v1/admin/payout-requests/{id}/approve": "admin",
   "/v1/admin/payout-requests/{id}/reject": "admin",
+  "/v1/admin/processors/{name}/webhook": "admin: a processor of the operator's, not a merchant's object",
   "/v1/sandbox/{bank}/{id}": "the simulated bank's public page: sandbox charges only, by their unguessable id",
   "/v1/payment-links/{id}/public": "public: the link id decides merchant and environment",
   "/v1/processors/{name}/webhooks": "public: a provider's notice only names a live charge, which is read again from its provider",
@@ -169,6 +178,7 @@ function idFor(env: Env, path: string, param: string): string | undefined {
   if (path.startsWith("/v1/subscriptions/")) return o.subscription;
   if (path.startsWith("/v1/submerchants/") || path.startsWith("/v1/connect/sub-accounts/")) return o.submerchant;
   if (path.startsWith("/v1/payout-requests/")) return o.payout;
+  if (path.startsWith("/v1/disputes/") || path.startsWith("/v1/sandbox/disputes/")) return o.dispute;
   if (path.startsWith("/v1/payment-links/")) return o.link;
   return undefined;
 }
@@ -212,7 +222,9 @@ for (const env of ENVS) {
       if (KEY.test(res.body)) failures.push(`${probe.method} ${url} shows a key`);
     }
     assert.deepEqual(failures, []);
-    assert.ok(asked >= (env === "production" ? PROBES.length : PROBES.length - 2), `asked ${asked} routes`);
+    // Production has no payout (nothing settles on request there) and no dispute (only a provider opens one).
+    const productionHasNot = PROBES.filter((p) => /payout-requests\/\{id\}|disputes\/\{id\}/.test(p.path)).length;
+    assert.ok(asked >= (env === "production" ? PROBES.length : PROBES.length - productionHasNot), `asked ${asked} routes`);
     // Nothing of the other environment changed: its objects read the same with its own key.
     const o = ids[other(env)];
     for (const [url, field, value] of [
