@@ -14,3 +14,6 @@ export type LatePaymentStatus = "refund_pending" | "refunded";
 export type SubmerchantStatus = "pending" | "pre_approved" | "active" | "rejected" | "blocked" | "inactive";
 
 export type SubscriptionStatus = "pending_activation" | "active" | "cancelled" | "paused" | "expired";
+
+/** A Pix Automático mandate; the Central Bank's rec: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA. */
+export type MandateStatus = "pending" | "active" | "rejected" | "expired" | "cancelled";

@@ -8,6 +8,7 @@ import type { ChargeCommand } from "../charges/charge-command.js";
 import type { ChargeStatus } from "../charges/charge-status.js";
 import { ACTIVATION_WINDOW_MS, addDays, DEFAULT_RETRY_DAYS, nextRetryAt, nextRunAt, PAYER_PAID_DUE_DAYS, periodBounds } from "./billing.js";
 import { emit, type EventContext, type InvoiceEventExtra } from "./subscription-events.js";
+import { activateByFirstPayment } from "./mandates.repo.js";
 import * as plansRepo from "./plans.repo.js";
 import * as repo from "./subscriptions.repo.js";
 import type { InvoiceRow, SubscriptionRow } from "./subscriptions.repo.js";
@@ -53,6 +54,7 @@ export function createBillingEngine(deps: EngineDeps) {
 
   const dueAt = (s: SubscriptionRow, open: InvoiceRow | null) => nextRunAt({
     status: s.status, createdAt: s.createdAt, currentPeriodEnd: s.currentPeriodEnd, cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    awaitsMandate: s.paymentMethod.type === "pix_automatico",
     openInvoiceDueAt: open && open.status === "open" ? open.nextAttemptAt ?? s.currentPeriodStart : null,
   });
 
@@ -119,6 +121,7 @@ export function createBillingEngine(deps: EngineDeps) {
       const patch: Partial<SubscriptionRow> = s.openInvoiceId === inv.id && !inv.inFlight ? { openInvoiceId: null } : {};
       if (s.status === "pending_activation") {
         const active = await save(tx, s, { ...patch, status: "active" }, patch.openInvoiceId === null ? null : paid, "pending_activation");
+        if (active) await activateByFirstPayment(tx, s.id, charge.id);
         if (active) await emit(tx, deps.events, "subscription.activated", active, { row: paid, extra: { chargeId: charge.id, chargeStatus: "paid" } });
       } else if (patch.openInvoiceId === null) {
         await save(tx, s, patch, null);
@@ -135,7 +138,7 @@ export function createBillingEngine(deps: EngineDeps) {
     const pm = s.paymentMethod;
     const paymentMethod = pm.type === "credit_card"
       ? { type: "credit_card" as const, cardId: pm.cardId!, installments: 1, ...(first?.cvv ? { cvv: first.cvv } : {}), ...(first?.threeDSMode ? { threeDSMode: first.threeDSMode } : {}) }
-      : pm.type === "pix" ? { type: "pix" as const, expiresIn: PAYER_PAID_DUE_DAYS * 86_400 } : { type: "boleto" as const };
+      : pm.type === "pix" || pm.type === "pix_automatico" ? { type: "pix" as const, expiresIn: PAYER_PAID_DUE_DAYS * 86_400 } : { type: "boleto" as const };
     return {
       amountMinor: inv.amount, currency: inv.currency, customer: { id: s.customerId }, paymentMethod,
       metadata: { subscriptionId: s.id, invoiceId: inv.id }, subscriptionId: s.id,

@@ -67,13 +67,15 @@ export interface BillingState {
   createdAt: Date;
   currentPeriodEnd: Date;
   cancelAtPeriodEnd: boolean;
+  /** A Pix Automático subscription: pending_activation lasts until its mandate is authorized. */
+  awaitsMandate?: boolean;
   /** The unpaid invoice's next attempt or payment deadline, when one is open. */
   openInvoiceDueAt: Date | null;
 }
 
 /** When the billing engine must next look at the subscription; null when never (by itself). */
 export function nextRunAt(s: BillingState): Date | null {
-  if (s.status === "pending_activation") return new Date(s.createdAt.getTime() + ACTIVATION_WINDOW_MS);
+  if (s.status === "pending_activation") return s.awaitsMandate ? null : new Date(s.createdAt.getTime() + ACTIVATION_WINDOW_MS);
   if (s.status !== "active") return null;
   if (!s.openInvoiceDueAt) return s.currentPeriodEnd;
   // While an invoice is unpaid no new period starts; a cancel at period end still happens.

@@ -10,6 +10,8 @@ import type { CustomerService } from "../customers/customers.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { createBillingEngine } from "./billing-engine.js";
 import { createSandboxClock } from "./clock.js";
+import { createMandates } from "./mandates.js";
+import { mandateRoutes } from "./mandates.routes.js";
 import { planRoutes } from "./plans.routes.js";
 import { createPlanService } from "./plans.service.js";
 import * as plansRepo from "./plans.repo.js";
@@ -20,7 +22,7 @@ import * as repo from "./subscriptions.repo.js";
 
 export interface SubscriptionModuleDeps {
   db: Db;
-  charges: Pick<ChargeService, "check" | "submit">;
+  charges: Pick<ChargeService, "check" | "submit" | "pay">;
   effects: Pick<ChargeEffects, "onStatusChange">;
   refunds: Pick<RefundService, "refund">;
   cards: Pick<CardService, "create">;
@@ -56,7 +58,8 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
     onChange: engine.onChargeStatus,
   });
   const plans = createPlanService({ db, amountLimits: deps.amountLimits });
-  const service = createSubscriptionService({ ...deps, engine, events, plans });
+  const mandates = createMandates({ db, engine, events, charges: deps.charges, merchants: deps.merchants });
+  const service = createSubscriptionService({ ...deps, engine, events, plans, mandates });
   const clock = createSandboxClock({ db, engine, leaseMs: deps.leaseMs, now: deps.now });
 
   const tasks: Task[] = [{
@@ -77,10 +80,11 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
   async function routes(app: import("fastify").FastifyInstance) {
     await app.register(planRoutes(plans));
     await app.register(subscriptionRoutes(service));
+    await app.register(mandateRoutes(mandates, service));
     await app.register(clock.routes());
   }
 
-  return { routes, tasks, service, plans, engine, clock };
+  return { routes, tasks, service, plans, engine, clock, mandates };
 }
 
 export type SubscriptionModule = ReturnType<typeof createSubscriptionModule>;
