@@ -76,7 +76,8 @@ test("journey 2 with a trial: authorization only, and the approval starts the tr
   await mandateAction(m, sub.mandate!.id, "approve");
   const active = await getSub(t, m.sandboxKey, sub.id);
   assert.equal(active.status, "active");
-  assert.equal(active.nextBillingAt, active.trialEnd);
+  // The first period's charge is issued 5 days before the trial ends (its due date).
+  assert.equal(Date.parse(active.trialEnd!) - Date.parse(active.nextBillingAt!), 5 * 86_400_000);
   assert.deepEqual(await types(sub.id), ["subscription.created", "subscription.activated"]);
 });
 

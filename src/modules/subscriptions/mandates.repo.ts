@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Queryable, Tx } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import type { MandateStatus } from "../../db/schema/statuses.js";
@@ -31,6 +31,13 @@ export async function moveMandate(
   const [row] = await q.update(mandates).set({ ...patch, updatedAt: new Date() })
     .where(and(eq(mandates.id, id), inArray(mandates.status, [...from]))).returning();
   return row;
+}
+
+/** Takes one of the debits the sandbox was told to fail; false when none is left. */
+export async function takeFailedDebit(q: Queryable, id: string): Promise<boolean> {
+  const [row] = await q.update(mandates).set({ failDebits: sql`${mandates.failDebits} - 1`, updatedAt: new Date() })
+    .where(and(eq(mandates.id, id), gt(mandates.failDebits, 0))).returning({ id: mandates.id });
+  return row !== undefined;
 }
 
 export async function updateMandate(q: Queryable, id: string, patch: Partial<typeof mandates.$inferInsert>): Promise<void> {

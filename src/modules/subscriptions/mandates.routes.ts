@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { errors, IdParams } from "../../http/schemas.js";
 import type { Mandates } from "./mandates.js";
-import { Mandate } from "./subscriptions.schemas.js";
+import { FailDebitsBody, Mandate } from "./subscriptions.schemas.js";
 import type { SubscriptionService } from "./subscriptions.service.js";
 
 // GET /v1/mandates/{id} and the sandbox stand-ins for the payer's bank.
@@ -32,6 +32,14 @@ export function mandateRoutes(mandates: Mandates, subs: SubscriptionService) {
       schema: sandbox("sandboxRejectMandate", "Reject a mandate as the payer's bank (sandbox)",
         "A pending mandate becomes rejected (mandate.rejected); the subscription stays pending_activation until the merchant cancels it. 409 unless pending."),
     }, async (req) => mandates.reject(req.ctx, req.params.id));
+
+    app.post("/v1/sandbox/mandates/:id/fail-debits", {
+      schema: {
+        ...sandbox("sandboxFailMandateDebits", "Make the next debits fail (sandbox)",
+          "The next `count` debits of this mandate fail for lack of funds (the charge fails), so the retry policy and then the subscription's dunning can be rehearsed on the test clock. 409 for a mandate rejected, expired or cancelled."),
+        body: FailDebitsBody,
+      },
+    }, async (req) => mandates.failDebits(req.ctx, req.params.id, req.body.count));
 
     app.post("/v1/sandbox/mandates/:id/cancel", {
       schema: sandbox("sandboxCancelMandate", "Cancel a mandate as the payer would in the bank app (sandbox)",

@@ -1,5 +1,5 @@
 import { withTx, type Db, type Tx } from "../../db/client.js";
-import type { RequestCtx } from "../../http/context.js";
+import { systemCtx, type RequestCtx } from "../../http/context.js";
 import { AppError, invalid, notFound } from "../../http/errors.js";
 import { derivedSeed, seededId } from "../../lib/ids.js";
 import { buildPixBrCode, qrCodeDataUrl } from "../../lib/pix.js";
@@ -23,7 +23,7 @@ export interface MandateDeps {
   db: Db;
   engine: Pick<BillingEngine, "clockNow" | "save">;
   events: EventContext;
-  charges: Pick<ChargeService, "pay">;
+  charges: Pick<ChargeService, "pay" | "expire">;
   merchants: Pick<MerchantService, "getMerchant">;
 }
 
@@ -139,7 +139,27 @@ export function createMandates(deps: MandateDeps) {
     }
   }
 
-  return { open, get, find, ofSubscription, approve, reject, cancelIn, checkPlanPrice, sandboxOnly };
+  /** Sandbox: the next `count` debits fail, as for a payer without funds. */
+  async function failDebits(ctx: RequestCtx, id: string, count: number) {
+    sandboxOnly(ctx);
+    const m = await find(ctx, id);
+    if (m.status !== "active" && m.status !== "pending") throw new AppError("invalid_state", `Mandate ${m.id} is ${m.status}; no debit will be made`);
+    await mrepo.updateMandate(db, m.id, { failDebits: count });
+    return get(ctx, id);
+  }
+
+  /**
+   * Sandbox: the payer's bank debits a recurring charge on its due date. A debit failed on
+   * purpose is counted down first, so a rerun after a crash fails no more debits than asked.
+   */
+  async function debit(s: repo.SubscriptionRow, chargeId: string) {
+    const m = await mrepo.mandateOf(db, s.id);
+    const fails = m ? await mrepo.takeFailedDebit(db, m.id) : false;
+    const ctx = systemCtx(s, "billing");
+    return fails ? deps.charges.expire(ctx, chargeId) : deps.charges.pay(ctx, chargeId);
+  }
+
+  return { open, get, find, ofSubscription, approve, reject, cancelIn, checkPlanPrice, sandboxOnly, failDebits, debit };
 }
 
 export type Mandates = ReturnType<typeof createMandates>;

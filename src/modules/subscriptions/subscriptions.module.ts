@@ -22,7 +22,7 @@ import * as repo from "./subscriptions.repo.js";
 
 export interface SubscriptionModuleDeps {
   db: Db;
-  charges: Pick<ChargeService, "check" | "submit" | "pay">;
+  charges: Pick<ChargeService, "check" | "submit" | "pay" | "expire">;
   effects: Pick<ChargeEffects, "onStatusChange">;
   refunds: Pick<RefundService, "refund">;
   cards: Pick<CardService, "create">;
@@ -49,7 +49,8 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
     plan: async (q, s) => (await plansRepo.findPlan(q, s, s.planId)) ?? null,
     customer: (q, s) => deps.customers.resolveForCharge(q, systemCtx(s, "billing"), { id: s.customerId }),
   };
-  const engine = createBillingEngine({ db, charges: deps.charges, events, now: deps.now });
+  // The sandbox's payer's bank debits through the mandates, which are made with the engine.
+  const engine = createBillingEngine({ db, charges: deps.charges, events, now: deps.now, debit: (s, chargeId) => mandates.debit(s, chargeId) });
   // Charges made for a subscription carry its id in a column only the billing engine sets (a
   // client's metadata.subscriptionId is just metadata); no other charge can concern the billing
   // engine, so they are created without a transaction around.

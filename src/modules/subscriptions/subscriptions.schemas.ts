@@ -59,6 +59,10 @@ export const Mandate = Type.Object({
   updatedAt: DateTime,
 }, { examples: [mandateExample] });
 
+export const FailDebitsBody = Type.Object({
+  count: Type.Integer({ minimum: 0, maximum: 100, description: "How many of the next debits fail (0 stops failing them)." }),
+}, { additionalProperties: false, examples: [{ count: 2 }] });
+
 export const CreateSubscriptionBody = Type.Object({
   planId: Type.String({ minLength: 1, maxLength: 64 }),
   customer: ChargeCustomer,
