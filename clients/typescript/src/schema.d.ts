@@ -178,6 +178,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/processors/{name}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register feira's notice URL at a processor
+         * @description Registers `PUBLIC_BASE_URL/v1/processors/{name}/webhooks` (with the processor's secret, e.g. Efí's `hmac` parameter) at the processor through its API. Repeating it is safe: the registration is replaced. 404: no processor of that name registers notices through its API (register them in its dashboard); 409: no route names the processor (its settings are not loaded); 422: the processor refused (Efí probes the URL first, so PUBLIC_BASE_URL must reach feira); 503: the processor gave no answer to rely on (send it again).
+         */
+        post: operations["adminRegisterProcessorWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/submerchants/{id}/status": {
         parameters: {
             query?: never;
@@ -575,6 +595,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mandates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a Pix Automático mandate
+         * @description A pix_automatico subscription's mandate: its status (pending, active, rejected, expired, cancelled), journey, QR for the payer's bank app, retry policy and maximum amount per period.
+         */
+        get: operations["getMandate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/merchant": {
         parameters: {
             query?: never;
@@ -888,6 +928,7 @@ export interface paths {
          *
          *     - Pagar.me (`pagarme`): register `/v1/processors/pagarme/webhooks` as a webhook of the Pagar.me account (events `order.*` and `charge.*`). Pagar.me v5 signs nothing: the body (`{ id, type, data: order or charge }`) only names the order or charge (`data.code`, `data.order.code` = feira's charge id, or `data.id`), which is read again from Pagar.me before anything changes.
          *     - Mercado Pago (`mercadopago`): register `/v1/processors/mercadopago/webhooks` as the webhook of the Mercado Pago application (event `payment`). The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) must be valid and signed within 300 s, else 401 and nothing changes. The body (`{ action, type, data: { id } }`) is not trusted: the payment named by the query's `data.id` (at most 64 characters, else 422) is read again from Mercado Pago.
+         *     - Efí (`efi`): `POST /v1/admin/processors/efi/webhook` registers `/v1/processors/efi/webhooks?hmac=<secret>&ignorar=` for EFI_PIX_KEY (Efí appends `/pix`, which `ignorar=` keeps out of the path; the path forms `/pix`, `/rec`, `/cobr` are taken too). `hmac` must be the registered secret, else 401 and nothing changes; a POST without `pix` (Efí's probe) is answered 200 and changes nothing. The body (`{ pix: [{ endToEndId, txid, devolucoes?, gnExtras? }] }`) only names cobs (`txid`, at most 35 letters and digits), which are read again from Efí.
          *
          *     Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, and reads are limited per client address and in all (PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS, PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND); past them the notice gets a 429 with Retry-After, and the provider's retry or feira's reconciliation applies the change.
          */
@@ -1033,6 +1074,86 @@ export interface paths {
          * @description Moves the caller's sandbox time forward by `days` and runs, in time order and before answering, everything that falls due for its sandbox subscriptions: renewals, payment retries, cancels at period end, trial ends and unpaid first payments. Sandbox keys only (403 with a production key). Charges keep their real creation time; subscription periods and events follow the clock.
          */
         post: operations["advanceSandboxClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a mandate as the payer's bank (sandbox)
+         * @description A pending mandate becomes active (mandate.activated) and activates its subscription (subscription.activated). Journey 3 (qr_with_payment) pays the first charge too (charge.paid). 409 unless pending. Sandbox keys only (403 with a production key).
+         */
+        post: operations["sandboxApproveMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a mandate as the payer would in the bank app (sandbox)
+         * @description The mandate is cancelled (mandate.cancelled, cancelledBy payer) and so is its subscription (cancellationType mandate_cancelled, subscription.cancelled). 409 for a mandate already rejected, expired or cancelled. Sandbox keys only (403 with a production key).
+         */
+        post: operations["sandboxCancelMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/fail-debits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the next debits fail (sandbox)
+         * @description The next `count` debits of this mandate fail for lack of funds (the charge fails), so the retry policy and then the subscription's dunning can be rehearsed on the test clock. 409 for a mandate rejected, expired or cancelled. Sandbox keys only (403 with a production key).
+         */
+        post: operations["sandboxFailMandateDebits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a mandate as the payer's bank (sandbox)
+         * @description A pending mandate becomes rejected (mandate.rejected); the subscription stays pending_activation until the merchant cancels it. 409 unless pending. Sandbox keys only (403 with a production key).
+         */
+        post: operations["sandboxRejectMandate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1766,6 +1887,19 @@ export interface components {
              * @enum {string}
              */
             type: "credit_card";
+        };
+        /** @description Pix Automático (BRL): the payer authorizes a mandate once, by the QR in `mandate`, and each period is debited on its due date. The customer needs a CPF or CNPJ. Without a trial the QR also pays the first period (journey 3); with one it authorizes only (journey 2). */
+        SubscriptionPixAutomaticoMethod: {
+            /**
+             * @description After a failed debit: none, or up to 3 more attempts within 7 days (the Central Bank's PERMITE_3R_7D); then the subscription's dunning.
+             * @default 3_in_7_days
+             */
+            retryPolicy: "none" | "3_in_7_days";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pix_automatico";
         };
         /** @description Each period's charge is a Pix BR Code, sent in the subscription.renewed event. BRL. */
         SubscriptionPixMethod: {
@@ -3536,7 +3670,7 @@ export interface operations {
                                 /** @description closed: calls go through. open: the processor is skipped (a second processor of the route serves, else the charge fails with processor_unavailable). half_open: one trial call is let through; its success closes the breaker. */
                                 status: "closed" | "open" | "half_open";
                             };
-                            /** @description The processor's name, as PAYMENT_ROUTES writes it (pagarme, mercadopago). */
+                            /** @description The processor's name, as PAYMENT_ROUTES writes it (pagarme, mercadopago, efi). */
                             name: string;
                             routes: {
                                 /** @description second: tried only when the first provably made nothing (PAYMENT_ROUTES a|b). */
@@ -3628,6 +3762,227 @@ export interface operations {
                      *       "message": "The request line and headers are over 16 KiB",
                      *       "error": "Request Header Fields Too Large",
                      *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRegisterProcessorWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The processor's name, as PAYMENT_ROUTES writes it. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "processor": "efi",
+                     *       "webhookUrl": "https://pay.example.com/v1/processors/efi/webhooks?hmac=***&ignorar="
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The processor's name. */
+                        processor: string;
+                        /** @description The URL registered at the provider, with its secret masked (`***`). */
+                        webhookUrl: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send the admin key as the HTTP Basic username with an empty password",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.name must NOT have more than 32 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many failed authentications from this address; retry later",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "message": "The shipping provider is unavailable right now; retry shortly",
+                     *       "error": "Service Unavailable",
+                     *       "code": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8980,6 +9335,226 @@ export interface operations {
                      * @example {
                      *       "statusCode": 429,
                      *       "message": "At most 5 event streams may be open per merchant and environment; close one first",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b was changed by another request; retry",
+                     *       "error": "Conflict",
+                     *       "code": "invalid_state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
                      *       "error": "Too Many Requests",
                      *       "code": "rate_limited"
                      *     }
@@ -15567,6 +16142,1034 @@ export interface operations {
             };
         };
     };
+    sandboxApproveMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxCancelMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxFailMandateDebits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "count": 2
+                 *     }
+                 */
+                "application/json": {
+                    /** @description How many of the next debits fail (0 stops failing them). */
+                    count: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "count is required",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxRejectMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     sandboxSettle: {
         parameters: {
             query?: never;
@@ -19771,8 +21374,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string | number | boolean | null;
                     };
-                    /** @description credit_card (a new card, saved in the vault, or a saved cardId), pix or boleto. */
-                    paymentMethod: components["schemas"]["SubscriptionCreditCardMethod"] | components["schemas"]["SubscriptionPixMethod"] | components["schemas"]["SubscriptionBoletoMethod"];
+                    /** @description credit_card (a new card, saved in the vault, or a saved cardId), pix, boleto or pix_automatico. */
+                    paymentMethod: components["schemas"]["SubscriptionCreditCardMethod"] | components["schemas"]["SubscriptionPixMethod"] | components["schemas"]["SubscriptionBoletoMethod"] | components["schemas"]["SubscriptionPixAutomaticoMethod"];
                     planId: string;
                     /** @description Split of every period's charge among Connect participants (percentages of the net). */
                     split?: {
@@ -19827,6 +21430,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -19873,6 +21477,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -20156,6 +21789,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -20202,6 +21836,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -20450,6 +22113,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -20496,6 +22160,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -20803,6 +22496,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -20849,6 +22543,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -21135,6 +22858,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -21181,6 +22905,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -21467,6 +23220,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -21513,6 +23267,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -21962,7 +23745,7 @@ export interface operations {
                      */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url: string;
                 };
@@ -22605,7 +24388,7 @@ export interface operations {
                     /** @description true re-enables an endpoint disabled by the service (410 Gone, or failing for days) and clears disabledReason. */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url?: string;
                 };
