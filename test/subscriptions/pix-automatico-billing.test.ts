@@ -86,7 +86,7 @@ test("when the retries run out the merchant's dunning ends it; with retryPolicy 
   assert.equal(ended.charges.filter((c) => c.status === "failed").length, 1);
 });
 
-test("a paused subscription skips its periods and keeps its mandate", async () => {
+test("a paused subscription skips its periods and keeps its mandate; resumed, its next charge is sent inside the window", async () => {
   const m = await seedMerchant(t);
   const sub = await activeSub(m);
   expectStatus(await call(t, m.sandboxKey, "POST", `/v1/subscriptions/${sub.id}/pause`), 200);
@@ -95,4 +95,17 @@ test("a paused subscription skips its periods and keeps its mandate", async () =
   assert.equal(paused.status, "paused");
   assert.equal(paused.charges.length, 1);
   assert.equal(paused.mandate.status, "active");
+
+  // Resumed: the next period's charge is sent now and debited 2 days later, inside the window.
+  const resumed = await call(t, m.sandboxKey, "POST", `/v1/subscriptions/${sub.id}/resume`);
+  expectStatus(resumed, 200);
+  const charge = (resumed.json() as Sub).charges[0]!;
+  assert.equal(charge.status, "pending");
+  const clock = (await call(t, m.sandboxKey, "GET", "/v1/sandbox/clock")).json() as { now: string };
+  const lead = Date.parse(charge.periodStart) - Date.parse(clock.now);
+  assert.ok(lead > 2 * DAY - 60_000 && lead <= 2 * DAY, `due ${lead} ms after the resume`);
+  await advance(t, m.sandboxKey, 3);
+  const after = await getSub(t, m.sandboxKey, sub.id);
+  assert.equal(after.status, "active");
+  assert.equal(after.charges[0]!.status, "paid");
 });

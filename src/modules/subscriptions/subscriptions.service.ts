@@ -10,7 +10,7 @@ import type { ChargeCommand } from "../charges/charge-command.js";
 import type { RefundService } from "../charges/refunds.service.js";
 import type { CustomerService } from "../customers/customers.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
-import { ACTIVATION_WINDOW_MS, addDays, periodBounds, usesBillingDay } from "./billing.js";
+import { ACTIVATION_WINDOW_MS, addDays, periodBounds, PIX_AUTO_WINDOW_DAYS, usesBillingDay } from "./billing.js";
 import type { BillingEngine, FirstPayment } from "./billing-engine.js";
 import type { Mandates, RetryPolicy } from "./mandates.js";
 import { toMandate } from "./mandates.repo.js";
@@ -241,8 +241,11 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   async function resume(ctx: RequestCtx, id: string) {
     const s = await find(ctx, id);
     const now = await engine.clockNow(db, s);
+    // A Pix Automático period can be debited no sooner than 2 days after its charge is sent:
+    // its first period after the pause starts then (the days between are not billed).
+    const start = s.paymentMethod.type === "pix_automatico" ? addDays(now, PIX_AUTO_WINDOW_DAYS.latest) : now;
     const row = await move(s, "active", {
-      pausedAt: null, anchorAt: now, billingDay: now.getUTCDate(), cycle: -1, currentPeriodStart: now, currentPeriodEnd: now,
+      pausedAt: null, anchorAt: start, billingDay: start.getUTCDate(), cycle: -1, currentPeriodStart: now, currentPeriodEnd: start,
       nextRunAt: now, claimedUntil: new Date(Date.now() + 60_000),
     }, "subscription.resumed");
     await engine.runClaimed([row], async () => now);
