@@ -81,7 +81,7 @@ test("journey 2 with a trial: authorization only, and the approval starts the tr
   assert.deepEqual(await types(sub.id), ["subscription.created", "subscription.activated"]);
 });
 
-test("a customer without a CPF or CNPJ is a 422 naming customer.document, and nothing is written", async () => {
+test("a customer without a CPF or CNPJ, or a day plan, is a 422 naming the field, and nothing is written", async () => {
   const m = await seedMerchant(t);
   const plan = await createPlan(t, m.sandboxKey);
   const before = (await t.database.db.select({ n: count() }).from(subscriptions).where(eq(subscriptions.merchantId, m.id)))[0]!.n;
@@ -92,6 +92,11 @@ test("a customer without a CPF or CNPJ is a 422 naming customer.document, and no
   }
   const bad = await call(t, m.sandboxKey, "POST", "/v1/subscriptions", { planId: plan.id, customer, paymentMethod: auto({ retryPolicy: "daily" }) });
   expectStatus(bad, 422);
+  // The Central Bank has no daily recurrence, and a day is shorter than the 2-day notice.
+  const daily = await createPlan(t, m.sandboxKey, { interval: "day" });
+  const refused = await call(t, m.sandboxKey, "POST", "/v1/subscriptions", { planId: daily.id, customer, paymentMethod: auto() });
+  expectStatus(refused, 422);
+  assert.match(refused.json().message, /^planId: /);
   const now = (await t.database.db.select({ n: count() }).from(subscriptions).where(eq(subscriptions.merchantId, m.id)))[0]!.n;
   assert.equal(now, before);
 });
@@ -159,6 +164,8 @@ test("a plan change above the mandate's maximum amount is a 422 naming planId; a
   const taken = await call(t, m.sandboxKey, "PATCH", `/v1/subscriptions/${sub.id}`, { planId: cheaper.id });
   expectStatus(taken, 200);
   assert.equal(taken.json().nextPlanId, cheaper.id);
+  const daily = await createPlan(t, m.sandboxKey, { name: "Daily", price: 1, interval: "day" });
+  expectStatus(await call(t, m.sandboxKey, "PATCH", `/v1/subscriptions/${sub.id}`, { planId: daily.id }), 422);
 });
 
 test("the payer's bank stand-ins answer 403 to a production key, and an unknown mandate is a 404", async () => {

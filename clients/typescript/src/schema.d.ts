@@ -1507,7 +1507,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a customer to a plan
-         * @description Charges the first period at once through the normal charge path and answers 201 whatever the outcome: active when it is paid; pending_activation when it is refused, failed or awaits the payer (Pix, boleto, 3-D Secure), becoming active when that charge is paid (or expired if it is still unpaid 23 hours later). A plan with trial days starts active with no charge until the trial ends. A new card is kept in the customer's card vault for the renewals. Renewals fall on billingDay (month and year plans) or every interval from the start.
+         * @description Charges the first period at once through the normal charge path and answers 201 whatever the outcome: active when it is paid; pending_activation when it is refused, failed or awaits the payer (Pix, boleto, 3-D Secure), becoming active when that charge is paid (or expired if it is still unpaid 23 hours later). A plan with trial days starts active with no charge until the trial ends. A new card is kept in the customer's card vault for the renewals. Renewals fall on billingDay (month and year plans) or every interval from the start. pix_automatico (Pix Automático, a customer with a CPF or CNPJ, not for day plans) answers pending_activation with a `mandate` whose QR the payer scans once: without a trial it pays the first period too; the mandate's approval activates the subscription, and each later period is charged 5 days before its due date and debited on it.
          */
         post: operations["createSubscription"];
         delete?: never;

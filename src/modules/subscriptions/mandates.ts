@@ -16,8 +16,17 @@ import * as repo from "./subscriptions.repo.js";
 // subscription's recurring debits. The mandate is the Central Bank's recorrência: pending
 // (CRIADA) until the payer's bank approves or rejects it, then active until either side cancels.
 // Its maximum amount is the plan's price at sign-up; a plan change above it needs a new
-// authorization, which feira does not ask for by itself (see `checkPlanPrice`).
+// authorization, which feira does not ask for by itself (see `checkPlanChange`).
 export type RetryPolicy = "none" | "3_in_7_days";
+
+/**
+ * The Central Bank's recurrences are weekly, monthly, quarterly, half-yearly or yearly, and a
+ * period must outlast the 2 days between a charge and its due date: a day plan cannot be
+ * debited by Pix Automático.
+ */
+export function checkPlanCadence(plan: { interval: string }) {
+  if (plan.interval === "day") throw invalid("planId: Pix Automático debits weekly, monthly or yearly plans; a day plan cannot be paid by it");
+}
 
 export interface MandateDeps {
   db: Db;
@@ -132,8 +141,9 @@ export function createMandates(deps: MandateDeps) {
    * above it would be refused by the payer's bank period after period. It is refused here
    * instead (422 naming planId); a higher price needs a new subscription, with a new mandate.
    */
-  async function checkPlanPrice(subscriptionId: string, plan: { price: number; currency: string }) {
+  async function checkPlanChange(subscriptionId: string, plan: { price: number; currency: string; interval: string }) {
     const m = await ofSubscription(subscriptionId);
+    if (m) checkPlanCadence(plan);
     if (m && plan.price > m.maxAmount) {
       throw invalid(`planId: the new plan's price (${toMajor(plan.price, plan.currency)} ${plan.currency}) is above the Pix Automático mandate's maximum amount (${toMajor(m.maxAmount, m.currency)}); the payer must authorize a new mandate: cancel this subscription and create a new one`);
     }
@@ -159,7 +169,7 @@ export function createMandates(deps: MandateDeps) {
     return fails ? deps.charges.expire(ctx, chargeId) : deps.charges.pay(ctx, chargeId);
   }
 
-  return { open, get, find, ofSubscription, approve, reject, cancelIn, checkPlanPrice, sandboxOnly, failDebits, debit };
+  return { open, get, find, ofSubscription, approve, reject, cancelIn, checkPlanChange, sandboxOnly, failDebits, debit };
 }
 
 export type Mandates = ReturnType<typeof createMandates>;

@@ -12,7 +12,7 @@ import type { CustomerService } from "../customers/customers.service.js";
 import type { MerchantService } from "../merchants/merchants.service.js";
 import { ACTIVATION_WINDOW_MS, addDays, periodBounds, PIX_AUTO_WINDOW_DAYS, usesBillingDay } from "./billing.js";
 import type { BillingEngine, FirstPayment } from "./billing-engine.js";
-import type { Mandates, RetryPolicy } from "./mandates.js";
+import { checkPlanCadence, type Mandates, type RetryPolicy } from "./mandates.js";
 import { toMandate } from "./mandates.repo.js";
 import type { PlanService } from "./plans.service.js";
 import { emit, type EventContext } from "./subscription-events.js";
@@ -90,7 +90,10 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       throw invalid(`billingDay applies to month and year plans; a ${plan.interval} plan bills every ${plan.intervalCount} ${plan.interval}(s) from its start`);
     }
     if (pm.type === "credit_card" && pm.cardId && !body.customer.id) throw invalid("customer.id is required with paymentMethod.cardId");
-    if (pm.type === "pix_automatico") await requireTaxId(ctx, body.customer);
+    if (pm.type === "pix_automatico") {
+      checkPlanCadence(plan);
+      await requireTaxId(ctx, body.customer);
+    }
     const checked = await deps.charges.check(ctx, firstCharge(id, plan, body));
     if (!checked.ok) throw checked.problems[0]!;
 
@@ -260,7 +263,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const plan = await deps.plans.usable(ctx, body.planId, "planId");
       const current = (await deps.events.plan(db, s))!;
       if (plan.currency !== current.currency) throw invalid(`planId: the new plan is in ${plan.currency}, the subscription in ${current.currency}`);
-      await deps.mandates.checkPlanPrice(s.id, plan);
+      await deps.mandates.checkPlanChange(s.id, plan);
       patch.nextPlanId = plan.id === s.planId ? null : plan.id;
     }
     if (body.metadata !== undefined) patch.metadata = body.metadata;
