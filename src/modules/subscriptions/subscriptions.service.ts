@@ -91,6 +91,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     }
     if (pm.type === "credit_card" && pm.cardId && !body.customer.id) throw invalid("customer.id is required with paymentMethod.cardId");
     if (pm.type === "pix_automatico") {
+      // Live mandates need a processor with the mandates capability (Efí's rec and cobr), which
+      // is not wired yet: refused before anything is written rather than taken and never debited.
+      if (ctx.environment !== "sandbox") throw new AppError("method_not_supported", "paymentMethod.type pix_automatico is not served by the payment processors of this environment yet; use a sandbox key to rehearse it");
       checkPlanCadence(plan);
       await requireTaxId(ctx, body.customer);
     }
