@@ -41,12 +41,16 @@ test("retries count from the previous attempt and run out", () => {
 });
 
 test("the next run: period end, the open invoice's next attempt, the activation window, never when stopped", () => {
-  const base = { createdAt: d("2027-01-01T00:00:00Z"), currentPeriodEnd: d("2027-02-01T00:00:00Z"), cancelAtPeriodEnd: false, openInvoiceDueAt: null };
+  const base = { createdAt: d("2027-01-01T00:00:00Z"), currentPeriodStart: d("2027-01-01T00:00:00Z"), currentPeriodEnd: d("2027-02-01T00:00:00Z"), cancelAtPeriodEnd: false, openInvoiceDueAt: null };
   assert.equal(nextRunAt({ ...base, status: "active" })!.toISOString(), "2027-02-01T00:00:00.000Z");
   assert.equal(nextRunAt({ ...base, status: "active", openInvoiceDueAt: d("2027-01-05T00:00:00Z") })!.toISOString(), "2027-01-05T00:00:00.000Z");
   assert.equal(nextRunAt({ ...base, status: "active", cancelAtPeriodEnd: true, openInvoiceDueAt: d("2027-03-05T00:00:00Z") })!.toISOString(), "2027-02-01T00:00:00.000Z");
   assert.equal(nextRunAt({ ...base, status: "pending_activation" })!.toISOString(), "2027-01-01T23:00:00.000Z");
   for (const status of ["paused", "cancelled", "expired"]) assert.equal(nextRunAt({ ...base, status }), null);
+  // Pix Automático: no activation window (the mandate decides), and each period issued 5 days ahead.
+  assert.equal(nextRunAt({ ...base, status: "pending_activation", pixAutomatico: true }), null);
+  assert.equal(nextRunAt({ ...base, status: "active", pixAutomatico: true })!.toISOString(), "2027-01-27T00:00:00.000Z");
+  assert.equal(nextRunAt({ ...base, status: "active", pixAutomatico: true, cancelAtPeriodEnd: true })!.toISOString(), "2027-02-01T00:00:00.000Z");
 });
 
 test("the transition table", () => {

@@ -677,6 +677,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mandates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a Pix Automático mandate
+         * @description A pix_automatico subscription's mandate: its status (pending, active, rejected, expired, cancelled), journey, QR for the payer's bank app, retry policy and maximum amount per period.
+         */
+        get: operations["getMandate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/merchant": {
         parameters: {
             query?: never;
@@ -1182,6 +1202,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/mandates/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a mandate as the payer's bank (sandbox)
+         * @description A pending mandate becomes active (mandate.activated) and activates its subscription (subscription.activated). Journey 3 (qr_with_payment) pays the first charge too (charge.paid). 409 unless pending. Sandbox keys only (403 with a production key).
+         */
+        post: operations["sandboxApproveMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a mandate as the payer would in the bank app (sandbox)
+         * @description The mandate is cancelled (mandate.cancelled, cancelledBy payer) and so is its subscription (cancellationType mandate_cancelled, subscription.cancelled). 409 for a mandate already rejected, expired or cancelled. Sandbox keys only (403 with a production key).
+         */
+        post: operations["sandboxCancelMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/fail-debits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the next debits fail (sandbox)
+         * @description The next `count` debits of this mandate fail for lack of funds (the charge fails), so the retry policy and then the subscription's dunning can be rehearsed on the test clock. 409 for a mandate rejected, expired or cancelled. Sandbox keys only (403 with a production key).
+         */
+        post: operations["sandboxFailMandateDebits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a mandate as the payer's bank (sandbox)
+         * @description A pending mandate becomes rejected (mandate.rejected); the subscription stays pending_activation until the merchant cancels it. 409 unless pending. Sandbox keys only (403 with a production key).
+         */
+        post: operations["sandboxRejectMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/settle": {
         parameters: {
             query?: never;
@@ -1529,7 +1629,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a customer to a plan
-         * @description Charges the first period at once through the normal charge path and answers 201 whatever the outcome: active when it is paid; pending_activation when it is refused, failed or awaits the payer (Pix, boleto, 3-D Secure), becoming active when that charge is paid (or expired if it is still unpaid 23 hours later). A plan with trial days starts active with no charge until the trial ends. A new card is kept in the customer's card vault for the renewals. Renewals fall on billingDay (month and year plans) or every interval from the start.
+         * @description Charges the first period at once through the normal charge path and answers 201 whatever the outcome: active when it is paid; pending_activation when it is refused, failed or awaits the payer (Pix, boleto, 3-D Secure), becoming active when that charge is paid (or expired if it is still unpaid 23 hours later). A plan with trial days starts active with no charge until the trial ends. A new card is kept in the customer's card vault for the renewals. Renewals fall on billingDay (month and year plans) or every interval from the start. pix_automatico (Pix Automático, a customer with a CPF or CNPJ, not for day plans) answers pending_activation with a `mandate` whose QR the payer scans once: without a trial it pays the first period too; the mandate's approval activates the subscription, and each later period is charged 5 days before its due date and debited on it.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -1909,6 +2009,19 @@ export interface components {
              * @enum {string}
              */
             type: "credit_card";
+        };
+        /** @description Pix Automático (BRL): the payer authorizes a mandate once, by the QR in `mandate`, and each period is debited on its due date. The customer needs a CPF or CNPJ. Without a trial the QR also pays the first period (journey 3); with one it authorizes only (journey 2). */
+        SubscriptionPixAutomaticoMethod: {
+            /**
+             * @description After a failed debit: none, or up to 3 more attempts within 7 days (the Central Bank's PERMITE_3R_7D); then the subscription's dunning.
+             * @default 3_in_7_days
+             */
+            retryPolicy: "none" | "3_in_7_days";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pix_automatico";
         };
         /** @description Each period's charge is a Pix BR Code, sent in the subscription.renewed event. BRL. */
         SubscriptionPixMethod: {
@@ -10377,6 +10490,226 @@ export interface operations {
             };
         };
     };
+    getMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b was changed by another request; retry",
+                     *       "error": "Conflict",
+                     *       "code": "invalid_state"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getMerchantProfile: {
         parameters: {
             query?: never;
@@ -17493,6 +17826,1034 @@ export interface operations {
             };
         };
     };
+    sandboxApproveMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxCancelMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxFailMandateDebits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "count": 2
+                 *     }
+                 */
+                "application/json": {
+                    /** @description How many of the next debits fail (0 stops failing them). */
+                    count: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "count is required",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sandboxRejectMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "livemode": false,
+                     *       "subscriptionId": "sub_01jd3k2m4n7a8b9c0d1e2f3g4h",
+                     *       "status": "pending",
+                     *       "journey": "qr_with_payment",
+                     *       "qrCode": "00020101021226...6304ABCD",
+                     *       "qrCodeImage": "data:image/png;base64,iVBORw0KGgo...",
+                     *       "expiresAt": "2026-11-26T12:00:00.000Z",
+                     *       "retryPolicy": "3_in_7_days",
+                     *       "maxAmount": 29.9,
+                     *       "currency": "BRL",
+                     *       "cancelledBy": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        cancelledBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: string;
+                        /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                        journey: "qr_with_payment" | "qr";
+                        livemode: boolean;
+                        /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                        maxAmount: number;
+                        /** @description Pix copia-e-cola for the payer's bank app. */
+                        qrCode: string;
+                        /** @description The QR as a PNG data URL. */
+                        qrCodeImage: string;
+                        /** @description none or 3_in_7_days. */
+                        retryPolicy: string;
+                        /**
+                         * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                         * @enum {string}
+                         */
+                        status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: sandbox endpoints need a sandbox (sk_test_) key",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     sandboxSettle: {
         parameters: {
             query?: never;
@@ -21686,8 +23047,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string | number | boolean | null;
                     };
-                    /** @description credit_card (a new card, saved in the vault, or a saved cardId), pix or boleto. */
-                    paymentMethod: components["schemas"]["SubscriptionCreditCardMethod"] | components["schemas"]["SubscriptionPixMethod"] | components["schemas"]["SubscriptionBoletoMethod"];
+                    /** @description credit_card (a new card, saved in the vault, or a saved cardId), pix, boleto or pix_automatico. */
+                    paymentMethod: components["schemas"]["SubscriptionCreditCardMethod"] | components["schemas"]["SubscriptionPixMethod"] | components["schemas"]["SubscriptionBoletoMethod"] | components["schemas"]["SubscriptionPixAutomaticoMethod"];
                     planId: string;
                     /** @description Split of every period's charge among Connect participants (percentages of the net). */
                     split?: {
@@ -21742,6 +23103,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -21788,6 +23150,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -22071,6 +23462,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -22117,6 +23509,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -22365,6 +23786,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -22411,6 +23833,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -22718,6 +24169,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -22764,6 +24216,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -23050,6 +24531,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -23096,6 +24578,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -23382,6 +24893,7 @@ export interface operations {
                      *       "metadata": {
                      *         "order": "A-1001"
                      *       },
+                     *       "mandate": null,
                      *       "charges": [
                      *         {
                      *           "chargeId": "ch_01jd3k2m4nabcdefghjkmnpqrs",
@@ -23428,6 +24940,35 @@ export interface operations {
                         customerId: string;
                         id: string;
                         livemode: boolean;
+                        /** @description The Pix Automático mandate (pix_automatico subscriptions only). */
+                        mandate: {
+                            cancelledBy: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            /** @description qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial). */
+                            journey: "qr_with_payment" | "qr";
+                            livemode: boolean;
+                            /** @description The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed). */
+                            maxAmount: number;
+                            /** @description Pix copia-e-cola for the payer's bank app. */
+                            qrCode: string;
+                            /** @description The QR as a PNG data URL. */
+                            qrCodeImage: string;
+                            /** @description none or 3_in_7_days. */
+                            retryPolicy: string;
+                            /**
+                             * @description The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "rejected" | "expired" | "cancelled";
+                            subscriptionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
                         metadata: {
                             [key: string]: unknown;
                         } | null;
@@ -23877,7 +25418,7 @@ export interface operations {
                      */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url: string;
                 };
@@ -24520,7 +26061,7 @@ export interface operations {
                     /** @description true re-enables an endpoint disabled by the service (410 Gone, or failing for days) and clears disabledReason. */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url?: string;
                 };

@@ -19,3 +19,6 @@ export type DisputeKind = "chargeback" | "pix_med";
 
 /** needs_response -> under_review (evidence) -> won | lost; unanswered past its deadline: lost. */
 export type DisputeStatus = "needs_response" | "under_review" | "won" | "lost";
+
+/** A Pix Automático mandate; the Central Bank's rec: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA. */
+export type MandateStatus = "pending" | "active" | "rejected" | "expired" | "cancelled";

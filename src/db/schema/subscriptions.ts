@@ -1,5 +1,5 @@
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { SubscriptionStatus } from "./statuses.js";
+import type { MandateStatus, SubscriptionStatus } from "./statuses.js";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 
 // Subscriptions (src/modules/subscriptions). A plan's price is in minor units like a charge.
@@ -115,3 +115,35 @@ export const sandboxClocks = pgTable("sandbox_clocks", {
   offsetMs: money("offset_ms").notNull().default(0),
   updatedAt: updatedAt(),
 });
+
+/**
+ * A Pix Automático mandate (the Central Bank's recorrência): the payer's one-time authorization
+ * of a subscription's debits, up to `maxAmount` per period. One per subscription.
+ */
+export const mandates = pgTable("mandates", {
+  id: text("id").primaryKey(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  subscriptionId: text("subscription_id").notNull(),
+  status: text("status").$type<MandateStatus>().notNull(),
+  /** qr_with_payment (journey 3: the QR pays the first period too) or qr (journey 2). */
+  journey: text("journey").$type<"qr" | "qr_with_payment">().notNull(),
+  retryPolicy: text("retry_policy").$type<"none" | "3_in_7_days">().notNull(),
+  maxAmount: money("max_amount").notNull(),
+  currency: text("currency").notNull(),
+  qrCode: text("qr_code").notNull(),
+  qrCodeImage: text("qr_code_image").notNull(),
+  expiresAt: ts("expires_at").notNull(),
+  /** Journey 3: the charge the QR pays. */
+  firstChargeId: text("first_charge_id"),
+  /** Debits the sandbox fails on purpose (fail-debits), counted down by each debit. */
+  failDebits: integer("fail_debits").notNull().default(0),
+  /** The provider's id of the recurrence (Efí's idRec); null in sandbox. */
+  providerRef: text("provider_ref"),
+  cancelledBy: text("cancelled_by").$type<"payer" | "merchant">(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [
+  uniqueIndex("mandates_subscription_uq").on(t.subscriptionId),
+  index("mandates_scope_idx").on(t.merchantId, t.environment, t.id),
+]);

@@ -3,8 +3,12 @@ import { AppError } from "../../core/errors.js";
 import { systemCtx, type RequestCtx } from "../../core/context.js";
 import { derivedSeed, seededId } from "../../lib/ids.js";
 import type { ChargeCommand, ChargeRow, ChargeService, ChargeStatus } from "../charges/index.js";
-import { ACTIVATION_WINDOW_MS, addDays, DEFAULT_RETRY_DAYS, nextRetryAt, nextRunAt, PAYER_PAID_DUE_DAYS, periodBounds } from "./billing.js";
+import {
+  ACTIVATION_WINDOW_MS, addDays, DEFAULT_RETRY_DAYS, nextRetryAt, nextRunAt, outsideWindow, PAYER_PAID_DUE_DAYS, periodBounds,
+  PIX_AUTO_RETRY_DAYS, PIX_AUTO_WINDOW_DAYS, pixAutoIssueAt,
+} from "./billing.js";
 import { emit, type EventContext, type InvoiceEventExtra } from "./subscription-events.js";
+import { activateByFirstPayment, mandateOf } from "./mandates.repo.js";
 import * as plansRepo from "./plans.repo.js";
 import * as repo from "./subscriptions.repo.js";
 import type { InvoiceRow, SubscriptionRow } from "./subscriptions.repo.js";
@@ -20,6 +24,8 @@ export interface EngineDeps {
   db: Db;
   charges: Pick<ChargeService, "submit">;
   events: EventContext;
+  /** Sandbox: the payer's bank debits a Pix Automático charge on its due date (mandates.debit). */
+  debit?: (s: SubscriptionRow, chargeId: string) => Promise<{ id: string; status: string }>;
   now?: () => Date;
 }
 
@@ -49,7 +55,8 @@ export function createBillingEngine(deps: EngineDeps) {
   }
 
   const dueAt = (s: SubscriptionRow, open: InvoiceRow | null) => nextRunAt({
-    status: s.status, createdAt: s.createdAt, currentPeriodEnd: s.currentPeriodEnd, cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    status: s.status, createdAt: s.createdAt, currentPeriodStart: s.currentPeriodStart, currentPeriodEnd: s.currentPeriodEnd, cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    pixAutomatico: s.paymentMethod.type === "pix_automatico",
     openInvoiceDueAt: open && open.status === "open" ? open.nextAttemptAt ?? s.currentPeriodStart : null,
   });
 
@@ -57,6 +64,12 @@ export function createBillingEngine(deps: EngineDeps) {
   async function save(tx: Tx, s: SubscriptionRow, patch: Partial<SubscriptionRow>, open: InvoiceRow | null, from?: SubscriptionRow["status"]) {
     const next = { ...s, ...patch };
     return repo.updateSubscription(tx, s.id, { ...patch, nextRunAt: dueAt(next, open) }, from);
+  }
+
+  /** A Pix Automático subscription retries per its mandate's policy; the others per the merchant's schedule. */
+  async function retryDaysOf(tx: Tx, s: SubscriptionRow, merchantDays: number[]) {
+    if (s.paymentMethod.type !== "pix_automatico") return merchantDays;
+    return PIX_AUTO_RETRY_DAYS[(await mandateOf(tx, s.id))?.retryPolicy ?? "none"];
   }
 
   /**
@@ -74,7 +87,7 @@ export function createBillingEngine(deps: EngineDeps) {
       await emit(tx, deps.events, "subscription.payment_failed", s, { row: closed, extra: info });
       return;
     }
-    const retryAt = nextRetryAt(at, inv.attempts, settings.retryDays);
+    const retryAt = nextRetryAt(at, inv.attempts, await retryDaysOf(tx, s, settings.retryDays));
     if (retryAt) {
       const open = { ...inv, currentChargeId: null, inFlight: false, nextAttemptAt: retryAt };
       await repo.updateInvoice(tx, inv.id, { currentChargeId: null, inFlight: false, nextAttemptAt: retryAt });
@@ -116,6 +129,7 @@ export function createBillingEngine(deps: EngineDeps) {
       const patch: Partial<SubscriptionRow> = s.openInvoiceId === inv.id && !inv.inFlight ? { openInvoiceId: null } : {};
       if (s.status === "pending_activation") {
         const active = await save(tx, s, { ...patch, status: "active" }, patch.openInvoiceId === null ? null : paid, "pending_activation");
+        if (active) await activateByFirstPayment(tx, s.id, charge.id);
         if (active) await emit(tx, deps.events, "subscription.activated", active, { row: paid, extra: { chargeId: charge.id, chargeStatus: "paid" } });
       } else if (patch.openInvoiceId === null) {
         await save(tx, s, patch, null);
@@ -130,9 +144,11 @@ export function createBillingEngine(deps: EngineDeps) {
   /** The charge of an invoice's attempt, in the invoice's own minor units. */
   function chargeCommand(s: SubscriptionRow, inv: InvoiceRow, first?: FirstPayment): ChargeCommand {
     const pm = s.paymentMethod;
+    // A Pix Automático charge waits for its due date, issued up to PIX_AUTO_WINDOW_DAYS.issue days ahead.
+    const pixDays = pm.type === "pix_automatico" ? PIX_AUTO_WINDOW_DAYS.issue + 1 : PAYER_PAID_DUE_DAYS;
     const paymentMethod = pm.type === "credit_card"
       ? { type: "credit_card" as const, cardId: pm.cardId!, installments: 1, ...(first?.cvv ? { cvv: first.cvv } : {}), ...(first?.threeDSMode ? { threeDSMode: first.threeDSMode } : {}) }
-      : pm.type === "pix" ? { type: "pix" as const, expiresIn: PAYER_PAID_DUE_DAYS * 86_400 } : { type: "boleto" as const };
+      : pm.type === "pix" || pm.type === "pix_automatico" ? { type: "pix" as const, expiresIn: pixDays * 86_400 } : { type: "boleto" as const };
     return {
       amountMinor: inv.amount, currency: inv.currency, customer: { id: s.customerId }, paymentMethod,
       metadata: { subscriptionId: s.id, invoiceId: inv.id }, subscriptionId: s.id,
@@ -149,13 +165,18 @@ export function createBillingEngine(deps: EngineDeps) {
     const seed = derivedSeed(inv.id, `attempt-${n}`);
     const chargeId = seededId("ch", seed);
     const payerPaid = s.paymentMethod.type !== "credit_card";
-    const deadline = addDays(at, PAYER_PAID_DUE_DAYS);
+    // A Pix Automático renewal is debited on its due date (the period's start), a retry the day it is made.
+    const pixAuto = s.paymentMethod.type === "pix_automatico" && opts.renewal;
+    const deadline = pixAuto ? (n === 1 ? inv.periodStart : at) : addDays(at, PAYER_PAID_DUE_DAYS);
     await withTx(db, async (tx) => {
       await repo.insertSubCharge(tx, { chargeId, invoiceId: inv.id, subscriptionId: s.id, attempt: n, status: "pending" });
       await repo.updateInvoice(tx, inv.id, { attempts: n, currentChargeId: chargeId, inFlight: true, nextAttemptAt: deadline });
     });
     let result: { id: string; status: string; paymentDetails: Record<string, unknown> | null; reason: string | null };
     try {
+      // The Central Bank refuses a recurring charge sent outside 2-10 days before its due date:
+      // one whose window passed (a worker down for days) is never sent, and counts as failed.
+      if (pixAuto && n === 1 && outsideWindow(inv.periodStart, at)) throw new AppError("invalid_state", "outside_schedule_window");
       result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first));
     } catch (err) {
       // The charge path refused the request itself (a card removed from the vault, a split
@@ -172,7 +193,7 @@ export function createBillingEngine(deps: EngineDeps) {
       await repo.updateInvoice(tx, inv.id, { inFlight: false });
       const extra = { chargeId: result.id, chargeStatus: result.status, paymentDetails: result.paymentDetails, reason: result.reason };
       const view = { ...current, inFlight: false };
-      if (opts.renewal && (n === 1 || (payerPaid && result.status === "pending"))) {
+      if (opts.renewal && (n === 1 || (payerPaid && !pixAuto && result.status === "pending"))) {
         await emit(tx, deps.events, "subscription.renewed", fresh, { row: view, extra });
       }
       if ((result.status === "refused" || result.status === "failed") && current.status === "open") {
@@ -236,6 +257,11 @@ export function createBillingEngine(deps: EngineDeps) {
     if (inv?.inFlight) return done("retried", await attempt(s, inv, inv.attempts, now, { renewal: !(inv.cycle === 0 && inv.periodStart.getTime() === s.createdAt.getTime()) }));
     if (inv && inv.status === "open") {
       if (inv.nextAttemptAt && inv.nextAttemptAt > now) return null;
+      if (inv.currentChargeId && deps.debit && s.paymentMethod.type === "pix_automatico" && s.environment === "sandbox") {
+        // Its due date: the sandbox stands in for the payer's bank, which debits (or fails) it;
+        // the charge's status change pays the invoice or records the failure.
+        return done("debited", await deps.debit(s, inv.currentChargeId));
+      }
       if (inv.currentChargeId) {
         // A Pix or boleto (or a 3-D Secure page) left unpaid past its deadline: a failed attempt.
         await withTx(db, async (tx) => recordFailure(tx, (await repo.lockSubscription(tx, s.id))!, inv, "unpaid", now, { chargeId: inv.currentChargeId }));
@@ -243,7 +269,8 @@ export function createBillingEngine(deps: EngineDeps) {
       }
       return done("retried", await attempt(s, inv, inv.attempts + 1, now, { renewal: true }));
     }
-    if (s.currentPeriodEnd > now) return null;
+    const renewAt = s.paymentMethod.type === "pix_automatico" && !s.cancelAtPeriodEnd ? pixAutoIssueAt(s) : s.currentPeriodEnd;
+    if (renewAt > now) return null;
     const opened = await openNextPeriod(s);
     if (!opened) return null;
     return done("renewed", await attempt(opened.s, opened.inv, 1, now, { renewal: true }));

@@ -54,6 +54,31 @@ export const ACTIVATION_WINDOW_MS = 23 * 60 * 60 * 1000;
 export const PAYER_PAID_DUE_DAYS = 3;
 
 /**
+ * Pix Automático: each period's charge is sent to the payer's bank 2 to 10 days before its due
+ * date (the period's start), as the Central Bank requires. feira issues it 5 days before (or at
+ * the period's start when the period is shorter), so a worker late by up to 3 days still lands
+ * inside the window; a charge the window has passed is never sent (`outsideWindow`).
+ */
+export const PIX_AUTO_WINDOW_DAYS = { earliest: 10, issue: 5, latest: 2 };
+
+export function pixAutoIssueAt(s: { currentPeriodStart: Date; currentPeriodEnd: Date }): Date {
+  const at = addDays(s.currentPeriodEnd, -PIX_AUTO_WINDOW_DAYS.issue);
+  return at > s.currentPeriodStart ? at : s.currentPeriodStart;
+}
+
+export function outsideWindow(dueAt: Date, at: Date): boolean {
+  const days = (dueAt.getTime() - at.getTime()) / DAY_MS;
+  return days < PIX_AUTO_WINDOW_DAYS.latest || days > PIX_AUTO_WINDOW_DAYS.earliest;
+}
+
+/**
+ * The mandate's retry policy as delays between attempts: PERMITE_3R_7D allows up to 3 more
+ * attempts within 7 days of the due date (days 1, 3 and 6 here); NAO_PERMITE none. It takes
+ * the place of the merchant's retryDays; once spent, the merchant's onExhausted applies.
+ */
+export const PIX_AUTO_RETRY_DAYS: Readonly<Record<"none" | "3_in_7_days", number[]>> = { none: [], "3_in_7_days": [1, 2, 3] };
+
+/**
  * When the retry after the `failedAttempts`-th failure falls, or null when the schedule is
  * exhausted. Each delay counts from the previous attempt, as in Stripe's custom schedule.
  */
@@ -65,17 +90,21 @@ export function nextRetryAt(failedAt: Date, failedAttempts: number, retryDays: n
 export interface BillingState {
   status: string;
   createdAt: Date;
+  currentPeriodStart: Date;
   currentPeriodEnd: Date;
   cancelAtPeriodEnd: boolean;
+  /** A Pix Automático subscription: pending_activation lasts until its mandate is authorized, and periods are issued ahead. */
+  pixAutomatico?: boolean;
   /** The unpaid invoice's next attempt or payment deadline, when one is open. */
   openInvoiceDueAt: Date | null;
 }
 
 /** When the billing engine must next look at the subscription; null when never (by itself). */
 export function nextRunAt(s: BillingState): Date | null {
-  if (s.status === "pending_activation") return new Date(s.createdAt.getTime() + ACTIVATION_WINDOW_MS);
+  if (s.status === "pending_activation") return s.pixAutomatico ? null : new Date(s.createdAt.getTime() + ACTIVATION_WINDOW_MS);
   if (s.status !== "active") return null;
-  if (!s.openInvoiceDueAt) return s.currentPeriodEnd;
+  // A Pix Automático period's charge is issued ahead of its due date, inside the window.
+  if (!s.openInvoiceDueAt) return s.pixAutomatico && !s.cancelAtPeriodEnd ? pixAutoIssueAt(s) : s.currentPeriodEnd;
   // While an invoice is unpaid no new period starts; a cancel at period end still happens.
   if (s.cancelAtPeriodEnd && s.currentPeriodEnd < s.openInvoiceDueAt) return s.currentPeriodEnd;
   return s.openInvoiceDueAt;

@@ -9,6 +9,8 @@ import type { MerchantService } from "../merchants/index.js";
 import { createBillingEngine } from "./billing-engine.js";
 import { createSandboxClock } from "./clock.js";
 import { clockRoutes } from "./clock.routes.js";
+import { createMandates } from "./mandates.js";
+import { mandateRoutes } from "./mandates.routes.js";
 import { planRoutes } from "./plans.routes.js";
 import { createPlanService } from "./plans.service.js";
 import * as plansRepo from "./plans.repo.js";
@@ -19,7 +21,7 @@ import * as repo from "./subscriptions.repo.js";
 
 export interface SubscriptionModuleDeps {
   db: Db;
-  charges: Pick<ChargeService, "check" | "submit">;
+  charges: Pick<ChargeService, "check" | "submit" | "pay" | "expire">;
   effects: Pick<ChargeEffects, "onStatusChange">;
   refunds: Pick<RefundService, "refund">;
   cards: Pick<CardService, "create">;
@@ -46,7 +48,8 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
     plan: async (q, s) => (await plansRepo.findPlan(q, s, s.planId)) ?? null,
     customer: (q, s) => deps.customers.resolveForCharge(q, systemCtx(s, "billing"), { id: s.customerId }),
   };
-  const engine = createBillingEngine({ db, charges: deps.charges, events, now: deps.now });
+  // The sandbox's payer's bank debits through the mandates, which are made with the engine.
+  const engine = createBillingEngine({ db, charges: deps.charges, events, now: deps.now, debit: (s, chargeId) => mandates.debit(s, chargeId) });
   // Charges made for a subscription carry its id in a column only the billing engine sets (a
   // client's metadata.subscriptionId is just metadata); no other charge can concern the billing
   // engine, so they are created without a transaction around.
@@ -55,7 +58,8 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
     onChange: engine.onChargeStatus,
   });
   const plans = createPlanService({ db, amountLimits: deps.amountLimits });
-  const service = createSubscriptionService({ ...deps, engine, events, plans });
+  const mandates = createMandates({ db, engine, events, charges: deps.charges, merchants: deps.merchants });
+  const service = createSubscriptionService({ ...deps, engine, events, plans, mandates });
   const clock = createSandboxClock({ db, engine, leaseMs: deps.leaseMs, now: deps.now });
 
   const tasks: Task[] = [{
@@ -76,10 +80,11 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
   async function routes(app: import("fastify").FastifyInstance) {
     await app.register(planRoutes(plans));
     await app.register(subscriptionRoutes(service));
+    await app.register(mandateRoutes(mandates, service));
     await app.register(clockRoutes(clock));
   }
 
-  return { routes, tasks, service, plans, engine, clock };
+  return { routes, tasks, service, plans, engine, clock, mandates };
 }
 
 export type SubscriptionModule = ReturnType<typeof createSubscriptionModule>;

@@ -1,6 +1,7 @@
 import { Type, type Static } from "typebox";
 import { Metadata } from "../../http/schemas.js";
 import { ChargeCustomer, discriminatedByType, SplitRule } from "../charges/index.js";
+import type { MandateStatus } from "../../db/schema/statuses.js";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./subscription-status.js";
 
 const Status = Type.Unsafe<SubscriptionStatus>({ type: "string", enum: [...SUBSCRIPTION_STATUSES] });
@@ -20,11 +21,46 @@ const CardMethod = Type.Object({
 const PixMethod = Type.Object({ type: Type.Literal("pix") }, { $id: "SubscriptionPixMethod", additionalProperties: false, description: "Each period's charge is a Pix BR Code, sent in the subscription.renewed event. BRL." });
 const BoletoMethod = Type.Object({ type: Type.Literal("boleto") }, { $id: "SubscriptionBoletoMethod", additionalProperties: false, description: "Each period's charge is a boleto due 3 days after the period starts. BRL." });
 
-const methods = Type.Union([CardMethod, PixMethod, BoletoMethod]);
+const PixAutomaticoMethod = Type.Object({
+  type: Type.Literal("pix_automatico"),
+  retryPolicy: Type.Optional(Type.Union([Type.Literal("none"), Type.Literal("3_in_7_days")], { default: "3_in_7_days", description: "After a failed debit: none, or up to 3 more attempts within 7 days (the Central Bank's PERMITE_3R_7D); then the subscription's dunning." })),
+}, {
+  $id: "SubscriptionPixAutomaticoMethod", additionalProperties: false,
+  description: "Pix Automático (BRL): the payer authorizes a mandate once, by the QR in `mandate`, and each period is debited on its due date. The customer needs a CPF or CNPJ. Without a trial the QR also pays the first period (journey 3); with one it authorizes only (journey 2).",
+});
+
+const methods = Type.Union([CardMethod, PixMethod, BoletoMethod, PixAutomaticoMethod]);
 /** The variants as named components of the document (app.ts adds them). */
-export const SUBSCRIPTION_METHOD_COMPONENTS = [CardMethod, PixMethod, BoletoMethod];
+export const SUBSCRIPTION_METHOD_COMPONENTS = [CardMethod, PixMethod, BoletoMethod, PixAutomaticoMethod];
 export const SubscriptionMethodInput = discriminatedByType<Static<typeof methods>>(SUBSCRIPTION_METHOD_COMPONENTS,
-  "credit_card (a new card, saved in the vault, or a saved cardId), pix or boleto.");
+  "credit_card (a new card, saved in the vault, or a saved cardId), pix, boleto or pix_automatico.");
+
+const mandateExample = {
+  id: "mdt_01jd3k2m4n7a8b9c0d1e2f3g4h", livemode: false, subscriptionId: "sub_01jd3k2m4n7a8b9c0d1e2f3g4h", status: "pending", journey: "qr_with_payment",
+  qrCode: "00020101021226...6304ABCD", qrCodeImage: "data:image/png;base64,iVBORw0KGgo...", expiresAt: "2026-11-26T12:00:00.000Z", retryPolicy: "3_in_7_days",
+  maxAmount: 29.9, currency: "BRL", cancelledBy: null, createdAt: "2026-11-23T12:00:00.000Z", updatedAt: "2026-11-23T12:00:00.000Z",
+};
+
+export const Mandate = Type.Object({
+  id: Type.String(),
+  livemode: Type.Boolean(),
+  subscriptionId: Type.String(),
+  status: Type.Unsafe<MandateStatus>({ type: "string", enum: ["pending", "active", "rejected", "expired", "cancelled"], description: "The Central Bank's recorrência: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA." }),
+  journey: Type.Union([Type.Literal("qr_with_payment"), Type.Literal("qr")], { description: "qr_with_payment: the QR pays the first period and authorizes the rest (journey 3); qr: authorization only (journey 2, with a trial)." }),
+  qrCode: Type.String({ description: "Pix copia-e-cola for the payer's bank app." }),
+  qrCodeImage: Type.String({ description: "The QR as a PNG data URL." }),
+  expiresAt: DateTime,
+  retryPolicy: Type.String({ description: "none or 3_in_7_days." }),
+  maxAmount: Type.Number({ description: "The most a period may debit (currency units): the plan's price at sign-up. A plan change above it is refused (a new mandate is needed)." }),
+  currency: Type.String(),
+  cancelledBy: Nullable(Type.String({ description: "payer (in the bank app) or merchant (the subscription's cancel)." })),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+}, { examples: [mandateExample] });
+
+export const FailDebitsBody = Type.Object({
+  count: Type.Integer({ minimum: 0, maximum: 100, description: "How many of the next debits fail (0 stops failing them)." }),
+}, { additionalProperties: false, examples: [{ count: 2 }] });
 
 export const CreateSubscriptionBody = Type.Object({
   planId: Type.String({ minLength: 1, maxLength: 64 }),
@@ -97,12 +133,13 @@ export const Subscription = Type.Object({
   split: Nullable(Type.Array(Type.Object({ merchantId: Type.String(), percentage: Type.Number() }))),
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
   charges: Type.Array(SubscriptionCharge, { description: "The charges of each period, newest first (at most 100)." }),
+  mandate: Type.Union([Mandate, Type.Null()], { description: "The Pix Automático mandate (pix_automatico subscriptions only)." }),
 }, {
   examples: [{
     ...example, livemode: false, planId: "plan_01jd3k2m4n5p6q7r8s9t0v1w2x", nextPlanId: null, customerId: "cus_01jd3k2m4n9z8y7x6w5v4t3s2r",
     paymentMethod: { type: "credit_card", cardId: "card_01jd3k2m4nq1w2e3r4t5y6u7i8" }, trialEnd: null, cancelAtPeriodEnd: false, pausedAt: null,
     nextBillingAt: "2026-12-10T12:00:00.000Z", unpaidInvoice: null, split: null, metadata: { order: "A-1001" },
-    charges: [{ chargeId: "ch_01jd3k2m4nabcdefghjkmnpqrs", periodStart: "2026-11-23T12:00:00.000Z", periodEnd: "2026-12-10T12:00:00.000Z", attempt: 1, status: "paid", reason: null, createdAt: "2026-11-23T12:00:00.000Z" }],
+    mandate: null, charges: [{ chargeId: "ch_01jd3k2m4nabcdefghjkmnpqrs", periodStart: "2026-11-23T12:00:00.000Z", periodEnd: "2026-12-10T12:00:00.000Z", attempt: 1, status: "paid", reason: null, createdAt: "2026-11-23T12:00:00.000Z" }],
   }],
 });
 

@@ -1,5 +1,5 @@
 import type { Static } from "typebox";
-import { withTx, type Db } from "../../db/client.js";
+import { withTx, type Db, type Tx } from "../../db/client.js";
 import type { RequestCtx } from "../../core/context.js";
 import { AppError, invalid, notFound } from "../../core/errors.js";
 import { faultPoint } from "../../lib/faults.js";
@@ -8,8 +8,10 @@ import type { CardService } from "../cards/index.js";
 import type { ChargeCommand, ChargeService, RefundService } from "../charges/index.js";
 import type { CustomerService } from "../customers/index.js";
 import type { MerchantService } from "../merchants/index.js";
-import { ACTIVATION_WINDOW_MS, addDays, periodBounds, usesBillingDay } from "./billing.js";
+import { ACTIVATION_WINDOW_MS, addDays, periodBounds, PIX_AUTO_WINDOW_DAYS, usesBillingDay } from "./billing.js";
 import type { BillingEngine, FirstPayment } from "./billing-engine.js";
+import { checkPlanCadence, type Mandates, type RetryPolicy } from "./mandates.js";
+import { toMandate } from "./mandates.repo.js";
 import type { PlanService } from "./plans.service.js";
 import { emit, type EventContext } from "./subscription-events.js";
 import { assertTransition, type SubscriptionStatus } from "./subscription-status.js";
@@ -27,6 +29,7 @@ export interface SubscriptionServiceDeps {
   cards: Pick<CardService, "create">;
   customers: Pick<CustomerService, "resolveForCharge">;
   merchants: Pick<MerchantService, "getMerchant">;
+  mandates: Mandates;
 }
 
 type CreateBody = Static<typeof CreateSubscriptionBody>;
@@ -45,7 +48,8 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     const plan = (await deps.events.plan(db, s))!;
     const customer = await deps.events.customer(db, s);
     const open = s.openInvoiceId ? (await repo.findInvoice(db, s.openInvoiceId)) ?? null : null;
-    return toSubscription(s, plan, customer, await repo.chargesOf(db, s.id, 100), open);
+    const mandate = s.paymentMethod.type === "pix_automatico" ? await deps.mandates.ofSubscription(s.id) : null;
+    return { ...toSubscription(s, plan, customer, await repo.chargesOf(db, s.id, 100), open), mandate: mandate ? toMandate(mandate) : null };
   }
 
   /**
@@ -55,7 +59,8 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
    */
   function firstCharge(id: string, plan: { price: number; currency: string }, body: CreateBody): ChargeCommand {
     const pm = body.paymentMethod;
-    const paymentMethod = pm.type === "credit_card" ? { ...pm, installments: 1 } : { type: pm.type };
+    // Journey 3's first payment is the Pix the mandate's QR carries.
+    const paymentMethod = pm.type === "credit_card" ? { ...pm, installments: 1 } : { type: pm.type === "pix_automatico" ? "pix" as const : pm.type };
     return {
       amountMinor: plan.price, currency: plan.currency, customer: body.customer, paymentMethod,
       metadata: { subscriptionId: id }, subscriptionId: id, ...(body.split ? { split: body.split } : {}),
@@ -76,13 +81,20 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     const first: FirstPayment = pm.type === "credit_card" ? { cvv: pm.cvv, threeDSMode: pm.threeDSMode } : {};
     if (ctx.idempotencySeed) {
       const earlier = await repo.findSubscription(db, ctx, id);
-      if (earlier) return finishFirstPayment(earlier, first).then(() => view(ctx, id));
+      if (earlier) return finishFirstPayment(earlier, first, pm).then(() => view(ctx, id));
     }
     const plan = await deps.plans.usable(ctx, body.planId, "planId");
     if (body.billingDay !== undefined && !usesBillingDay(plan)) {
       throw invalid(`billingDay applies to month and year plans; a ${plan.interval} plan bills every ${plan.intervalCount} ${plan.interval}(s) from its start`);
     }
     if (pm.type === "credit_card" && pm.cardId && !body.customer.id) throw invalid("customer.id is required with paymentMethod.cardId");
+    if (pm.type === "pix_automatico") {
+      // Live mandates need a processor with the mandates capability (Efí's rec and cobr), which
+      // is not wired yet: refused before anything is written rather than taken and never debited.
+      if (ctx.environment !== "sandbox") throw new AppError("method_not_supported", "paymentMethod.type pix_automatico is not served by the payment processors of this environment yet; use a sandbox key to rehearse it");
+      checkPlanCadence(plan);
+      await requireTaxId(ctx, body.customer);
+    }
     const checked = await deps.charges.check(ctx, firstCharge(id, plan, body));
     if (!checked.ok) throw checked.problems[0]!;
 
@@ -99,6 +111,8 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       faultPoint("subscription.after-card");
     }
     const trialEnd = plan.trialDays > 0 ? addDays(now, plan.trialDays) : null;
+    // A Pix Automático subscription waits for its mandate (its trial too), however long that takes.
+    const awaitsMandate = pm.type === "pix_automatico";
     const anchor = trialEnd ?? now;
     const billingDay = body.billingDay ?? anchor.getUTCDate();
     const period = trialEnd ? { start: now, end: trialEnd } : periodBounds(anchor, billingDay, plan, 0);
@@ -106,9 +120,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     const created = await withTx(db, async (tx) => {
       const row = await repo.insertSubscription(tx, {
         id, merchantId: ctx.merchantId, environment: ctx.environment, planId: plan.id, customerId: customer.id,
-        paymentMethod: cardId ? { type: "credit_card", cardId } : { type: pm.type }, status: trialEnd ? "active" : "pending_activation",
+        paymentMethod: cardId ? { type: "credit_card", cardId } : { type: pm.type }, status: trialEnd && !awaitsMandate ? "active" : "pending_activation",
         billingDay, anchorAt: anchor, cycle: trialEnd ? -1 : 0, currentPeriodStart: period.start, currentPeriodEnd: period.end, trialEnd,
-        openInvoiceId: trialEnd ? null : invoiceId, nextRunAt: trialEnd ?? new Date(now.getTime() + ACTIVATION_WINDOW_MS),
+        openInvoiceId: trialEnd ? null : invoiceId, nextRunAt: awaitsMandate ? null : trialEnd ?? new Date(now.getTime() + ACTIVATION_WINDOW_MS),
         split: body.split ?? null, metadata: body.metadata ?? null, createdAt: now,
       });
       if (!row) return null; // a concurrent retry of this key got there first
@@ -119,16 +133,32 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       await emit(tx, deps.events, "subscription.created", row);
       return { row, inv };
     });
-    if (created?.inv) await engine.attempt(created.row, created.inv, 1, now, { renewal: false, first });
+    const paid = created?.inv ? await engine.attempt(created.row, created.inv, 1, now, { renewal: false, first }) : null;
+    if (created && pm.type === "pix_automatico") await deps.mandates.open(created.row, { amount: plan.price, currency: plan.currency }, retryPolicyOf(pm), paid);
     return view(ctx, id);
   }
 
+  const retryPolicyOf = (pm: CreateBody["paymentMethod"]): RetryPolicy => (pm.type === "pix_automatico" ? pm.retryPolicy ?? "3_in_7_days" : "none");
+
+  /** Pix Automático debits the payer's account: the Central Bank's rec names the payer by CPF or CNPJ. */
+  async function requireTaxId(ctx: RequestCtx, customer: CreateBody["customer"]) {
+    const type = customer.id ? (await deps.customers.resolveForCharge(db, ctx, { id: customer.id })).documentType : customer.document?.type;
+    if (type !== "cpf" && type !== "cnpj") throw invalid("customer.document: Pix Automático needs the payer's CPF or CNPJ");
+  }
+
   /** A retry of a create whose first attempt may have been cut short: rerun it (same charge id). */
-  async function finishFirstPayment(s: repo.SubscriptionRow, first: FirstPayment) {
-    if (!s.openInvoiceId) return;
-    const inv = await repo.findInvoice(db, s.openInvoiceId);
-    if (inv && inv.cycle === 0 && inv.periodStart.getTime() === s.createdAt.getTime() && (inv.inFlight || (inv.status === "open" && inv.attempts === 0))) {
-      await engine.attempt(s, inv, Math.max(inv.attempts, 1), await engine.clockNow(db, s), { renewal: false, first });
+  async function finishFirstPayment(s: repo.SubscriptionRow, first: FirstPayment, pm: CreateBody["paymentMethod"]) {
+    // A sign-up cut short before its mandate was written reruns the first attempt too (the charge
+    // service answers with the charge already made), for the QR the mandate shows.
+    const mandateMissing = s.paymentMethod.type === "pix_automatico" && !(await deps.mandates.ofSubscription(s.id));
+    const inv = s.openInvoiceId ? await repo.findInvoice(db, s.openInvoiceId) : undefined;
+    let paid: Awaited<ReturnType<typeof engine.attempt>> | null = null;
+    if (inv && inv.cycle === 0 && inv.periodStart.getTime() === s.createdAt.getTime() && (mandateMissing || inv.inFlight || (inv.status === "open" && inv.attempts === 0))) {
+      paid = await engine.attempt(s, inv, Math.max(inv.attempts, 1), await engine.clockNow(db, s), { renewal: false, first });
+    }
+    if (mandateMissing) {
+      const plan = (await deps.events.plan(db, s))!;
+      await deps.mandates.open(s, { amount: plan.price, currency: plan.currency }, retryPolicyOf(pm), paid);
     }
   }
 
@@ -149,11 +179,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   }
 
   /** Applies a status change under the transition table, guarded by the status it was read in. */
-  async function move(s: repo.SubscriptionRow, to: SubscriptionStatus, patch: Partial<repo.SubscriptionRow>, event: Parameters<typeof emit>[2]) {
+  async function move(s: repo.SubscriptionRow, to: SubscriptionStatus, patch: Partial<repo.SubscriptionRow>, event: Parameters<typeof emit>[2], also?: (tx: Tx) => Promise<unknown>) {
     assertTransition(s.id, s.status, to);
     const row = await withTx(db, async (tx) => {
       if (s.openInvoiceId) await repo.updateInvoice(tx, s.openInvoiceId, { status: "void", currentChargeId: null, nextAttemptAt: null });
       const moved = await repo.updateSubscription(tx, s.id, { ...patch, status: to }, s.status);
+      if (moved && also) await also(tx);
       if (moved) await emit(tx, deps.events, event, moved);
       return moved;
     });
@@ -182,10 +213,23 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       if (r.status !== "succeeded") throw new AppError("invalid_state", `refund: the processor refused the refund of ${paid.currentChargeId}; the subscription was not cancelled`);
       refunded = true;
     }
+    // The merchant's cancel ends the mandate too: no later period may be debited.
     await move(s, "cancelled", {
       cancelledAt: now, cancellationType: "immediate", cancelAtPeriodEnd: false, refunded, nextRunAt: null, openInvoiceId: null,
-    }, "subscription.cancelled");
+    }, "subscription.cancelled", (tx) => deps.mandates.cancelIn(tx, s.id, "merchant"));
     return view(ctx, id);
+  }
+
+  /** Sandbox: the payer cancels the mandate in the bank app, which cancels the subscription. */
+  async function cancelByPayer(ctx: RequestCtx, mandateId: string) {
+    deps.mandates.sandboxOnly(ctx);
+    const m = await deps.mandates.find(ctx, mandateId);
+    if (m.status !== "pending" && m.status !== "active") throw new AppError("invalid_state", `Mandate ${m.id} is ${m.status}; it can no longer be cancelled`);
+    const s = await find(ctx, m.subscriptionId);
+    const cancelMandate = (tx: Tx) => deps.mandates.cancelIn(tx, s.id, "payer");
+    if (s.status === "cancelled" || s.status === "expired") await withTx(db, cancelMandate);
+    else await move(s, "cancelled", { cancelledAt: await engine.clockNow(db, s), cancellationType: "mandate_cancelled", cancelAtPeriodEnd: false, nextRunAt: null, openInvoiceId: null }, "subscription.cancelled", cancelMandate);
+    return deps.mandates.get(ctx, mandateId);
   }
 
   async function pause(ctx: RequestCtx, id: string) {
@@ -201,8 +245,11 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   async function resume(ctx: RequestCtx, id: string) {
     const s = await find(ctx, id);
     const now = await engine.clockNow(db, s);
+    // A Pix Automático period can be debited no sooner than 2 days after its charge is sent:
+    // its first period after the pause starts then (the days between are not billed).
+    const start = s.paymentMethod.type === "pix_automatico" ? addDays(now, PIX_AUTO_WINDOW_DAYS.latest) : now;
     const row = await move(s, "active", {
-      pausedAt: null, anchorAt: now, billingDay: now.getUTCDate(), cycle: -1, currentPeriodStart: now, currentPeriodEnd: now,
+      pausedAt: null, anchorAt: start, billingDay: start.getUTCDate(), cycle: -1, currentPeriodStart: now, currentPeriodEnd: start,
       nextRunAt: now, claimedUntil: new Date(Date.now() + 60_000),
     }, "subscription.resumed");
     await engine.runClaimed([row], async () => now);
@@ -217,6 +264,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const plan = await deps.plans.usable(ctx, body.planId, "planId");
       const current = (await deps.events.plan(db, s))!;
       if (plan.currency !== current.currency) throw invalid(`planId: the new plan is in ${plan.currency}, the subscription in ${current.currency}`);
+      await deps.mandates.checkPlanChange(s.id, plan);
       patch.nextPlanId = plan.id === s.planId ? null : plan.id;
     }
     if (body.metadata !== undefined) patch.metadata = body.metadata;
@@ -233,7 +281,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     return engine.settingsOf(db, ctx);
   }
 
-  return { create, get: view, list, cancel, pause, resume, update, getSettings, putSettings };
+  return { create, get: view, list, cancel, cancelByPayer, pause, resume, update, getSettings, putSettings };
 }
 
 export type SubscriptionService = ReturnType<typeof createSubscriptionService>;

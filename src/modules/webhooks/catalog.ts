@@ -48,6 +48,10 @@ export const EVENT_CATALOG = {
   "subscription.resumed": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A paused subscription was resumed; its next period starts on the resume date." },
   "subscription.cancelled": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A subscription was cancelled (immediately, at the end of its period, or after failed payments per the merchant's setting)." },
   "subscription.expired": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A subscription expired: its first payment never came, or its payment retries ran out." },
+  // Pix Automático: data is the mandate as GET /v1/mandates/{id} shows it.
+  "mandate.activated": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The payer authorized a Pix Automático mandate (journey 3: by paying its QR's first charge)." },
+  "mandate.rejected": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The payer's bank rejected a Pix Automático mandate; the subscription stays pending_activation until the merchant cancels it." },
+  "mandate.cancelled": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A Pix Automático mandate was cancelled: by the payer in the bank app (the subscription is cancelled too) or by the merchant's cancel of the subscription." },
   // data: {provider, environment, reason}; sent when Melhor Envio refuses the refresh token, so
   // live freight stops until the merchant connects again.
   "shipping.integration_inactive": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The shipping provider refused to renew the merchant's access (revoked or expired); live freight quotes stop until the merchant connects again." },

@@ -1,0 +1,24 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { count, eq } from "drizzle-orm";
+import { subscriptions } from "../../src/db/schema.js";
+import { expectStatus } from "../helpers/app.js";
+import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
+import { call, createPlan, customer } from "./helpers.js";
+
+// Production Pix Automático needs a processor with mandates (Efí's rec and cobr), not wired yet:
+// with live Pix routed to Efí, a pix_automatico sign-up must be refused before anything is
+// written, not taken as a plain Pix whose later periods are never debited.
+let w: EfiWorld;
+before(async () => { w = await startEfiWorld({ register: false }); });
+after(async () => w.close());
+
+test("a live pix_automatico sign-up is a 422 method_not_supported, and nothing is written", async () => {
+  const plan = await createPlan(w.t, w.key);
+  const res = await call(w.t, w.key, "POST", "/v1/subscriptions", { planId: plan.id, customer, paymentMethod: { type: "pix_automatico" } });
+  expectStatus(res, 422);
+  assert.equal(res.json().code, "method_not_supported");
+  assert.match(res.json().message, /pix_automatico/);
+  const rows = await w.t.database.db.select({ n: count() }).from(subscriptions).where(eq(subscriptions.merchantId, w.merchantId));
+  assert.equal(rows[0]!.n, 0);
+});
