@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -45,9 +45,13 @@ ${body}`;
   assert.match(run.out, /# 2 files, 3 tests: 2 pass, 1 fail/);
 });
 
-test("a file marked postgres runs again on a throwaway PostgreSQL cluster, removed at the end", { skip: throwawayUnavailable() ?? false }, () => {
+test("a file marked postgres runs again on a throwaway PostgreSQL cluster, removed at the end (and one a killed runner left)", { skip: throwawayUnavailable() ?? false }, () => {
   const clusters = () => readdirSync(os.tmpdir()).filter((n) => n.startsWith("feira-test-pg-"));
   const before = clusters();
+  // What a runner killed with SIGKILL leaves: its cluster's directory, naming a pid now gone.
+  const orphan = mkdtempSync(path.join(os.tmpdir(), "feira-test-pg-"));
+  const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+  writeFileSync(path.join(orphan, "runner"), String(dead));
   const run = suite({
     "pg.test.ts": `import { test } from "node:test";
 import pg from "pg";

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -42,16 +42,40 @@ function pgRun(dir: string, bin: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${bin} ${args.join(" ")} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout}`);
 }
 
-export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "feira-test-pg-"));
+const PREFIX = "feira-test-pg-";
+
+/** Stops the cluster in `dir` if it runs, and removes the directory. */
+function remove(dir: string): void {
   const data = path.join(dir, "data");
-  const stop = () => {
-    if (existsSync(path.join(data, "postmaster.pid"))) {
-      try { pgRun(dir, "pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]); } catch { /* already gone */ }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  if (existsSync(path.join(data, "postmaster.pid"))) {
+    try { pgRun(dir, "pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]); } catch { /* already gone */ }
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const alive = (pid: number) => {
+  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === "EPERM"; }
+};
+
+/**
+ * A runner killed outright (SIGKILL) cannot stop its cluster: the next run stops and removes the
+ * clusters whose runner (its pid in the directory's `runner` file) is gone.
+ */
+function sweepOrphans(): void {
+  for (const name of readdirSync(os.tmpdir()).filter((n) => n.startsWith(PREFIX))) {
+    const dir = path.join(os.tmpdir(), name);
+    const runner = Number(existsSync(path.join(dir, "runner")) ? readFileSync(path.join(dir, "runner"), "utf8") : NaN);
+    if (Number.isInteger(runner) && !alive(runner)) remove(dir);
+  }
+}
+
+export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
+  sweepOrphans();
+  const dir = mkdtempSync(path.join(os.tmpdir(), PREFIX));
+  const data = path.join(dir, "data");
+  const stop = () => remove(dir);
   try {
+    writeFileSync(path.join(dir, "runner"), String(process.pid));
     const password = randomBytes(12).toString("hex");
     writeFileSync(path.join(dir, "pw"), password);
     if (process.getuid?.() === 0) {
