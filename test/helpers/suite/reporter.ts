@@ -19,10 +19,14 @@ export default async function* concise(source: AsyncIterable<Event>): AsyncGener
     if (nesting === 0) {
       // A file's describe (or a test outside one, which run-suite never makes).
       totals.files++;
+      // A file that registers no test lost them (or never had any): either way a defect.
+      const empty = perFile.tests === 0 && perFile.skip === 0 && type === "test:pass";
+      if (empty) { perFile.fail++; totals.fail++; }
       const mark = type === "test:fail" || perFile.fail > 0 ? "✖" : "✔";
       const secs = ((data.details?.duration_ms ?? 0) / 1000).toFixed(1);
       yield `${mark} ${data.name} (${perFile.tests} tests${perFile.fail ? `, ${perFile.fail} failed` : ""}${perFile.skip ? `, ${perFile.skip} skipped` : ""}, ${secs} s)\n`;
       if (type === "test:fail" && perFile.fail === 0) yield failure(names.slice(0, 1), data.details?.error);
+      if (empty) yield failure([String(data.name), "(the file)"], new Error("no test ran in this file: none was registered under its describe"));
       Object.assign(perFile, { tests: 0, fail: 0, skip: 0 });
       continue;
     }

@@ -21,7 +21,7 @@ function suite(files: Record<string, string>, env: Record<string, string> = {}) 
   const sub = path.join(dir, `run${readdirSync(dir).length}`);
   mkdirSync(sub);
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(sub, name), text);
-  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "test/helpers/suite/run-suite.ts"), ...Object.keys(files).map((f) => path.join(sub, f))], {
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "test/helpers/suite/run-suite.ts"), ...Object.keys(files).filter((f) => f.endsWith(".test.ts")).map((f) => path.join(sub, f))], {
     cwd: ROOT, encoding: "utf8", timeout: 120_000, env: { ...process.env, DATABASE_URL: "", FEIRA_TEST_CONCURRENCY: "1", ...env },
   });
   return { status: r.status, out: r.stdout + r.stderr, rel: (f: string) => path.relative(ROOT, path.join(sub, f)) };
@@ -35,13 +35,16 @@ after(() => console.log("after ${name}"));
 ${body}`;
   const run = suite({
     "a.test.ts": file("a", `test("a works", () => { if (!ready) throw new Error("a's before did not run"); });`),
-    "b.test.ts": file("b", `test("b breaks", () => { throw new Error("b is broken on purpose"); });\ntest("b goes on", () => {});`),
+    // A module with a top-level await before b's tests: they must still be b's (node-test.ts).
+    "tla.ts": "await new Promise((resolve) => setTimeout(resolve, 20));\nexport const late = 1;\n",
+    "b.test.ts": file("b", `import { late } from "./tla.ts";\ntest("b breaks", () => { throw new Error("b is broken on purpose"); });\ntest("b goes on", () => {});`),
   });
   assert.equal(run.status, 1, run.out);
   const order = [...run.out.matchAll(/^(before|after) ([ab])/gm)].map((m) => `${m[1]} ${m[2]}`);
   assert.deepEqual(order, ["before a", "after a", "before b", "after b"], run.out);
   assert.equal(new Set([...run.out.matchAll(/pid (\d+)/g)].map((m) => m[1])).size, 1, "one process ran both files");
   assert.match(run.out, new RegExp(`✖ FAILED ${run.rel("b.test.ts")} › b breaks\\n[^]*b is broken on purpose`));
+  assert.match(run.out, new RegExp(`✖ ${run.rel("b.test.ts")} \\(2 tests, 1 failed`));
   assert.match(run.out, /# 2 files, 3 tests: 2 pass, 1 fail/);
 });
 
@@ -53,9 +56,10 @@ test("a file marked postgres runs again on a throwaway PostgreSQL cluster, remov
   const dead = spawnSync(process.execPath, ["-e", ""]).pid;
   writeFileSync(path.join(orphan, "runner"), String(dead));
   const run = suite({
+    // The mark is split here, or this file itself would carry it.
     "pg.test.ts": `import { test } from "node:test";
 import pg from "pg";
-// run-suite: postgres: proves the throwaway cluster
+${"//"} run-suite: postgres: proves the throwaway cluster
 test("engine", { skip: process.env.DATABASE_URL ? false : "PostgreSQL only" }, async () => {
   const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await c.connect();
@@ -70,7 +74,8 @@ test("engine", { skip: process.env.DATABASE_URL ? false : "PostgreSQL only" }, a
 });
 
 test("every test file that skips tests without DATABASE_URL is marked to run on PostgreSQL too", () => {
-  const unmarked = readFiles(suiteFiles()).filter((f) => {
+  // This file's own DATABASE_URL skip is in a fixture, written out and run by the runner above.
+  const unmarked = readFiles(suiteFiles().filter((f) => f !== "test/helpers/suite/run-suite.test.ts")).filter((f) => {
     const text = readFileSync(path.join(ROOT, f.file), "utf8");
     return /\bskip\b/.test(text) && /process\.env\.DATABASE_URL/.test(text) && !f.postgres;
   });

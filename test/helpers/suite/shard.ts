@@ -1,17 +1,38 @@
+import { register } from "node:module";
 import { describe } from "node:test";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { startRecording, stopRecording } from "./node-test.js";
 
-// One process of the suite's runner (run-suite.ts): it imports many test files, each inside a
-// describe named after the file, so a file's top-level before/after hooks stay the file's own
-// (they run around its tests, not around the whole process) and a failure names its file.
-// The files load in the given order; node:test runs the describes one after another.
-// Importing inside the describe's callback keeps the file's test() calls in that describe:
-// node:test finds the parent through the async context, which the dynamic import carries.
+// One process of the suite's runner (run-suite.ts): it imports many test files, each one's
+// tests and hooks in a describe named after the file, so a file's top-level before/after hooks
+// stay the file's own (they run around its tests, not around the whole process) and a failure
+// names its file. Every `node:test` import but this file's and node-test.ts's own goes to
+// node-test.ts, which records a file's top-level calls while it loads; the files load one after
+// another, all before the first test runs, and each describe replays its file's calls.
+
+const SHIM = pathToFileURL(path.join(import.meta.dirname, "node-test.ts")).href;
+const hook = `export async function resolve(specifier, context, next) {
+  if (specifier === "node:test" && context.parentURL?.startsWith("file:") && context.parentURL !== ${JSON.stringify(SHIM)}
+    && !context.parentURL.includes("/node_modules/")) return { url: ${JSON.stringify(SHIM)}, shortCircuit: true };
+  return next(specifier, context);
+}`;
+register(`data:text/javascript,${encodeURIComponent(hook)}`);
 
 const root = path.resolve(import.meta.dirname, "../../..");
+const loaded: { file: string; calls: (() => void)[]; error?: unknown }[] = [];
 for (const file of process.argv.slice(2)) {
-  describe(file, async () => {
+  startRecording();
+  try {
     await import(pathToFileURL(path.resolve(root, file)).href);
+    loaded.push({ file, calls: stopRecording() });
+  } catch (error) {
+    loaded.push({ file, calls: stopRecording(), error });
+  }
+}
+for (const { file, calls, error } of loaded) {
+  describe(file, () => {
+    if (error) throw error;
+    for (const call of calls) call();
   });
 }
