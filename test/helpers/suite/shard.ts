@@ -30,8 +30,10 @@ for (const file of process.argv.slice(2)) {
     loaded.push({ file, calls: stopRecording(), error });
   }
 }
+// Each describe is made when the one before it has finished, as a process per file would: its
+// body (and its files' describe bodies, which may read the clock) runs just before its tests.
 for (const { file, calls, error } of loaded) {
-  describe(file, () => {
+  await describe(file, () => {
     if (error) throw error;
     for (const call of calls) call();
   });
