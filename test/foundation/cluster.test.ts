@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from "../../src/config.js";
 import { buildTestApp } from "../helpers/app.js";
 import { freshDatabase } from "../helpers/db.js";
 import { basicAuth, childEnv, freePort, nodeMain, tempDir } from "../helpers/process.js";
+// run-suite: postgres: WEB_CONCURRENCY > 1 needs PostgreSQL
 
 // WEB_CONCURRENCY=N runs N API processes on one port (src/cluster.ts). A process told to stop
 // turns readiness off, keeps answering (each answer closing its connection) while its

@@ -9,6 +9,7 @@ import { pgbouncerBinary, startPgbouncer, type Pgbouncer } from "../helpers/pgbo
 import { startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
+// run-suite: postgres: PgBouncer in front of PostgreSQL
 
 // feira behind PgBouncer 1.18 in transaction mode (DATABASE_POOL_MODE=transaction), the pooler
 // that does not keep named prepared statements: migrations, charges, idempotent replays and

@@ -7,6 +7,7 @@ import type { RateLimitPolicies } from "../../src/http/rate-limit.js";
 import { CONFIG_CHANGED_CHANNEL } from "../../src/db/config-changes.js";
 import { appsOn, basic, expectStatus, seedMerchant, testConfig, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { freshDatabase } from "../helpers/db.js";
+// run-suite: postgres: counters shared by two API processes live in PostgreSQL
 
 // Per-key limits, login lockouts and failed-authentication lockouts, through HTTP. Small limits
 // keep it fast. On PostgreSQL all apps of this file share one database and so one set of

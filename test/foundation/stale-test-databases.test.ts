@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { sweepStaleDatabases } from "../helpers/db.js";
+// run-suite: postgres: the sweep of stale test databases is PostgreSQL's
 
 // A test runner killed before its files closed leaves their databases on the server; the next
 // run drops those whose name says they are older than any test file lives, and nothing else.

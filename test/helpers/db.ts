@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
@@ -23,28 +23,45 @@ function migrationsHash(): string {
 export async function freshDatabase(): Promise<Database & { url?: string }> {
   const url = process.env.DATABASE_URL;
   if (url) return freshPostgres(url);
-  // A cache, not a temporary file: kept between runs under node_modules/.cache (the usual place
-  // for tool caches, ignored by git), never left in the system's temp folder.
-  mkdirSync(CACHE, { recursive: true });
-  const template = path.join(CACHE, `feira-pglite-${migrationsHash()}.tar.gz`);
-  if (!existsSync(template)) {
-    const proto = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
-    const database = await openDatabase({ pglite: proto });
-    await database.migrate();
-    const dump = await proto.dumpDataDir("gzip");
-    const tmp = `${template}.${process.pid}.tmp`;
-    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
-    renameSync(tmp, template); // atomic: parallel test files never read half a template
-    // Templates of older migration sets are of no further use.
-    for (const f of readdirSync(CACHE)) {
-      if (/^feira-pglite-[0-9a-f]{16}\.tar\.gz$/.test(f) && path.join(CACHE, f) !== template) rmSync(path.join(CACHE, f), { force: true });
-    }
-    await proto.close();
-  }
-  const client = await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]), extensions: PGLITE_EXTENSIONS });
+  const client = await PGlite.create({ loadDataDir: await pgliteTemplate(), extensions: PGLITE_EXTENSIONS });
   const database = await openDatabase({ pglite: client });
   await database.migrate(); // a no-op on the template; keeps a stale template honest
   return database;
+}
+
+// The template's bytes, read once per process: the suite's runner puts many test files in one
+// process (test/helpers/suite/run-suite.ts), and a worktree beside this one may replace the cached
+// file (another migration set) between two reads.
+let template: Promise<Blob> | undefined;
+function pgliteTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    // A cache, not a temporary file: kept between runs under node_modules/.cache (the usual place
+    // for tool caches, ignored by git), never left in the system's temp folder.
+    mkdirSync(CACHE, { recursive: true });
+    const file = path.join(CACHE, `feira-pglite-${migrationsHash()}.tar.gz`);
+    try {
+      return new Blob([readFileSync(file)]);
+    } catch {
+      return new Blob([await makeTemplate(file)]);
+    }
+  })();
+  return template;
+}
+
+async function makeTemplate(file: string): Promise<Uint8Array<ArrayBuffer>> {
+  const proto = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
+  const database = await openDatabase({ pglite: proto });
+  await database.migrate();
+  const dump = new Uint8Array(await (await proto.dumpDataDir("gzip")).arrayBuffer());
+  await proto.close();
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, dump);
+  renameSync(tmp, file); // atomic: parallel test files never read half a template
+  // Templates of older migration sets are of no further use.
+  for (const f of readdirSync(CACHE)) {
+    if (/^feira-pglite-[0-9a-f]{16}\.tar\.gz$/.test(f) && path.join(CACHE, f) !== file) rmSync(path.join(CACHE, f), { force: true });
+  }
+  return dump;
 }
 
 // A test database's name carries its creation time (seconds): a runner killed before its files
@@ -67,6 +84,34 @@ export async function sweepStaleDatabases(admin: pg.Client): Promise<string[]> {
   return dropped;
 }
 
+// On PostgreSQL each test database is a copy of a migrated template database (one per migration
+// set, made by the first test file that needs it): a copy costs a fraction of running the
+// migrations, which took about 1 s per file. Its name does not match the stale sweep's.
+let postgresTemplate: Promise<string> | undefined;
+
+async function migratedTemplate(url: string, admin: pg.Client): Promise<string> {
+  const name = `feira_tpl_${migrationsHash()}`;
+  // Parallel processes of one run (and other runs on this server): one makes it, the rest wait.
+  await admin.query("select pg_advisory_lock(hashtext($1))", [name]);
+  try {
+    if ((await admin.query("select 1 from pg_database where datname = $1", [name])).rowCount === 0) {
+      // Migrated under a test database's name and renamed: a process killed half-way leaves no
+      // half template, and the stale sweep drops what it left.
+      const building = `feira_t_${Math.floor(Date.now() / 1000)}_${randomBytes(6).toString("hex")}`;
+      await admin.query(`create database ${building}`);
+      const target = new URL(url);
+      target.pathname = `/${building}`;
+      const database = await openDatabase({ databaseUrl: target.toString() });
+      await database.migrate();
+      await database.close();
+      await admin.query(`alter database ${building} rename to ${name}`);
+    }
+  } finally {
+    await admin.query("select pg_advisory_unlock(hashtext($1))", [name]);
+  }
+  return name;
+}
+
 async function freshPostgres(url: string): Promise<Database & { url: string }> {
   const name = `feira_t_${Math.floor(Date.now() / 1000)}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });
@@ -75,7 +120,8 @@ async function freshPostgres(url: string): Promise<Database & { url: string }> {
     swept = true;
     await sweepStaleDatabases(admin);
   }
-  await admin.query(`create database ${name}`);
+  const template = await (postgresTemplate ??= migratedTemplate(url, admin));
+  await admin.query(`create database ${name} template ${template}`);
   await admin.end();
   const testUrl = new URL(url);
   testUrl.pathname = `/${name}`;

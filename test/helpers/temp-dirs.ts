@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-// Every temporary directory a test makes is removed when its process exits (each test file runs
-// in a process of its own), whatever the test did with it. A process killed outright never gets
+// Every temporary directory a test makes is removed when its process exits (the suite's runner
+// puts many test files in one process), whatever the test did with it. A process killed outright never gets
 // there: so each directory carries its creation time in its name, and the first one a later test
 // process makes removes those older than any test file lives, as test/helpers/db.ts drops stale
 // test databases. Names without the time are never touched.

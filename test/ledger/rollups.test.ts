@@ -6,6 +6,7 @@ import { rollUpEntries } from "../../src/modules/ledger/ledger.repo.js";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge, createCharge, methodCharge, post } from "../helpers/charges.js";
 import { activate, admin, approveBySimulator, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "../connect/helpers.js";
+// run-suite: postgres: rollups concurrent with writers need a database with concurrent connections
 
 // Running balances (migration 0009): a balance is its ledger_rollups row plus the entries not
 // rolled up yet. Whatever the rollup job has done, GET /v1/balance and the payout check must

@@ -7,6 +7,7 @@ import * as plansRepo from "../../src/modules/subscriptions/plans.repo.js";
 import * as repo from "../../src/modules/subscriptions/subscriptions.repo.js";
 import { basic, buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { createPlan, getSub, subscribe } from "./helpers.js";
+// run-suite: postgres: a worker beside a clock advance needs concurrent connections
 
 // The renewal task as the worker runs it: claims in batches, by real time or by a test clock,
 // and never bills a period twice, whether two workers race or one dies mid-renewal.

@@ -1,0 +1,84 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { tempDir } from "../temp-dirs.js";
+import { readFiles, ROOT, suiteFiles } from "./plan.js";
+import { throwawayUnavailable } from "./throwaway-postgres.js";
+
+// The suite's runner (run-suite.ts) on files made here: files share a process yet keep their
+// own hooks, a failure fails the run naming file and test, and the PostgreSQL-marked files run
+// once more on a throwaway cluster that is gone afterwards. And no file that skips tests
+// without DATABASE_URL lacks the mark (its PostgreSQL tests would run in no plain `npm test`).
+
+const dir = tempDir("feira-suite-");
+writeFileSync(path.join(dir, "package.json"), '{ "type": "module" }');
+symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
+
+function suite(files: Record<string, string>, env: Record<string, string> = {}) {
+  const sub = path.join(dir, `run${readdirSync(dir).length}`);
+  mkdirSync(sub);
+  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(sub, name), text);
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "test/helpers/suite/run-suite.ts"), ...Object.keys(files).filter((f) => f.endsWith(".test.ts")).map((f) => path.join(sub, f))], {
+    cwd: ROOT, encoding: "utf8", timeout: 120_000, env: { ...process.env, DATABASE_URL: "", FEIRA_TEST_CONCURRENCY: "1", ...env },
+  });
+  return { status: r.status, out: r.stdout + r.stderr, rel: (f: string) => path.relative(ROOT, path.join(sub, f)) };
+}
+
+test("files in one process keep their own before/after hooks, and a failure fails the run with file and test named", () => {
+  const file = (name: string, body: string) => `import { after, before, test } from "node:test";
+let ready = false;
+before(() => { ready = true; console.log("before ${name} pid " + process.pid); });
+after(() => console.log("after ${name}"));
+${body}`;
+  const run = suite({
+    "a.test.ts": file("a", `test("a works", () => { if (!ready) throw new Error("a's before did not run"); });`),
+    // A module with a top-level await before b's tests: they must still be b's (node-test.ts).
+    "tla.ts": "await new Promise((resolve) => setTimeout(resolve, 20));\nexport const late = 1;\n",
+    "b.test.ts": file("b", `import { late } from "./tla.ts";\ntest("b breaks", () => { throw new Error("b is broken on purpose"); });\ntest("b goes on", () => {});`),
+  });
+  assert.equal(run.status, 1, run.out);
+  const order = [...run.out.matchAll(/^(before|after) ([ab])/gm)].map((m) => `${m[1]} ${m[2]}`);
+  assert.deepEqual(order, ["before a", "after a", "before b", "after b"], run.out);
+  assert.equal(new Set([...run.out.matchAll(/pid (\d+)/g)].map((m) => m[1])).size, 1, "one process ran both files");
+  assert.match(run.out, new RegExp(`✖ FAILED ${run.rel("b.test.ts")} › b breaks\\n[^]*b is broken on purpose`));
+  assert.match(run.out, new RegExp(`✖ ${run.rel("b.test.ts")} \\(2 tests, 1 failed`));
+  assert.match(run.out, /# 2 files, 3 tests: 2 pass, 1 fail/);
+});
+
+test("a file marked postgres runs again on a throwaway PostgreSQL cluster, removed at the end (and one a killed runner left)", { skip: throwawayUnavailable() ?? false }, () => {
+  const clusters = () => readdirSync(os.tmpdir()).filter((n) => n.startsWith("feira-test-pg-"));
+  const before = clusters();
+  // What a runner killed with SIGKILL leaves: its cluster's directory, naming a pid now gone.
+  const orphan = mkdtempSync(path.join(os.tmpdir(), "feira-test-pg-"));
+  const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+  writeFileSync(path.join(orphan, "runner"), String(dead));
+  const run = suite({
+    // The mark is split here, or this file itself would carry it.
+    "pg.test.ts": `import { test } from "node:test";
+import pg from "pg";
+${"//"} run-suite: postgres: proves the throwaway cluster
+test("engine", { skip: process.env.DATABASE_URL ? false : "PostgreSQL only" }, async () => {
+  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await c.connect();
+  console.log("server " + (await c.query("show server_version")).rows[0].server_version);
+  await c.end();
+});`,
+  });
+  assert.equal(run.status, 0, run.out);
+  assert.match(run.out, /server 15\./);
+  assert.match(run.out, /# 2 files, 2 tests: 1 pass, 0 fail, 1 skipped/);
+  assert.deepEqual(clusters(), before, "the cluster's directory is removed");
+});
+
+test("every test file that skips tests without DATABASE_URL is marked to run on PostgreSQL too", () => {
+  // This file's own DATABASE_URL skip is in a fixture, written out and run by the runner above.
+  const unmarked = readFiles(suiteFiles().filter((f) => f !== "test/helpers/suite/run-suite.test.ts")).filter((f) => {
+    const text = readFileSync(path.join(ROOT, f.file), "utf8");
+    return /\bskip\b/.test(text) && /process\.env\.DATABASE_URL/.test(text) && !f.postgres;
+  });
+  assert.deepEqual(unmarked.map((f) => f.file), []);
+  assert.ok(existsSync(path.join(ROOT, "test/charges/statement-count.test.ts")));
+});
