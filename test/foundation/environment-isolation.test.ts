@@ -89,6 +89,10 @@ before(async () => {
   sandbox.payout = await created(await send("POST", `/v1/submerchants/${sandbox.submerchant}/payout-requests`, submerchantKeys.sandbox, { amount: 1000 }));
   // Disputes open in production only from a provider's notice: the sandbox opens one on request.
   sandbox.dispute = await created(await send("POST", `/v1/sandbox/charges/${sandbox.charge}/dispute`, submerchantKeys.sandbox, {}));
+  // A Pix Automático mandate: production refuses the sign-up until a processor offers mandates.
+  const pixAuto = await send("POST", "/v1/subscriptions", keys.sandbox, { planId: sandbox.plan, customer: { id: sandbox.customer }, paymentMethod: { type: "pix_automatico" } });
+  expectStatus(pixAuto, 201);
+  sandbox.mandate = pixAuto.json().mandate.id;
 });
 after(async () => { await t?.close(); await pagarme?.close(); });
 
@@ -145,6 +149,11 @@ const PROBES: Probe[] = [
   { method: "POST", path: "/v1/disputes/{id}/evidence", body: { multipart: true }, by: "submerchant" },
   { method: "POST", path: "/v1/disputes/{id}/accept", body: {}, by: "submerchant" },
   { method: "POST", path: "/v1/sandbox/disputes/{id}/close", body: { outcome: "won" }, by: "submerchant" },
+  { method: "GET", path: "/v1/mandates/{id}" },
+  { method: "POST", path: "/v1/sandbox/mandates/{id}/approve" },
+  { method: "POST", path: "/v1/sandbox/mandates/{id}/reject" },
+  { method: "POST", path: "/v1/sandbox/mandates/{id}/fail-debits", body: { count: 1 } },
+  { method: "POST", path: "/v1/sandbox/mandates/{id}/cancel" },
 ];
 
 /** Routes with an id that the matrix does not probe, and why. */
@@ -179,6 +188,7 @@ function idFor(env: Env, path: string, param: string): string | undefined {
   if (path.startsWith("/v1/submerchants/") || path.startsWith("/v1/connect/sub-accounts/")) return o.submerchant;
   if (path.startsWith("/v1/payout-requests/")) return o.payout;
   if (path.startsWith("/v1/disputes/") || path.startsWith("/v1/sandbox/disputes/")) return o.dispute;
+  if (path.startsWith("/v1/mandates/") || path.startsWith("/v1/sandbox/mandates/")) return o.mandate;
   if (path.startsWith("/v1/payment-links/")) return o.link;
   return undefined;
 }
@@ -222,8 +232,9 @@ for (const env of ENVS) {
       if (KEY.test(res.body)) failures.push(`${probe.method} ${url} shows a key`);
     }
     assert.deepEqual(failures, []);
-    // Production has no payout (nothing settles on request there) and no dispute (only a provider opens one).
-    const productionHasNot = PROBES.filter((p) => /payout-requests\/\{id\}|disputes\/\{id\}/.test(p.path)).length;
+    // Production has no payout (nothing settles on request there), no dispute (only a provider
+    // opens one) and no mandate (refused until a processor offers them).
+    const productionHasNot = PROBES.filter((p) => /payout-requests\/\{id\}|disputes\/\{id\}|mandates\/\{id\}/.test(p.path)).length;
     assert.ok(asked >= (env === "production" ? PROBES.length : PROBES.length - productionHasNot), `asked ${asked} routes`);
     // Nothing of the other environment changed: its objects read the same with its own key.
     const o = ids[other(env)];
