@@ -97,7 +97,10 @@ test("payouts through Efí across kill -9 and lost or failed answers: 0 duplicat
   } catch (err) {
     if (!/feira exited while starting/.test(String(err))) throw err;
   }
-  assert.equal(efi.ctx.sends.size, 1, "Efí took one send, whose answer was never recorded");
+  // The read-back of payout 0 and the approval of payout 1 may both reach Efí before the first
+  // of them kills the process: one or two sends, never two of one payout.
+  const taken = [...efi.ctx.sends.values()].map((s) => s.infoPagador);
+  assert.ok(taken.length >= 1 && taken.length <= 2 && new Set(taken).size === taken.length, `Efí took one or two sends whose answers were never recorded: ${taken.join(", ")}`);
 
   // 3. No fault in feira; Efí loses one answer and breaks before the work once. Every approval is
   //    sent (again) by a client that may have had no answer (409: the read-back decided it already).
