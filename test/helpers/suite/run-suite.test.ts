@@ -22,7 +22,9 @@ function suite(files: Record<string, string>, env: Record<string, string> = {}) 
   mkdirSync(sub);
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(sub, name), text);
   const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "test/helpers/suite/run-suite.ts"), ...Object.keys(files).filter((f) => f.endsWith(".test.ts")).map((f) => path.join(sub, f))], {
-    cwd: ROOT, encoding: "utf8", timeout: 120_000, env: { ...process.env, DATABASE_URL: "", FEIRA_TEST_CONCURRENCY: "1", ...env },
+    // The runner under test decides for itself: CI's PGlite stage turns the throwaway cluster off
+    // for its own run (FEIRA_TEST_THROWAWAY_PG=0), which must not reach the runner tested here.
+    cwd: ROOT, encoding: "utf8", timeout: 120_000, env: { ...process.env, DATABASE_URL: "", FEIRA_TEST_THROWAWAY_PG: "", FEIRA_TEST_CONCURRENCY: "1", ...env },
   });
   return { status: r.status, out: r.stdout + r.stderr, rel: (f: string) => path.relative(ROOT, path.join(sub, f)) };
 }
