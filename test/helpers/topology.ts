@@ -108,6 +108,9 @@ function liveEnv(config: Config): Record<string, string> {
   };
   const routes = Object.entries(live.routes).map(([method, names]) => `${method}=${(names ?? []).join("|")}`).join(",");
   if (routes && !config.productionProcessor) env.PAYMENT_ROUTES = routes;
+  // The processor that sends production payouts (its settings come with the processors' below).
+  if (live.payoutProvider) env.PAYOUT_PROVIDER = live.payoutProvider;
+  if (live.payoutAutoApprove) env.PAYOUT_AUTO_APPROVE = "true";
   // Each processor's options as the variables its definition reads them from.
   for (const def of PROCESSORS) Object.assign(env, settingsToEnv(def, live.processors[def.name] ?? {}));
   return env;

@@ -29,10 +29,24 @@ export async function startEfiWorld(opts: { register?: boolean } = {}): Promise<
   const t = await buildTestApp({
     publicBaseUrl: `http://127.0.0.1:${port}`,
     live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["efi"] }, processors: { efi: efiAccount(efi) }, timeoutMs: 10_000 },
-  }, { noWorkerProcesses: "the test runs the reconciliation and expiry tasks by hand" });
-  await t.app.listen({ port, host: "127.0.0.1" });
-  if (opts.register !== false) expectStatus(await post(t, t.admin, "/v1/admin/processors/efi/webhook"), 200);
-  const m = await seedMerchant(t);
+  }, {
+    noWorkerProcesses: "the test runs the reconciliation and expiry tasks by hand",
+    // The topology's processes answer on a port of their own, not on PUBLIC_BASE_URL, which must
+    // be known before the app is built and is where Efí probes the notice URL it registers.
+    inProcessOnly: "Efí probes PUBLIC_BASE_URL at registration: the test's own listening app is that URL",
+  });
+  let m: Awaited<ReturnType<typeof seedMerchant>>;
+  try {
+    await t.app.listen({ port, host: "127.0.0.1" });
+    if (opts.register !== false) expectStatus(await post(t, t.admin, "/v1/admin/processors/efi/webhook"), 200);
+    m = await seedMerchant(t);
+  } catch (err) {
+    // A world that failed to start is closed here: its caller's after hook never gets it, and an
+    // open server and fake would keep the test file's process alive.
+    await t.close();
+    await efi.close();
+    throw err;
+  }
   return {
     t, efi, key: m.productionKey, merchantId: m.id,
     async close() {
