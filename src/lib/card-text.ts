@@ -21,7 +21,8 @@
 // - a run right after "+" is a phone number in international form (E.164, at most 15 digits);
 // - 14 digits that make a valid CNPJ are a CNPJ (a CNPJ can start like a Diners card);
 // - a run of 44, 47 or 48 digits in all is a boleto barcode, a boleto line (linha digitável), a
-//   utility-bill line or an NF-e access key, whatever groups it is written in.
+//   utility-bill line or an NF-e access key, whatever groups it is written in;
+// - a UUID (8-4-4-4-12 hex digits, e.g. an order id) is one, even when its groups drew digits only.
 import { isValidCnpj } from "@brazilian-utils/brazilian-utils/is-valid-cnpj";
 import { hasCardBrand } from "./cards.js";
 import { foldText } from "./text-fold.js";
@@ -31,6 +32,8 @@ const MAX_PAN = 19;
 const MAX_E164 = 15;
 const MIN_LONG_GROUP = 3;
 const BILL_LENGTHS = new Set([44, 47, 48]);
+// A whole UUID token: hex groups joined by "-", with no letter or digit on either side.
+const UUID = /(?<![\p{L}\p{N}])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![\p{L}\p{N}])/giu;
 // A maximal run of digits where one separator may sit between two digits, with a "+" right
 // before it. Folded text has ASCII digits only; anything neither letter nor digit separates.
 const DIGIT_RUN = /(\+?)(\d(?:(?:\r\n|[^\p{L}\p{N}])?\d)*)/gu;
@@ -122,6 +125,8 @@ function longestCardFrom(text: string, g: Groups, first: number, afterPlus: bool
 export function findCardSpans(text: string, firstOnly = false): CardSpan[] {
   const spans: CardSpan[] = [];
   if (text.length < MIN_PAN) return spans;
+  // Blanked with letters of the same length, so the spans' offsets still point into `text`.
+  if (text.includes("-")) text = text.replace(UUID, (id) => "x".repeat(id.length));
   for (const m of text.matchAll(DIGIT_RUN)) {
     if (m[2]!.length < MIN_PAN) continue;
     const runStart = m.index + m[1]!.length;

@@ -162,6 +162,27 @@ test("valid CPFs, CNPJs, phones, CEPs and boleto lines always pass", () => {
   assert.ok(luhnCnpjs > 100, "the sample had CNPJs that pass Luhn");
 });
 
+// A UUID (an order id in metadata, a test's e-mail) is hex in 8-4-4-4-12 groups; about one in a
+// few thousand random ones has digit-only groups that a card's shape and Luhn accept. CI's run
+// met one ("legacy-<uuid>@example.com" refused as a card number).
+test("UUIDs are no card numbers, whatever digits they drew", () => {
+  const digitOnly = "41111111-1111-4111-8111-111111111111";
+  assert.equal(luhnValid("4111111111111111"), true);
+  for (const text of [digitOnly, digitOnly.toUpperCase(), `legacy-${digitOnly}@example.com`, `order ${digitOnly}.`, `{${digitOnly}}`]) {
+    assert.equal(holdsCardNumber(text), false, text);
+  }
+  // Only partly hex: the digit runs between its letters are still part of the UUID.
+  assert.equal(holdsCardNumber("a4111111-1111-1111-1111-111111111111"), false);
+  // A card number beside a UUID is still found, and one in UUID-like groups that are not a UUID.
+  assert.equal(holdsCardNumber(`4111111111111111 ${digitOnly}`), true);
+  assert.equal(holdsCardNumber("4111 1111 1111 1111-1111-4111-8111-111111111111"), true);
+  assert.equal(maskCardNumbers(`id ${digitOnly}`), `id ${digitOnly}`);
+  for (let i = 0; i < 20000; i++) {
+    const id = crypto.randomUUID();
+    assert.equal(holdsCardNumber(`x-${id}@example.com`), false, id);
+  }
+});
+
 test("feira's own boleto lines and barcodes pass, formatted or not", () => {
   for (let i = 0; i < 2000; i++) {
     const b = buildBoleto({ bankCode: "237", amountMinor: 1 + Math.floor(Math.random() * 9_999_999_999), dueDate: new Date("2026-12-24"), ourNumber: String(i).padStart(11, "0") });
