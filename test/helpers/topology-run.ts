@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ROOT } from "./process.js";
 import { topologyFiles } from "./topology-files.js";
+import { pidAlive } from "./temp-dirs.js";
 
 // `npm run test:topology`: the whole suite (or the files given) with FEIRA_TEST_TOPOLOGY=2x2
 // on PostgreSQL, then an account of it: how many test apps ran against the API and worker
@@ -25,6 +26,11 @@ const files = given.length > 0 ? given : suite.files;
 const repeated = given.length > 0 ? 0 : suite.repeated.length;
 const report = path.join(os.tmpdir(), `feira-topology-${process.pid}.jsonl`);
 rmSync(report, { force: true });
+// A run killed outright leaves its report behind: removed by the next run once its pid is gone.
+for (const name of readdirSync(os.tmpdir())) {
+  const pid = /^feira-topology-(\d+)\.jsonl$/.exec(name)?.[1];
+  if (pid && !pidAlive(Number(pid))) rmSync(path.join(os.tmpdir(), name), { force: true });
+}
 const started = Date.now();
 const pooler = process.env.FEIRA_TEST_POOLER_URL ? new URL(process.env.FEIRA_TEST_POOLER_URL) : undefined;
 
