@@ -10,7 +10,7 @@ import * as s from "./disputes.schemas.js";
 const uploads = multipartUploads({ fileSize: s.MAX_EVIDENCE_BYTES, files: s.MAX_EVIDENCE_FILES });
 const MAX_MB = s.MAX_EVIDENCE_BYTES / 1024 / 1024;
 
-/** Reads the evidence form (checked by name and size here; the files' content by the service). */
+/** Reads the evidence form's parts; what they must be is the service's (disputes.evidence.ts). */
 async function readEvidence(req: FastifyRequest): Promise<{ text: string; files: EvidenceFile[] }> {
   let text: string | undefined;
   const files: EvidenceFile[] = [];
@@ -21,13 +21,9 @@ async function readEvidence(req: FastifyRequest): Promise<{ text: string; files:
       return;
     }
     if (part.type !== "file" || part.fieldname !== "files") throw invalid(`${part.fieldname} is not a recognized field; send text and files`);
-    // The name is only shown back: kept short and free of path and control characters.
-    const name = (part.filename || "file").replace(/[\u0000-\u001f\u007f/\\]/g, "_").slice(0, 255);
-    files.push({ name, content: await part.toBuffer() });
+    files.push({ name: part.filename, content: await part.toBuffer() });
   });
-  if (!text || text.trim() === "") throw invalid("text is required: the merchant's account of the sale");
-  if (text.length > s.MAX_EVIDENCE_TEXT) throw invalid(`text must be at most ${s.MAX_EVIDENCE_TEXT} characters`);
-  return { text, files };
+  return { text: text ?? "", files };
 }
 
 export function disputeRoutes(disputes: DisputeService) {

@@ -10,6 +10,7 @@ import { newId } from "../../lib/ids.js";
 import type { ChargeDisputes, ChargeRow } from "../charges/index.js";
 import { recordEvents, type EventType } from "../webhooks/index.js";
 import { assertDisputeTransition, type DisputeStatus } from "./dispute-status.js";
+import { checkEvidence, type EvidenceFile } from "./disputes.evidence.js";
 import { toDisputeEventData, toDisputeResponse, type DisputeRow } from "./disputes.mapper.js";
 import * as repo from "./disputes.repo.js";
 
@@ -38,7 +39,6 @@ export interface OpenInput {
   disputeRef?: string | null;
 }
 
-export interface EvidenceFile { name: string; content: Buffer }
 
 const EVENT_OF: Record<DisputeStatus, EventType> = {
   needs_response: "charge.dispute.created", under_review: "charge.dispute.updated", won: "charge.dispute.closed", lost: "charge.dispute.closed",
@@ -105,7 +105,8 @@ export function createDisputeService(deps: DisputeDeps) {
    * The merchant's evidence, once, before the deadline: the files are judged by content and
    * sealed, and the dispute goes under review. Every check is made before anything is written.
    */
-  async function submitEvidence(ctx: RequestCtx, id: string, text: string, files: EvidenceFile[]) {
+  async function submitEvidence(ctx: RequestCtx, id: string, text: string, sent: readonly EvidenceFile[]) {
+    const files = checkEvidence(text, sent);
     const d = await find(ctx, id);
     if (d.processor !== "sandbox") {
       throw invalid(`Dispute ${id} is answered in ${d.processor}'s own dashboard; send the evidence there`);
@@ -194,7 +195,7 @@ export function createDisputeService(deps: DisputeDeps) {
     return toDisputeResponse(await find(ctx, id));
   }
 
-  async function list(ctx: RequestCtx, q: { status?: DisputeStatus; chargeId?: string; kind?: string; page?: number; limit?: number }) {
+  async function list(ctx: RequestCtx, q: { status?: DisputeStatus; chargeId?: string; kind?: string; page?: number; limit?: number; openFirst?: boolean }) {
     const page = q.page ?? 1;
     const limit = q.limit ?? 10;
     const { rows, total } = await repo.listDisputes(db, ctx, { ...q, page, limit });
@@ -206,7 +207,11 @@ export function createDisputeService(deps: DisputeDeps) {
     return (await repo.disputesOfCharge(db, ctx, chargeId)).map(toDisputeResponse);
   }
 
-  return { open, decide, find, submitEvidence, accept, loseOverdue, openSandbox, closeSandbox, get, list, ofCharge };
+  /** "Now" as the scope's deadlines are judged: real time, or the merchant's test clock in sandbox. */
+  const clockNow = (ctx: Scope) => deps.clockNow(db, ctx);
+
+  return { open, decide, find, submitEvidence, accept, loseOverdue, openSandbox, closeSandbox, get, list, ofCharge, clockNow };
 }
 
 export type DisputeService = ReturnType<typeof createDisputeService>;
+export type { EvidenceFile };
