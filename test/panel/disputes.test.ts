@@ -149,7 +149,9 @@ test("accepting asks for a confirmation, then loses the dispute and charges the 
 
 test("another merchant's dispute is a 404 on every page and form, and nothing of it changes", async () => {
   const theirs = await openDispute(t, other.sandboxKey, (await paidCard(t, other.sandboxKey, 50)).id);
-  await c.get("/panel/disputes");
+  const mine = await openDispute(t, m.sandboxKey, (await paidCard(t, m.sandboxKey, 51)).id);
+  // The same pages answer the merchant's own dispute: the 404 is about whose it is.
+  assert.equal((await c.get(`/panel/disputes/${mine.id}`)).statusCode, 200);
   assert.equal((await c.get(`/panel/disputes/${theirs.id}`)).statusCode, 404);
   assert.equal((await c.postMultipart(`/panel/disputes/${theirs.id}/evidence`, [{ field: "text", content: "mine now" }])).statusCode, 404);
   assert.equal((await c.post(`/panel/disputes/${theirs.id}/accept`, { confirm: "on" })).statusCode, 404);
