@@ -129,6 +129,25 @@ test("a dispute's page: its charge, reason, kind, amount and deadline; evidence 
   assert.equal((await getDispute(t, m.sandboxKey, d.id)).status, "won");
 });
 
+test("a paid charge's page opens a sandbox dispute and lists the charge's disputes", async () => {
+  const charge = await paidPix(t, m.sandboxKey, 25);
+  const page = await c.get(`/panel/charges/${charge.id}`);
+  assert.match(page.body, new RegExp(`action="/panel/charges/${charge.id}/sandbox/dispute"`));
+  const opened = await c.post(`/panel/charges/${charge.id}/sandbox/dispute`, {});
+  assert.equal(opened.statusCode, 303, opened.body.slice(0, 300));
+  const id = /\/panel\/disputes\/(dp_\w+)$/.exec(String(opened.headers.location))?.[1];
+  assert.ok(id, String(opened.headers.location));
+  const d = await getDispute(t, m.sandboxKey, id);
+  assert.deepEqual([d.chargeId, d.kind, d.status], [charge.id, "pix_med", "needs_response"]);
+  const shown = await c.get(`/panel/charges/${charge.id}`);
+  assert.match(shown.body, new RegExp(`<a href="/panel/disputes/${id}">${id}</a>`));
+  // A second one on the same charge is refused as the API refuses it; nothing more is opened.
+  const again = await c.post(`/panel/charges/${charge.id}/sandbox/dispute`, {});
+  assert.equal(again.statusCode, 303);
+  assert.match((await c.get(String(again.headers.location))).body, /already has an open dispute/);
+  assert.equal((await get(t, m.sandboxKey, `/v1/disputes?chargeId=${charge.id}`)).json().meta.total, 1);
+});
+
 test("accepting asks for a confirmation, then loses the dispute and charges the charge back", async () => {
   const charge = await paidCard(t, m.sandboxKey, 20);
   const d = await openDispute(t, m.sandboxKey, charge.id);

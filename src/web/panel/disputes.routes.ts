@@ -64,6 +64,14 @@ export function disputeRoutes(kit: PanelKit) {
       return kit.redirect(reply, p, base, { notice: done.ok ? p.t("dispute.accepted") : Object.values(done.errors)[0] });
     });
 
+    // The sandbox simulator: the payer's bank opening a dispute on a paid charge (a static path,
+    // which Fastify matches before the charge page's /sandbox/:action).
+    route.post("/panel/charges/:id/sandbox/dispute", NoFields, async ({ p, params }, reply) => {
+      const done = await attempt(() => disputes.openSandbox(p.ctx, params.id, {}), p.t);
+      if (done.ok) return kit.redirect(reply, p, `/panel/disputes/${done.value.id}`, { notice: p.t("dispute.opened") });
+      return kit.redirect(reply, p, `/panel/charges/${params.id}`, { notice: Object.values(done.errors)[0] });
+    });
+
     // The sandbox simulator: the issuer deciding a dispute under review.
     route.post("/panel/disputes/:id/sandbox/:outcome", NoFields, async ({ p, params: { id, outcome } }, reply) => {
       if (outcome !== "won" && outcome !== "lost") return reply.callNotFound();

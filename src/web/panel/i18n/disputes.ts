@@ -45,6 +45,9 @@ export const disputesEn = {
   "dispute.decided": "The dispute is {status}.",
   "home.disputesNeedResponse": "{n} dispute(s) need a response",
   "home.disputesNone": "No dispute needs a response.",
+  "dispute.ofCharge": "Disputes",
+  "dispute.open": "Open a dispute",
+  "dispute.opened": "Dispute opened: its amount is held from the balance.",
 } as const;
 
 export const disputesPtBR: Record<keyof typeof disputesEn, string> = {
@@ -92,4 +95,7 @@ export const disputesPtBR: Record<keyof typeof disputesEn, string> = {
   "dispute.decided": "A disputa está {status}.",
   "home.disputesNeedResponse": "{n} disputa(s) aguardam resposta",
   "home.disputesNone": "Nenhuma disputa aguarda resposta.",
+  "dispute.ofCharge": "Disputas",
+  "dispute.open": "Abrir uma disputa",
+  "dispute.opened": "Disputa aberta: o valor fica retido do saldo.",
 };

@@ -41,6 +41,15 @@ ${table([t("col.id"), t("col.status"), t("dispute.dueBy"), t("col.amount"), t("d
 ${numberPager(p, "/panel/disputes", q, list.meta.page, list.meta.totalPages)}</section>`;
 }
 
+/** A charge's disputes, on the charge's page. */
+export function chargeDisputes(p: PanelCtx, list: DisputeView[]): Html | "" {
+  const { t } = p;
+  if (list.length === 0) return "";
+  const rows = list.map((d) => [link(`/panel/disputes/${d.id}`, d.id), statusBadge(p, d), p.units(d.amount, d.currency), t(`dispute.kind.${d.kind}`), d.reason]);
+  return html`<section class="card" aria-labelledby="cd-title"><h2 id="cd-title">${t("dispute.ofCharge")}</h2>
+${table([t("col.id"), t("col.status"), t("col.amount"), t("dispute.kindLabel"), t("dispute.reason")], rows, "")}</section>`;
+}
+
 function evidenceSection(p: PanelCtx, d: DisputeView): Html {
   const { t } = p;
   if (!d.evidence) return html`<section class="card" aria-labelledby="ev-title"><h2 id="ev-title">${t("dispute.evidence")}</h2><p class="empty">${t("dispute.noEvidence")}</p></section>`;
