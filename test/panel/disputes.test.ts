@@ -101,6 +101,11 @@ test("a dispute's page: its charge, reason, kind, amount and deadline; evidence 
   const empty = await c.postMultipart(`/panel/disputes/${d.id}/evidence`, [{ field: "text", content: "   " }]);
   assert.equal(empty.statusCode, 422);
   assert.match(empty.body, /id="ev-text-error"/);
+  // The panel's multipart parser takes the KYC upload's 10 MB; the evidence rule (5 MB) is the service's.
+  const big = Buffer.concat([FILES.pdf, Buffer.alloc(5 * 1024 * 1024)]);
+  const tooBig = await c.postMultipart(`/panel/disputes/${d.id}/evidence`, [{ field: "text", content: "Big." }, { field: "files", filename: "big.pdf", contentType: "application/pdf", content: big }]);
+  assert.equal(tooBig.statusCode, 422, tooBig.body.slice(0, 300));
+  assert.match(tooBig.body, /big\.pdf\) must be at most 5 MB/);
   assert.equal((await getDispute(t, m.sandboxKey, d.id)).status, "needs_response");
 
   // Without the page's token (a cross-site form): 403, nothing sent.

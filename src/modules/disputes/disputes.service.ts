@@ -42,7 +42,6 @@ export interface OpenInput {
   id?: string;
 }
 
-
 const EVENT_OF: Record<DisputeStatus, EventType> = {
   needs_response: "charge.dispute.created", under_review: "charge.dispute.updated", won: "charge.dispute.closed", lost: "charge.dispute.closed",
 };

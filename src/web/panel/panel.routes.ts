@@ -91,8 +91,8 @@ export function panelRoutes(deps: PanelDeps) {
   }
 
   return async (app: FastifyInstance) => {
-    // Forms post urlencoded bodies; the KYC upload and a dispute's evidence post multipart (files kept in memory,
-    // bounded like the API's upload). Both parsers exist only inside this plugin.
+    // Forms post urlencoded bodies; the KYC upload and a dispute's evidence post multipart (files
+    // kept in memory, bounded like the API's upload). Both parsers exist only inside this plugin.
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: 256 * 1024 }, (_req, body, done) => {
       const out: Record<string, string | string[]> = {};
       for (const [k, v] of new URLSearchParams(String(body))) {
