@@ -7,9 +7,9 @@ import { START_LIMIT_MS, createMerchant, makeStore, postJson, sleep, startFeira,
 import { basicAuth } from "../helpers/process.js";
 
 // The process is killed (SIGKILL, from inside, at a named point: FEIRA_FAULT) in the middle of
-// a charge or a refund; then it is started again and the client retries with the same
-// Idempotency-Key. Whatever the point, there is one charge, one authorization and one refund
-// per key, and the ledger balances. A short lease lets the retry take the dead claim over fast.
+// a charge, a refund or a dispute's moves; then it is started again and the client retries with
+// the same Idempotency-Key. Whatever the point, there is one charge, one authorization, one
+// refund and one dispute hold and return per key, and the ledger balances. A short lease lets the retry take the dead claim over fast.
 
 const stores: Store[] = [];
 after(async () => { for (const s of stores) await s.close(); });
