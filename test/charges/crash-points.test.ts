@@ -7,9 +7,9 @@ import { START_LIMIT_MS, createMerchant, makeStore, postJson, sleep, startFeira,
 import { basicAuth } from "../helpers/process.js";
 
 // The process is killed (SIGKILL, from inside, at a named point: FEIRA_FAULT) in the middle of
-// a charge or a refund; then it is started again and the client retries with the same
-// Idempotency-Key. Whatever the point, there is one charge, one authorization and one refund
-// per key, and the ledger balances. A short lease lets the retry take the dead claim over fast.
+// a charge, a refund or a dispute's moves; then it is started again and the client retries with
+// the same Idempotency-Key. Whatever the point, there is one charge, one authorization, one
+// refund and one dispute hold and return per key, and the ledger balances. A short lease lets the retry take the dead claim over fast.
 
 const stores: Store[] = [];
 after(async () => { for (const s of stores) await s.close(); });
@@ -134,4 +134,65 @@ test("killed after the processor refunded: the retry with the same key completes
   assert.equal(c.pending_refunds, 0);
   assert.equal(c.open_keys, 0);
   assert.equal(c.ledger_sum, 0);
+});
+
+/** The dispute's trace in the store: its rows, its ledger transactions by type, the charge's hold. */
+async function disputeCounts(store: Store, chargeId: string) {
+  const db = (await store.inspect()).db;
+  const [row] = await queryRows<{ disputes: number; status: string | null; holds: number; returns: number; disputed: number; open_keys: number; ledger_sum: number }>(db, sql`select
+    (select count(*)::int from disputes) as disputes,
+    (select status from disputes limit 1) as status,
+    (select count(*)::int from ledger_transactions where type = 'dispute') as holds,
+    (select count(*)::int from ledger_transactions where type = 'dispute_won') as returns,
+    (select amount_disputed::int from charges where id = ${chargeId}) as disputed,
+    (select count(*)::int from idempotency_keys where state <> 'done') as open_keys,
+    (select coalesce(sum(amount), 0)::int from ledger_entries) as ledger_sum`);
+  return row!;
+}
+
+// One world, two deaths, three processes (each start counts in the suite's time): after the
+// opening committed (the retry must answer with that dispute, not open a second one or refuse as
+// "already disputed"), and after the issuer's decision committed (the retry must answer with it,
+// its money moved once).
+test("a dispute opened and decided under kill -9: each retry completes it exactly once, the ledger sums to zero", { timeout: 4 * START_LIMIT_MS }, async () => {
+  const store = await makeStore();
+  stores.push(store);
+  const openKey = randomUUID();
+  const closeKey = randomUUID();
+
+  const p1 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "dispute.after-open" } });
+  const merchant = await createMerchant(p1, store);
+  const charge = await postJson(`${p1.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa, { amount: 80 }));
+  assert.equal(charge?.status, 201);
+  const chargeId = String(charge!.body.id);
+  const lost = await postJson(`${p1.url}/v1/sandbox/charges/${chargeId}/dispute`, merchant.sandboxKey, {}, { "idempotency-key": openKey });
+  assert.equal(lost, null, "died after the dispute committed");
+  await p1.exited;
+  const opened = await disputeCounts(store, chargeId);
+  assert.deepEqual([opened.disputes, opened.status, opened.holds, opened.disputed, opened.ledger_sum], [1, "needs_response", 1, 8000, 0], "the dispute and its hold commit together");
+  await store.release();
+
+  const p2 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "dispute.after-close" } });
+  const answer = await retryUntilAnswered(p2, `/v1/sandbox/charges/${chargeId}/dispute`, merchant.sandboxKey, {}, openKey);
+  assert.equal(answer.status, 201, JSON.stringify(answer.body));
+  assert.equal(answer.body.status, "needs_response");
+  const disputeId = String(answer.body.id);
+  const form = new FormData();
+  form.append("text", "Delivered and signed for.");
+  const evidence = await fetch(`${p2.url}/v1/disputes/${disputeId}/evidence`, { method: "POST", headers: { authorization: basicAuth(merchant.sandboxKey) }, body: form });
+  assert.equal(evidence.status, 200, await evidence.text());
+  const close = (p: FeiraProcess) => postJson(`${p.url}/v1/sandbox/disputes/${disputeId}/close`, merchant.sandboxKey, { outcome: "won" }, { "idempotency-key": closeKey });
+  assert.equal(await close(p2), null, "died after the decision committed");
+  await p2.exited;
+  const decided = await disputeCounts(store, chargeId);
+  assert.deepEqual([decided.status, decided.returns, decided.disputed, decided.ledger_sum], ["won", 1, 0, 0]);
+  await store.release();
+
+  const p3 = await startFeira(store, { env: LEASE });
+  const closed = await retryUntilAnswered(p3, `/v1/sandbox/disputes/${disputeId}/close`, merchant.sandboxKey, { outcome: "won" }, closeKey);
+  assert.equal(closed.status, 200, JSON.stringify(closed.body));
+  assert.equal(closed.body.status, "won");
+  await p3.stop();
+  const c = await disputeCounts(store, chargeId);
+  assert.deepEqual([c.disputes, c.holds, c.returns, c.disputed, c.open_keys, c.ledger_sum], [1, 1, 1, 0, 0, 0], "one dispute, one hold, one return, no key stuck, the ledger at zero");
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
-import { submerchantBody } from "../connect/helpers.js";
+import { FILES, submerchantBody } from "../connect/helpers.js";
+import { openDispute, paidCard, sendEvidence } from "../disputes/helpers.js";
 import { signIn, type PanelClient } from "./panel-client.js";
 
 // What merchants and buyers type (names, descriptions, metadata, e-mails, titles) reaches every
@@ -47,6 +48,11 @@ before(async () => {
   ids.endpoint = String(created.headers.location).split("/").pop()!;
   const events = await api("GET", `/v1/events?type=charge.created&limit=1`) as unknown as { data: { id: string }[] };
   ids.event = events.data[0]!.id;
+  // A dispute's evidence: the merchant's text and the names of its files are shown back.
+  ids.dispute = (await openDispute(t, m.sandboxKey, (await paidCard(t, m.sandboxKey, 12)).id)).id;
+  expectStatus(await sendEvidence(t, m.sandboxKey, ids.dispute, [
+    { field: "text", content: EVIL }, { field: "files", filename: "<img src=x onerror=alert(1)>.pdf", contentType: "application/pdf", content: FILES.pdf },
+  ]), 200);
 });
 after(async () => t?.close());
 
@@ -77,6 +83,8 @@ test("names, descriptions, metadata and e-mails with markup render inert on ever
     ["/panel/connect", []],
     [`/panel/connect/${ids.submerchant}`, []],
     ["/panel/settings", []],
+    ["/panel/disputes", []],
+    [`/panel/disputes/${ids.dispute}`, [/<td data-label="Files">&lt;img src=x onerror=alert\(1\)&gt;\.pdf</]],
   ];
   for (const [url, also] of pages) {
     const res = await c.get(url);
@@ -86,7 +94,7 @@ test("names, descriptions, metadata and e-mails with markup render inert on ever
     assert.ok(res.body.includes(`Loja ${EVIL_ESCAPED}`), `${url}: the merchant's name, escaped`);
     for (const pattern of also) assert.match(res.body, pattern, url);
   }
-  for (const url of [`/panel/charges/${ids.charge}`, "/panel/customers", `/panel/links/${ids.link}`, "/panel/links", "/panel/subscriptions", `/panel/developers/webhooks/${ids.endpoint}`, "/panel/connect", `/panel/connect/${ids.submerchant}`]) {
+  for (const url of [`/panel/charges/${ids.charge}`, "/panel/customers", `/panel/links/${ids.link}`, "/panel/links", "/panel/subscriptions", `/panel/developers/webhooks/${ids.endpoint}`, "/panel/connect", `/panel/connect/${ids.submerchant}`, `/panel/disputes/${ids.dispute}`]) {
     const body = (await c.get(url)).body.replace(`Loja ${EVIL_ESCAPED}`, "");
     assert.ok(body.includes(EVIL_ESCAPED), `${url} shows the data it lists as text`);
   }

@@ -221,7 +221,10 @@ test("every page at 390 px, in English and Portuguese: no horizontal scroll, no 
   const [customer] = await list("/v1/customers");
   const [refunded] = await list("/v1/charges?status=refunded");
   const [submerchant] = await list("/v1/submerchants");
-  urls.push(`/panel/customers/${customer!.id}`, `/panel/charges/${refunded!.id}`, `/panel/connect/${submerchant!.id}`);
+  const [paid] = await list("/v1/charges?status=paid&paymentMethod=credit_card");
+  const dispute = await w.t.app.inject({ method: "POST", url: `/v1/sandbox/charges/${paid!.id}/dispute`, headers: { authorization: basic(demo.sandboxKey) }, payload: {} });
+  assert.equal(dispute.statusCode, 201, dispute.body);
+  urls.push(`/panel/customers/${customer!.id}`, `/panel/charges/${refunded!.id}`, `/panel/connect/${submerchant!.id}`, "/panel/disputes", `/panel/disputes/${dispute.json().id}`);
   for (const lang of ["English", "Português"]) {
     await page.goto(`${base}/panel`);
     if (await page.getByRole("button", { name: lang }).count()) await page.getByRole("button", { name: lang }).click();

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
 import type { TestApp } from "../helpers/app.js";
+import { multipart, type Part } from "../connect/helpers.js";
 
 // A browser-like client of the panel over app.inject: it keeps cookies (as a browser would for
 // Path=/panel), reads the CSRF token from the last page, and sends same-origin form posts.
@@ -8,6 +9,8 @@ export interface PanelClient {
   cookies: Map<string, string>;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   post(url: string, form: Record<string, string | string[]>, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** A form of enctype multipart/form-data (files), with the page's CSRF token as its first part. */
+  postMultipart(url: string, parts: Part[], headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   /** The CSRF token of the last HTML page read. */
   csrf: string;
 }
@@ -49,6 +52,13 @@ export function panelClient(t: TestApp, origin = "http://localhost:3000", remote
       return remember(await t.app.inject({
         method: "POST", url, payload: body.toString(), remoteAddress,
         headers: { "content-type": "application/x-www-form-urlencoded", origin, "sec-fetch-site": "same-origin", cookie: cookieHeader(), ...headers },
+      }));
+    },
+    async postMultipart(url, parts, headers = {}) {
+      const body = multipart([{ field: "_csrf", content: client.csrf }, ...parts]);
+      return remember(await t.app.inject({
+        method: "POST", url, payload: body.payload, remoteAddress,
+        headers: { ...body.headers, origin, "sec-fetch-site": "same-origin", cookie: cookieHeader(), ...headers },
       }));
     },
   };

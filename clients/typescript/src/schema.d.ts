@@ -1073,7 +1073,7 @@ export interface paths {
         put?: never;
         /**
          * Open a dispute on a paid charge (sandbox)
-         * @description Stands in for the payer's bank: opens a dispute on a paid sandbox charge for what it still has paid, a chargeback on a card charge or a pix_med on a Pix one, due 7 days ahead on the test clock. Its amount leaves the balance (split recipients their share) and charge.dispute.created is sent. A charge that is not paid, or already has an open dispute: 409; another method, or a kind that does not match it: 422. Sandbox keys only.
+         * @description Stands in for the payer's bank: opens a dispute on a paid sandbox charge for what it still has paid, a chargeback on a card charge or a pix_med on a Pix one, due 7 days ahead on the test clock. Its amount leaves the balance (split recipients their share) and charge.dispute.created is sent. A charge that is not paid, or already has an open dispute: 409; another method, or a kind that does not match it: 422. Sandbox keys only. A retry with the same Idempotency-Key whose first attempt opened the dispute before its answer was lost answers 201 with that dispute.
          */
         post: operations["sandboxDisputeCharge"];
         delete?: never;

@@ -33,9 +33,19 @@ export async function moveDispute(
   return row;
 }
 
-export interface DisputeFilter { status?: DisputeStatus; chargeId?: string; kind?: string; page: number; limit: number }
+export interface DisputeFilter {
+  status?: DisputeStatus; chargeId?: string; kind?: string; page: number; limit: number;
+  /** The panel's order: those needing a response first, nearest deadline first, then those under review, then the rest newest first. */
+  openFirst?: boolean;
+}
 
-/** One page of the scope's disputes, newest first, and how many match in all. */
+// Open first, in the order a merchant must act on them; the id breaks ties, so pages never overlap.
+const OPEN_FIRST = [
+  sql`case ${disputes.status} when 'needs_response' then 0 when 'under_review' then 1 else 2 end`,
+  sql`case when ${disputes.status} = 'needs_response' then ${disputes.evidenceDueBy} end asc`,
+];
+
+/** One page of the scope's disputes, newest first (or open first), and how many match in all. */
 export async function listDisputes(q: Queryable, s: Scope, f: DisputeFilter) {
   const where = allOf([
     scope(s),
@@ -44,7 +54,7 @@ export async function listDisputes(q: Queryable, s: Scope, f: DisputeFilter) {
     f.kind ? eq(disputes.kind, f.kind as DisputeRow["kind"]) : undefined,
   ]);
   const [rows, [total]] = await Promise.all([
-    q.select().from(disputes).where(where).orderBy(desc(disputes.id)).limit(f.limit).offset((f.page - 1) * f.limit),
+    q.select().from(disputes).where(where).orderBy(...(f.openFirst ? OPEN_FIRST : []), desc(disputes.id)).limit(f.limit).offset((f.page - 1) * f.limit),
     q.select({ n: count() }).from(disputes).where(where),
   ]);
   return { rows, total: Number(total?.n ?? 0) };

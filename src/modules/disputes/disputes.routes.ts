@@ -10,7 +10,7 @@ import * as s from "./disputes.schemas.js";
 const uploads = multipartUploads({ fileSize: s.MAX_EVIDENCE_BYTES, files: s.MAX_EVIDENCE_FILES });
 const MAX_MB = s.MAX_EVIDENCE_BYTES / 1024 / 1024;
 
-/** Reads the evidence form (checked by name and size here; the files' content by the service). */
+/** Reads the evidence form's parts; what they must be is the service's (disputes.evidence.ts). */
 async function readEvidence(req: FastifyRequest): Promise<{ text: string; files: EvidenceFile[] }> {
   let text: string | undefined;
   const files: EvidenceFile[] = [];
@@ -21,13 +21,9 @@ async function readEvidence(req: FastifyRequest): Promise<{ text: string; files:
       return;
     }
     if (part.type !== "file" || part.fieldname !== "files") throw invalid(`${part.fieldname} is not a recognized field; send text and files`);
-    // The name is only shown back: kept short and free of path and control characters.
-    const name = (part.filename || "file").replace(/[\u0000-\u001f\u007f/\\]/g, "_").slice(0, 255);
-    files.push({ name, content: await part.toBuffer() });
+    files.push({ name: part.filename, content: await part.toBuffer() });
   });
-  if (!text || text.trim() === "") throw invalid("text is required: the merchant's account of the sale");
-  if (text.length > s.MAX_EVIDENCE_TEXT) throw invalid(`text must be at most ${s.MAX_EVIDENCE_TEXT} characters`);
-  return { text, files };
+  return { text: text ?? "", files };
 }
 
 export function disputeRoutes(disputes: DisputeService) {
@@ -96,7 +92,8 @@ export function disputeRoutes(disputes: DisputeService) {
         description:
           "Stands in for the payer's bank: opens a dispute on a paid sandbox charge for what it still has paid, a chargeback on a card charge or a pix_med on a Pix one, " +
           "due 7 days ahead on the test clock. Its amount leaves the balance (split recipients their share) and charge.dispute.created is sent. " +
-          "A charge that is not paid, or already has an open dispute: 409; another method, or a kind that does not match it: 422. Sandbox keys only.",
+          "A charge that is not paid, or already has an open dispute: 409; another method, or a kind that does not match it: 422. Sandbox keys only. " +
+          "A retry with the same Idempotency-Key whose first attempt opened the dispute before its answer was lost answers 201 with that dispute.",
         headers: IdempotencyHeaders, params: IdParams, body: s.SandboxDisputeBody,
         response: { 201: s.Dispute, ...errors(401, 403, 404, 409, 422) },
       },

@@ -5,11 +5,13 @@ import type { Scope } from "../../db/scope.js";
 import { AppError, invalid, notFound } from "../../core/errors.js";
 import { systemCtx, type RequestCtx } from "../../core/context.js";
 import type { Sealer } from "../../lib/crypto.js";
+import { faultPoint } from "../../lib/faults.js";
 import { documentTypeOf } from "../../lib/file-content.js";
-import { newId } from "../../lib/ids.js";
+import { newId, seededId } from "../../lib/ids.js";
 import type { ChargeDisputes, ChargeRow } from "../charges/index.js";
 import { recordEvents, type EventType } from "../webhooks/index.js";
 import { assertDisputeTransition, type DisputeStatus } from "./dispute-status.js";
+import { checkEvidence, type EvidenceFile } from "./disputes.evidence.js";
 import { toDisputeEventData, toDisputeResponse, type DisputeRow } from "./disputes.mapper.js";
 import * as repo from "./disputes.repo.js";
 
@@ -36,9 +38,9 @@ export interface OpenInput {
   evidenceDueBy: Date;
   processor: string;
   disputeRef?: string | null;
+  /** The id to give it (derived from the request's Idempotency-Key); a new one without. */
+  id?: string;
 }
-
-export interface EvidenceFile { name: string; content: Buffer }
 
 const EVENT_OF: Record<DisputeStatus, EventType> = {
   needs_response: "charge.dispute.created", under_review: "charge.dispute.updated", won: "charge.dispute.closed", lost: "charge.dispute.closed",
@@ -68,7 +70,7 @@ export function createDisputeService(deps: DisputeDeps) {
       const known = await repo.findByRef(tx, input.processor, input.disputeRef);
       if (known) return known;
     }
-    const id = newId("dp");
+    const id = input.id ?? newId("dp");
     const held = await money.hold(tx, charge.id, input.amount, id);
     const row = await repo.insertDispute(tx, {
       id, merchantId: charge.merchantId, environment: charge.environment, chargeId: charge.id, kind: input.kind, status: "needs_response",
@@ -102,10 +104,26 @@ export function createDisputeService(deps: DisputeDeps) {
   const changed = (id: string) => new AppError("conflict", `Dispute ${id} was changed by another request; retry`);
 
   /**
+   * A retry that took over the claim of an attempt that died (its seed is not fresh) may find the
+   * move that attempt committed before it could answer: that move is its answer, not a refusal.
+   */
+  const resumed = (ctx: RequestCtx) => Boolean(ctx.idempotencySeed) && !ctx.idempotencySeedFresh;
+
+  /** The merchant's or the sandbox issuer's decision: the move, its money and event, committed once. */
+  async function decideNow(ctx: RequestCtx, d: DisputeRow, to: "won" | "lost") {
+    const charge = await chargeOf(ctx, d);
+    const closed = await withTx(db, (tx) => decide(tx, d, to, charge));
+    if (!closed) throw changed(d.id);
+    faultPoint("dispute.after-close");
+    return toDisputeResponse(closed);
+  }
+
+  /**
    * The merchant's evidence, once, before the deadline: the files are judged by content and
    * sealed, and the dispute goes under review. Every check is made before anything is written.
    */
-  async function submitEvidence(ctx: RequestCtx, id: string, text: string, files: EvidenceFile[]) {
+  async function submitEvidence(ctx: RequestCtx, id: string, text: string, sent: readonly EvidenceFile[]) {
+    const files = checkEvidence(text, sent);
     const d = await find(ctx, id);
     if (d.processor !== "sandbox") {
       throw invalid(`Dispute ${id} is answered in ${d.processor}'s own dashboard; send the evidence there`);
@@ -139,11 +157,9 @@ export function createDisputeService(deps: DisputeDeps) {
   /** The merchant concedes: lost, the amount stays taken. */
   async function accept(ctx: RequestCtx, id: string) {
     const d = await find(ctx, id);
+    if (resumed(ctx) && d.status === "lost") return toDisputeResponse(d);
     assertDisputeTransition(d.id, d.status, "lost");
-    const charge = await chargeOf(ctx, d);
-    const lost = await withTx(db, (tx) => decide(tx, d, "lost", charge));
-    if (!lost) throw changed(id);
-    return toDisputeResponse(lost);
+    return decideNow(ctx, d, "lost");
   }
 
   /** The deadline: an unanswered dispute past evidenceDueBy (by its clock) is lost, in `only` or everywhere. Answers how many. */
@@ -169,13 +185,20 @@ export function createDisputeService(deps: DisputeDeps) {
     const kind = SANDBOX_KIND[charge.paymentMethodType];
     if (!kind) throw invalid(`Charge ${chargeId} is paid by ${charge.paymentMethodType}; only card (chargeback) and Pix (pix_med) charges are disputed`);
     if (body.kind && body.kind !== kind) throw invalid(`kind must be ${kind} for a ${charge.paymentMethodType} charge`);
+    // The id follows the Idempotency-Key: a retry after the first attempt committed finds its dispute.
+    const id = seededId("dp", ctx.idempotencySeed);
+    if (resumed(ctx)) {
+      const earlier = await repo.findDispute(db, ctx, id);
+      if (earlier) return toDisputeResponse(earlier);
+    }
     if (charge.status !== "paid") throw new AppError("invalid_state", `Charge ${chargeId} is ${charge.status}; only a paid charge can be disputed`);
     const amount = charge.amount - charge.amountRefunded - charge.amountDisputed;
     if (amount <= 0 || (await repo.hasOpenDispute(db, chargeId))) throw new AppError("invalid_state", `Charge ${chargeId} already has an open dispute`);
     const evidenceDueBy = new Date((await deps.clockNow(db, ctx)).getTime() + SANDBOX_RESPONSE_DAYS * DAY_MS);
     const row = await withTx(db, (tx) => open(tx, {
-      charge, kind, reason: body.reason ?? (kind === "chargeback" ? "fraudulent" : "fraud"), amount, evidenceDueBy, processor: "sandbox",
+      id, charge, kind, reason: body.reason ?? (kind === "chargeback" ? "fraudulent" : "fraud"), amount, evidenceDueBy, processor: "sandbox",
     }));
+    faultPoint("dispute.after-open");
     return toDisputeResponse(row);
   }
 
@@ -183,18 +206,16 @@ export function createDisputeService(deps: DisputeDeps) {
   async function closeSandbox(ctx: RequestCtx, id: string, outcome: "won" | "lost") {
     sandboxOnly(ctx);
     const d = await find(ctx, id);
+    if (resumed(ctx) && d.status === outcome) return toDisputeResponse(d);
     if (d.status !== "under_review") throw new AppError("invalid_state", `Dispute ${id} is ${d.status}; only a dispute under_review is decided`);
-    const charge = await chargeOf(ctx, d);
-    const closed = await withTx(db, (tx) => decide(tx, d, outcome, charge));
-    if (!closed) throw changed(id);
-    return toDisputeResponse(closed);
+    return decideNow(ctx, d, outcome);
   }
 
   async function get(ctx: RequestCtx, id: string) {
     return toDisputeResponse(await find(ctx, id));
   }
 
-  async function list(ctx: RequestCtx, q: { status?: DisputeStatus; chargeId?: string; kind?: string; page?: number; limit?: number }) {
+  async function list(ctx: RequestCtx, q: { status?: DisputeStatus; chargeId?: string; kind?: string; page?: number; limit?: number; openFirst?: boolean }) {
     const page = q.page ?? 1;
     const limit = q.limit ?? 10;
     const { rows, total } = await repo.listDisputes(db, ctx, { ...q, page, limit });
@@ -206,7 +227,11 @@ export function createDisputeService(deps: DisputeDeps) {
     return (await repo.disputesOfCharge(db, ctx, chargeId)).map(toDisputeResponse);
   }
 
-  return { open, decide, find, submitEvidence, accept, loseOverdue, openSandbox, closeSandbox, get, list, ofCharge };
+  /** "Now" as the scope's deadlines are judged: real time, or the merchant's test clock in sandbox. */
+  const clockNow = (ctx: Scope) => deps.clockNow(db, ctx);
+
+  return { open, decide, find, submitEvidence, accept, loseOverdue, openSandbox, closeSandbox, get, list, ofCharge, clockNow };
 }
 
 export type DisputeService = ReturnType<typeof createDisputeService>;
+export type { EvidenceFile };

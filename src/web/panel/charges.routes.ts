@@ -6,6 +6,7 @@ import { amount, attempt, checkBody, compact } from "./forms.js";
 import type { PanelKit } from "./kit.js";
 import { renderChargeDetail, type Timeline } from "./pages/charge-detail.js";
 import { chargesPage, type ChargeView, type ChargesFilter } from "./pages/charges.js";
+import { chargeDisputes } from "./pages/disputes.js";
 import { messagePage, renderPage } from "./pages/layout.js";
 import { ChargesQuery, NoFields, RefundForm } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
@@ -67,7 +68,8 @@ export function chargeRoutes(kit: PanelKit) {
     // keeps its first name, the charge shows the one typed for it.
     const customer = charge.customerId ? toCustomer({ ...(await services.customers.get(p.ctx, charge.customerId)), ...row.buyer }) : null;
     const body = renderChargeDetail(p, charge, customer, await timeline(p, charge), await services.refunds.list(p.ctx, id), errors, values);
-    return renderPage(p, { title: `${p.t("charges.charge")} ${charge.id}`, area: "charges", body, path: `/panel/charges/${id}` });
+    const disputes = chargeDisputes(p, await services.modules.disputes.service.ofCharge(p.ctx, id));
+    return renderPage(p, { title: `${p.t("charges.charge")} ${charge.id}`, area: "charges", body: [body, disputes], path: `/panel/charges/${id}` });
   }
 
   return async (app: FastifyInstance) => {

@@ -87,7 +87,7 @@ export function connectRoutes(kit: PanelKit) {
     // Multipart: the files arrive as the request's files (router.ts); empty file inputs are left out.
     route.post("/panel/connect/:id/documents", NoFields, async ({ p, params, files: sent }, reply) => {
       if (!p.merchant.connectEnabled) return notMaster(p, reply);
-      const files = DOCUMENT_KINDS.flatMap((kind) => (sent[kind] ? [{ kind, content: sent[kind] }] : []));
+      const files = DOCUMENT_KINDS.flatMap((kind) => sent[kind]?.slice(0, 1).map(({ content }) => ({ kind, content })) ?? []);
       const done = await attempt(async () => documents.upload((await connect.ownSubmerchant(p.ctx, params.id)).id, files), p.t, Object.fromEntries(DOCUMENT_KINDS.map((k) => [k, ""])));
       if (done.ok) return kit.redirect(reply, p, `/panel/connect/${params.id}`, { notice: p.t("connect.uploaded", { n: files.length }) });
       return kit.html(reply, await detail(p, params.id, { docs: done.errors }), 422);

@@ -26,8 +26,13 @@ export interface Flash {
 
 export type FieldErrors = Record<string, string>;
 
+/** A file of a multipart form, with the name the browser gave it. */
+export interface Upload { name: string; content: Buffer }
+
 declare module "fastify" {
   interface FastifyRequest {
     panel?: PanelCtx;
+    /** A multipart form's files by field name, in the order sent (a multiple input sends several). */
+    panelFiles?: Record<string, Upload[]>;
   }
 }

@@ -8,7 +8,8 @@ import { renderPage } from "./pages/layout.js";
 import { ReturnQuery } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
 
-// Home: the figures of pages/home.ts, summed here from the ledger and the charges list.
+// Home: the figures of pages/home.ts, summed here from the ledger and the charges list, and
+// how many disputes wait for the merchant's response.
 
 const DAY = 86_400_000;
 
@@ -43,8 +44,9 @@ export function homeRoutes(kit: PanelKit) {
       }
       const today = new Date(new Date().toISOString().slice(0, 10) + "T00:00:00.000Z").getTime();
       const since = new Date(today - 29 * DAY).toISOString();
-      const [balance, sales, latest] = await Promise.all([
+      const [balance, sales, latest, toAnswer] = await Promise.all([
         services.ledger.balance(p.ctx), recentSales(p, since), services.charges.list(p.ctx, { limit: 5 }),
+        services.modules.disputes.service.list(p.ctx, { status: "needs_response", limit: 1 }),
       ]);
       const currencies = [...new Set([...balance.available, ...balance.pending].map((b) => b.currency).concat(sales.map((s) => s.currency)))].sort();
       const amountOf = (list: { currency: string; amount: number }[], cur: string) => list.find((b) => b.currency === cur)?.amount ?? 0;
@@ -60,7 +62,7 @@ export function homeRoutes(kit: PanelKit) {
         if (Date.parse(c.createdAt) >= today) { todayMinor += minor; todayCount++; }
       }
       const body = homePage(p, {
-        main, days, latest: latest.data,
+        main, days, latest: latest.data, disputesToAnswer: toAnswer.meta.total,
         today: { minor: todayMinor, count: todayCount }, month: { minor: monthMinor, count: mainSales.length },
         balances: currencies.map((currency) => ({ currency, available: amountOf(balance.available, currency), pending: amountOf(balance.pending, currency) })),
       });

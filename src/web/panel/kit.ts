@@ -4,7 +4,7 @@ import type { Db } from "../../db/client.js";
 import type { LoginThrottle } from "../../http/rate-limit.js";
 import type { Services } from "../../services.js";
 import type { Html } from "../html.js";
-import type { FieldErrors, Flash, PanelCtx } from "./context.js";
+import type { FieldErrors, Flash, PanelCtx, Upload } from "./context.js";
 import type { SessionKeys } from "./session.js";
 
 // What every page of the panel is given (panel.routes.ts makes it, areas.ts hands it to each
@@ -41,7 +41,7 @@ export interface PanelRequest<F, P = Record<never, string>> {
   /** The form as sent, to show a refused form again. */
   sent: Record<string, unknown>;
   /** The files of a multipart form, by field name (empty file inputs left out). */
-  files: Record<string, Buffer>;
+  files: Record<string, Upload[]>;
   url: string;
   req: FastifyRequest;
 }

@@ -7,7 +7,7 @@ import { errorBody } from "../../http/errors.js";
 import { multipartUploads } from "../../http/multipart.js";
 import { DOCUMENT_UPLOAD_LIMITS } from "../../modules/connect/connect.schemas.js";
 import { PAGE_CSP } from "../page.js";
-import type { Flash, PanelCtx } from "./context.js";
+import type { Flash, PanelCtx, Upload } from "./context.js";
 import { formatDate, formatMoney, formatUnits } from "./format.js";
 import { localeOf, pickLang, translator, type Lang } from "./i18n/i18n.js";
 import { renderForbidden, renderLogin } from "./pages/layout.js";
@@ -91,8 +91,8 @@ export function panelRoutes(deps: PanelDeps) {
   }
 
   return async (app: FastifyInstance) => {
-    // Forms post urlencoded bodies; the KYC upload posts multipart (files kept in memory,
-    // bounded like the API's upload). Both parsers exist only inside this plugin.
+    // Forms post urlencoded bodies; the KYC upload and a dispute's evidence post multipart (files
+    // kept in memory, bounded like the API's upload). Both parsers exist only inside this plugin.
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: 256 * 1024 }, (_req, body, done) => {
       const out: Record<string, string | string[]> = {};
       for (const [k, v] of new URLSearchParams(String(body))) {
@@ -106,11 +106,18 @@ export function panelRoutes(deps: PanelDeps) {
     await uploads.register(app);
     app.addHook("preValidation", async (req) => {
       if (!req.isMultipart()) return;
-      const form: Record<string, string | Buffer> = {};
+      const form: Record<string, string> = {};
+      const files: Record<string, Upload[]> = {};
       await uploads.read(req, async (part) => {
-        form[part.fieldname] = part.type === "file" ? await part.toBuffer() : String(part.value);
+        if (part.type !== "file") form[part.fieldname] = String(part.value);
+        else {
+          // An empty file input is sent as an empty part: it is no file.
+          const content = await part.toBuffer();
+          if (content.length > 0) (files[part.fieldname] ??= []).push({ name: part.filename, content });
+        }
       });
       req.body = form;
+      req.panelFiles = files;
     });
 
     // A browser asking for / wants the panel; an API client keeps the JSON 404.

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from "typebox";
+import { MAX_EVIDENCE_TEXT } from "../../modules/disputes/disputes.schemas.js";
 
 // The schema of each panel form and list query: the fields it has and their shapes. A form is
 // read through its schema (forms.ts readForm) before anything else happens; a field that fails it
@@ -72,3 +73,6 @@ export const PlanForm = Type.Object({
   intervalCount: Text(10), trialDays: Text(10),
 });
 export const SubscriptionActionForm = Type.Object({ when: Choice(["now", "period_end"]), confirm: Check() });
+
+export const DisputesQuery = Type.Object({ status: Text(50), kind: Text(50), page: Text(10) });
+export const EvidenceForm = Type.Object({ text: Type.Optional(Type.String({ maxLength: MAX_EVIDENCE_TEXT })) });

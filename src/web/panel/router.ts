@@ -23,11 +23,6 @@ function contextOf(req: FastifyRequest): PanelCtx {
   return req.panel;
 }
 
-function filesOf(body: unknown): Record<string, Buffer> {
-  if (!body || typeof body !== "object") return {};
-  return Object.fromEntries(Object.entries(body).filter((e): e is [string, Buffer] => Buffer.isBuffer(e[1]) && e[1].length > 0));
-}
-
 export function panelRouter(app: FastifyInstance) {
   function route<S extends TObject, P>(method: "GET" | "POST", url: string, schema: S, handler: Handler<S, P>) {
     app.route({
@@ -36,7 +31,7 @@ export function panelRouter(app: FastifyInstance) {
         const p = contextOf(req);
         const input = method === "GET" ? req.query : req.body;
         const read = readForm(schema, input, p.t);
-        return handler({ p, params: req.params as P, ...read, files: filesOf(input), url: req.url, req }, reply);
+        return handler({ p, params: req.params as P, ...read, files: req.panelFiles ?? {}, url: req.url, req }, reply);
       },
     });
   }

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import type { ErrorParams } from "../../../core/errors.js";
 import { formatMoney } from "../format.js";
-import { en, type MessageKey } from "./en.js";
+import { disputesEn, disputesPtBR } from "./disputes.js";
+import { en as enBase, type MessageKey as BaseKey } from "./en.js";
 import { ptBR } from "./pt-br.js";
 import { REFUSALS } from "./refusals.js";
 
@@ -9,10 +10,12 @@ import { REFUSALS } from "./refusals.js";
 // without it, when Accept-Language prefers Portuguese.
 export type Lang = "en" | "pt-BR";
 export const LANGS: readonly Lang[] = ["en", "pt-BR"];
-const CATALOGS: Record<Lang, Record<MessageKey, string>> = { en, "pt-BR": ptBR };
+export type MessageKey = BaseKey | keyof typeof disputesEn;
+const en: Record<MessageKey, string> = { ...enBase, ...disputesEn };
+const CATALOGS: Record<Lang, Record<MessageKey, string>> = { en, "pt-BR": { ...ptBR, ...disputesPtBR } };
 
 /** Keys made from a value (a status, a method): an unknown value shows as itself. */
-export type DynamicKey = `${"status" | "method" | "delivery" | "sub" | "sm" | "payout" | "event"}.${string}`;
+export type DynamicKey = `${"status" | "method" | "delivery" | "sub" | "sm" | "payout" | "event" | "dispute"}.${string}`;
 type Vars = ErrorParams;
 export interface T {
   (key: MessageKey | DynamicKey, vars?: Vars): string;
@@ -56,5 +59,3 @@ export function pickLang(req: FastifyRequest, cookie: string | undefined): Lang 
   }
   return "en";
 }
-
-export type { MessageKey };

@@ -50,6 +50,8 @@ function sandboxActions(p: PanelCtx, c: ChargeView): Html | "" {
     c.status === "pending" && payerPaid && [act("pay", "sandbox.pay"), act("expire", "sandbox.expire")],
     c.status === "authentication_required" && [act("3ds-succeeded", "sandbox.3dsOk"), act("3ds-failed", "sandbox.3dsFail")],
     c.status === "in_analysis" && [act("review-approved", "sandbox.approve"), act("review-rejected", "sandbox.reject")],
+    // The payer's bank disputing it (disputes.routes.ts): a card's chargeback, a Pix MED.
+    c.status === "paid" && (c.paymentMethod.type === "credit_card" || c.paymentMethod.type === "pix") && act("dispute", "dispute.open"),
   ].filter((b) => b !== false);
   if (buttons.length === 0) return "";
   return html`<section aria-labelledby="sim-title" class="card"><h2 id="sim-title">${t("sandbox.title")}</h2><p>${t("sandbox.hint")}</p><div class="button-row">${buttons}</div></section>`;

@@ -4,7 +4,7 @@ import { link, table } from "../ui.js";
 import { chargeTable, type ChargeView } from "./charges.js";
 
 // Home: balances per currency, today's and the last 30 days' sales with a chart (inline SVG made
-// here, nothing fetched from elsewhere), and the latest charges.
+// here, nothing fetched from elsewhere), the latest charges, and the disputes waiting for an answer.
 
 export interface HomeView {
   main: string;
@@ -13,6 +13,8 @@ export interface HomeView {
   days: { day: string; minor: number }[];
   balances: { currency: string; available: number; pending: number }[];
   latest: ChargeView[];
+  /** Disputes in needs_response: money held until the merchant answers, by a deadline. */
+  disputesToAnswer: number;
 }
 
 export function salesChart(p: PanelCtx, days: { day: string; minor: number }[], currency: string): Html {
@@ -35,7 +37,11 @@ export function homePage(p: PanelCtx, v: HomeView): Html {
   const { t } = p;
   const balances = table([t("home.currency"), t("home.available"), t("home.pending")],
     v.balances.map((b) => [b.currency, p.money(b.available, b.currency), p.money(b.pending, b.currency)]), t("home.noBalance"));
-  return html`<section class="tiles" aria-label="${t("home.sales")}">
+  const disputes = v.disputesToAnswer > 0
+    ? html`<div class="alert error" role="status"><p>${link("/panel/disputes?status=needs_response", t("home.disputesNeedResponse", { n: v.disputesToAnswer }))}</p></div>`
+    : html`<p class="muted">${t("home.disputesNone")}</p>`;
+  return html`${disputes}
+<section class="tiles" aria-label="${t("home.sales")}">
 <div class="tile"><h2>${t("home.today")}</h2><p class="big">${p.money(v.today.minor, v.main)}</p><p class="muted">${t("home.count", { n: v.today.count })}</p></div>
 <div class="tile"><h2>${t("home.month")}</h2><p class="big">${p.money(v.month.minor, v.main)}</p><p class="muted">${t("home.count", { n: v.month.count })}</p></div>
 </section>

@@ -7,11 +7,12 @@ import { csrfInput } from "../ui.js";
 // and sign-out, the navigation, the sandbox marking, and the page. No inline script or style
 // (the CSP forbids both); the stylesheet and the small script come from /panel/assets.
 
-export type Area = "home" | "charges" | "customers" | "subscriptions" | "links" | "connect" | "shipping" | "developers" | "settings";
+export type Area = "home" | "charges" | "disputes" | "customers" | "subscriptions" | "links" | "connect" | "shipping" | "developers" | "settings";
 
 const NAV: [Area, string, MessageKey][] = [
   ["home", "/panel", "nav.home"],
   ["charges", "/panel/charges", "nav.charges"],
+  ["disputes", "/panel/disputes", "nav.disputes"],
   ["customers", "/panel/customers", "nav.customers"],
   ["subscriptions", "/panel/subscriptions", "nav.subscriptions"],
   ["links", "/panel/links", "nav.links"],
