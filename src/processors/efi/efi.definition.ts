@@ -37,8 +37,9 @@ export const efi = defineProcessor({
     clientId: o.clientId, clientSecret: o.clientSecret, certificate: o.certificate, certificatePassword: o.certificatePassword || undefined,
     caFile: o.caFile || undefined, pixKey: o.pixKey, baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections,
   }),
-  // Pix send pays payouts (PAYOUT_PROVIDER=efi): its adapter's payouts.
-  capabilities: { payouts: true },
+  // Pix send pays payouts (PAYOUT_PROVIDER=efi): its adapter's payouts; Pix Automático
+  // (pix_automatico=efi): its adapter's mandates.
+  capabilities: { payouts: true, mandates: true },
   notices: {
     description: "Efí (`efi`): `POST /v1/admin/processors/efi/webhook` registers `/v1/processors/efi/webhooks?hmac=<secret>&ignorar=` for EFI_PIX_KEY "
       + "(Efí appends `/pix`, which `ignorar=` keeps out of the path; the path forms `/pix`, `/rec`, `/cobr` are taken too). "
