@@ -1,7 +1,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { idempotencyKeys, mandates } from "../../src/db/schema.js";
+import { idempotencyKeys, mandates, subscriptions } from "../../src/db/schema.js";
 import { efiIds } from "../../src/processors/efi/client.js";
 import { expectStatus, storedKey } from "../helpers/app.js";
 import type { Rec } from "../helpers/fake-efi-context.js";
@@ -138,4 +138,18 @@ test("a notice with a forged status or an unknown recurrence changes nothing: th
   assert.equal(read.mandate.status, "pending", "Efí still shows CRIADA, whatever the notice said");
   assert.equal(read.status, "pending_activation");
   assert.deepEqual(await eventsOf(w.t, s.mandate.id), []);
+});
+
+test("a live period falling due is never billed as a plain Pix the payer is not shown (its cobr is not wired yet)", async () => {
+  const { s } = await activeTrialSub();
+  // The trial ends (the first due date) 4 days from now: its issue time, 5 days before, has passed.
+  const due = new Date(Date.now() + 4 * 86_400_000);
+  await w.t.database.db.update(subscriptions).set({ anchorAt: due, currentPeriodEnd: due, nextRunAt: new Date(Date.now() - 60_000) }).where(eq(subscriptions.id, s.id));
+  const cobs = w.efi.ctx.cobs.size;
+  const bill = w.t.services.modules.subscriptions.tasks.find((x) => x.name === "subscriptions.bill")!;
+  await until("the period's attempt", async () => (await bill.run()) >= 0 && (await sub(s.id)).charges.length === 1);
+  const after = await sub(s.id);
+  assert.equal(after.charges[0]!.status, "failed");
+  assert.equal(after.charges[0]!.reason, "live_debits_not_wired");
+  assert.equal(w.efi.ctx.cobs.size, cobs, "no cob made at Efí");
 });
