@@ -91,7 +91,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     }
     if (pm.type === "credit_card" && pm.cardId && !body.customer.id) throw invalid("customer.id is required with paymentMethod.cardId");
     if (pm.type === "pix_automatico") {
-      // Live mandates need the processor pix_automatico= names (Efí's rec and cobr) and a plan with
+      // Live mandates need the processor pix_automatico= names (the Central Bank's rec and cobr) and a plan with
       // a Central Bank periodicity: refused before anything is written rather than never debited.
       checkPlanCadence(plan);
       deps.liveMandates.checkSignUp(ctx.environment, plan);
