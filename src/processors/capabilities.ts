@@ -10,7 +10,9 @@ import type { ProcessorFailure } from "./processor.js";
 export type MandateState =
   /** Awaiting the payer's bank; qrCode is the BR Code the payer scans (journey 2 or 3). */
   | { outcome: "pending"; mandateRef: string; qrCode: string }
-  | { outcome: "active" | "rejected" | "expired" | "cancelled"; mandateRef: string; providerCode?: string }
+  | { outcome: "active" | "rejected" | "expired"; mandateRef: string; providerCode?: string }
+  /** `by`: the payer's side (the payer or its bank), or the receiver's (feira's own cancel, or its PSP). */
+  | { outcome: "cancelled"; mandateRef: string; providerCode?: string; by: "payer" | "receiver" }
   | { outcome: "not_found" }
   /** The provider refused to make it (a 4xx): nothing was made. */
   | { outcome: "refused"; providerCode?: string; message: string }

@@ -153,3 +153,18 @@ test("a live period falling due is never billed as a plain Pix the payer is not 
   assert.equal(after.charges[0]!.reason, "live_debits_not_wired");
   assert.equal(w.efi.ctx.cobs.size, cobs, "no cob made at Efí");
 });
+
+test("the receiver's own cancel at Efí (a merchant's cancel cut short) is never taken as the payer's; the merchant's retry finishes it", async () => {
+  const { s, rec } = await activeTrialSub();
+  const labels = () => w.efi.core.webhooks.sent.filter((x) => x.label === "rec.CANCELADA" && x.status === 200).length;
+  const sent = labels();
+  // As if feira's cancel died after Efí's answer: the rec is CANCELADA by the receiver, feira's mandate still active.
+  await w.t.services.processors.mandates("production")!.capability.cancel({ mandateId: s.mandate.id, mandateRef: rec.idRec });
+  await until("the notice answered", () => labels() > sent);
+  await w.t.services.subscriptions.reconcileMandates();
+  assert.equal((await sub(s.id)).status, "active");
+  expectStatus(await call(w.t, w.key, "POST", `/v1/subscriptions/${s.id}/cancel`, {}), 200);
+  const after = await sub(s.id);
+  assert.equal(after.cancellationType, "immediate");
+  assert.equal(after.mandate.cancelledBy, "merchant");
+});

@@ -250,7 +250,8 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     const state = await deps.liveMandates.read(m);
     if (state.outcome === "active") await deps.mandates.activate(m);
     else if (state.outcome === "rejected" || state.outcome === "expired") await deps.mandates.end(m, state.outcome);
-    else if (state.outcome === "cancelled" && (m.status === "pending" || m.status === "active")) await payerCancelled(m);
+    // The receiver's own cancel is finished by the merchant's request that made it (a retry of it after a crash finds it cancelled).
+    else if (state.outcome === "cancelled" && state.by === "payer" && (m.status === "pending" || m.status === "active")) await payerCancelled(m);
     return state.outcome;
   }
 

@@ -50,7 +50,10 @@ function recState(rec: Rec, qrCode: string | null): MandateState {
   if (outcome === "pending") return qrCode ? { outcome, mandateRef, qrCode } : badRec("the processor's pending recurrence had no BR Code");
   const e = rec.encerramento;
   const code = text(e?.rejeicao?.codigo) || text(e?.cancelamento?.codigo);
-  return { outcome, mandateRef, ...(code ? { providerCode: code } : {}) };
+  const coded = { mandateRef, ...(code ? { providerCode: code } : {}) };
+  // solicitante: PSP_PAGADOR, USUARIO_PAGADOR (the payer's side), PSP_RECEBEDOR, USUARIO_RECEBEDOR (feira's side).
+  if (outcome === "cancelled") return { outcome, ...coded, by: /RECEBEDOR$/.test(text(e?.cancelamento?.solicitante)) ? "receiver" : "payer" };
+  return { outcome, ...coded };
 }
 
 /** A cobr as a debit: scheduled while an attempt is pending, failed once its last attempt was refused. */
