@@ -252,6 +252,7 @@ function parseLive(
   return {
     ...(payouts.payoutProvider ? { payoutProvider: payouts.payoutProvider, payoutAutoApprove: payouts.payoutAutoApprove } : {}),
     routes: routing.routes,
+    ...(routing.mandateProvider ? { mandateProvider: routing.mandateProvider } : {}),
     processors,
     timeoutMs: read.int("PROCESSOR_TIMEOUT_MS", 15_000, 100, 300_000),
     reconcileIntervalMs: read.int("PROCESSOR_RECONCILE_INTERVAL_MS", 60_000, 1_000, 86_400_000),

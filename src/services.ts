@@ -38,10 +38,13 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
   const charges = createChargesModule({
     db, config, processors, merchants: merchants.service, customers: customers.service, cards: cards.service, ledger: ledger.service, connect: connect.service,
     payoutNotices: connect.payouts.transfers.notice,
+    // The subscriptions module is made below; a notice only arrives once both exist.
+    mandateNotices: (processor, refs) => subscriptions.mandateNotices(processor, refs),
   });
   const subscriptions = createSubscriptionModule({
     db, charges: charges.service, effects: charges.effects, refunds: charges.refunds, cards: cards.service, customers: customers.service,
     merchants: merchants.service, leaseMs: config.idempotencyLeaseMs, amountLimits: config.amountLimits,
+    mandateProvider: (env) => processors.mandates(env)?.capability ?? null,
   });
   const disputes = createDisputesModule({
     db, sealer, charges: charges.service, chargeModule: charges,

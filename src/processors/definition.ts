@@ -56,8 +56,10 @@ export interface NoticeReferences {
   payments: readonly string[];
   /** Transfers of the payouts capability (read by that capability, when it is served). */
   payouts?: readonly string[];
-  /** Recurrences of the mandates capability. */
+  /** Recurrences of the mandates capability (Efí's idRec). */
   mandates?: readonly string[];
+  /** Recurring charges of the mandates capability (Efí's cobr txid). */
+  debits?: readonly string[];
   /** Disputes of the disputes capability. */
   disputes?: readonly string[];
 }
@@ -93,10 +95,20 @@ export interface NoticeReader<O> {
   register?(options: O, at: NoticeRegistration): Promise<NoticeRegistrationResult>;
 }
 
+/** A live adapter: its payments, and the members of the capabilities its definition declares. */
+export type LiveAdapter = PaymentProcessor & {
+  close?(): Promise<void>;
+  /** Pix Automático's mandates and debits, when the definition declares `capabilities.mandates`. */
+  mandates?: MandateCapability;
+};
+
 /** Declared by the definitions that have them; the core checks for them where they are used. */
 export interface OptionalCapabilities {
-  /** Recurring Pix mandates (Pix Automático). */
-  mandates?: MandateCapability;
+  /**
+   * Recurring Pix mandates (Pix Automático): its adapter serves `mandates`, so PAYMENT_ROUTES'
+   * `pix_automatico=<name>` may name it; the settings its pix needs are then required.
+   */
+  mandates?: true;
   /** Chargebacks and Pix MED (the contract's section 11). */
   disputes?: DisputeCapability;
   /**
@@ -118,7 +130,7 @@ export interface ProcessorDefinitionOf<S extends Settings> {
    * The adapter (card and payment calls, and the refund, cancel, capture and payout capabilities
    * it declares as members).
    */
-  create(options: OptionsOf<S>, limits: AdapterLimits): PaymentProcessor & { close?(): Promise<void> };
+  create(options: OptionsOf<S>, limits: AdapterLimits): LiveAdapter;
   notices?: NoticeReader<OptionsOf<S>>;
   capabilities?: OptionalCapabilities;
 }
@@ -132,7 +144,7 @@ export interface ProcessorDefinition {
   readonly methods: readonly PaymentMethodType[];
   readonly settings: Settings;
   check(raw: RawOptions, methods: readonly PaymentMethodType[]): string[];
-  create(raw: RawOptions, limits: AdapterLimits): PaymentProcessor & { close?(): Promise<void> };
+  create(raw: RawOptions, limits: AdapterLimits): LiveAdapter;
   readonly notices?: {
     description: string;
     read(notice: IncomingNotice, raw: RawOptions): NoticeReading;

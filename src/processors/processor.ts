@@ -3,7 +3,6 @@
 // not stubbed). The simulator is one adapter; live ones plug in through their definitions
 // (definition.ts). Expected declines are values, never exceptions; an exception means the
 // processor could not be reached or misbehaved.
-
 export type PaymentMethodType =
   | "credit_card" | "pix" | "open_finance" | "qr_code" | "boleto" | "bank_transfer" | "oxxo" | "spei" | "pse";
 

@@ -1,5 +1,6 @@
 import type { BreakerView } from "./breaker.js";
-import type { IncomingNotice, NoticeReading, NoticeRegistrationResult, ProcessorDefinition } from "./definition.js";
+import type { MandateCapability } from "./capabilities.js";
+import type { IncomingNotice, LiveAdapter, NoticeReading, NoticeRegistrationResult, ProcessorDefinition } from "./definition.js";
 import { efi } from "./efi/efi.definition.js";
 import { mercadopago } from "./mercadopago/mercadopago.definition.js";
 import { pagarme } from "./pagarme/pagarme.definition.js";
@@ -25,7 +26,6 @@ export const PROCESSORS: readonly ProcessorDefinition[] = [
 // service); they are never served by the simulator, so a misconfigured deployment fails at
 // startup instead of "accepting" real cards.
 
-type Closable = PaymentProcessor & { close?(): Promise<void> };
 type Environment = "sandbox" | "production";
 
 const SIMULATOR = "sandbox";
@@ -46,6 +46,11 @@ export interface ProcessorRegistry {
    * adapter in production; null when no processor does (the operator transfers itself).
    */
   payouts(env: Environment): PayoutSender | null;
+  /**
+   * Production Pix Automático: the mandates of the processor `pix_automatico=` names, and its name;
+   * null in the sandbox (the simulated payer's bank) and when no route names one.
+   */
+  mandates(env: Environment): { processor: string; capability: MandateCapability } | null;
   /** Reads a notice of the named processor with its options; undefined when no processor of that name takes notices. */
   readNotice(name: string, notice: IncomingNotice): NoticeReading | undefined;
   /**
@@ -90,9 +95,10 @@ export function createProcessorRegistry(opts: {
 
   const named = [...new Set(Object.values(routes).flatMap((r) => r ?? []))];
   const payoutProvider = opts.live?.payoutProvider;
-  const adapters = new Map<string, Closable>();
-  // The payout provider's adapter exists even when no charge route names it.
-  for (const name of [...new Set([...named, ...(payoutProvider ? [payoutProvider] : [])])]) {
+  const mandateProvider = opts.live?.mandateProvider;
+  const adapters = new Map<string, LiveAdapter>();
+  // The payout and mandate providers' adapters exist even when no charge route names them.
+  for (const name of [...new Set([...named, ...[payoutProvider, mandateProvider].filter((n): n is string => Boolean(n))])]) {
     const def = byName.get(name);
     if (!def) throw new Error(`a route names "${name}", which is not a known processor (known: ${[...byName.keys()].join(", ")})`);
     const adapter = def.create(optionsOf(name), limits);
@@ -111,6 +117,8 @@ export function createProcessorRegistry(opts: {
   const sandboxPayouts = senderOf(SIMULATOR, sandbox);
   const livePayouts = payoutProvider ? senderOf(payoutProvider, adapters.get(payoutProvider)) : null;
   if (payoutProvider && !livePayouts) throw new Error(`PAYOUT_PROVIDER names ${payoutProvider}, whose adapter sends no payouts`);
+  const liveMandates = mandateProvider ? adapters.get(mandateProvider)?.mandates : undefined;
+  if (mandateProvider && !liveMandates) throw new Error(`pix_automatico names ${mandateProvider}, whose adapter serves no mandates`);
   let closing: Promise<void> | undefined;
 
   return {
@@ -122,6 +130,7 @@ export function createProcessorRegistry(opts: {
     },
     // Without PAYOUT_PROVIDER, live payouts are approved by the admin with the end-to-end id of the operator's transfer.
     payouts: (env) => (env === "sandbox" ? sandboxPayouts : livePayouts),
+    mandates: (env) => (env === "production" && mandateProvider && liveMandates ? { processor: mandateProvider, capability: liveMandates } : null),
     readNotice(name, notice) {
       return byName.get(name)?.notices?.read(notice, optionsOf(name));
     },

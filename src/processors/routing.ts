@@ -47,10 +47,17 @@ export interface LiveProcessorConfig {
   payoutProvider?: ProcessorName;
   /** PAYOUT_AUTO_APPROVE: each production payout request is sent through payoutProvider at once. */
   payoutAutoApprove?: boolean;
+  /**
+   * `pix_automatico=<name>` in PAYMENT_ROUTES (or PAYMENT_PROCESSOR naming a processor that declares
+   * mandates): the processor whose mandates serve production Pix Automático subscriptions.
+   */
+  mandateProvider?: ProcessorName;
 }
 
 export interface ProcessorRouting {
   routes: RouteTable;
+  /** The processor of production Pix Automático mandates (`pix_automatico=`), if any. */
+  mandateProvider?: ProcessorName;
   /** Every processor named in a route. */
   processors: ProcessorName[];
   /** The setting variables this routing needs. */
@@ -136,6 +143,7 @@ export function parseProcessorRouting(
   const single = env.PAYMENT_PROCESSOR?.trim() || undefined;
   const routesText = env.PAYMENT_ROUTES?.trim() || undefined;
   let routes: RouteTable = {};
+  let mandateProvider: ProcessorName | undefined;
   if (single && routesText) {
     problems.push("PAYMENT_PROCESSOR and PAYMENT_ROUTES are both set: set one (PAYMENT_ROUTES alone can name every processor)");
   } else if (single) {
@@ -147,18 +155,49 @@ export function parseProcessorRouting(
       else routes = Object.fromEntries(def.methods.map((m) => [m, [single]]));
     }
   } else if (routesText) {
-    routes = parseRoutesText(routesText, known, problems);
+    const split = mandateRoute(routesText, known, problems);
+    mandateProvider = split.mandateProvider;
+    // A text of `pix_automatico=` alone routes no charge method: parseRoutesText would call it empty.
+    if (split.rest !== "" || !mandateProvider) routes = parseRoutesText(split.rest, known, problems);
   }
-  const processors = [...new Set(Object.values(routes).flatMap((r) => r ?? []))];
-  const required = problems.length > 0 ? [] : requiredCredentials(routes, definitions);
+  if (single && known.get(single)?.capabilities.mandates) mandateProvider = single;
+  const processors = [...new Set([...Object.values(routes).flatMap((r) => r ?? []), ...(mandateProvider ? [mandateProvider] : [])])];
+  // The mandates' processor needs what its pix needs (a recurrence is received on the account's Pix key).
+  const required = problems.length > 0 ? [] : [...new Set([...requiredCredentials(routes, definitions), ...(mandateProvider ? requiredSettings(known.get(mandateProvider)!, ["pix"]) : [])])];
   for (const name of required) {
     if (!env[name]) problems.push(`${name} is required by ${single ? "PAYMENT_PROCESSOR" : "PAYMENT_ROUTES"} (${processors.join(", ")})`);
   }
   // Each routed processor's own rules over its options (a setting that needs another).
   if (problems.length === 0) {
-    for (const [p, methods] of servedMethods(routes)) problems.push(...(known.get(p)?.check(options[p] ?? {}, methods) ?? []));
+    const served = servedMethods(routes);
+    if (mandateProvider && !served.has(mandateProvider)) served.set(mandateProvider, ["pix"]);
+    for (const [p, methods] of served) problems.push(...(known.get(p)?.check(options[p] ?? {}, methods) ?? []));
   }
-  return { routes: problems.length > 0 ? {} : routes, processors, requiredCredentials: required, problems };
+  if (problems.length > 0) return { routes: {}, processors, requiredCredentials: required, problems };
+  return { routes, ...(mandateProvider ? { mandateProvider } : {}), processors, requiredCredentials: required, problems };
+}
+
+/**
+ * PAYMENT_ROUTES' `pix_automatico=<name>` entry, taken out of the text: Pix Automático is no charge
+ * method of the route table but a processor's mandates (one processor: a mandate lives where it
+ * was made, so there is no failover).
+ */
+function mandateRoute(text: string, known: Known, problems: string[]): { rest: string; mandateProvider?: ProcessorName } {
+  const entries = text.split(",").map((e) => e.trim()).filter(Boolean);
+  const mine = entries.filter((e) => e.split("=")[0]!.trim() === "pix_automatico");
+  const rest = entries.filter((e) => !mine.includes(e)).join(",");
+  if (mine.length === 0) return { rest };
+  if (mine.length > 1) {
+    problems.push("PAYMENT_ROUTES: pix_automatico is routed twice");
+    return { rest };
+  }
+  const name = mine[0]!.slice(mine[0]!.indexOf("=") + 1).trim();
+  const mandates = [...known.values()].filter((d) => d.capabilities.mandates).map((d) => d.name).join(", ") || "none";
+  if (!known.get(name)?.capabilities.mandates) {
+    problems.push(`PAYMENT_ROUTES: pix_automatico=${name} must name one processor that serves Pix Automático mandates (known: ${mandates})`);
+    return { rest };
+  }
+  return { rest, mandateProvider: name };
 }
 
 /**

@@ -135,6 +135,19 @@ export function recRoutes(ctx: EfiContext) {
     return { status: 201, body: c };
   }
 
+  /** GET /v2/rec (RecsConsultadas): inicio and fim required, on the creation time; cpf or cnpj of the devedor. */
+  function listRecs(req: ApiRequest): Reply {
+    const [inicio, fim, cpf, cnpj] = ["inicio", "fim", "cpf", "cnpj"].map((k) => req.query.get(k));
+    if (!inicio || !fim || Number.isNaN(Date.parse(inicio)) || Number.isNaN(Date.parse(fim))) return recInvalid("Os parâmetros inicio e fim são obrigatórios.", "inicio");
+    if (cpf && cnpj) return recInvalid("Os filtros cpf e cnpj não podem ser usados juntos.", "cpf");
+    const recs = [...ctx.recs.values()].filter((r) => {
+      const created = Date.parse(r.atualizacao[0]!.data);
+      const devedor = obj(obj(r.vinculo)?.devedor) ?? {};
+      return created >= Date.parse(inicio) && created <= Date.parse(fim) && (!cpf || devedor.cpf === cpf) && (!cnpj || devedor.cnpj === cnpj);
+    });
+    return { status: 200, body: { parametros: { inicio, fim, paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: recs.length } }, recs } };
+  }
+
   const byTxid = (m: RegExpExecArray) => ctx.cobrs.get(m[1]!);
   const routes: Route[] = [
     ["POST", /^\/v2\/locrec$/, () => {
@@ -144,6 +157,7 @@ export function recRoutes(ctx: EfiContext) {
     }],
     ["GET", /^\/v2\/locrec\/(\d+)$/, (_req, m) => (locs.has(Number(m[1])) ? { status: 200, body: locs.get(Number(m[1])) } : notFound())],
     ["POST", /^\/v2\/rec$/, (req) => createRec(req)],
+    ["GET", /^\/v2\/rec$/, (req) => listRecs(req)],
     ["GET", /^\/v2\/rec\/([^/]+)$/, (req, m) => (ctx.recs.has(m[1]!) ? showRec(ctx.recs.get(m[1]!)!, req.query.get("txid")) : notFound())],
     ["PATCH", /^\/v2\/rec\/([^/]+)$/, (req, m) => (ctx.recs.has(m[1]!) ? reviseRec(req, ctx.recs.get(m[1]!)!) : notFound())],
     ["POST", /^\/v2\/solicrec$/, (req) => {

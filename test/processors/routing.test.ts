@@ -121,3 +121,23 @@ test("the start-up log shows the routes as the operator wrote them", () => {
   assert.deepEqual(describeRoutes(r.routes), { credit_card: "pagarme|mercadopago", pix: "mercadopago" });
   assert.deepEqual(describeRoutes(parseProcessorRouting({}, PROCESSORS).routes), {});
 });
+
+test("pix_automatico=efi names the processor of live mandates, which needs the settings of Efí's Pix; a processor without mandates is refused", () => {
+  const efi = { EFI_CLIENT_ID: "id", EFI_CLIENT_SECRET: "s", EFI_CERTIFICATE: "cert.pem", EFI_PIX_KEY: "k" };
+  const r = parseProcessorRouting({ ...CREDS, ...efi, PAYMENT_ROUTES: "credit_card=pagarme,pix_automatico=efi" }, PROCESSORS);
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.mandateProvider, "efi");
+  assert.deepEqual(r.routes, { credit_card: ["pagarme"] }, "no charge method named pix_automatico");
+  assert.ok(r.requiredCredentials.includes("EFI_PIX_KEY"));
+  const missing = parseProcessorRouting({ PAYMENT_ROUTES: "pix_automatico=efi" }, PROCESSORS);
+  assert.ok(missing.problems.some((p) => /EFI_CLIENT_ID is required/.test(p)), missing.problems.join("; "));
+  assert.equal(parseProcessorRouting({ ...efi, PAYMENT_PROCESSOR: "efi" }, PROCESSORS).mandateProvider, "efi");
+  for (const [text, expected] of [
+    ["pix_automatico=pagarme", /pix_automatico=pagarme must name one processor that serves Pix Automático mandates \(known: efi\)/],
+    ["pix_automatico=efi,pix_automatico=efi", /pix_automatico is routed twice/],
+  ] as const) {
+    const bad = parseProcessorRouting({ ...CREDS, ...efi, PAYMENT_ROUTES: text }, PROCESSORS);
+    assert.ok(bad.problems.some((p) => expected.test(p)), `${text}: ${bad.problems.join("; ")}`);
+    assert.equal(bad.mandateProvider, undefined);
+  }
+});

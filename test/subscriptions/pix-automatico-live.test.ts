@@ -6,9 +6,10 @@ import { expectStatus } from "../helpers/app.js";
 import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { call, createPlan, customer } from "./helpers.js";
 
-// Production Pix Automático needs a processor with mandates (Efí's rec and cobr), not wired yet:
-// with live Pix routed to Efí, a pix_automatico sign-up must be refused before anything is
-// written, not taken as a plain Pix whose later periods are never debited.
+// Production Pix Automático needs the processor PAYMENT_ROUTES' pix_automatico= names (Efí's rec
+// and cobr): with live Pix routed to Efí but no pix_automatico route, a pix_automatico sign-up must
+// be refused before anything is written, not taken as a plain Pix whose later periods are never
+// debited. (pix-automatico-efi.test.ts covers the routed case.)
 let w: EfiWorld;
 before(async () => { w = await startEfiWorld({ register: false }); });
 after(async () => w.close());

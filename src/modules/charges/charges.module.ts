@@ -17,7 +17,7 @@ import { createProcessorRecords } from "./processor-records.repo.js";
 import { createLiveExpiry } from "./provider-state/live-expiry.js";
 import { createNoticeGate } from "./provider-state/provider-notices.js";
 import { createProviderSync, type ProviderSync } from "./provider-state/provider-sync.js";
-import { providerWebhookRoutes, type PayoutNotices } from "./provider-state/provider-webhooks.routes.js";
+import { providerWebhookRoutes, type MandateNotices, type PayoutNotices } from "./provider-state/provider-webhooks.routes.js";
 import { createRefundService } from "./refunds/refunds.service.js";
 import { refundRoutes } from "./refunds/refunds.routes.js";
 import { sandboxRoutes } from "./sandbox/sandbox.routes.js";
@@ -39,6 +39,8 @@ export interface ChargesModuleDeps {
   connect: Pick<ConnectService, "checkCharge" | "checkCanResend">;
   /** Reads back the payouts' transfers a provider's notice names (connect's payout transfers). */
   payoutNotices?: PayoutNotices;
+  /** Reads back the Pix Automático recurrences a provider's notice names (subscriptions' live mandates). */
+  mandateNotices?: MandateNotices;
 }
 
 /** Where the sandbox simulator keeps what it answered (the processor's own memory, in a table). */
@@ -88,7 +90,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
     await app.register(refundRoutes(refunds));
     await app.register(sandboxRoutes(service));
     await app.register(sandboxBankRoutes(service));
-    await app.register(providerWebhookRoutes(notices, deps.processors, deps.payoutNotices));
+    await app.register(providerWebhookRoutes(notices, deps.processors, deps.payoutNotices, deps.mandateNotices));
   };
   return { service, refunds, effects, sync, notices, liveExpiry, disputeMoney, showDisputes, routes, tasks };
 }

@@ -177,6 +177,9 @@ export function createBillingEngine(deps: EngineDeps) {
       // The Central Bank refuses a recurring charge sent outside 2-10 days before its due date:
       // one whose window passed (a worker down for days) is never sent, and counts as failed.
       if (pixAuto && n === 1 && outsideWindow(inv.periodStart, at)) throw new AppError("invalid_state", "outside_schedule_window");
+      // A live period is debited by the processor's recurring charge (a cobr), which the charge
+      // path does not make yet (docs/decisions.md): never a plain Pix the payer is not shown.
+      if (pixAuto && s.environment === "production") throw new AppError("method_not_supported", "live_debits_not_wired");
       result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first));
     } catch (err) {
       // The charge path refused the request itself (a card removed from the vault, a split

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Queryable, Tx } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import type { MandateStatus } from "../../db/schema/statuses.js";
@@ -81,4 +81,17 @@ export async function activateByFirstPayment(tx: Tx, subscriptionId: string, cha
   if (!m || m.firstChargeId !== chargeId) return;
   const active = await moveMandate(tx, m.id, ["pending", "expired"], { status: "active" });
   if (active) await recordMandateEvent(tx, "mandate.activated", active);
+}
+
+/** Live mandates a notice names by their processor's reference. */
+export async function mandatesByProviderRef(q: Queryable, refs: readonly string[]): Promise<MandateRow[]> {
+  if (refs.length === 0) return [];
+  return q.select().from(mandates).where(and(eq(mandates.environment, "production"), inArray(mandates.providerRef, [...refs])));
+}
+
+/** Live mandates still pending or active, least recently changed first: the reconciliation's batch. */
+export async function openLiveMandates(q: Queryable, limit: number): Promise<MandateRow[]> {
+  return q.select().from(mandates)
+    .where(and(eq(mandates.environment, "production"), inArray(mandates.status, ["pending", "active"]), isNotNull(mandates.providerRef)))
+    .orderBy(asc(mandates.updatedAt)).limit(limit);
 }

@@ -9,6 +9,7 @@ import type { MerchantService } from "../merchants/index.js";
 import { addDays, PAYER_PAID_DUE_DAYS } from "./billing.js";
 import type { BillingEngine } from "./billing-engine.js";
 import { emit, type EventContext } from "./subscription-events.js";
+import type { LiveMandates } from "./live-mandates.js";
 import * as mrepo from "./mandates.repo.js";
 import * as repo from "./subscriptions.repo.js";
 
@@ -34,9 +35,12 @@ export interface MandateDeps {
   events: EventContext;
   charges: Pick<ChargeService, "pay" | "expire">;
   merchants: Pick<MerchantService, "getMerchant">;
+  /** Production mandates at the processor `pix_automatico=` names. */
+  live: LiveMandates;
 }
 
 type QrPayment = { id: string; paymentDetails: Record<string, unknown> | null };
+type OpenPlan = { price: number; currency: string; name: string; interval: string; intervalCount: number };
 
 export function createMandates(deps: MandateDeps) {
   const { db, engine } = deps;
@@ -47,10 +51,17 @@ export function createMandates(deps: MandateDeps) {
    * Journey 2 shows a QR of the authorization alone; in sandbox it is a BR Code of the maximum
    * amount under the mandate's id (no bank reads it: approve stands in for the payer).
    */
-  async function open(s: repo.SubscriptionRow, price: { amount: number; currency: string }, retryPolicy: RetryPolicy, first: QrPayment | null) {
+  async function open(s: repo.SubscriptionRow, plan: OpenPlan, retryPolicy: RetryPolicy, first: QrPayment | null) {
+    const price = { amount: plan.price, currency: plan.currency };
     const id = seededId("mdt", derivedSeed(s.id, "mandate"));
     const now = await engine.clockNow(db, s);
     let qr = first?.paymentDetails as { qrCode?: string; qrCodeImage?: string } | null;
+    // Live: the processor's recurrence (found again under this id after a crash) and its QR; the
+    // first debit falls due when the first period (or the trial) ends.
+    const live = deps.live.live(s.environment)
+      ? await deps.live.create(s, { id, maxAmount: price.amount, retryPolicy, firstChargeId: first?.id ?? null }, plan, s.currentPeriodEnd, now)
+      : null;
+    if (live) qr = { qrCode: live.qrCode, qrCodeImage: await qrCodeDataUrl(live.qrCode) };
     if (!qr?.qrCode) {
       const merchant = await deps.merchants.getMerchant(s.merchantId);
       const code = buildPixBrCode({ key: merchant.pixKey, merchantName: merchant.name, merchantCity: merchant.city, amountMinor: price.amount, txid: id });
@@ -60,6 +71,7 @@ export function createMandates(deps: MandateDeps) {
       id, merchantId: s.merchantId, environment: s.environment, subscriptionId: s.id, status: "pending",
       journey: first ? "qr_with_payment" : "qr", retryPolicy, maxAmount: price.amount, currency: price.currency,
       qrCode: qr.qrCode!, qrCodeImage: qr.qrCodeImage ?? "", expiresAt: addDays(now, PAYER_PAID_DUE_DAYS), firstChargeId: first?.id ?? null,
+      providerRef: live?.providerRef ?? null,
     });
   }
 
@@ -103,27 +115,42 @@ export function createMandates(deps: MandateDeps) {
       await deps.charges.pay(ctx, m.firstChargeId);
       return get(ctx, id);
     }
-    await withTx(db, async (tx) => {
+    if (!(await activate(m))) throw notPending((await mrepo.findMandate(db, ctx, id))!);
+    return get(ctx, id);
+  }
+
+  /**
+   * The payer's bank approved: the mandate is active and, for journey 2, the subscription too (into
+   * its trial, as a card subscription's would be); journey 3's waits for its first payment. False
+   * when the mandate was no longer pending.
+   */
+  async function activate(m: mrepo.MandateRow): Promise<boolean> {
+    return withTx(db, async (tx) => {
       const active = await mrepo.moveMandate(tx, m.id, ["pending"], { status: "active" });
-      if (!active) throw notPending((await mrepo.findMandate(tx, ctx, id))!);
+      if (!active) return false;
       await mrepo.recordMandateEvent(tx, "mandate.activated", active);
       const s = (await repo.lockSubscription(tx, m.subscriptionId))!;
-      if (s.status !== "pending_activation") return;
+      if (m.firstChargeId || s.status !== "pending_activation") return true;
       const row = await engine.save(tx, s, { status: "active" }, null, "pending_activation");
       if (row) await emit(tx, deps.events, "subscription.activated", row);
+      return true;
     });
-    return get(ctx, id);
+  }
+
+  /** The payer's bank rejected it, or it expired unapproved; the subscription stays pending_activation. */
+  async function end(m: mrepo.MandateRow, status: "rejected" | "expired"): Promise<boolean> {
+    return withTx(db, async (tx) => {
+      const ended = await mrepo.moveMandate(tx, m.id, ["pending"], { status });
+      if (ended && status === "rejected") await mrepo.recordMandateEvent(tx, "mandate.rejected", ended);
+      return ended !== undefined;
+    });
   }
 
   /** Sandbox: the payer's bank rejects; the subscription stays pending_activation. */
   async function reject(ctx: RequestCtx, id: string) {
     sandboxOnly(ctx);
     const m = await find(ctx, id);
-    await withTx(db, async (tx) => {
-      const rejected = await mrepo.moveMandate(tx, m.id, ["pending"], { status: "rejected" });
-      if (!rejected) throw notPending(m);
-      await mrepo.recordMandateEvent(tx, "mandate.rejected", rejected);
-    });
+    if (!(await end(m, "rejected"))) throw notPending(m);
     return get(ctx, id);
   }
 
@@ -169,7 +196,7 @@ export function createMandates(deps: MandateDeps) {
     return fails ? deps.charges.expire(ctx, chargeId) : deps.charges.pay(ctx, chargeId);
   }
 
-  return { open, get, find, ofSubscription, approve, reject, cancelIn, checkPlanChange, sandboxOnly, failDebits, debit };
+  return { open, get, find, ofSubscription, approve, reject, activate, end, cancelIn, checkPlanChange, sandboxOnly, failDebits, debit };
 }
 
 export type Mandates = ReturnType<typeof createMandates>;

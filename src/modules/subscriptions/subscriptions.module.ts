@@ -9,6 +9,8 @@ import type { MerchantService } from "../merchants/index.js";
 import { createBillingEngine } from "./billing-engine.js";
 import { createSandboxClock } from "./clock.js";
 import { clockRoutes } from "./clock.routes.js";
+import { createLiveMandates, type MandateProvider } from "./live-mandates.js";
+import { createMandateReconciliation } from "./mandate-reconciliation.js";
 import { createMandates } from "./mandates.js";
 import { mandateRoutes } from "./mandates.routes.js";
 import { planRoutes } from "./plans.routes.js";
@@ -21,7 +23,7 @@ import * as repo from "./subscriptions.repo.js";
 
 export interface SubscriptionModuleDeps {
   db: Db;
-  charges: Pick<ChargeService, "check" | "submit" | "pay" | "expire">;
+  charges: Pick<ChargeService, "check" | "submit" | "pay" | "expire" | "get">;
   effects: Pick<ChargeEffects, "onStatusChange">;
   refunds: Pick<RefundService, "refund">;
   cards: Pick<CardService, "create">;
@@ -31,6 +33,8 @@ export interface SubscriptionModuleDeps {
   amountLimits: AmountLimits;
   /** How long a worker's claim on a subscription lasts (the idempotency lease is a good bound). */
   leaseMs: number;
+  /** Production Pix Automático: the mandates of the processor pix_automatico= names (the registry's). */
+  mandateProvider?: MandateProvider;
   now?: () => Date;
 }
 
@@ -58,8 +62,10 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
     onChange: engine.onChargeStatus,
   });
   const plans = createPlanService({ db, amountLimits: deps.amountLimits });
-  const mandates = createMandates({ db, engine, events, charges: deps.charges, merchants: deps.merchants });
-  const service = createSubscriptionService({ ...deps, engine, events, plans, mandates });
+  const liveMandates = createLiveMandates({ db, provider: deps.mandateProvider ?? (() => null), charges: deps.charges, customers: deps.customers });
+  const mandates = createMandates({ db, engine, events, charges: deps.charges, merchants: deps.merchants, live: liveMandates });
+  const service = createSubscriptionService({ ...deps, engine, events, plans, mandates, liveMandates });
+  const reconcile = createMandateReconciliation({ db, service });
   const clock = createSandboxClock({ db, engine, leaseMs: deps.leaseMs, now: deps.now });
 
   const tasks: Task[] = [{
@@ -75,6 +81,11 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
       await Promise.all(lanes.map((lane) => engine.runClaimed(lane, (s) => engine.clockNow(db, s))));
       return rows.length;
     },
+  }, {
+    // Live mandates whose notice was lost (or never sent) are read back from their processor.
+    name: "subscriptions.mandates.reconcile",
+    intervalMs: 60_000,
+    run: () => reconcile.run(),
   }];
 
   async function routes(app: import("fastify").FastifyInstance) {
@@ -84,7 +95,7 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
     await app.register(clockRoutes(clock));
   }
 
-  return { routes, tasks, service, plans, engine, clock, mandates };
+  return { routes, tasks, service, plans, engine, clock, mandates, mandateNotices: reconcile.notice, reconcileMandates: reconcile.run };
 }
 
 export type SubscriptionModule = ReturnType<typeof createSubscriptionModule>;

@@ -11,7 +11,8 @@ import type { MerchantService } from "../merchants/index.js";
 import { ACTIVATION_WINDOW_MS, addDays, periodBounds, PIX_AUTO_WINDOW_DAYS, usesBillingDay } from "./billing.js";
 import type { BillingEngine, FirstPayment } from "./billing-engine.js";
 import { checkPlanCadence, type Mandates, type RetryPolicy } from "./mandates.js";
-import { toMandate } from "./mandates.repo.js";
+import type { LiveMandates } from "./live-mandates.js";
+import { toMandate, type MandateRow } from "./mandates.repo.js";
 import type { PlanService } from "./plans.service.js";
 import { emit, type EventContext } from "./subscription-events.js";
 import { assertTransition, type SubscriptionStatus } from "./subscription-status.js";
@@ -30,6 +31,7 @@ export interface SubscriptionServiceDeps {
   customers: Pick<CustomerService, "resolveForCharge">;
   merchants: Pick<MerchantService, "getMerchant">;
   mandates: Mandates;
+  liveMandates: LiveMandates;
 }
 
 type CreateBody = Static<typeof CreateSubscriptionBody>;
@@ -89,10 +91,10 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     }
     if (pm.type === "credit_card" && pm.cardId && !body.customer.id) throw invalid("customer.id is required with paymentMethod.cardId");
     if (pm.type === "pix_automatico") {
-      // Live mandates need a processor with the mandates capability (Efí's rec and cobr), which
-      // is not wired yet: refused before anything is written rather than taken and never debited.
-      if (ctx.environment !== "sandbox") throw new AppError("method_not_supported", "paymentMethod.type pix_automatico is not served by the payment processors of this environment yet; use a sandbox key to rehearse it");
+      // Live mandates need the processor pix_automatico= names (the Central Bank's rec and cobr) and a plan with
+      // a Central Bank periodicity: refused before anything is written rather than never debited.
       checkPlanCadence(plan);
+      deps.liveMandates.checkSignUp(ctx.environment, plan);
       await requireTaxId(ctx, body.customer);
     }
     const checked = await deps.charges.check(ctx, firstCharge(id, plan, body));
@@ -134,7 +136,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return { row, inv };
     });
     const paid = created?.inv ? await engine.attempt(created.row, created.inv, 1, now, { renewal: false, first }) : null;
-    if (created && pm.type === "pix_automatico") await deps.mandates.open(created.row, { amount: plan.price, currency: plan.currency }, retryPolicyOf(pm), paid);
+    if (created && pm.type === "pix_automatico") await deps.mandates.open(created.row, plan, retryPolicyOf(pm), paid);
     return view(ctx, id);
   }
 
@@ -158,7 +160,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     }
     if (mandateMissing) {
       const plan = (await deps.events.plan(db, s))!;
-      await deps.mandates.open(s, { amount: plan.price, currency: plan.currency }, retryPolicyOf(pm), paid);
+      await deps.mandates.open(s, plan, retryPolicyOf(pm), paid);
     }
   }
 
@@ -213,7 +215,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       if (r.status !== "succeeded") throw new AppError("invalid_state", `refund: the processor refused the refund of ${paid.currentChargeId}; the subscription was not cancelled`);
       refunded = true;
     }
-    // The merchant's cancel ends the mandate too: no later period may be debited.
+    // The merchant's cancel ends the mandate too: no later period may be debited. A live one is
+    // cancelled at the processor first (a cancel it does not confirm is a 503 and changes nothing).
+    await deps.liveMandates.cancelAtProvider(await deps.mandates.ofSubscription(s.id));
     await move(s, "cancelled", {
       cancelledAt: now, cancellationType: "immediate", cancelAtPeriodEnd: false, refunded, nextRunAt: null, openInvoiceId: null,
     }, "subscription.cancelled", (tx) => deps.mandates.cancelIn(tx, s.id, "merchant"));
@@ -225,11 +229,30 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     deps.mandates.sandboxOnly(ctx);
     const m = await deps.mandates.find(ctx, mandateId);
     if (m.status !== "pending" && m.status !== "active") throw new AppError("invalid_state", `Mandate ${m.id} is ${m.status}; it can no longer be cancelled`);
-    const s = await find(ctx, m.subscriptionId);
+    await payerCancelled(m);
+    return deps.mandates.get(ctx, mandateId);
+  }
+
+  /** The payer cancelled the mandate (the sandbox's route, or a live processor's state read back). */
+  async function payerCancelled(m: MandateRow) {
+    const s = (await repo.findSubscription(db, m, m.subscriptionId))!;
     const cancelMandate = (tx: Tx) => deps.mandates.cancelIn(tx, s.id, "payer");
     if (s.status === "cancelled" || s.status === "expired") await withTx(db, cancelMandate);
     else await move(s, "cancelled", { cancelledAt: await engine.clockNow(db, s), cancellationType: "mandate_cancelled", cancelAtPeriodEnd: false, nextRunAt: null, openInvoiceId: null }, "subscription.cancelled", cancelMandate);
-    return deps.mandates.get(ctx, mandateId);
+  }
+
+  /**
+   * A live mandate as its processor shows it now (read back after a notice, or by the
+   * reconciliation), applied by the transitions the sandbox's payer's bank uses; each is guarded
+   * by the mandate's status, so the same state read twice changes it once.
+   */
+  async function applyProviderState(m: MandateRow) {
+    const state = await deps.liveMandates.read(m);
+    if (state.outcome === "active") await deps.mandates.activate(m);
+    else if (state.outcome === "rejected" || state.outcome === "expired") await deps.mandates.end(m, state.outcome);
+    // The receiver's own cancel is finished by the merchant's request that made it (a retry of it after a crash finds it cancelled).
+    else if (state.outcome === "cancelled" && state.by === "payer" && (m.status === "pending" || m.status === "active")) await payerCancelled(m);
+    return state.outcome;
   }
 
   async function pause(ctx: RequestCtx, id: string) {
@@ -281,7 +304,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     return engine.settingsOf(db, ctx);
   }
 
-  return { create, get: view, list, cancel, cancelByPayer, pause, resume, update, getSettings, putSettings };
+  return { create, get: view, list, cancel, cancelByPayer, applyProviderState, pause, resume, update, getSettings, putSettings };
 }
 
 export type SubscriptionService = ReturnType<typeof createSubscriptionService>;

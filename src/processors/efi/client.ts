@@ -32,6 +32,8 @@ export const efiIds = {
   devolucao: (refundId: string) => derived(refundId, 1),
   /** A payout's Pix send (idEnvio: 1 to 35). */
   envio: (payoutId: string) => derived(payoutId, 1),
+  /** A period's recurring charge (cobr txid: 26 to 35), from feira's debit id. */
+  cobr: (debitId: string) => derived(debitId, 26),
   /**
    * The feira id a txid or idEnvio was derived from (`ch01jd...` is `ch_01jd...`), when it was
    * one of feira's ids; a notice then finds a charge whose create's answer was lost (no txid on it).
@@ -158,6 +160,20 @@ export function createEfiClient(opts: EfiClientOptions) {
     /** A Pix send from the account's key (Efí's own API; the SDK's pixSend). */
     send: (idEnvio: string, body: Record<string, unknown>) => call({ method: "PUT", path: `/v3/gn/pix/${encodeURIComponent(idEnvio)}`, body }),
     getSend: (idEnvio: string) => call({ method: "GET", path: `/v2/gn/pix/enviados/id-envio/${encodeURIComponent(idEnvio)}` }),
+    // Pix Automático (the Central Bank's API Pix 2.9.0): locations, recurrences, recurring charges.
+    createLocRec: () => call({ method: "POST", path: "/v2/locrec", body: {} }),
+    createRec: (body: Record<string, unknown>) => call({ method: "POST", path: "/v2/rec", body }),
+    /** With `txid`, the QR (dadosQR) is journey 3's: the recurrence and that cob together. */
+    getRec: (idRec: string, txid?: string) => call({ method: "GET", path: `/v2/rec/${encodeURIComponent(idRec)}${txid ? `?txid=${encodeURIComponent(txid)}` : ""}` }),
+    /** GET /v2/rec: the recurrences created in [inicio, fim] for a payer's CPF or CNPJ. */
+    listRecs: (q: { inicio: string; fim: string; cpf?: string; cnpj?: string }) =>
+      call({ method: "GET", path: `/v2/rec?${new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === "string")).toString()}` }),
+    reviseRec: (idRec: string, body: Record<string, unknown>) => call({ method: "PATCH", path: `/v2/rec/${encodeURIComponent(idRec)}`, body }),
+    createCobr: (txid: string, body: Record<string, unknown>) => call({ method: "PUT", path: `/v2/cobr/${encodeURIComponent(txid)}`, body }),
+    getCobr: (txid: string) => call({ method: "GET", path: `/v2/cobr/${encodeURIComponent(txid)}` }),
+    /** The recurrences' and recurring charges' notice URL (webhookrec, webhookcobr). */
+    registerRecWebhook: (kind: "webhookrec" | "webhookcobr", webhookUrl: string) =>
+      call({ method: "PUT", path: `/v2/${kind}`, body: { webhookUrl }, headers: { "x-skip-mtls-checking": "true" } }),
     /**
      * Registers the notice URL of a Pix key. `x-skip-mtls-checking`: feira's notice route does
      * not ask for Efí's client certificate (it checks the URL's secret and reads everything back).

@@ -37,13 +37,15 @@ export const efi = defineProcessor({
     clientId: o.clientId, clientSecret: o.clientSecret, certificate: o.certificate, certificatePassword: o.certificatePassword || undefined,
     caFile: o.caFile || undefined, pixKey: o.pixKey, baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections,
   }),
-  // Pix send pays payouts (PAYOUT_PROVIDER=efi): its adapter's payouts.
-  capabilities: { payouts: true },
+  // Pix send pays payouts (PAYOUT_PROVIDER=efi): its adapter's payouts; Pix Automático
+  // (pix_automatico=efi): its adapter's mandates.
+  capabilities: { payouts: true, mandates: true },
   notices: {
-    description: "Efí (`efi`): `POST /v1/admin/processors/efi/webhook` registers `/v1/processors/efi/webhooks?hmac=<secret>&ignorar=` for EFI_PIX_KEY "
+    description: "Efí (`efi`): `POST /v1/admin/processors/efi/webhook` registers `/v1/processors/efi/webhooks?hmac=<secret>&ignorar=` for EFI_PIX_KEY, and for recurrences and recurring charges (webhookrec, webhookcobr) "
       + "(Efí appends `/pix`, which `ignorar=` keeps out of the path; the path forms `/pix`, `/rec`, `/cobr` are taken too). "
       + "`hmac` must be the registered secret, else 401 and nothing changes; a POST without `pix` (Efí's probe) is answered 200 and changes nothing. "
-      + "The body (`{ pix: [{ endToEndId, txid, devolucoes?, gnExtras? }] }`) only names cobs (`txid`, at most 35 letters and digits), which are read again from Efí.",
+      + "The body (`{ pix: [{ endToEndId, txid, devolucoes?, gnExtras? }] }`) only names cobs (`txid`, at most 35 letters and digits), which are read again from Efí; "
+      + "a Pix Automático notice (`{ recs: [{ idRec }] }`, `{ cobsr: [{ txid }] }`) only names recurrences and recurring charges, read again the same way.",
     read: readEfiNotice,
     register: (o, at) => registerEfiNotices({ ...o, certificatePassword: o.certificatePassword || undefined, caFile: o.caFile || undefined }, at),
   },

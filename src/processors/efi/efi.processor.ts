@@ -1,8 +1,10 @@
+import type { MandateCapability } from "../capabilities.js";
 import { badResponse, cancelResultOf, createFailureResult, madeNothing, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { providerDocument, type DocumentRules } from "../documents.js";
 import type { CallResult } from "../http-client.js";
 import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
+import { createEfiMandates } from "./mandates.js";
 import { createEfiPayouts } from "./payouts.js";
 import { EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
 
@@ -60,7 +62,7 @@ function devolucaoResult(d: EfiDevolucao): RefundResult {
   return refundResultOf(EFI_DEVOLUCAO_STATUSES[status] ?? "pending", d.rtrId ?? d.id ?? null, status);
 }
 
-export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" | "refund" | "refundStatus" | "payouts"> & { close(): Promise<void> } {
+export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" | "refund" | "refundStatus" | "payouts"> & { close(): Promise<void>; mandates: MandateCapability } {
   const client = createEfiClient(opts);
   const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
 
@@ -132,6 +134,8 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     },
     // Payouts by Pix send from the account's key (PAYOUT_PROVIDER=efi).
     payouts: createEfiPayouts(client, opts.pixKey),
+    // Pix Automático's recurrences and recurring charges (pix_automatico=efi).
+    mandates: createEfiMandates(client),
     close: () => client.close(),
   };
 }

@@ -37,7 +37,15 @@ export function readEfiNotice(notice: IncomingNotice, o: { clientSecret: string 
     return { outcome: "refused", status: 401, message: "hmac is not the secret of the URL feira registered at Efí" };
   }
   if (!SUFFIXES.has(notice.subPath)) return { outcome: "refused", status: 422, message: "the path after /webhooks must be pix, rec or cobr" };
-  const items = (notice.body as { pix?: unknown } | null | undefined)?.pix;
+  const body = notice.body as { pix?: unknown; recs?: unknown; cobsr?: unknown } | null | undefined;
+  // Pix Automático (webhookrec, webhookcobr): only the recurrence's idRec and the recurring charge's txid are taken.
+  if (body?.recs !== undefined || body?.cobsr !== undefined) {
+    const mandates = refsOf(body.recs, "idRec");
+    const debits = refsOf(body.cobsr, "txid");
+    if (!mandates || !debits) return { outcome: "refused", status: 422, message: "recs and cobsr must be lists of at most 1000 recurrences or recurring charges" };
+    return { outcome: "accepted", payments: [], mandates, debits };
+  }
+  const items = body?.pix;
   if (items === undefined) return { outcome: "accepted", payments: [] };
   if (!Array.isArray(items) || items.length > 1000) return { outcome: "refused", status: 422, message: "pix must be a list of at most 1000 Pix" };
   const payments = new Set<string>();
@@ -53,13 +61,22 @@ export function readEfiNotice(notice: IncomingNotice, o: { clientSecret: string 
   return { outcome: "accepted", payments: [...payments], payouts: [...payouts] };
 }
 
+/** The well-formed ids under `key` of a notice's list; null when it is not a list. */
+function refsOf(list: unknown, key: "idRec" | "txid"): string[] | null {
+  if (list === undefined) return [];
+  if (!Array.isArray(list) || list.length > 1000) return null;
+  return [...new Set(list.map((x) => (x as Record<string, unknown> | null)?.[key]).filter((v): v is string => typeof v === "string" && ID.test(v)))];
+}
+
 /** Registers feira's notice URL for the account's Pix key (PUT /v2/webhook/{chave}); Efí probes it first. */
 export async function registerEfiNotices(o: EfiNoticeOptions, at: NoticeRegistration): Promise<NoticeRegistrationResult> {
   const secret = efiNoticeSecret(o.clientSecret);
   const url = efiNoticeUrl(at.publicBaseUrl, secret);
   const client = createEfiClient({ ...o, baseUrl: o.apiUrl, timeoutMs: at.limits.timeoutMs, connections: 1 });
   try {
-    const r = await client.registerWebhook(o.pixKey, url);
+    // The Pix key's URL, then the same URL for recurrences and recurring charges (Pix Automático).
+    let r = await client.registerWebhook(o.pixKey, url);
+    for (const kind of ["webhookrec", "webhookcobr"] as const) if (r.ok) r = await client.registerRecWebhook(kind, url);
     const shown = url.replace(secret, "***");
     if (r.ok) return { outcome: "registered", webhookUrl: shown };
     const f = r.failure;

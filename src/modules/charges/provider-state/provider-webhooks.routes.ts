@@ -48,7 +48,12 @@ function incoming(req: FastifyRequest, subPath: string): IncomingNotice {
 /** What reads back the payout transfers a notice names (by the processor's transfer ids). */
 export type PayoutNotices = (processor: string, transferIds: readonly string[]) => Promise<void>;
 
-export function providerWebhookRoutes(gate: NoticeGate, processors: Pick<ProcessorRegistry, "definitions" | "readNotice">, payouts?: PayoutNotices) {
+/** What reads back the Pix Automático recurrences a notice names (the subscriptions' live mandates). */
+export type MandateNotices = (processor: string, refs: { mandates?: readonly string[] }) => Promise<void>;
+
+export function providerWebhookRoutes(
+  gate: NoticeGate, processors: Pick<ProcessorRegistry, "definitions" | "readNotice">, payouts?: PayoutNotices, mandates?: MandateNotices,
+) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const each = processors.definitions.flatMap((d) => (d.notices ? [`- ${d.notices.description}`] : []));
@@ -62,6 +67,8 @@ export function providerWebhookRoutes(gate: NoticeGate, processors: Pick<Process
       if (!admission.admitted) throw tooManyRequests(reply, admission.retryInMs, "Too many payment notices to read now; send this one again later");
       // A payout's transfer is read back only when a payout of this processor is still being sent under that id.
       if (payouts && reading.payouts?.length) await payouts(name, reading.payouts);
+      // A recurrence is read back only when a live mandate of feira's has that reference.
+      if (mandates && reading.mandates?.length) await mandates(name, { mandates: reading.mandates });
       return { received: true };
     }
 
