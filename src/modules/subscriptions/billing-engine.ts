@@ -8,7 +8,8 @@ import {
   PIX_AUTO_RETRY_DAYS, PIX_AUTO_WINDOW_DAYS, pixAutoIssueAt,
 } from "./billing.js";
 import { emit, type EventContext, type InvoiceEventExtra } from "./subscription-events.js";
-import { activateByFirstPayment, mandateOf } from "./mandates.repo.js";
+import { activateByFirstPayment, mandateIdOf, mandateOf } from "./mandates.repo.js";
+import { BRAZIL_TIME_ZONE, calendarDate } from "../../processors/calendar.js";
 import * as plansRepo from "./plans.repo.js";
 import * as repo from "./subscriptions.repo.js";
 import type { InvoiceRow, SubscriptionRow } from "./subscriptions.repo.js";
@@ -141,14 +142,18 @@ export function createBillingEngine(deps: EngineDeps) {
     await recordFailure(tx, s, inv, charge.reason ?? charge.status, at, { chargeId: charge.id, chargeStatus: charge.status });
   }
 
-  /** The charge of an invoice's attempt, in the invoice's own minor units. */
-  function chargeCommand(s: SubscriptionRow, inv: InvoiceRow, first?: FirstPayment): ChargeCommand {
+  /**
+   * The charge of an invoice's attempt, in the invoice's own minor units. A Pix Automático
+   * period's attempt (`debitAt`) is a debit under the mandate, due that day in Brasília time and
+   * kept pending until then (issued up to PIX_AUTO_WINDOW_DAYS.issue days ahead); journey 3's
+   * first period is the Pix QR the payer scans.
+   */
+  function chargeCommand(s: SubscriptionRow, inv: InvoiceRow, first?: FirstPayment, debitAt?: Date): ChargeCommand {
     const pm = s.paymentMethod;
-    // A Pix Automático charge waits for its due date, issued up to PIX_AUTO_WINDOW_DAYS.issue days ahead.
-    const pixDays = pm.type === "pix_automatico" ? PIX_AUTO_WINDOW_DAYS.issue + 1 : PAYER_PAID_DUE_DAYS;
     const paymentMethod = pm.type === "credit_card"
       ? { type: "credit_card" as const, cardId: pm.cardId!, installments: 1, ...(first?.cvv ? { cvv: first.cvv } : {}), ...(first?.threeDSMode ? { threeDSMode: first.threeDSMode } : {}) }
-      : pm.type === "pix" || pm.type === "pix_automatico" ? { type: "pix" as const, expiresIn: pixDays * 86_400 } : { type: "boleto" as const };
+      : debitAt ? { type: "pix_automatico" as const, dueDate: calendarDate(debitAt, BRAZIL_TIME_ZONE), mandateId: mandateIdOf(s.id), expiresIn: (PIX_AUTO_WINDOW_DAYS.issue + 1) * 86_400 }
+      : pm.type === "pix" || pm.type === "pix_automatico" ? { type: "pix" as const, expiresIn: PAYER_PAID_DUE_DAYS * 86_400 } : { type: "boleto" as const };
     return {
       amountMinor: inv.amount, currency: inv.currency, customer: { id: s.customerId }, paymentMethod,
       metadata: { subscriptionId: s.id, invoiceId: inv.id }, subscriptionId: s.id,
@@ -177,7 +182,7 @@ export function createBillingEngine(deps: EngineDeps) {
       // The Central Bank refuses a recurring charge sent outside 2-10 days before its due date:
       // one whose window passed (a worker down for days) is never sent, and counts as failed.
       if (pixAuto && n === 1 && outsideWindow(inv.periodStart, at)) throw new AppError("invalid_state", "outside_schedule_window");
-      result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first));
+      result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first, pixAuto ? deadline : undefined));
     } catch (err) {
       // The charge path refused the request itself (a card removed from the vault, a split
       // participant gone): an attempt that failed without a charge.

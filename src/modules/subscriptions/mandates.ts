@@ -1,7 +1,6 @@
 import { withTx, type Db, type Tx } from "../../db/client.js";
 import { systemCtx, type RequestCtx } from "../../core/context.js";
 import { AppError, invalid, notFound } from "../../core/errors.js";
-import { derivedSeed, seededId } from "../../lib/ids.js";
 import { buildPixBrCode, qrCodeDataUrl } from "../../lib/pix.js";
 import { toMajor } from "../../lib/money.js";
 import type { ChargeService } from "../charges/index.js";
@@ -32,7 +31,7 @@ export interface MandateDeps {
   db: Db;
   engine: Pick<BillingEngine, "clockNow" | "save">;
   events: EventContext;
-  charges: Pick<ChargeService, "pay" | "expire">;
+  charges: Pick<ChargeService, "pay" | "refuseDebit">;
   merchants: Pick<MerchantService, "getMerchant">;
 }
 
@@ -48,7 +47,7 @@ export function createMandates(deps: MandateDeps) {
    * amount under the mandate's id (no bank reads it: approve stands in for the payer).
    */
   async function open(s: repo.SubscriptionRow, price: { amount: number; currency: string }, retryPolicy: RetryPolicy, first: QrPayment | null) {
-    const id = seededId("mdt", derivedSeed(s.id, "mandate"));
+    const id = mrepo.mandateIdOf(s.id);
     const now = await engine.clockNow(db, s);
     let qr = first?.paymentDetails as { qrCode?: string; qrCodeImage?: string } | null;
     if (!qr?.qrCode) {
@@ -166,7 +165,7 @@ export function createMandates(deps: MandateDeps) {
     const m = await mrepo.mandateOf(db, s.id);
     const fails = m ? await mrepo.takeFailedDebit(db, m.id) : false;
     const ctx = systemCtx(s, "billing");
-    return fails ? deps.charges.expire(ctx, chargeId) : deps.charges.pay(ctx, chargeId);
+    return fails ? deps.charges.refuseDebit(ctx, chargeId) : deps.charges.pay(ctx, chargeId);
   }
 
   return { open, get, find, ofSubscription, approve, reject, cancelIn, checkPlanChange, sandboxOnly, failDebits, debit };
