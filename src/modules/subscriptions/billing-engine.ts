@@ -173,6 +173,8 @@ export function createBillingEngine(deps: EngineDeps) {
     // A Pix Automático renewal is debited on its due date (the period's start), a retry the day it is made.
     const pixAuto = s.paymentMethod.type === "pix_automatico" && opts.renewal;
     const deadline = pixAuto ? (n === 1 ? inv.periodStart : at) : addDays(at, PAYER_PAID_DUE_DAYS);
+    // A rerun after a crash: its first run decided to send it (inside the window) and may have.
+    const rerun = inv.inFlight && inv.currentChargeId === chargeId;
     await withTx(db, async (tx) => {
       await repo.insertSubCharge(tx, { chargeId, invoiceId: inv.id, subscriptionId: s.id, attempt: n, status: "pending" });
       await repo.updateInvoice(tx, inv.id, { attempts: n, currentChargeId: chargeId, inFlight: true, nextAttemptAt: deadline });
@@ -180,8 +182,10 @@ export function createBillingEngine(deps: EngineDeps) {
     let result: { id: string; status: string; paymentDetails: Record<string, unknown> | null; reason: string | null };
     try {
       // The Central Bank refuses a recurring charge sent outside 2-10 days before its due date:
-      // one whose window passed (a worker down for days) is never sent, and counts as failed.
-      if (pixAuto && n === 1 && outsideWindow(inv.periodStart, at)) throw new AppError("invalid_state", "outside_schedule_window");
+      // one whose window passed (a worker down for days) is never sent, and counts as failed. A
+      // rerun is sent again under its id (the processor answers with what it made), never
+      // failed here: the debit it may have scheduled would be collected for a failed period.
+      if (pixAuto && n === 1 && !rerun && outsideWindow(inv.periodStart, at)) throw new AppError("invalid_state", "outside_schedule_window");
       result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first, pixAuto ? deadline : undefined));
     } catch (err) {
       // The charge path refused the request itself (a card removed from the vault, a split
@@ -212,8 +216,12 @@ export function createBillingEngine(deps: EngineDeps) {
     return result;
   }
 
-  /** Starts the period after the current one: swaps in a changed plan, opens its invoice. */
-  async function openNextPeriod(s: SubscriptionRow) {
+  /**
+   * Starts the period after the current one: swaps in a changed plan, opens its invoice. The
+   * subscription is due again at `now`, not at the period's start: a Pix Automático period opens
+   * days before it, and an attempt cut short by a crash must be rerun at once, in its window.
+   */
+  async function openNextPeriod(s: SubscriptionRow, now: Date) {
     const planId = s.nextPlanId ?? s.planId;
     const plan = (await plansRepo.findPlan(db, s, planId))!;
     const cycle = s.cycle + 1;
@@ -225,7 +233,7 @@ export function createBillingEngine(deps: EngineDeps) {
         periodStart: start, periodEnd: end, planId, amount: plan.price, currency: plan.currency, status: "open",
       });
       const moved = await repo.updateSubscription(tx, s.id, {
-        planId, nextPlanId: null, cycle, currentPeriodStart: start, currentPeriodEnd: end, openInvoiceId: inv.id, nextRunAt: start,
+        planId, nextPlanId: null, cycle, currentPeriodStart: start, currentPeriodEnd: end, openInvoiceId: inv.id, nextRunAt: now,
       }, "active");
       return moved ? { s: moved, inv } : null;
     });
@@ -276,7 +284,7 @@ export function createBillingEngine(deps: EngineDeps) {
     }
     const renewAt = s.paymentMethod.type === "pix_automatico" && !s.cancelAtPeriodEnd ? pixAutoIssueAt(s) : s.currentPeriodEnd;
     if (renewAt > now) return null;
-    const opened = await openNextPeriod(s);
+    const opened = await openNextPeriod(s, now);
     if (!opened) return null;
     return done("renewed", await attempt(opened.s, opened.inv, 1, now, { renewal: true }));
   }
