@@ -78,10 +78,11 @@ for (const fault of ["charge.after-authorize", "charge.after-commit"] as const) 
 
     // The next process (its worker, or the next advance, whichever claims it once the dead one's
     // claim ran out) reruns the attempt under its charge id; the due date passes and it is debited.
-    const p = await startFeira(store, { env: LEASE });
+    // On PostgreSQL two processes start together, and their workers race for the same period.
+    const [p, rival] = await Promise.all([startFeira(store, { env: LEASE }), store.onPostgres ? startFeira(store, { env: LEASE }) : null]);
     const advanced = await postJson(`${p.url}/v1/sandbox/clock/advance`, key, { days: 6 });
     assert.equal(advanced?.status, 200, JSON.stringify(advanced?.body));
-    await p.stop();
+    await Promise.all([p.stop(), rival?.stop()]);
 
     const db = (await store.inspect()).db;
     const charges = await queryRows<{ type: string; status: string; attempt: number }>(db, sql`select c.payment_method_type as type, c.status, sc.attempt
