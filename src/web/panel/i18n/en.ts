@@ -143,6 +143,7 @@ export const en = {
   "method.credit_card": "Card",
   "method.debit_card": "Debit card",
   "method.pix": "Pix",
+  "method.pix_automatico": "Pix Automático",
   "method.boleto": "Boleto",
   "method.open_finance": "Open Finance",
   "method.qr_code": "QR code",

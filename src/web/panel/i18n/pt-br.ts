@@ -144,6 +144,7 @@ export const ptBR: Record<MessageKey, string> = {
   "method.credit_card": "Cartão",
   "method.debit_card": "Cartão de débito",
   "method.pix": "Pix",
+  "method.pix_automatico": "Pix Automático",
   "method.boleto": "Boleto",
   "method.open_finance": "Open Finance",
   "method.qr_code": "QR code",
