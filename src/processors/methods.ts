@@ -17,6 +17,7 @@ export const METHOD_CURRENCIES: Readonly<Record<PaymentMethodType, string[] | "a
   oxxo: ["MXN"],
   spei: ["MXN"],
   pse: ["COP"],
+  pix_automatico: ["BRL"],
 };
 
 const DAY = 86_400;
@@ -37,6 +38,8 @@ export const DEFAULT_EXPIRES_IN: Readonly<Record<AsyncMethodType, number>> = {
   oxxo: 3 * DAY,
   spei: 2 * DAY,
   pse: 900,
+  // Open until its debit: issued up to 10 days before the due date (the Central Bank's window).
+  pix_automatico: 11 * DAY,
 };
 
 /**
@@ -48,6 +51,7 @@ export const DEFAULT_EXPIRES_IN: Readonly<Record<AsyncMethodType, number>> = {
  */
 export const MAX_AMOUNT_MINOR: Readonly<Partial<Record<PaymentMethodType, number>>> = {
   pix: 999_999_999_999,
+  pix_automatico: 999_999_999_999,
   qr_code: 999_999_999_999,
   boleto: 9_999_999_999,
   oxxo: 1_000_000,
@@ -57,3 +61,9 @@ export function methodAcceptsCurrency(method: PaymentMethodType, currency: strin
   const allowed = METHOD_CURRENCIES[method];
   return allowed === "any" || allowed.includes(currency);
 }
+
+/**
+ * The method whose fee a charge pays: a Pix Automático debit settles as a Pix, so it takes the
+ * merchant's Pix fee (a merchant's table names the rails it is charged for).
+ */
+export const feeMethodOf = (method: PaymentMethodType): PaymentMethodType => (method === "pix_automatico" ? "pix" : method);

@@ -4,7 +4,9 @@
 // (definition.ts). Expected declines are values, never exceptions; an exception means the
 // processor could not be reached or misbehaved.
 export type PaymentMethodType =
-  | "credit_card" | "pix" | "open_finance" | "qr_code" | "boleto" | "bank_transfer" | "oxxo" | "spei" | "pse";
+  | "credit_card" | "pix" | "open_finance" | "qr_code" | "boleto" | "bank_transfer" | "oxxo" | "spei" | "pse"
+  // A period's debit under a Pix Automático mandate: made by the billing engine only, never by a request.
+  | "pix_automatico";
 
 /** What a processor sees of a card: the PAN only in memory, for the call. */
 export interface CardInstrument {

@@ -9,7 +9,7 @@ import type { AuthorizeResult, LookupResult, PaymentMethodType, ProcessorFailure
 export type ProcessorName = string;
 
 const KNOWN_METHODS: readonly PaymentMethodType[] = [
-  "credit_card", "pix", "open_finance", "qr_code", "boleto", "bank_transfer", "oxxo", "spei", "pse",
+  "credit_card", "pix", "open_finance", "qr_code", "boleto", "bank_transfer", "oxxo", "spei", "pse", "pix_automatico",
 ];
 
 /** Per method, the processor to use and, optionally, the one to fail over to. */

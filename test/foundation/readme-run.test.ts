@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { childDatabaseEnv, childEnv, freePort, npmStart, ROOT, tempDir } from "../helpers/process.js";
 
-// Every README walk-through (the tour, Connect, subscriptions, payment links), pasted into a
+// Every README walk-through (the tour, Connect, subscriptions, Pix Automático, payment links), pasted into a
 // shell as a newcomer pastes them on a fresh start with the demo history on: `npm start` on an
 // empty DATA_DIR, the printed keys in place of the placeholder lines, every curl a 2xx
 // (--fail-with-body), every captured id defined. Blocks that begin with "# keeps running" run
@@ -30,7 +30,7 @@ function walkthroughBlocks(): { section: string; blocks: string[] }[] {
 /** A bash script of the walk-throughs for this server: its ports, its keys, its receivers. */
 function script(keys: Keys, ports: { feira: number; tour: number; connect: number; fake: number }, dir: string): string {
   const sections = walkthroughBlocks();
-  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
+  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
   const lines: string[] = [];
   let bg = 0;
   for (const { blocks } of sections) {
@@ -134,6 +134,8 @@ test("every README walk-through runs as pasted on a fresh start, whose keys are 
   assert.match(out, /Your webhook signing secret is whsec_/);
   assert.match(out, /"id":"cus_/, "the tour's customer");
   assert.match(out, /"action":"renewed"[^}]*"chargeStatus":"paid"/, "the subscription's renewal");
+  assert.match(out, /"action":"debited"[^}]*"chargeStatus":"refused"/, "the Pix Automático debit that failed");
+  assert.match(out, /"cancellationType":"mandate_cancelled"/, "the payer's cancel in the bank app");
   assert.ok(out.includes(`http://localhost:${ports.feira}/panel?shipping=connected`), "the OAuth round trip");
   assert.match(out, /"endToEndId":"E99999999/, "the approved payout");
 });

@@ -13,7 +13,7 @@ import { attrs, html, raw, safeUrl } from "../../src/web/html.js";
 const WEB = new URL("../../src/web/", import.meta.url).pathname;
 const TAG = /<\/?[a-z][a-z0-9]*(?:[\s/>]|$)|<!doctype/i;
 /** The only places that may mark text as HTML: the QR code's SVG, drawn by the qrcode library. */
-const RAW_ALLOWED = ["panel/pages/links.ts"];
+const RAW_ALLOWED = ["panel/ui.ts"]; // qrFigure, for payment links and Pix Automático mandates
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -48,10 +48,11 @@ const asyncOf = (kind: AsyncMethodType, options: Record<string, unknown> = {}): 
 });
 
 const CURRENCY: Record<AsyncMethodType, string> = {
-  pix: "BRL", open_finance: "BRL", qr_code: "BRL", boleto: "BRL", bank_transfer: "BRL", oxxo: "MXN", spei: "MXN", pse: "COP",
+  pix: "BRL", open_finance: "BRL", qr_code: "BRL", boleto: "BRL", bank_transfer: "BRL", oxxo: "MXN", spei: "MXN", pse: "COP", pix_automatico: "BRL",
 };
 const OPTIONS: Partial<Record<AsyncMethodType, Record<string, unknown>>> = {
   pse: { bankCode: "1007", personType: "natural", documentType: "CC", documentNumber: "1020304050" },
+  pix_automatico: { dueDate: "2030-01-15", mandateId: "mdt_test" },
 };
 
 async function pending(kind: AsyncMethodType, over: Partial<AuthorizeInput> = {}, options = OPTIONS[kind] ?? {}) {
@@ -154,7 +155,7 @@ test("METHOD_CURRENCIES and DEFAULT_EXPIRES_IN", () => {
   assert.equal(methodAcceptsCurrency("pse", "COP"), true);
   assert.equal(methodAcceptsCurrency("spei", "BRL"), false);
   assert.deepEqual(DEFAULT_EXPIRES_IN, {
-    pix: 3600, open_finance: 900, qr_code: 3600, boleto: 259_200, bank_transfer: 172_800, oxxo: 259_200, spei: 172_800, pse: 900,
+    pix: 3600, open_finance: 900, qr_code: 3600, boleto: 259_200, bank_transfer: 172_800, oxxo: 259_200, spei: 172_800, pse: 900, pix_automatico: 950_400,
   });
 });
 

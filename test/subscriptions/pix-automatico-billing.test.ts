@@ -1,7 +1,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
-import { advance, call, createPlan, eventsOf, getSub, subscribe, type Sub } from "./helpers.js";
+import { advance, call, createPlan, customer, eventsOf, getSub, subscribe, type Sub } from "./helpers.js";
 
 // Pix Automático billing on the sandbox test clock: each period's charge issued inside the
 // Central Bank's 2-10 days before its due date, debited on the due date, failed debits retried
@@ -60,7 +60,7 @@ test("failed debits are retried per 3_in_7_days, and a later attempt that pays k
   const after = await getSub(t, m.sandboxKey, sub.id);
   assert.equal(after.status, "active");
   const period = after.charges.filter((c) => c.periodStart === after.charges.find((x) => x.attempt === 3)?.periodStart);
-  assert.deepEqual(period.map((c) => [c.attempt, c.status]).sort(), [[1, "failed"], [2, "failed"], [3, "paid"]]);
+  assert.deepEqual(period.map((c) => [c.attempt, c.status]).sort(), [[1, "refused"], [2, "refused"], [3, "paid"]]);
   const types = (await eventsOf(t, sub.id)).map((e) => e.type);
   assert.equal(types.filter((x) => x === "subscription.payment_failed").length, 2);
 });
@@ -72,7 +72,7 @@ test("when the retries run out the merchant's dunning ends it; with retryPolicy 
   await advance(t, m.sandboxKey, 45);
   const after = await getSub(t, m.sandboxKey, sub.id);
   assert.equal(after.status, "expired");
-  const failed = after.charges.filter((c) => c.status === "failed");
+  const failed = after.charges.filter((c) => c.status === "refused");
   assert.equal(failed.length, 4, "the first debit and 3 retries");
   const first = failed.find((c) => c.attempt === 1)!;
   const last = failed.find((c) => c.attempt === 4)!;
@@ -83,7 +83,7 @@ test("when the retries run out the merchant's dunning ends it; with retryPolicy 
   await advance(t, m.sandboxKey, 40);
   const ended = await getSub(t, m.sandboxKey, none.id);
   assert.equal(ended.status, "expired");
-  assert.equal(ended.charges.filter((c) => c.status === "failed").length, 1);
+  assert.equal(ended.charges.filter((c) => c.status === "refused").length, 1);
 });
 
 test("a paused subscription skips its periods and keeps its mandate; resumed, its next charge is sent inside the window", async () => {
@@ -108,4 +108,50 @@ test("a paused subscription skips its periods and keeps its mandate; resumed, it
   const after = await getSub(t, m.sandboxKey, sub.id);
   assert.equal(after.status, "active");
   assert.equal(after.charges[0]!.status, "paid");
+});
+
+interface ChargeView { status: string; reason: string | null; failureReason: string | null; paymentMethod: { type: string; mandateId?: string }; paymentDetails: Record<string, unknown> | null }
+const chargeOf = async (m: SeededMerchant, id: string) => (await call(t, m.sandboxKey, "GET", `/v1/charges/${id}`)).json() as ChargeView;
+/** The day an instant falls on in Brasília (UTC-3 all year since 2019). */
+const brasiliaDay = (iso: string) => new Date(Date.parse(iso) - 3 * 3_600_000).toISOString().slice(0, 10);
+
+test("a later period's charge is a pending pix_automatico charge due on the period's start (Brasília), and a failed debit is refused for lack of funds", async () => {
+  const m = await seedMerchant(t);
+  const sub = await activeSub(m);
+  const first = await chargeOf(m, sub.charges[0]!.chargeId);
+  assert.equal(first.paymentMethod.type, "pix", "journey 3's first charge is the QR the payer scans");
+  await failDebits(m, sub.mandate.id, 1);
+  // Day 28: the next period's charge is issued (5 days before it), not yet debited.
+  await advance(t, m.sandboxKey, 28);
+  const issued = (await getSub(t, m.sandboxKey, sub.id)).charges.find((c) => c.periodStart !== sub.currentPeriodStart)!;
+  const pending = await chargeOf(m, issued.chargeId);
+  assert.equal(pending.status, "pending");
+  assert.deepEqual(pending.paymentMethod, { type: "pix_automatico", mandateId: sub.mandate.id });
+  assert.equal(pending.paymentDetails?.dueDate, brasiliaDay(issued.periodStart));
+  assert.equal(pending.paymentDetails?.mandateId, sub.mandate.id);
+
+  await advance(t, m.sandboxKey, 4);
+  const debited = await chargeOf(m, issued.chargeId);
+  assert.equal(debited.status, "refused");
+  assert.equal(debited.failureReason, "insufficient_funds");
+  const after = await getSub(t, m.sandboxKey, sub.id);
+  assert.equal(after.charges.find((c) => c.chargeId === issued.chargeId)?.reason, "insufficient_funds");
+  // The retry, the day after the due date, is a debit of its own under the same mandate.
+  await advance(t, m.sandboxKey, 1);
+  const retry = (await getSub(t, m.sandboxKey, sub.id)).charges.find((c) => c.attempt === 2)!;
+  const retried = await chargeOf(m, retry.chargeId);
+  assert.equal(retried.paymentMethod.type, "pix_automatico");
+  assert.equal(retried.status, "paid");
+});
+
+test("POST /v1/charges refuses a pix_automatico charge (only a subscription's billing makes one): 422 naming paymentMethod.type", async () => {
+  const m = await seedMerchant(t);
+  const res = await call(t, m.sandboxKey, "POST", "/v1/charges", {
+    amount: 10, currency: "BRL", customer, paymentMethod: { type: "pix_automatico", dueDate: "2030-01-15" },
+  });
+  expectStatus(res, 422);
+  const body = res.json() as { statusCode: number; message: string; error: string };
+  assert.equal(body.statusCode, 422);
+  assert.match(body.message, /paymentMethod\.type/);
+  assert.match(body.message, /pix_automatico/);
 });

@@ -2010,7 +2010,7 @@ export interface components {
              */
             type: "credit_card";
         };
-        /** @description Pix Automático (BRL): the payer authorizes a mandate once, by the QR in `mandate`, and each period is debited on its due date. The customer needs a CPF or CNPJ. Without a trial the QR also pays the first period (journey 3); with one it authorizes only (journey 2). */
+        /** @description Pix Automático (BRL): the payer authorizes a mandate once, by the QR in `mandate`, and each later period is a pix_automatico charge (paymentDetails.dueDate, in Brasília time), issued 2 to 10 days before its due date and debited on it; a failed debit is refused with insufficient_funds. The customer needs a CPF or CNPJ. Without a trial the QR also pays the first period (journey 3); with one it authorizes only (journey 2). */
         SubscriptionPixAutomaticoMethod: {
             /**
              * @description After a failed debit: none, or up to 3 more attempts within 7 days (the Central Bank's PERMITE_3R_7D); then the subscription's dunning.
@@ -5132,6 +5132,9 @@ export interface operations {
                                 holderName?: string;
                                 installments?: number;
                                 lastFour?: string;
+                                /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
+                                mandateId?: string;
+                                /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                                 type: string;
                                 walletType?: string;
                             };
@@ -5370,7 +5373,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Card paymentDetails: firstSix, lastFour, expirationMonth, expirationYear, holderName, installments, brand. Pix: qrCode, qrCodeImage, expiresAt, txid. */
+            /** @description Card paymentDetails: firstSix, lastFour, expirationMonth, expirationYear, holderName, installments, brand. Pix: qrCode, qrCodeImage, expiresAt, txid. pix_automatico (a subscription's debit): dueDate, mandateId, txid, expiresAt. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5774,6 +5777,9 @@ export interface operations {
                             holderName?: string;
                             installments?: number;
                             lastFour?: string;
+                            /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
+                            mandateId?: string;
+                            /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
                         };
@@ -13171,6 +13177,9 @@ export interface operations {
                                 holderName?: string;
                                 installments?: number;
                                 lastFour?: string;
+                                /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
+                                mandateId?: string;
+                                /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                                 type: string;
                                 walletType?: string;
                             };
@@ -15672,6 +15681,9 @@ export interface operations {
                             holderName?: string;
                             installments?: number;
                             lastFour?: string;
+                            /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
+                            mandateId?: string;
+                            /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
                         };
@@ -16274,6 +16286,9 @@ export interface operations {
                             holderName?: string;
                             installments?: number;
                             lastFour?: string;
+                            /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
+                            mandateId?: string;
+                            /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
                         };
@@ -16594,6 +16609,9 @@ export interface operations {
                             holderName?: string;
                             installments?: number;
                             lastFour?: string;
+                            /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
+                            mandateId?: string;
+                            /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
                         };
@@ -16935,6 +16953,9 @@ export interface operations {
                             holderName?: string;
                             installments?: number;
                             lastFour?: string;
+                            /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
+                            mandateId?: string;
+                            /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
                         };

@@ -88,7 +88,7 @@ export const ChargeCreated = Type.Object({
   paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown())),
   reason: Nullable(Type.String()),
 }, {
-  description: "Card paymentDetails: firstSix, lastFour, expirationMonth, expirationYear, holderName, installments, brand. Pix: qrCode, qrCodeImage, expiresAt, txid.",
+  description: "Card paymentDetails: firstSix, lastFour, expirationMonth, expirationYear, holderName, installments, brand. Pix: qrCode, qrCodeImage, expiresAt, txid. pix_automatico (a subscription's debit): dueDate, mandateId, txid, expiresAt.",
   examples: [{
     id: "ch_01m83z4fb49ymhph6hwrvbtqq2",
     status: "paid",
@@ -146,7 +146,7 @@ export const Charge = Type.Object({
   livemode: Type.Boolean(),
   status: Status,
   reason: Nullable(Type.String()),
-  failureReason: Nullable(Type.String({ description: "Why a failed or refused charge ended so, e.g. expired (an unpaid Pix or boleto past expiresAt), card_declined; null otherwise." })),
+  failureReason: Nullable(Type.String({ description: "Why a failed or refused charge ended so, e.g. expired (an unpaid Pix or boleto past expiresAt), card_declined, insufficient_funds (also a Pix Automático debit the payer's bank refused); null otherwise." })),
   isBlocked: Type.Boolean(),
   amount: Type.Number({ description: "Currency units." }),
   amountRefunded: Type.Number(),
@@ -156,7 +156,8 @@ export const Charge = Type.Object({
   net: Type.Number(),
   customerId: Nullable(Type.String()),
   paymentMethod: Type.Object({
-    type: Type.String(),
+    type: Type.String({ description: "A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it)." }),
+    mandateId: Type.Optional(Type.String({ description: "pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under." })),
     brand: Type.Optional(Type.String()),
     firstSix: Type.Optional(Type.String()),
     lastFour: Type.Optional(Type.String()),
@@ -167,7 +168,9 @@ export const Charge = Type.Object({
     cardId: Type.Optional(Type.String()),
     walletType: Type.Optional(Type.String()),
   }),
-  paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown(), {
+    description: "What the payer needs, by method: Pix qrCode, qrCodeImage, expiresAt, txid; boleto barcode, digitableLine, dueDate; card firstSix, lastFour, brand. pix_automatico: dueDate (YYYY-MM-DD, Brasília time: the day the payer's bank debits it, the period's start), mandateId, txid, expiresAt.",
+  })),
   pspRefId: Nullable(Type.String()),
   processor: Type.String({ description: "What served the charge: `sandbox` (the simulator) or, for production charges, the live processor (its name in PAYMENT_ROUTES) that refunds, lookups and reconciliation go to." }),
   items: Nullable(Type.Array(Type.Record(Type.String(), Type.Unknown()))),

@@ -49,7 +49,7 @@ const EVENT_OF: Record<DisputeStatus, EventType> = {
 // receiving bank 7 days to analyse. The sandbox gives 7, on the merchant's test clock.
 const SANDBOX_RESPONSE_DAYS = 7;
 const DAY_MS = 86_400_000;
-const SANDBOX_KIND: Record<string, DisputeRow["kind"] | undefined> = { credit_card: "chargeback", pix: "pix_med" };
+const SANDBOX_KIND: Record<string, DisputeRow["kind"] | undefined> = { credit_card: "chargeback", pix: "pix_med", pix_automatico: "pix_med" };
 const fileAad = (disputeId: string, fileId: string) => `dispute:${disputeId}:${fileId}`;
 
 export function createDisputeService(deps: DisputeDeps) {

@@ -8,7 +8,8 @@ import {
   PIX_AUTO_RETRY_DAYS, PIX_AUTO_WINDOW_DAYS, pixAutoIssueAt,
 } from "./billing.js";
 import { emit, type EventContext, type InvoiceEventExtra } from "./subscription-events.js";
-import { activateByFirstPayment, mandateOf } from "./mandates.repo.js";
+import { activateByFirstPayment, mandateIdOf, mandateOf } from "./mandates.repo.js";
+import { BRAZIL_TIME_ZONE, calendarDate } from "../../processors/calendar.js";
 import * as plansRepo from "./plans.repo.js";
 import * as repo from "./subscriptions.repo.js";
 import type { InvoiceRow, SubscriptionRow } from "./subscriptions.repo.js";
@@ -141,14 +142,18 @@ export function createBillingEngine(deps: EngineDeps) {
     await recordFailure(tx, s, inv, charge.reason ?? charge.status, at, { chargeId: charge.id, chargeStatus: charge.status });
   }
 
-  /** The charge of an invoice's attempt, in the invoice's own minor units. */
-  function chargeCommand(s: SubscriptionRow, inv: InvoiceRow, first?: FirstPayment): ChargeCommand {
+  /**
+   * The charge of an invoice's attempt, in the invoice's own minor units. A Pix Automático
+   * period's attempt (`debitAt`) is a debit under the mandate, due that day in Brasília time and
+   * kept pending until then (issued up to PIX_AUTO_WINDOW_DAYS.issue days ahead); journey 3's
+   * first period is the Pix QR the payer scans.
+   */
+  function chargeCommand(s: SubscriptionRow, inv: InvoiceRow, first?: FirstPayment, debitAt?: Date): ChargeCommand {
     const pm = s.paymentMethod;
-    // A Pix Automático charge waits for its due date, issued up to PIX_AUTO_WINDOW_DAYS.issue days ahead.
-    const pixDays = pm.type === "pix_automatico" ? PIX_AUTO_WINDOW_DAYS.issue + 1 : PAYER_PAID_DUE_DAYS;
     const paymentMethod = pm.type === "credit_card"
       ? { type: "credit_card" as const, cardId: pm.cardId!, installments: 1, ...(first?.cvv ? { cvv: first.cvv } : {}), ...(first?.threeDSMode ? { threeDSMode: first.threeDSMode } : {}) }
-      : pm.type === "pix" || pm.type === "pix_automatico" ? { type: "pix" as const, expiresIn: pixDays * 86_400 } : { type: "boleto" as const };
+      : debitAt ? { type: "pix_automatico" as const, dueDate: calendarDate(debitAt, BRAZIL_TIME_ZONE), mandateId: mandateIdOf(s.id), expiresIn: (PIX_AUTO_WINDOW_DAYS.issue + 1) * 86_400 }
+      : pm.type === "pix" || pm.type === "pix_automatico" ? { type: "pix" as const, expiresIn: PAYER_PAID_DUE_DAYS * 86_400 } : { type: "boleto" as const };
     return {
       amountMinor: inv.amount, currency: inv.currency, customer: { id: s.customerId }, paymentMethod,
       metadata: { subscriptionId: s.id, invoiceId: inv.id }, subscriptionId: s.id,
@@ -168,6 +173,8 @@ export function createBillingEngine(deps: EngineDeps) {
     // A Pix Automático renewal is debited on its due date (the period's start), a retry the day it is made.
     const pixAuto = s.paymentMethod.type === "pix_automatico" && opts.renewal;
     const deadline = pixAuto ? (n === 1 ? inv.periodStart : at) : addDays(at, PAYER_PAID_DUE_DAYS);
+    // A rerun after a crash: its first run decided to send it (inside the window) and may have.
+    const rerun = inv.inFlight && inv.currentChargeId === chargeId;
     await withTx(db, async (tx) => {
       await repo.insertSubCharge(tx, { chargeId, invoiceId: inv.id, subscriptionId: s.id, attempt: n, status: "pending" });
       await repo.updateInvoice(tx, inv.id, { attempts: n, currentChargeId: chargeId, inFlight: true, nextAttemptAt: deadline });
@@ -175,12 +182,14 @@ export function createBillingEngine(deps: EngineDeps) {
     let result: { id: string; status: string; paymentDetails: Record<string, unknown> | null; reason: string | null };
     try {
       // The Central Bank refuses a recurring charge sent outside 2-10 days before its due date:
-      // one whose window passed (a worker down for days) is never sent, and counts as failed.
-      if (pixAuto && n === 1 && outsideWindow(inv.periodStart, at)) throw new AppError("invalid_state", "outside_schedule_window");
+      // one whose window passed (a worker down for days) is never sent, and counts as failed. A
+      // rerun is sent again under its id (the processor answers with what it made), never
+      // failed here: the debit it may have scheduled would be collected for a failed period.
+      if (pixAuto && n === 1 && !rerun && outsideWindow(inv.periodStart, at)) throw new AppError("invalid_state", "outside_schedule_window");
       // A live period is debited by the processor's recurring charge (a cobr), which the charge
       // path does not make yet (docs/decisions.md): never a plain Pix the payer is not shown.
       if (pixAuto && s.environment === "production") throw new AppError("method_not_supported", "live_debits_not_wired");
-      result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first));
+      result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first, pixAuto ? deadline : undefined));
     } catch (err) {
       // The charge path refused the request itself (a card removed from the vault, a split
       // participant gone): an attempt that failed without a charge.
@@ -210,8 +219,12 @@ export function createBillingEngine(deps: EngineDeps) {
     return result;
   }
 
-  /** Starts the period after the current one: swaps in a changed plan, opens its invoice. */
-  async function openNextPeriod(s: SubscriptionRow) {
+  /**
+   * Starts the period after the current one: swaps in a changed plan, opens its invoice. The
+   * subscription is due again at `now`, not at the period's start: a Pix Automático period opens
+   * days before it, and an attempt cut short by a crash must be rerun at once, in its window.
+   */
+  async function openNextPeriod(s: SubscriptionRow, now: Date) {
     const planId = s.nextPlanId ?? s.planId;
     const plan = (await plansRepo.findPlan(db, s, planId))!;
     const cycle = s.cycle + 1;
@@ -223,7 +236,7 @@ export function createBillingEngine(deps: EngineDeps) {
         periodStart: start, periodEnd: end, planId, amount: plan.price, currency: plan.currency, status: "open",
       });
       const moved = await repo.updateSubscription(tx, s.id, {
-        planId, nextPlanId: null, cycle, currentPeriodStart: start, currentPeriodEnd: end, openInvoiceId: inv.id, nextRunAt: start,
+        planId, nextPlanId: null, cycle, currentPeriodStart: start, currentPeriodEnd: end, openInvoiceId: inv.id, nextRunAt: now,
       }, "active");
       return moved ? { s: moved, inv } : null;
     });
@@ -274,7 +287,7 @@ export function createBillingEngine(deps: EngineDeps) {
     }
     const renewAt = s.paymentMethod.type === "pix_automatico" && !s.cancelAtPeriodEnd ? pixAutoIssueAt(s) : s.currentPeriodEnd;
     if (renewAt > now) return null;
-    const opened = await openNextPeriod(s);
+    const opened = await openNextPeriod(s, now);
     if (!opened) return null;
     return done("renewed", await attempt(opened.s, opened.inv, 1, now, { renewal: true }));
   }

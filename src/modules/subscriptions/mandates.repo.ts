@@ -3,10 +3,14 @@ import type { Queryable, Tx } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import type { MandateStatus } from "../../db/schema/statuses.js";
 import { mandates } from "../../db/schema.js";
+import { derivedSeed, seededId } from "../../lib/ids.js";
 import { toMajor } from "../../lib/money.js";
 import { recordEvent } from "../webhooks/index.js";
 
 export type MandateRow = typeof mandates.$inferSelect;
+
+/** A subscription's mandate id, derived from the subscription's: a retried sign-up finds it. */
+export const mandateIdOf = (subscriptionId: string) => seededId("mdt", derivedSeed(subscriptionId, "mandate"));
 
 /** Inserts; the row already there when a retry of the same sign-up got there first. */
 export async function insertMandate(q: Queryable, row: typeof mandates.$inferInsert): Promise<MandateRow> {

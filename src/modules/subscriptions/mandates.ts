@@ -1,7 +1,6 @@
 import { withTx, type Db, type Tx } from "../../db/client.js";
 import { systemCtx, type RequestCtx } from "../../core/context.js";
 import { AppError, invalid, notFound } from "../../core/errors.js";
-import { derivedSeed, seededId } from "../../lib/ids.js";
 import { buildPixBrCode, qrCodeDataUrl } from "../../lib/pix.js";
 import { toMajor } from "../../lib/money.js";
 import type { ChargeService } from "../charges/index.js";
@@ -33,7 +32,7 @@ export interface MandateDeps {
   db: Db;
   engine: Pick<BillingEngine, "clockNow" | "save">;
   events: EventContext;
-  charges: Pick<ChargeService, "pay" | "expire">;
+  charges: Pick<ChargeService, "pay" | "refuseDebit">;
   merchants: Pick<MerchantService, "getMerchant">;
   /** Production mandates at the processor `pix_automatico=` names. */
   live: LiveMandates;
@@ -53,7 +52,7 @@ export function createMandates(deps: MandateDeps) {
    */
   async function open(s: repo.SubscriptionRow, plan: OpenPlan, retryPolicy: RetryPolicy, first: QrPayment | null) {
     const price = { amount: plan.price, currency: plan.currency };
-    const id = seededId("mdt", derivedSeed(s.id, "mandate"));
+    const id = mrepo.mandateIdOf(s.id);
     const now = await engine.clockNow(db, s);
     let qr = first?.paymentDetails as { qrCode?: string; qrCodeImage?: string } | null;
     // Live: the processor's recurrence (found again under this id after a crash) and its QR; the
@@ -193,7 +192,7 @@ export function createMandates(deps: MandateDeps) {
     const m = await mrepo.mandateOf(db, s.id);
     const fails = m ? await mrepo.takeFailedDebit(db, m.id) : false;
     const ctx = systemCtx(s, "billing");
-    return fails ? deps.charges.expire(ctx, chargeId) : deps.charges.pay(ctx, chargeId);
+    return fails ? deps.charges.refuseDebit(ctx, chargeId) : deps.charges.pay(ctx, chargeId);
   }
 
   return { open, get, find, ofSubscription, approve, reject, activate, end, cancelIn, checkPlanChange, sandboxOnly, failDebits, debit };

@@ -23,7 +23,7 @@ import * as repo from "./subscriptions.repo.js";
 
 export interface SubscriptionModuleDeps {
   db: Db;
-  charges: Pick<ChargeService, "check" | "submit" | "pay" | "expire" | "get">;
+  charges: Pick<ChargeService, "check" | "submit" | "pay" | "refuseDebit" | "get">;
   effects: Pick<ChargeEffects, "onStatusChange">;
   refunds: Pick<RefundService, "refund">;
   cards: Pick<CardService, "create">;

@@ -26,7 +26,7 @@ const PixAutomaticoMethod = Type.Object({
   retryPolicy: Type.Optional(Type.Union([Type.Literal("none"), Type.Literal("3_in_7_days")], { default: "3_in_7_days", description: "After a failed debit: none, or up to 3 more attempts within 7 days (the Central Bank's PERMITE_3R_7D); then the subscription's dunning." })),
 }, {
   $id: "SubscriptionPixAutomaticoMethod", additionalProperties: false,
-  description: "Pix Automático (BRL): the payer authorizes a mandate once, by the QR in `mandate`, and each period is debited on its due date. The customer needs a CPF or CNPJ. Without a trial the QR also pays the first period (journey 3); with one it authorizes only (journey 2).",
+  description: "Pix Automático (BRL): the payer authorizes a mandate once, by the QR in `mandate`, and each later period is a pix_automatico charge (paymentDetails.dueDate, in Brasília time), issued 2 to 10 days before its due date and debited on it; a failed debit is refused with insufficient_funds. The customer needs a CPF or CNPJ. Without a trial the QR also pays the first period (journey 3); with one it authorizes only (journey 2).",
 });
 
 const methods = Type.Union([CardMethod, PixMethod, BoletoMethod, PixAutomaticoMethod]);

@@ -193,6 +193,18 @@ function pse(input: InstructionsInput, expiresAt: Date) {
   };
 }
 
+/**
+ * A period's debit under a Pix Automático mandate: no code for the payer to read, since the
+ * payer's bank debits it on its due date (a day in Brasília time, as the Central Bank's cobr's
+ * calendario.dataDeVencimento). The txid is the cobr's, as a live one would carry.
+ */
+function pixAutomatico(input: InstructionsInput, expiresAt: Date) {
+  const dueDate = optionalString(input.instrument.options, "dueDate");
+  if (!dueDate || !isIsoDate(dueDate)) throw new Error("pix_automatico dueDate must be a calendar date written YYYY-MM-DD");
+  const mandateId = optionalString(input.instrument.options, "mandateId");
+  return { dueDate, ...(mandateId ? { mandateId } : {}), txid: pixTxid(input.chargeId), expiresAt: expiresAt.toISOString() };
+}
+
 // A Record, so that a new method kind does not compile until it has its instructions.
 const BUILDERS: Record<Exclude<AsyncMethodType, "boleto">, (input: InstructionsInput, expiresAt: Date) => Details | Promise<Details>> = {
   pix,
@@ -202,6 +214,7 @@ const BUILDERS: Record<Exclude<AsyncMethodType, "boleto">, (input: InstructionsI
   oxxo,
   spei,
   pse,
+  pix_automatico: pixAutomatico,
 };
 
 /** Payment instructions of one charge, and when they stop being payable. */

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import QRCode from "qrcode";
 import { CreateLinkBody } from "../../modules/payment-links/payment-links.schemas.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact, rowText } from "./forms.js";
@@ -8,6 +7,7 @@ import { messagePage, renderPage } from "./pages/layout.js";
 import { linkPage, linksPage } from "./pages/links.js";
 import { CursorQuery, LINK_PRODUCT_ROWS, LinkForm, NoFields } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
+import { qrFigure } from "./ui.js";
 
 // Payment links: create, deactivate, and the link's page with its QR code (SVG made here by the
 // qrcode library). The pages are pages/links.ts.
@@ -62,7 +62,7 @@ export function linkRoutes(kit: PanelKit) {
       if (!found.ok) return kit.html(reply, messagePage(p, { title: p.t("notFound.title"), area: "links", message: p.t("notFound.generic"), path: "/panel/links" }), 404);
       const l = found.value;
       const payments = await links.payments(p.ctx, l.id, compact({ limit: 20, ...q }));
-      const qr = await QRCode.toString(l.url, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
+      const qr = await qrFigure(l.url, p.t("links.qr"));
       return kit.html(reply, renderPage(p, { title: l.title, area: "links", body: linkPage(p, l, qr, q, payments), path: `/panel/links/${l.id}` }));
     });
 

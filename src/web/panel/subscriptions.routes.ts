@@ -8,6 +8,7 @@ import { messagePage, renderPage } from "./pages/layout.js";
 import { subscriptionPage, subscriptionsPage } from "./pages/subscriptions.js";
 import { NoFields, PlanForm, SubscriptionActionForm, SubscriptionsQuery } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
+import { qrFigure } from "./ui.js";
 
 // Subscriptions: plans (create, archive), the list, and one subscription's pause, resume and
 // cancel. The pages are pages/subscriptions.ts.
@@ -55,7 +56,8 @@ export function subscriptionRoutes(kit: PanelKit) {
       const found = await attempt(() => subs.get(p.ctx, params.id), p.t);
       if (!found.ok) return kit.html(reply, messagePage(p, { title: p.t("notFound.title"), area: "subscriptions", message: p.t("notFound.generic"), path: "/panel/subscriptions" }), 404);
       const s = found.value;
-      return kit.html(reply, renderPage(p, { title: `${p.t("sub.subscription")} ${s.id}`, area: "subscriptions", body: subscriptionPage(p, s), path: `/panel/subscriptions/${s.id}` }));
+      const qr = s.mandate?.status === "pending" ? await qrFigure(s.mandate.qrCode, p.t("sub.mandateQr")) : null;
+      return kit.html(reply, renderPage(p, { title: `${p.t("sub.subscription")} ${s.id}`, area: "subscriptions", body: subscriptionPage(p, s, qr), path: `/panel/subscriptions/${s.id}` }));
     });
 
     route.post("/panel/subscriptions/:id/:action", SubscriptionActionForm, async ({ p, params: { id, action }, form, errors }, reply) => {

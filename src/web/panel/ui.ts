@@ -1,4 +1,5 @@
-import { attrs, html, type Html, type HtmlValue } from "../html.js";
+import QRCode from "qrcode";
+import { attrs, html, raw, type Html, type HtmlValue } from "../html.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 
 // Small HTML builders shared by every panel page, all through the escaping template (html.ts).
@@ -121,4 +122,13 @@ export function numberPager(p: PanelCtx, path: string, query: Record<string, str
 
 export function dl(items: [string, HtmlValue][]): Html {
   return html`<dl class="facts">${items.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>`;
+}
+
+/**
+ * A QR code of `text` as inline SVG, drawn here by the qrcode library: markup made by the
+ * server, not data (a data: URL image would be refused by the template's URL rule).
+ */
+export async function qrFigure(text: string, label: string): Promise<Html> {
+  const svg = await QRCode.toString(text, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
+  return html`<figure class="qr"><div role="img" aria-label="${label}">${raw(svg)}</div><figcaption>${label}</figcaption></figure>`;
 }

@@ -3,6 +3,7 @@ import { AppError } from "../../../core/errors.js";
 import { amountToMinor, checkAmountCeiling } from "../../../core/amounts.js";
 import { currencyExponent, type AmountLimits } from "../../../lib/money.js";
 import type { CreateChargeBody } from "../charges.schemas.js";
+import type { PaymentMethodCommand } from "./payment-methods.schemas.js";
 
 type Body = Static<typeof CreateChargeBody>;
 
@@ -17,7 +18,8 @@ export interface ChargeCommand {
   /** ISO 4217, upper-case. */
   currency: string;
   customer: Body["customer"];
-  paymentMethod: Body["paymentMethod"];
+  /** A body's method, or one only the server makes (a Pix Automático debit). */
+  paymentMethod: PaymentMethodCommand;
   items?: Body["items"];
   shippingAddress?: Body["shippingAddress"];
   trackingInfo?: Body["trackingInfo"];

@@ -5,6 +5,7 @@ import { faultPoint } from "../../../lib/faults.js";
 import { seededId } from "../../../lib/ids.js";
 import type { AuthorizeResult, PaymentProcessor, PendingRecord } from "../../../processors/processor.js";
 import type { ProcessorRegistry } from "../../../processors/registry.js";
+import { feeMethodOf } from "../../../processors/methods.js";
 import type { CustomerService } from "../../customers/index.js";
 import { computeChargeFees } from "../../ledger/index.js";
 import type { MerchantService } from "../../merchants/index.js";
@@ -85,7 +86,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
     const { cmd, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, at } = prepared;
     const { merchant, fees: feeTable } = await deps.merchants.chargeProfile(ctx.merchantId);
     const fees = computeChargeFees(feeTable, {
-      amountMinor, currency, paymentMethod: method.methodType, brand: method.brand, installments: method.installments,
+      amountMinor, currency, paymentMethod: feeMethodOf(method.methodType), brand: method.brand, installments: method.installments,
     });
 
     // An inline customer is looked up by its contact while the processor answers; a new one is

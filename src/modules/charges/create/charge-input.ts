@@ -4,7 +4,7 @@ import type { RequestCtx } from "../../../core/context.js";
 import { inspectCard } from "../../../lib/cards.js";
 import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../../processors/methods.js";
 import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../../processors/processor.js";
-import type { PaymentMethodBody } from "./payment-methods.schemas.js";
+import type { PaymentMethodCommand } from "./payment-methods.schemas.js";
 
 // The rules of a charge the schema cannot express, which the charge pipeline runs in its order
 // (charge-pipeline.ts), and the method as the processor and the ledger need it. Nothing here
@@ -68,7 +68,7 @@ export function checkMethodAmount(method: PaymentMethodType, amountMinor: number
 }
 
 export async function normalizeMethod(
-  ctx: RequestCtx, pm: PaymentMethodBody, money: { amountMinor: number; currency: string }, customerId: string | undefined,
+  ctx: RequestCtx, pm: PaymentMethodCommand, money: { amountMinor: number; currency: string }, customerId: string | undefined,
   deps: {
     cards: SavedCards; now: Date;
     /** The processor that will serve the charge: it says what it serves and adds its own rules. */
@@ -97,7 +97,8 @@ export async function normalizeMethod(
     return {
       methodType: pm.type,
       instrument: { kind: pm.type, expiresIn: options.expiresIn ?? DEFAULT_EXPIRES_IN[pm.type], options },
-      methodView: { type },
+      // A debit names the mandate it is made under; other methods' options stay out of the view.
+      methodView: pm.type === "pix_automatico" ? { type, mandateId: pm.mandateId } : { type },
       brand: null,
       installments: 1,
     };

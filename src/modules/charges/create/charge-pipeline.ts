@@ -16,8 +16,9 @@ import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, postalAd
 // The one pipeline from a request to a charge ready to make. Every check runs before any side
 // effect (nothing is written and no processor is called until `create`), in this order, and the
 // first problem found is the answer:
-//   1. Server-only fields (freight_amount, ...): rejectServerFields, the route's preValidation
-//      hook, before the schema, so the answer says why rather than "not a recognized field".
+//   1. Server-only fields (freight_amount, ...) and methods (pix_automatico): rejectServerFields,
+//      the route's preValidation hook, before the schema, so the answer says why rather than
+//      "not a recognized field" or "not one of the supported values".
 //   2. The route's schema (Ajv): shape, types, formats, unknown fields, the method's branch.
 //   3. toChargeCommand: the currency, and the amount in currency units as integer minor units.
 //      (A retry of an Idempotency-Key whose charge was committed answers that charge now,
@@ -38,12 +39,23 @@ export interface ChargePipelineDeps {
   now: () => Date;
 }
 
-/** Step 1: fields only the server sets, refused by name. */
+/** Step 1: fields and methods only the server sets, refused by name. */
 export function rejectServerFields(body: unknown): void {
   if (body && typeof body === "object") {
     for (const field of ["freight_amount", "freight_details", "freightAmount", "freightDetails"]) {
       if (field in body) throw new AppError("validation_failed", `${field} is set by the server and must not be sent`);
     }
+    if ("paymentMethod" in body) rejectServerMethod(body.paymentMethod);
+  }
+}
+
+/**
+ * A Pix Automático debit exists only under a mandate the payer approved for a subscription, and
+ * only the billing engine knows its period's due date: no request makes one.
+ */
+function rejectServerMethod(pm: unknown): void {
+  if (pm && typeof pm === "object" && "type" in pm && pm.type === "pix_automatico") {
+    throw new AppError("validation_failed", "paymentMethod.type pix_automatico is made only by a subscription's billing (POST /v1/subscriptions with paymentMethod.type pix_automatico), never by a charge request");
   }
 }
 
@@ -89,6 +101,7 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
 
   /** Step 4: every check of the command, in the order above; the first problem is the answer. */
   async function prepare(ctx: RequestCtx, cmd: ChargeCommand, at: Date): Promise<PreparedCharge> {
+    if (!cmd.subscriptionId) rejectServerMethod(cmd.paymentMethod);
     checkCommandAmount(cmd, deps.config.amountLimits);
     const { amountMinor, currency } = cmd;
     checkCustomer(cmd.customer);

@@ -102,3 +102,11 @@ export function discriminatedByType<T>(variants: TSchema[], description: string)
   return Type.Unsafe<T>({ type: "object", oneOf: refs, discriminator: { propertyName: "type" }, description });
 }
 export type PaymentMethodBody = Static<typeof union>;
+
+/**
+ * A period's debit under a Pix Automático mandate, which the billing engine alone makes (no
+ * request body can name it: rejectServerFields): due on `dueDate` (YYYY-MM-DD, Brasília), when
+ * the payer's bank debits it. Kept pending until then, up to `expiresIn` seconds.
+ */
+export interface PixAutomaticoMethod { type: "pix_automatico"; dueDate: string; mandateId: string; expiresIn?: number }
+export type PaymentMethodCommand = PaymentMethodBody | PixAutomaticoMethod;

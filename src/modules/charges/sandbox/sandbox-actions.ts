@@ -59,6 +59,15 @@ export function createSandboxActions(deps: SandboxActionDeps) {
     return EXPIRY;
   });
 
+  // Stands in for the payer's bank that cannot make a Pix Automático debit (fail-debits): the
+  // bank's refusal, as a card issuer's for the same cause, not an expiry.
+  const refuseDebit = (ctx: RequestCtx, id: string) => sandboxAct(ctx, id, async (c) => {
+    if (c.paymentMethodType !== "pix_automatico" || c.status !== "pending") {
+      throw new AppError("invalid_state", `Charge ${c.id} is not a pending Pix Automático debit`);
+    }
+    return { to: "refused", patch: { reason: "insufficient_funds" } };
+  });
+
   const authenticate = (ctx: RequestCtx, id: string, result: "succeeded" | "failed") => sandboxAct(ctx, id, async (c) => {
     if (c.status !== "authentication_required") throw new AppError("invalid_state", `Charge ${c.id} is ${c.status}, not authentication_required`);
     if (result === "failed") return { to: "refused", patch: { reason: "authentication_failed" } };
@@ -112,7 +121,7 @@ export function createSandboxActions(deps: SandboxActionDeps) {
     return n;
   }
 
-  return { resendWebhook, pay, expire, authenticate, review, bankDecision, findSandbox, expireUnpaid };
+  return { resendWebhook, pay, expire, refuseDebit, authenticate, review, bankDecision, findSandbox, expireUnpaid };
 }
 
 export type SandboxActions = ReturnType<typeof createSandboxActions>;

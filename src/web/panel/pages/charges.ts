@@ -11,7 +11,7 @@ import { badge, cursorPager, field, formErrors, link, select, table } from "../u
 export type ChargeView = ReturnType<typeof toChargeResponse>;
 export type ChargesFilter = { q?: string; status?: string; paymentMethod?: string; customerId?: string; from?: string; to?: string; startingAfter?: string; endingBefore?: string };
 
-const METHODS = ["credit_card", "debit_card", "pix", "boleto", "open_finance", "qr_code", "bank_transfer", "oxxo", "spei", "pse"];
+const METHODS = ["credit_card", "debit_card", "pix", "pix_automatico", "boleto", "open_finance", "qr_code", "bank_transfer", "oxxo", "spei", "pse"];
 
 export function chargeTable(p: PanelCtx, rows: ChargeView[]): Html {
   const { t } = p;

@@ -1,4 +1,4 @@
-import { html, raw, type Html } from "../../html.js";
+import { html, type Html } from "../../html.js";
 import type { FieldErrors, PanelCtx } from "../context.js";
 import { LINK_PRODUCT_ROWS } from "../panel.schemas.js";
 import { actionButton, badge, checkbox, csrfInput, cursorPager, dl, field, fieldError, formErrors, link, select, table, type Attrs } from "../ui.js";
@@ -40,15 +40,15 @@ ${Array.from({ length: LINK_PRODUCT_ROWS }, (_, i) => productInputs(p, i, v, err
 <button type="submit" class="primary">${t("links.create")}</button></form></section>`;
 }
 
-/** `qrSvg` is the QR code the qrcode library drew from the link's URL: markup made here, not data. */
-export function linkPage(p: PanelCtx, l: LinkView, qrSvg: string, q: Cursor, payments: { data: ChargeView[]; hasMore: boolean }): Html {
+/** `qr` is the link's URL as a QR code (qrFigure). */
+export function linkPage(p: PanelCtx, l: LinkView, qr: Html, q: Cursor, payments: { data: ChargeView[]; hasMore: boolean }): Html {
   const { t } = p;
   const base = `/panel/links/${l.id}`;
   return html`<p>${link("/panel/links", t("links.back"))}</p>
 <section class="card" aria-labelledby="lu"><h2 id="lu">${t("links.share")}</h2>
 <div class="field"><label for="link-url">${t("links.url")}</label><input id="link-url" type="text" readonly value="${l.url}"></div>
 <p><button type="button" class="copy" data-copy="${l.url}">${t("action.copy")}</button> <a href="${l.url}">${t("links.open")}</a></p>
-<figure class="qr"><div role="img" aria-label="${t("links.qr")}">${raw(qrSvg)}</div><figcaption>${t("links.qr")}</figcaption></figure></section>
+${qr}</section>
 <section class="card" aria-labelledby="ld"><h2 id="ld">${l.title}</h2>${dl([
     [t("col.status"), l.active ? badge("active", t("links.active")) : badge("inactive", t("links.inactive"))], [t("links.subtotal"), p.units(l.subtotal, l.currency)],
     [t("links.freightMode"), t(`links.freight.${l.freightMode}`)], [t("links.successUrl"), l.successUrl ?? "—"], [t("col.created"), p.date(l.createdAt)],

@@ -6,8 +6,8 @@ import type { FieldErrors, PanelCtx } from "../context.js";
 import { actionButton, badge, csrfInput, cursorPager, dl, field, formErrors, link, numberPager, select, table } from "../ui.js";
 
 // Subscriptions: plans (create, archive), subscriptions with the API's filters and search, and
-// one subscription with its invoices (a period each) and their payment attempts, and the cancel
-// (now or at the period's end), pause and resume actions.
+// one subscription with its invoices (a period each) and their payment attempts, its Pix
+// Automático mandate, and the cancel (now or at the period's end), pause and resume actions.
 
 type Query = Record<string, string | undefined>;
 type SubscriptionList = Awaited<ReturnType<SubscriptionService["list"]>>;
@@ -50,7 +50,25 @@ ${table([t("col.customer"), t("col.email"), t("sub.plan"), t("col.status"), t("s
 ${numberPager(p, "/panel/subscriptions", q, list.meta.page, list.meta.totalPages)}</section>`;
 }
 
-export function subscriptionPage(p: PanelCtx, s: Subscription): Html {
+/**
+ * A Pix Automático subscription's mandate: what the payer authorized and, while it waits for
+ * them, the QR code to send them (`qr`, drawn from its code by qrFigure; null once answered).
+ */
+function mandateSection(p: PanelCtx, m: NonNullable<Subscription["mandate"]>, qr: Html | null): Html {
+  const { t } = p;
+  const pending = qr && html`${qr}
+<div class="field"><label for="mandate-qr">${t("sub.mandateQr")}</label><input id="mandate-qr" type="text" readonly value="${m.qrCode}"></div>
+<p><button type="button" class="copy" data-copy="${m.qrCode}">${t("action.copy")}</button></p>`;
+  return html`<section class="card" aria-labelledby="md"><h2 id="md">${t("sub.mandate")}</h2>${dl([
+    [t("col.status"), badge(m.status, t(`sub.mandate.${m.status}`))], [t("sub.mandateId"), m.id],
+    [t("sub.journey"), t(`sub.journey.${m.journey}`)], [t("sub.maxAmount"), p.units(m.maxAmount, m.currency)],
+    [t("sub.retryPolicy"), t(`sub.retry.${m.retryPolicy}`)],
+    ...(m.status === "pending" ? [[t("sub.mandateExpires"), p.date(m.expiresAt)] as [string, string]] : []),
+    ...(m.cancelledBy ? [[t("sub.cancelledBy"), t(`sub.by.${m.cancelledBy}`)] as [string, string]] : []),
+  ])}${pending}</section>`;
+}
+
+export function subscriptionPage(p: PanelCtx, s: Subscription, mandateQr: Html | null = null): Html {
   const { t } = p;
   // Invoices: one per period, each with the attempts (charges) made to collect it.
   const periods = new Map<string, typeof s.charges>();
@@ -72,5 +90,6 @@ export function subscriptionPage(p: PanelCtx, s: Subscription): Html {
     [t("sub.trialEnd"), p.date(s.trialEnd, false)], [t("col.created"), p.date(s.createdAt)],
     ...(s.unpaidInvoice ? [[t("sub.unpaid"), `${p.units(s.unpaidInvoice.amount, s.plan.currency)} · ${t("sub.attempts", { n: s.unpaidInvoice.attempts })}`] as [string, string]] : []),
   ])}<div class="button-row">${actions}</div></section>
+${s.mandate && mandateSection(p, s.mandate, mandateQr)}
 <section class="card" aria-labelledby="inv"><h2 id="inv">${t("sub.invoices")}</h2>${invoices.length > 0 ? html`<ol class="timeline">${invoices}</ol>` : html`<p class="empty">${t("sub.noInvoices")}</p>`}</section>`;
 }
