@@ -1,6 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { basic, buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { advance, call, createPlan, customer, eventsOf, getSub, subscribe, type Sub } from "./helpers.js";
 
 // Pix Automático billing on the sandbox test clock: each period's charge issued inside the
@@ -110,13 +110,17 @@ test("a paused subscription skips its periods and keeps its mandate; resumed, it
   assert.equal(after.charges[0]!.status, "paid");
 });
 
-interface ChargeView { status: string; reason: string | null; failureReason: string | null; paymentMethod: { type: string; mandateId?: string }; paymentDetails: Record<string, unknown> | null }
+interface ChargeView { status: string; spread: number; reason: string | null; failureReason: string | null; paymentMethod: { type: string; mandateId?: string }; paymentDetails: Record<string, unknown> | null }
 const chargeOf = async (m: SeededMerchant, id: string) => (await call(t, m.sandboxKey, "GET", `/v1/charges/${id}`)).json() as ChargeView;
 /** The day an instant falls on in Brasília (UTC-3 all year since 2019). */
 const brasiliaDay = (iso: string) => new Date(Date.parse(iso) - 3 * 3_600_000).toISOString().slice(0, 10);
 
 test("a later period's charge is a pending pix_automatico charge due on the period's start (Brasília), and a failed debit is refused for lack of funds", async () => {
   const m = await seedMerchant(t);
+  expectStatus(await t.app.inject({
+    method: "PUT", url: `/v1/admin/merchants/${m.id}/fees`, headers: { authorization: basic(t.admin) },
+    payload: { fees: [{ feeType: "tx_spread", paymentMethod: "pix", currencyCode: "BRL", brand: null, definition: { fixed: 10, percentages: [0.89] } }] },
+  }), 200);
   const sub = await activeSub(m);
   const first = await chargeOf(m, sub.charges[0]!.chargeId);
   assert.equal(first.paymentMethod.type, "pix", "journey 3's first charge is the QR the payer scans");
@@ -129,6 +133,7 @@ test("a later period's charge is a pending pix_automatico charge due on the peri
   assert.deepEqual(pending.paymentMethod, { type: "pix_automatico", mandateId: sub.mandate.id });
   assert.equal(pending.paymentDetails?.dueDate, brasiliaDay(issued.periodStart));
   assert.equal(pending.paymentDetails?.mandateId, sub.mandate.id);
+  assert.ok(pending.spread > 0 && pending.spread === first.spread, `a debit pays the merchant's Pix fee: ${pending.spread} vs ${first.spread}`);
 
   await advance(t, m.sandboxKey, 4);
   const debited = await chargeOf(m, issued.chargeId);
