@@ -44,7 +44,7 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     merchants: merchants.service, leaseMs: config.idempotencyLeaseMs, amountLimits: config.amountLimits,
   });
   const disputes = createDisputesModule({
-    db, sealer, charges: charges.service, chargeModule: charges,
+    db, sealer, charges: charges.service, chargeModule: charges, processors,
     clock: { now: subscriptions.engine.clockNow, onAdvance: subscriptions.clock.onAdvance },
   });
   const shipping = createShippingModule({ db, config, sealer, merchants: merchants.service });

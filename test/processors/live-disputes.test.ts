@@ -50,30 +50,6 @@ test("a Pagar.me card chargeback by notice: charged_back, the balance is back wh
   assert.equal(view.status, "charged_back");
 });
 
-test("a Mercado Pago Pix chargeback whose notice is lost is found by reconciliation", async () => {
-  const pix = await createCharge(w.t, w.key, methodCharge({ type: "pix" }, { customer: pixCustomer }));
-  await w.mercadopago.flushWebhooks();
-  const ref = Number((await chargeRow(w, pix.id)).pspRefId);
-  w.mercadopago.pay(ref);
-  await w.mercadopago.flushWebhooks();
-  assert.equal((await chargeRow(w, pix.id)).status, "paid");
-
-  w.mercadopago.setWebhookFault("drop", 1);
-  assert.equal(typeof w.mercadopago.chargeback(ref), "object");
-  await w.mercadopago.flushWebhooks();
-  assert.equal((await chargeRow(w, pix.id)).status, "paid", "the notice was dropped");
-
-  // Paid charges are read again least recently read first: a few rounds reach this one.
-  for (let i = 0; i < 10 && (await chargeRow(w, pix.id)).status === "paid"; i++) await runTask(w, "charges.reconcile-live");
-  const c = await chargeRow(w, pix.id);
-  assert.equal(c.status, "charged_back");
-  assert.equal(await eventCount(w, pix.id, "charge.disputed"), 1);
-  assert.equal((await ledgerOf(w, pix.id))["platform.processor_receivable"] ?? 0, 0);
-  await runTask(w, "charges.reconcile-live");
-  assert.equal(await ledgerTransactions(w, pix.id, "chargeback"), 1);
-  assert.equal(await eventCount(w, pix.id, "charge.disputed"), 1);
-});
-
 test("a chargeback of a partially refunded charge takes back only what was still paid", async () => {
   const card = await createCharge(w.t, w.key, cardCharge(PAGARME_CARD, { amount: 100 }));
   const res = await post(w.t, w.key, `/v1/charges/${card.id}/refund`, { amount: 30 });

@@ -28,11 +28,12 @@ export const fakeAccounts = (pagarme: FakePagarme, mercadopago: FakeMercadoPago)
 
 export const pixCustomer = { name: "Maria Silva", email: "maria@example.com", phone: "+55 11 91234-5678", document: { type: "cpf", id: "529.982.247-25" } };
 
-export async function startLiveWorld(): Promise<LiveWorld> {
+/** Cards and boletos through Pagar.me, Pix through Mercado Pago, unless `routes` says otherwise. */
+export async function startLiveWorld(routes: Record<string, string[]> = { pix: ["mercadopago"], boleto: ["pagarme"], credit_card: ["pagarme"] }): Promise<LiveWorld> {
   const [pagarme, mercadopago] = await Promise.all([startFakePagarme({ webhookRetries: 0 }), startFakeMercadoPago({ webhookRetries: 0 })]);
   const t = await buildTestApp({
     live: {
-      ...NO_LIVE_PROCESSORS, routes: { pix: ["mercadopago"], boleto: ["pagarme"], credit_card: ["pagarme"] },
+      ...NO_LIVE_PROCESSORS, routes,
       processors: fakeAccounts(pagarme, mercadopago),
       timeoutMs: 5_000,
     },

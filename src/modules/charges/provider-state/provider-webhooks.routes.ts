@@ -48,7 +48,12 @@ function incoming(req: FastifyRequest, subPath: string): IncomingNotice {
 /** What reads back the payout transfers a notice names (by the processor's transfer ids). */
 export type PayoutNotices = (processor: string, transferIds: readonly string[]) => Promise<void>;
 
-export function providerWebhookRoutes(gate: NoticeGate, processors: Pick<ProcessorRegistry, "definitions" | "readNotice">, payouts?: PayoutNotices) {
+/** What reads back the disputes a notice names (by the provider's dispute ids). */
+export type DisputeNotices = (processor: string, disputeRefs: readonly string[]) => Promise<void>;
+
+export function providerWebhookRoutes(
+  gate: NoticeGate, processors: Pick<ProcessorRegistry, "definitions" | "readNotice">, payouts?: PayoutNotices, disputes?: DisputeNotices,
+) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const each = processors.definitions.flatMap((d) => (d.notices ? [`- ${d.notices.description}`] : []));
@@ -62,6 +67,8 @@ export function providerWebhookRoutes(gate: NoticeGate, processors: Pick<Process
       if (!admission.admitted) throw tooManyRequests(reply, admission.retryInMs, "Too many payment notices to read now; send this one again later");
       // A payout's transfer is read back only when a payout of this processor is still being sent under that id.
       if (payouts && reading.payouts?.length) await payouts(name, reading.payouts);
+      // A dispute (Mercado Pago's chargeback) is read back and applied to the live charge of its payment.
+      if (disputes && reading.disputes?.length) await disputes(name, reading.disputes);
       return { received: true };
     }
 
