@@ -63,11 +63,12 @@ export async function eventCount(w: Pick<LiveWorld, "t">, id: string, type: stri
   return Number(row!.n);
 }
 
-/** Every ledger entry a charge caused (its payment, refunds, chargeback, late payment), summed per owner and account. */
+/** Every ledger entry a charge caused (its payment, refunds, chargeback, disputes, late payment), summed per owner and account. */
 export async function ledgerOf(w: Pick<LiveWorld, "t">, chargeId: string): Promise<Record<string, number>> {
   const rows = await queryRows<{ owner: string; account: string; amount: string }>(w.t.database.db, sql`
     select e.owner, e.account, sum(e.amount)::text as amount, count(*)::text as n from ${ledgerEntries} e
-    where e.type <> 'settlement' and (e.source_id = ${chargeId} or e.source_id in (select id from refunds where charge_id = ${chargeId}))
+    where e.type <> 'settlement' and (e.source_id = ${chargeId} or e.source_id in (select id from refunds where charge_id = ${chargeId})
+      or e.source_id in (select id from disputes where charge_id = ${chargeId}))
     group by e.owner, e.account`);
   const out: Record<string, number> = {};
   for (const r of rows) {
@@ -79,6 +80,13 @@ export async function ledgerOf(w: Pick<LiveWorld, "t">, chargeId: string): Promi
 /** How many ledger transactions of `type` a charge has. */
 export async function ledgerTransactions(w: Pick<LiveWorld, "t">, chargeId: string, type: string): Promise<number> {
   const [row] = await queryRows<{ n: string }>(w.t.database.db, sql`select count(*)::text as n from ledger_transactions where source_id = ${chargeId} and type = ${type}`);
+  return Number(row!.n);
+}
+
+/** How many ledger transactions of `type` (dispute, dispute_won) a charge's disputes posted. */
+export async function disputeTransactions(w: Pick<LiveWorld, "t">, chargeId: string, type = "dispute"): Promise<number> {
+  const [row] = await queryRows<{ n: string }>(w.t.database.db, sql`
+    select count(*)::text as n from ledger_transactions where type = ${type} and source_id in (select id from disputes where charge_id = ${chargeId})`);
   return Number(row!.n);
 }
 
