@@ -137,10 +137,11 @@ export type PaymentState =
   /** Fully refunded (partial refunds keep `paid`, with refundedMinor). */
   | ({ outcome: "refunded"; pspRefId: string } & ProviderCoded)
   /**
-   * The payer's bank took the money back (a chargeback, a Pix MED). `dispute`: the dispute the
-   * read carries, when the adapter serves disputes; it then goes through the dispute path.
+   * The payer's bank took the money back (a chargeback, a Pix MED). `disputes`: the disputes the
+   * read carries (a Pix may have several MED returns), when the adapter serves disputes; they
+   * then go through the dispute path.
    */
-  | ({ outcome: "charged_back"; pspRefId: string; dispute?: FoundDispute } & ProviderCoded);
+  | ({ outcome: "charged_back"; pspRefId: string; disputes?: readonly FoundDispute[] } & ProviderCoded);
 
 export type LookupResult =
   | (PaymentState & { refundedMinor?: number })

@@ -60,7 +60,7 @@ function devolucaoResult(d: EfiDevolucao): RefundResult {
   return refundResultOf(EFI_DEVOLUCAO_STATUSES[status] ?? "pending", d.rtrId ?? d.id ?? null, status);
 }
 
-export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" | "refund" | "refundStatus" | "payouts"> & { close(): Promise<void> } {
+export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" | "refund" | "refundStatus" | "payouts" | "disputes"> & { close(): Promise<void> } {
   const client = createEfiClient(opts);
   const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
 
@@ -132,6 +132,8 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     },
     // Payouts by Pix send from the account's key (PAYOUT_PROVIDER=efi).
     payouts: createEfiPayouts(client, opts.pixKey),
+    // A MED devolução read with its cob is a pix_med dispute already lost (statuses.ts): nothing to read or send here.
+    disputes: { provider: "Efí" },
     close: () => client.close(),
   };
 }

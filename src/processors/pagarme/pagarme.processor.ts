@@ -50,10 +50,10 @@ export function pagarmeState(charge: PagarmeCharge): PaymentState | { outcome: "
       // Pagar.me reports a chargeback decided: a dispute already lost, one per charge (its id),
       // for what was still paid (amounts are in cents). Evidence goes through its dashboard.
       return {
-        outcome: "charged_back", pspRefId, providerCode, dispute: {
+        outcome: "charged_back", pspRefId, providerCode, disputes: [{
           outcome: "lost", disputeRef: pspRefId, chargeRef: pspRefId, kind: "chargeback",
           amountMinor: Math.max(0, (charge.paid_amount ?? charge.amount ?? 0) - (charge.canceled_amount ?? 0)), reason: "chargeback", evidenceDueBy: null,
-        },
+        }],
       };
     case "paid":
     case "in_analysis":

@@ -123,10 +123,11 @@ export function createProviderSync(deps: {
     if (state.outcome === "charged_back" && canTransition(c.status, "paid")) {
       c = await apply(c, { to: "paid", patch: { paidAt: now(), pspRefId: state.pspRefId } });
     }
-    // The processor's disputes decide what its chargeback does: the one the read carries, or
+    // The processor's disputes decide what its chargeback does: the ones the read carries, or
     // (none carried) the ones its own notices name.
-    if (state.outcome === "charged_back" && (state.dispute || processor.disputes)) {
-      return state.dispute ? applyDispute(c, state.dispute) : c;
+    if (state.outcome === "charged_back" && (state.disputes || processor.disputes)) {
+      for (const dispute of state.disputes ?? []) c = await applyDispute(c, dispute);
+      return c;
     }
     const move = moveFor(state, now()) ?? neverMade(c, state);
     return move ? apply(c, move) : c;
