@@ -5,7 +5,7 @@ import { expectStatus, seedMerchant } from "../helpers/app.js";
 import { cardCharge, createCharge, get } from "../helpers/charges.js";
 import { assertLedgerInvariants } from "../connect/helpers.js";
 import { balanceOf, chargeRow, eventCount, ledgerTransactions, runTask, startLiveWorld, type LiveWorld } from "../processors/live-shared.js";
-import { getDispute, sendEvidence, type DisputeBody } from "./helpers.js";
+import { disputesOfCharge, getDispute, sendEvidence } from "./helpers.js";
 
 // Mercado Pago's chargebacks as disputes, over HTTP against the fake: the `chargebacks` notice is
 // read back (GET /v1/chargebacks/{id}) and opens the dispute with its deadline and hold; evidence
@@ -27,11 +27,7 @@ async function paidCard(amount = 100) {
   return { id: c.id, ref: Number((await chargeRow(w, c.id)).pspRefId) };
 }
 
-async function disputesOf(chargeId: string, key = w.key): Promise<DisputeBody[]> {
-  const res = await get(w.t, key, `/v1/disputes?chargeId=${chargeId}`);
-  expectStatus(res, 200);
-  return (res.json() as { data: DisputeBody[] }).data;
-}
+const disputesOf = (chargeId: string, key = w.key) => disputesOfCharge(w.t, key, chargeId);
 
 /** The chargeback the fake opened for a payment. */
 const chargebackOf = (paymentId: number) => [...w.mercadopago.chargebacks.values()].find((cb) => (cb.payments as number[])[0] === paymentId)!;

@@ -90,6 +90,15 @@ export async function disputeTransactions(w: Pick<LiveWorld, "t">, chargeId: str
   return Number(row!.n);
 }
 
+/** What a provider's dispute of a charge left, to compare with what once looks like. */
+export async function disputeTrail(w: Pick<LiveWorld, "t">, chargeId: string, disputeId: string) {
+  return {
+    created: await eventCount(w, disputeId, "charge.dispute.created"), closed: await eventCount(w, disputeId, "charge.dispute.closed"),
+    disputed: await eventCount(w, chargeId, "charge.disputed"), refunded: await eventCount(w, chargeId, "charge.refunded"),
+    holds: await disputeTransactions(w, chargeId), chargebacks: await ledgerTransactions(w, chargeId, "chargeback"),
+  };
+}
+
 /** The merchant's balance over HTTP: pending + available, in cents. */
 export async function balanceOf(w: Pick<LiveWorld, "t" | "key">): Promise<number> {
   const body = (await get(w.t, w.key, "/v1/balance")).json() as { available: { amount: number }[]; pending: { amount: number }[] };
