@@ -11,9 +11,9 @@ import { disputeRoutes } from "./disputes.routes.js";
 import { createDisputeService } from "./disputes.service.js";
 
 // Disputes: chargebacks and Pix MED as objects with a deadline, evidence
-// and money held. The charge path moves the money (charge-disputes.ts); this module owns the
-// dispute, its routes, its sandbox and its deadline.
-const RECONCILE_BATCH = 50;
+// and money held. The charge path moves the money (charge-disputes.ts) and reads the providers
+// (provider-sync.ts); this module owns the dispute, its routes, its sandbox, its deadline and the
+// read-back of open live disputes.
 
 export interface DisputesModuleDeps {
   db: Db;
@@ -29,6 +29,9 @@ export interface DisputesModuleDeps {
   /** The sandbox test clock: "now" for a scope, and a hook run when a merchant advances it. */
   clock: { now(q: Queryable, scope: Scope): Promise<Date>; onAdvance(listener: (scope: Scope) => Promise<unknown>): void };
 }
+
+/** How many open live disputes one reconciliation round reads back. */
+const RECONCILE_BATCH = 50;
 
 export function createDisputesModule(deps: DisputesModuleDeps) {
   const service = createDisputeService({
