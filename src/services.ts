@@ -47,7 +47,7 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     mandateProvider: (env) => processors.mandates(env)?.capability ?? null,
   });
   const disputes = createDisputesModule({
-    db, sealer, charges: charges.service, chargeModule: charges,
+    db, sealer, charges: charges.service, chargeModule: charges, processors,
     clock: { now: subscriptions.engine.clockNow, onAdvance: subscriptions.clock.onAdvance },
   });
   const shipping = createShippingModule({ db, config, sealer, merchants: merchants.service });

@@ -1,9 +1,10 @@
 import type { ProcessorFailure } from "./processor.js";
 
 // The optional capabilities a processor may declare beyond payments: recurring Pix mandates
-// (the contract's section 10) and disputes (section 11). Declared here so that a processor that has
-// them plugs in through its definition; the core asks `definition.capabilities.x` where it needs
-// one and never calls a processor that did not declare it. As everywhere behind the seam, an
+// (the contract's section 10). Declared here so that a processor that has them plugs in through
+// its definition; the core asks `definition.capabilities.x` where it needs one and never calls a
+// processor that did not declare it. Disputes (section 11) need the adapter's options and
+// connections, as payouts do: they are an adapter's member (processor.ts DisputeCapability). As everywhere behind the seam, an
 // expected refusal is a value and `unknown` means no answer to rely on.
 
 /** A Pix Automático recurrence (the Central Bank's rec) as feira sees it. */
@@ -55,20 +56,4 @@ export interface MandateCapability {
   /** Schedules a period's debit on its due date; idempotent per debitId. */
   scheduleDebit(input: { debitId: string; mandateRef: string; amountMinor: number; dueDate: string; description: string }): Promise<DebitState>;
   lookupDebit(input: { debitId: string; debitRef?: string | null }): Promise<DebitState>;
-}
-
-/** A dispute at the provider, in feira's terms (a chargeback, or a Pix MED). */
-export type DisputeState =
-  | {
-    outcome: "needs_response" | "under_review" | "won" | "lost";
-    disputeRef: string; chargeRef: string; kind: "chargeback" | "pix_med";
-    amountMinor: number; reason: string; evidenceDueBy: Date | null;
-  }
-  | { outcome: "not_found" }
-  | { outcome: "unknown"; failure: ProcessorFailure };
-
-export interface DisputeCapability {
-  lookup(input: { disputeRef: string }): Promise<DisputeState>;
-  /** Absent when evidence is answered in the provider's own dashboard (a 422 saying so). */
-  submitEvidence?(input: { disputeRef: string; text: string; files: { name: string; contentType: string; data: Buffer }[] }): Promise<DisputeState>;
 }

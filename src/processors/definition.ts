@@ -1,4 +1,4 @@
-import type { DisputeCapability, MandateCapability } from "./capabilities.js";
+import type { MandateCapability } from "./capabilities.js";
 import type { PaymentMethodType, PaymentProcessor } from "./processor.js";
 
 // What a processor is to feira: one definition, exported by its folder and listed by the
@@ -109,8 +109,6 @@ export interface OptionalCapabilities {
    * `pix_automatico=<name>` may name it; the settings its pix needs are then required.
    */
   mandates?: true;
-  /** Chargebacks and Pix MED (the contract's section 11). */
-  disputes?: DisputeCapability;
   /**
    * Pix-out: its adapter serves `payouts` (send and read back a transfer), so PAYOUT_PROVIDER may
    * name it; the settings its pix needs are then required.

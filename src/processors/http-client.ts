@@ -46,6 +46,8 @@ export interface CallInput {
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** A body already encoded (multipart files), sent as it is under its content type, instead of `body`. */
+  encoded?: { contentType: string; data: Buffer };
   headers?: Record<string, string>;
   /** Overrides the client's timeout for this call. */
   timeoutMs?: number;
@@ -159,11 +161,11 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         signal,
         headers: {
           accept: "application/json",
-          ...(input.body === undefined ? {} : { "content-type": "application/json" }),
+          ...(input.encoded ? { "content-type": input.encoded.contentType } : input.body === undefined ? {} : { "content-type": "application/json" }),
           ...opts.headers,
           ...input.headers,
         },
-        body: input.body === undefined ? undefined : JSON.stringify(input.body),
+        body: input.encoded ? input.encoded.data : input.body === undefined ? undefined : JSON.stringify(input.body),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });

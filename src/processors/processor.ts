@@ -137,8 +137,12 @@ export type PaymentState =
   | Exclude<AuthorizeResult, { outcome: "unknown" }>
   /** Fully refunded (partial refunds keep `paid`, with refundedMinor). */
   | ({ outcome: "refunded"; pspRefId: string } & ProviderCoded)
-  /** The payer's bank took the money back (a chargeback); the provider says no more. */
-  | ({ outcome: "charged_back"; pspRefId: string } & ProviderCoded);
+  /**
+   * The payer's bank took the money back (a chargeback, a Pix MED). `disputes`: the disputes the
+   * read carries (a Pix may have several MED returns), when the adapter serves disputes; they
+   * then go through the dispute path.
+   */
+  | ({ outcome: "charged_back"; pspRefId: string; disputes?: readonly FoundDispute[] } & ProviderCoded);
 
 export type LookupResult =
   | (PaymentState & { refundedMinor?: number })
@@ -216,6 +220,46 @@ export interface PayoutCapability {
   read(transfer: { transferId: string; now: Date }): Promise<TransferState>;
 }
 
+/** A dispute at the provider, in feira's terms (a chargeback, or a Pix MED). */
+export type FoundDispute = {
+  outcome: "needs_response" | "under_review" | "won" | "lost";
+  /** The provider's id of the dispute: one feira dispute per (processor, disputeRef). */
+  disputeRef: string;
+  /** The payment it is about (the charge's pspRefId). */
+  chargeRef: string;
+  kind: "chargeback" | "pix_med";
+  amountMinor: number;
+  reason: string;
+  /** Null when the provider takes no evidence (a dispute that opens already decided). */
+  evidenceDueBy: Date | null;
+};
+
+export type DisputeState =
+  | FoundDispute
+  | { outcome: "not_found" }
+  | { outcome: "unknown"; failure: ProcessorFailure };
+
+/** What sending evidence answers: the dispute after it, the provider's refusal (its words as feira's text), or no answer to rely on. */
+export type EvidenceResult = DisputeState | { outcome: "refused"; message: string };
+
+/**
+ * Disputes, as an adapter serves them (its `disputes` member, like payouts): the provider's disputes open,
+ * change and close feira's through the dispute path (disputes.service fromProvider), once per
+ * (processor, disputeRef). A processor whose payment reads carry the dispute (Pagar.me's
+ * chargedback, Efí's MED devolução) needs no lookup; one whose disputes are objects of their
+ * own, named by their own notices (Mercado Pago's chargebacks), reads them with lookup. An
+ * adapter that serves disputes never has a payment read's plain `charged_back` moved by itself:
+ * only its disputes decide.
+ */
+export interface DisputeCapability {
+  /** The provider's name as merchants know it (its dashboard, in feira's messages). */
+  provider: string;
+  /** A dispute a notice names, read back from the provider. */
+  lookup?(input: { disputeRef: string }): Promise<DisputeState>;
+  /** Absent when evidence is answered in the provider's own dashboard (a 422 saying so). */
+  submitEvidence?(input: { disputeRef: string; text: string; files: { name: string; contentType: string; data: Buffer }[] }): Promise<EvidenceResult>;
+}
+
 /**
  * What a new charge goes through: one processor (the simulator) or a route of live processors
  * (router.ts), which answers which adapter served it. Nothing else is asked of a route: every
@@ -257,6 +301,8 @@ export interface PaymentProcessor extends ChargeRoute {
   refundStatus?(input: RefundInput & { refundRef: string | null }): Promise<RefundResult | { outcome: "not_found" }>;
   /** Pix-out for payouts (the simulator; a live processor PAYOUT_PROVIDER may name). */
   payouts?: PayoutCapability;
+  /** The provider's chargebacks and Pix MED as feira disputes (DisputeCapability above). */
+  disputes?: DisputeCapability;
 }
 
 /** An adapter's refunds (refund and refundStatus come together), or null when it declares none. */
@@ -266,7 +312,7 @@ export function refundsOf(p: PaymentProcessor): Required<Pick<PaymentProcessor, 
 }
 
 /** The optional members an adapter serves, made required in its own type (adapter tests call them). */
-export type Serves<K extends "cancel" | "capture" | "refund" | "refundStatus" | "payouts" | "decodeWalletToken"> =
+export type Serves<K extends "cancel" | "capture" | "refund" | "refundStatus" | "payouts" | "decodeWalletToken" | "disputes"> =
   PaymentProcessor & Required<Pick<PaymentProcessor, K>>;
 
 export interface RefundInput {

@@ -40,6 +40,13 @@ export function sendEvidence(t: TestApp, key: string, id: string, parts: Part[])
   return t.app.inject({ method: "POST", url: `/v1/disputes/${id}/evidence`, payload: body.payload, headers: { ...body.headers, authorization: basic(key) } });
 }
 
+/** A charge's disputes, newest first, as GET /v1/disputes?chargeId= lists them. */
+export async function disputesOfCharge(t: TestApp, key: string, chargeId: string): Promise<DisputeBody[]> {
+  const res = await get(t, key, `/v1/disputes?chargeId=${chargeId}`);
+  expectStatus(res, 200);
+  return (res.json() as { data: DisputeBody[] }).data;
+}
+
 export async function getDispute(t: TestApp, key: string, id: string): Promise<DisputeBody> {
   const res = await get(t, key, `/v1/disputes/${id}`);
   expectStatus(res, 200);

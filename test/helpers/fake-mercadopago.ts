@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import {
   brandMatches, buildPayment, mpDate, mpError, parseCardToken, parsePayment, reais, type CardToken, type MpError,
@@ -7,6 +7,8 @@ import {
   faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply,
 } from "./fake-provider.js";
 import { fingerprint } from "./fake-idempotency.js";
+import { fakeChargebacks, type ChargebackDecision } from "./fake-mercadopago-chargebacks.js";
+import { mercadopagoNotices, type SignatureFault } from "./fake-mercadopago-notices.js";
 
 // A fake of Mercado Pago's Payments API, built from its public documentation and the official
 // Node SDK's models (see docs/processors.md, "The local fakes"): Bearer access token, card
@@ -18,7 +20,7 @@ import { fingerprint } from "./fake-idempotency.js";
 //
 // Local mode: `npm run fake:mercadopago` (FAKE_MERCADOPAGO_PORT, default 4030; control on port + 1).
 
-export type SignatureFault = "none" | "bad" | "missing" | "stale";
+export type { SignatureFault };
 /** "pending": refunds are created `pending` and finished later by approveRefund / rejectRefund. */
 export type RefundMode = "approved" | "pending";
 
@@ -53,6 +55,10 @@ export interface FakeMercadoPago extends FakeProvider {
   payments: Map<number, Payment>;
   /** Chargebacks by id (GET /v1/chargebacks/{id}), made by chargeback(). */
   chargebacks: Map<string, Obj>;
+  /** Mercado Pago's decision on a chargeback (coverage applied or not), with its notice. */
+  decideChargeback(id: string, outcome: ChargebackDecision): Obj | string;
+  /** The documentation uploads a chargeback received (fake-mercadopago-chargebacks.ts). */
+  chargebackUploads(id: string): { name: string; type: string; size: number }[][];
   /** Payments created with this external_reference (a test asserts it never exceeds 1). */
   paymentsCreated(reference: string): number;
   duplicateReferences(): string[];
@@ -90,13 +96,10 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
   const money = new Map<number, Money>();
   const tokens = new Map<string, CardToken>();
   const byRef = new Map<string, number[]>();
-  const chargebacks = new Map<string, Obj>();
   const pixKey = randomUUID();
   const collectorId = 1_234_567_890;
   let nextId = 1_310_000_001;
   let nextRefund = 2_100_000_001;
-  let nextNotification = 120_000_001;
-  let sigFault: { mode: SignatureFault; times?: number } = { mode: "none" };
   let refundMode: RefundMode = opts.refundMode ?? "approved";
   let payBeforeCancel = 0;
 
@@ -109,33 +112,10 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
   });
 
   const keys = core.keys;
-  const sign = (dataId: string, requestId: string, ts: string) =>
-    createHmac("sha256", webhookSecret).update(`id:${dataId};request-id:${requestId};ts:${ts};`).digest("hex");
-
-  function signatureHeaders(dataId: string): Record<string, string> {
-    const mode = sigFault.mode;
-    if (mode !== "none" && sigFault.times !== undefined && --sigFault.times <= 0) sigFault = { mode: "none" };
-    const requestId = randomUUID();
-    const nowMs = mode === "stale" ? Date.now() - 600_000 : Date.now();
-    const ts = opts.signatureTs === "s" ? String(Math.floor(nowMs / 1000)) : String(nowMs);
-    if (mode === "missing") return { "x-request-id": requestId };
-    const v1 = mode === "bad" ? randomBytes(32).toString("hex") : sign(dataId, requestId, ts);
-    return { "x-signature": `ts=${ts},v1=${v1}`, "x-request-id": requestId };
-  }
-
-  // Thin notification: the payment id only; the receiver must read the payment back.
-  function notify(p: Payment, action: "payment.created" | "payment.updated"): void {
-    const target = p.notification_url ?? core.webhookUrl();
-    const dataId = String(p.id);
-    const body = JSON.stringify({ id: nextNotification++, live_mode: false, type: "payment", date_created: mpDate(), user_id: collectorId, api_version: "v1", action, data: { id: dataId } });
-    let url: URL | undefined;
-    if (target) {
-      url = new URL(target);
-      url.searchParams.set("data.id", dataId);
-      url.searchParams.set("type", "payment");
-    }
-    core.notify({ label: action, body, headers: () => signatureHeaders(dataId) }, url?.toString());
-  }
+  const notices = mercadopagoNotices({ core, webhookSecret, signatureTs: opts.signatureTs, collectorId });
+  const send = notices.send;
+  const notify = (p: Payment, action: "payment.created" | "payment.updated") => send(p.notification_url ?? core.webhookUrl(), String(p.id), "payment", action);
+  const chargebacks = fakeChargebacks({ notify: (id) => send(core.webhookUrl(), id, "chargebacks", "chargeback.updated"), nextId: () => nextRefund++ });
 
   function update(p: Payment, status: string, detail: string, extra: Obj = {}): Obj {
     Object.assign(p, { status, status_detail: detail, date_last_updated: mpDate() }, extra);
@@ -250,7 +230,10 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
     if (method === "POST" && path === "/v1/card_tokens") {
       if (bearer !== accessToken && query.get("public_key") !== publicKey) return fail(mpError(401, "invalid public_key or access token", [], "unauthorized"));
-      if (req.jsonInvalid) return fail(mpError(400, "Malformed JSON"));
+      // Chargebacks' documentation is multipart, not JSON.
+    const cb = chargebacks.api(req);
+    if (cb) return cb;
+    if (req.jsonInvalid) return fail(mpError(400, "Malformed JSON"));
       const card = parseCardToken(req.json);
       if ("status" in card) return fail(card);
       const t: CardToken = { id: randomBytes(16).toString("hex"), card, createdAt: Date.now(), expiresAt: Date.now() + 7 * 86_400_000, used: false };
@@ -262,6 +245,9 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
       } };
     }
     if (bearer !== accessToken) return fail(mpError(401, "invalid access token", [], "unauthorized"));
+    // Chargebacks' documentation is multipart, not JSON.
+    const cb = chargebacks.api(req);
+    if (cb) return cb;
     if (req.jsonInvalid) return fail(mpError(400, "Malformed JSON"));
     if (method === "POST" && path === "/v1/payments") return once(req, "POST /v1/payments", true, () => createPayment(req));
     if (method === "GET" && path === "/v1/payments/search") {
@@ -275,8 +261,6 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
       const offset = Math.max(0, Number(query.get("offset") ?? 0) || 0);
       return { status: 200, body: { paging: { total: found.length, limit, offset }, results: found.slice(offset, offset + limit) } };
     }
-    const cb = /^\/v1\/chargebacks\/(\w+)$/.exec(path);
-    if (method === "GET" && cb) return chargebacks.has(cb[1]!) ? { status: 200, body: chargebacks.get(cb[1]!) } : fail(mpError(404, "chargeback not found"));
     const m = /^\/v1\/payments\/(\d+)(\/refunds)?$/.exec(path);
     const p = m ? payments.get(Number(m[1])) : undefined;
     if (m && !p) return fail(mpError(404, "Payment not found", [{ code: 2000, description: "Payment not found" }]));
@@ -319,10 +303,11 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
       const p = get(id);
       if (typeof p === "string") return p;
       if (p.status !== "approved" && p.status !== "in_mediation") return `payment is ${p.status}, not approved or in_mediation`;
-      const cbId = String(nextRefund++);
       const m = money.get(p.id)!;
-      chargebacks.set(cbId, { id: cbId, payment_id: p.id, amount: reais(m.amount - m.refunded), currency_id: "BRL", status: "new", reason_id: "fraud", reason: "Fraud", coverage_eligible: true, documentation_required: true, date_created: mpDate(), last_modified: mpDate() });
-      return update(p, "charged_back", "settled");
+      // The payment says charged_back first; the chargeback's own notice follows.
+      const out = update(p, "charged_back", "in_process");
+      chargebacks.open(p.id, m.amount - m.refunded);
+      return out;
     },
   };
 
@@ -332,6 +317,11 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
       const id = Number(m[2]);
       const { status_detail: detail, late } = (req.json ?? {}) as { status_detail?: string; late?: boolean };
       const out = m[1] === "fail" ? moves.fail(id, detail) : m[1] === "pay" ? moves.pay(id, { late }) : moves[m[1] as "expire" | "dispute" | "chargeback"](id);
+      return typeof out === "string" ? { status: 409, body: { message: out } } : { status: 200, body: out };
+    }
+    const cb = /^\/__fake\/chargebacks\/(\w+)\/(won|lost)$/.exec(req.path);
+    if (req.method === "POST" && cb) {
+      const out = chargebacks.decide(cb[1]!, cb[2] as ChargebackDecision);
       return typeof out === "string" ? { status: 409, body: { message: out } } : { status: 200, body: out };
     }
     if (req.method === "POST" && req.path === "/__fake/refund-mode") {
@@ -352,7 +342,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
     if (req.method === "POST" && req.path === "/__fake/signature-fault") {
       const b = (req.json ?? {}) as { mode?: SignatureFault; times?: number };
       if (!["none", "bad", "missing", "stale"].includes(b.mode ?? "")) return { status: 400, body: { message: "mode must be none, bad, missing or stale" } };
-      sigFault = { mode: b.mode!, times: b.times };
+      notices.setSignatureFault(b.mode!, b.times);
       return { status: 200, body: { signatureFault: b.mode } };
     }
     if (req.method === "GET" && req.path === "/__fake/state") {
@@ -367,18 +357,19 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
   }
 
   return {
-    ...core.controls, url: core.origin, controlUrl: core.controlUrl, accessToken, publicKey, webhookSecret, core, payments, chargebacks,
+    ...core.controls, url: core.origin, controlUrl: core.controlUrl, accessToken, publicKey, webhookSecret, core, payments, chargebacks: chargebacks.all,
+    decideChargeback: chargebacks.decide, chargebackUploads: chargebacks.uploads,
     paymentsCreated: (ref) => byRef.get(ref)?.length ?? 0,
     duplicateReferences: () => [...byRef].filter(([, ids]) => ids.length > 1).map(([ref]) => ref),
     payment: (id) => payments.get(Number(id)),
-    setSignatureFault: (mode, times) => { sigFault = { mode, times }; },
+    setSignatureFault: notices.setSignatureFault,
     refundsMade: (id) => payments.get(Number(id))?.refunds.length ?? 0,
     setRefundMode: (mode) => { refundMode = mode; },
     approveRefund: (refundId) => finishRefund(Number(refundId), "approved"),
     rejectRefund: (refundId) => finishRefund(Number(refundId), "rejected"),
     ...moves,
     payBeforeCancel: (times = 1) => { payBeforeCancel = times; },
-    sign,
+    sign: notices.sign,
     close: () => core.close(),
   };
 }

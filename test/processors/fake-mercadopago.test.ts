@@ -246,8 +246,10 @@ test("chargebacks and disputes: in_mediation, then charged_back with a readable 
   assert.equal((f.chargeback(p.id) as Obj).status, "charged_back");
   const [cbId] = [...f.chargebacks.keys()];
   const cb = await call("GET", `/v1/chargebacks/${cbId}`);
-  assert.equal(cb.body.payment_id, p.id);
+  assert.deepEqual(cb.body.payments, [p.id]);
   assert.equal(cb.body.amount, 150);
+  assert.equal(cb.body.documentation_status, "not_supplied");
+  assert.equal(cb.body.coverage_applied, false);
   assert.equal((await call("POST", `/v1/payments/${p.id}/refunds`, undefined, { "x-idempotency-key": "refund:cb" })).status, 400);
 });
 

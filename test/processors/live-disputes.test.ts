@@ -1,15 +1,16 @@
 import { test, after, before } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import assert from "node:assert/strict";
-import { cardCharge, createCharge, methodCharge, post } from "../helpers/charges.js";
+import { cardCharge, createCharge, post } from "../helpers/charges.js";
 import { expectStatus } from "../helpers/app.js";
 import {
-  balanceOf, chargeRow, eventCount, ledgerOf, ledgerTransactions, pixCustomer, runTask, startLiveWorld, type LiveWorld,
+  balanceOf, chargeRow, disputeTransactions, eventCount, ledgerOf, ledgerTransactions, runTask, startLiveWorld, type LiveWorld,
 } from "./live-shared.js";
 
 // Chargebacks of live charges, over HTTP against the fakes: the provider reports the chargeback
-// (by its notice, or to reconciliation when the notice is lost); feira moves the charge to
-// charged_back, takes back on the ledger what was still paid and sends charge.disputed, once,
+// (by its notice, or to reconciliation when the notice is lost); Pagar.me's chargedback is a
+// dispute already lost (test/disputes/live-pagarme.test.ts): its hold takes back on the ledger
+// what was still paid, the charge becomes charged_back and charge.disputed is sent, once,
 // however many times the provider's answer is read again.
 
 let w: LiveWorld;
@@ -33,7 +34,8 @@ test("a Pagar.me card chargeback by notice: charged_back, the balance is back wh
   const c = await chargeRow(w, card.id);
   assert.equal(c.status, "charged_back");
   assert.equal(await eventCount(w, card.id, "charge.disputed"), 1);
-  assert.equal(await ledgerTransactions(w, card.id, "chargeback"), 1);
+  assert.equal(await disputeTransactions(w, card.id), 1);
+  assert.equal(await ledgerTransactions(w, card.id, "chargeback"), 0, "the lost dispute's hold was the chargeback");
   // The gross went back to the processor; the merchant gave it back (fees are not returned, as with a refund).
   const ledger = await ledgerOf(w, card.id);
   assert.equal(ledger["platform.processor_receivable"] ?? 0, 0, JSON.stringify(ledger));
@@ -44,34 +46,10 @@ test("a Pagar.me card chargeback by notice: charged_back, the balance is back wh
   const notice = await w.t.app.inject({ method: "POST", url: "/v1/processors/pagarme/webhooks", payload: { type: "charge.chargedback", data: { id: paid.pspRefId } } });
   assert.equal(notice.statusCode, 200);
   assert.equal(await eventCount(w, card.id, "charge.disputed"), 1);
-  assert.equal(await ledgerTransactions(w, card.id, "chargeback"), 1);
+  assert.equal(await disputeTransactions(w, card.id), 1);
   assert.equal(await balanceOf(w) - before, paid.net - paid.amount);
   const view = (await w.t.app.inject({ method: "GET", url: `/v1/charges/${card.id}`, headers: { authorization: `Basic ${Buffer.from(`${w.key}:`).toString("base64")}` } })).json();
   assert.equal(view.status, "charged_back");
-});
-
-test("a Mercado Pago Pix chargeback whose notice is lost is found by reconciliation", async () => {
-  const pix = await createCharge(w.t, w.key, methodCharge({ type: "pix" }, { customer: pixCustomer }));
-  await w.mercadopago.flushWebhooks();
-  const ref = Number((await chargeRow(w, pix.id)).pspRefId);
-  w.mercadopago.pay(ref);
-  await w.mercadopago.flushWebhooks();
-  assert.equal((await chargeRow(w, pix.id)).status, "paid");
-
-  w.mercadopago.setWebhookFault("drop", 1);
-  assert.equal(typeof w.mercadopago.chargeback(ref), "object");
-  await w.mercadopago.flushWebhooks();
-  assert.equal((await chargeRow(w, pix.id)).status, "paid", "the notice was dropped");
-
-  // Paid charges are read again least recently read first: a few rounds reach this one.
-  for (let i = 0; i < 10 && (await chargeRow(w, pix.id)).status === "paid"; i++) await runTask(w, "charges.reconcile-live");
-  const c = await chargeRow(w, pix.id);
-  assert.equal(c.status, "charged_back");
-  assert.equal(await eventCount(w, pix.id, "charge.disputed"), 1);
-  assert.equal((await ledgerOf(w, pix.id))["platform.processor_receivable"] ?? 0, 0);
-  await runTask(w, "charges.reconcile-live");
-  assert.equal(await ledgerTransactions(w, pix.id, "chargeback"), 1);
-  assert.equal(await eventCount(w, pix.id, "charge.disputed"), 1);
 });
 
 test("a chargeback of a partially refunded charge takes back only what was still paid", async () => {
@@ -114,7 +92,7 @@ test("a chargeback read before feira knew the payment (create answer lost, notic
   assert.equal(await eventCount(w, id, "charge.paid"), 1);
   assert.equal(await eventCount(w, id, "charge.disputed"), 1);
   assert.equal(await ledgerTransactions(w, id, "charge"), 1);
-  assert.equal(await ledgerTransactions(w, id, "chargeback"), 1);
+  assert.equal(await disputeTransactions(w, id), 1);
   assert.equal(await balanceOf(w) - before, c.net - c.amount);
   await runTask(w, "charges.reconcile-live");
   assert.equal(await eventCount(w, id, "charge.disputed"), 1);

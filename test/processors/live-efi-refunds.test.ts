@@ -6,10 +6,10 @@ import { efiIds } from "../../src/processors/efi/client.js";
 import { expectStatus } from "../helpers/app.js";
 import { get, post } from "../helpers/charges.js";
 import { calls, efiPix, startEfiWorld, type EfiWorld } from "./live-efi-shared.js";
-import { balanceOf, chargeRow, eventCount, ledgerTransactions, runTask } from "./live-shared.js";
+import { chargeRow, eventCount, runTask } from "./live-shared.js";
 
-// Refunds of live Efí Pix (devoluções under an id derived from the refund), and the MED: a
-// devolução the payer's bank took back that feira never asked for, recorded as a chargeback.
+// Refunds of live Efí Pix (devoluções under an id derived from the refund). The MED (a devolução
+// the payer's bank took back that feira never asked for) is a dispute: test/disputes/live-efi.test.ts.
 // Over HTTP and mutual TLS against the Efí fake, whose notices reach the app.
 
 let w: EfiWorld;
@@ -91,19 +91,4 @@ test("a second devolução under the same id (Efí's 400 PixDevolucaoInvalida, o
   }
   w.efi.setModes({ duplicateDevolucao: "bcb-400" });
   assert.equal(devolucoes(c.e2eid).length, 1);
-});
-
-test("a MED devolução feira never asked for is a chargeback: charged_back with its nature, the money out of the balance, charge.disputed", async () => {
-  const c = await paidPix();
-  const balance = await balanceOf(w);
-  assert.equal(typeof w.efi.med(c.e2eid, { natureza: "MED_FRAUDE" }), "object");
-  await w.efi.flushWebhooks();
-  const row = await chargeRow(w, c.id);
-  assert.equal(row.status, "charged_back");
-  assert.equal((row.paymentDetails as { providerCode?: string }).providerCode, "MED_FRAUDE");
-  assert.equal(await eventCount(w, c.id, "charge.disputed"), 1);
-  assert.equal(await ledgerTransactions(w, c.id, "chargeback"), 1);
-  assert.ok(await balanceOf(w) < balance, "the merchant's balance gave the money back");
-  await runTask(w, "charges.reconcile-live");
-  assert.equal(await eventCount(w, c.id, "charge.disputed"), 1, "once");
 });

@@ -28,11 +28,12 @@ export const fakeAccounts = (pagarme: FakePagarme, mercadopago: FakeMercadoPago)
 
 export const pixCustomer = { name: "Maria Silva", email: "maria@example.com", phone: "+55 11 91234-5678", document: { type: "cpf", id: "529.982.247-25" } };
 
-export async function startLiveWorld(): Promise<LiveWorld> {
+/** Cards and boletos through Pagar.me, Pix through Mercado Pago, unless `routes` says otherwise. */
+export async function startLiveWorld(routes: Record<string, string[]> = { pix: ["mercadopago"], boleto: ["pagarme"], credit_card: ["pagarme"] }): Promise<LiveWorld> {
   const [pagarme, mercadopago] = await Promise.all([startFakePagarme({ webhookRetries: 0 }), startFakeMercadoPago({ webhookRetries: 0 })]);
   const t = await buildTestApp({
     live: {
-      ...NO_LIVE_PROCESSORS, routes: { pix: ["mercadopago"], boleto: ["pagarme"], credit_card: ["pagarme"] },
+      ...NO_LIVE_PROCESSORS, routes,
       processors: fakeAccounts(pagarme, mercadopago),
       timeoutMs: 5_000,
     },
@@ -62,11 +63,12 @@ export async function eventCount(w: Pick<LiveWorld, "t">, id: string, type: stri
   return Number(row!.n);
 }
 
-/** Every ledger entry a charge caused (its payment, refunds, chargeback, late payment), summed per owner and account. */
+/** Every ledger entry a charge caused (its payment, refunds, chargeback, disputes, late payment), summed per owner and account. */
 export async function ledgerOf(w: Pick<LiveWorld, "t">, chargeId: string): Promise<Record<string, number>> {
   const rows = await queryRows<{ owner: string; account: string; amount: string }>(w.t.database.db, sql`
     select e.owner, e.account, sum(e.amount)::text as amount, count(*)::text as n from ${ledgerEntries} e
-    where e.type <> 'settlement' and (e.source_id = ${chargeId} or e.source_id in (select id from refunds where charge_id = ${chargeId}))
+    where e.type <> 'settlement' and (e.source_id = ${chargeId} or e.source_id in (select id from refunds where charge_id = ${chargeId})
+      or e.source_id in (select id from disputes where charge_id = ${chargeId}))
     group by e.owner, e.account`);
   const out: Record<string, number> = {};
   for (const r of rows) {
@@ -79,6 +81,22 @@ export async function ledgerOf(w: Pick<LiveWorld, "t">, chargeId: string): Promi
 export async function ledgerTransactions(w: Pick<LiveWorld, "t">, chargeId: string, type: string): Promise<number> {
   const [row] = await queryRows<{ n: string }>(w.t.database.db, sql`select count(*)::text as n from ledger_transactions where source_id = ${chargeId} and type = ${type}`);
   return Number(row!.n);
+}
+
+/** How many ledger transactions of `type` (dispute, dispute_won) a charge's disputes posted. */
+export async function disputeTransactions(w: Pick<LiveWorld, "t">, chargeId: string, type = "dispute"): Promise<number> {
+  const [row] = await queryRows<{ n: string }>(w.t.database.db, sql`
+    select count(*)::text as n from ledger_transactions where type = ${type} and source_id in (select id from disputes where charge_id = ${chargeId})`);
+  return Number(row!.n);
+}
+
+/** What a provider's dispute of a charge left, to compare with what once looks like. */
+export async function disputeTrail(w: Pick<LiveWorld, "t">, chargeId: string, disputeId: string) {
+  return {
+    created: await eventCount(w, disputeId, "charge.dispute.created"), closed: await eventCount(w, disputeId, "charge.dispute.closed"),
+    disputed: await eventCount(w, chargeId, "charge.disputed"), refunded: await eventCount(w, chargeId, "charge.refunded"),
+    holds: await disputeTransactions(w, chargeId), chargebacks: await ledgerTransactions(w, chargeId, "chargeback"),
+  };
 }
 
 /** The merchant's balance over HTTP: pending + available, in cents. */

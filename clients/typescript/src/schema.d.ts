@@ -588,7 +588,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a dispute's evidence
-         * @description multipart/form-data with `text` (required, at most 20000 characters) and up to 5 `files`, each a PDF, PNG or JPEG judged by its content (not its name or declared type) of at most 5 MB (413 above). Files are stored encrypted. Accepted once, while the dispute needs_response and before its evidenceDueBy: the dispute goes under_review (charge.dispute.updated). After the deadline, in another status, or for a dispute answered in the provider's own dashboard (Pagar.me): 422.
+         * @description multipart/form-data with `text` (required, at most 20000 characters) and up to 5 `files`, each a PDF, PNG or JPEG judged by its content (not its name or declared type) of at most 5 MB (413 above). Files are stored encrypted. Accepted once, while the dispute needs_response and before its evidenceDueBy: the dispute goes under_review (charge.dispute.updated). A Mercado Pago dispute's files are sent to Mercado Pago first (its documentation upload; at least one file, 10 MB in all): its refusal is a 422 naming it and no answer a 503, and either leaves the dispute needs_response. After the deadline, in another status, or for a dispute answered in the provider's own dashboard (Pagar.me, Efí): 422.
          */
         post: operations["submitDisputeEvidence"];
         delete?: never;
@@ -1009,7 +1009,7 @@ export interface paths {
          * @description Register `$PUBLIC_BASE_URL/v1/processors/{name}/webhooks` at the provider; a path the provider appends to it (`/pix`) is taken too. The processor's definition checks that the notice comes from the provider (else 401, and nothing changes) and names what to read again; the body is never trusted. A name that takes no notices is 404.
          *
          *     - Pagar.me (`pagarme`): register `/v1/processors/pagarme/webhooks` as a webhook of the Pagar.me account (events `order.*` and `charge.*`). Pagar.me v5 signs nothing: the body (`{ id, type, data: order or charge }`) only names the order or charge (`data.code`, `data.order.code` = feira's charge id, or `data.id`), which is read again from Pagar.me before anything changes.
-         *     - Mercado Pago (`mercadopago`): register `/v1/processors/mercadopago/webhooks` as the webhook of the Mercado Pago application (event `payment`). The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) must be valid and signed within 300 s, else 401 and nothing changes. The body (`{ action, type, data: { id } }`) is not trusted: the payment named by the query's `data.id` (at most 64 characters, else 422) is read again from Mercado Pago.
+         *     - Mercado Pago (`mercadopago`): register `/v1/processors/mercadopago/webhooks` as the webhook of the Mercado Pago application (events `payment` and `chargebacks`). The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) must be valid and signed within 300 s, else 401 and nothing changes. The body (`{ action, type, data: { id } }`) is not trusted: the payment named by the query's `data.id` (at most 64 characters, else 422) is read again from Mercado Pago; of the `chargebacks` topic (`type` or `topic` in the query, or the body's `type`), `data.id` names a chargeback, read again with `GET /v1/chargebacks/{id}`: it opens, moves or closes the dispute of its payment's charge.
          *     - Efí (`efi`): `POST /v1/admin/processors/efi/webhook` registers `/v1/processors/efi/webhooks?hmac=<secret>&ignorar=` for EFI_PIX_KEY, and for recurrences and recurring charges (webhookrec, webhookcobr) (Efí appends `/pix`, which `ignorar=` keeps out of the path; the path forms `/pix`, `/rec`, `/cobr` are taken too). `hmac` must be the registered secret, else 401 and nothing changes; a POST without `pix` (Efí's probe) is answered 200 and changes nothing. The body (`{ pix: [{ endToEndId, txid, devolucoes?, gnExtras? }] }`) only names cobs (`txid`, at most 35 letters and digits), which are read again from Efí; a Pix Automático notice (`{ recs: [{ idRec }] }`, `{ cobsr: [{ txid }] }`) only names recurrences and recurring charges, read again the same way.
          *
          *     Each notice that names a live charge makes feira read the payment at the provider: notices for one charge that arrive together share one read, and reads are limited per client address and in all (PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS, PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND); past them the notice gets a 429 with Retry-After, and the provider's retry or feira's reconciliation applies the change.
@@ -9576,6 +9576,23 @@ export interface operations {
                      *       "message": "The request line and headers are over 16 KiB",
                      *       "error": "Request Header Fields Too Large",
                      *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "message": "The shipping provider is unavailable right now; retry shortly",
+                     *       "error": "Service Unavailable",
+                     *       "code": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];

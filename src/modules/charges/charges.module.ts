@@ -90,9 +90,11 @@ export function createChargesModule(deps: ChargesModuleDeps) {
     await app.register(refundRoutes(refunds));
     await app.register(sandboxRoutes(service));
     await app.register(sandboxBankRoutes(service));
-    await app.register(providerWebhookRoutes(notices, deps.processors, deps.payoutNotices, deps.mandateNotices));
+    await app.register(providerWebhookRoutes(notices, deps.processors, deps.payoutNotices, deps.mandateNotices, sync.syncDisputes));
   };
-  return { service, refunds, effects, sync, notices, liveExpiry, disputeMoney, showDisputes, routes, tasks };
+  // A provider's disputes go to the disputes module (built after this one), which registers itself.
+  const handleDisputes = sync.handleDisputes;
+  return { service, refunds, effects, sync, notices, liveExpiry, disputeMoney, showDisputes, handleDisputes, routes, tasks };
 }
 
 export type ChargesModule = ReturnType<typeof createChargesModule>;

@@ -7,6 +7,7 @@ export type { RefundService } from "./refunds/refunds.service.js";
 export type { ChargeEffects } from "./charge-effects.js";
 export type { ChargeDisputes } from "./charge-disputes.js";
 export type { ChargeDisputesView } from "./create/charges.routes.js";
+export type { ProviderDisputeHandler } from "./provider-state/provider-sync.js";
 export type { ChargeCommand } from "./create/charge-command.js";
 export { rejectServerFields } from "./create/charge-pipeline.js";
 export { CHARGE_STATUSES, type ChargeStatus } from "./charge-status.js";

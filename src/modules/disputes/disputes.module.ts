@@ -2,34 +2,69 @@ import type { FastifyInstance } from "fastify";
 import type { Db, Queryable } from "../../db/client.js";
 import type { Scope } from "../../db/scope.js";
 import type { Task } from "../../jobs/runner.js";
+import { AppError } from "../../core/errors.js";
 import type { Sealer } from "../../lib/crypto.js";
-import type { ChargeDisputes, ChargeDisputesView, ChargeService } from "../charges/index.js";
+import type { ProcessorRegistry } from "../../processors/registry.js";
+import type { ChargeDisputes, ChargeDisputesView, ChargeService, ProviderDisputeHandler } from "../charges/index.js";
+import { openProviderDisputes } from "./disputes.repo.js";
 import { disputeRoutes } from "./disputes.routes.js";
 import { createDisputeService } from "./disputes.service.js";
 
 // Disputes: chargebacks and Pix MED as objects with a deadline, evidence
-// and money held. The charge path moves the money (charge-disputes.ts); this module owns the
-// dispute, its routes, its sandbox and its deadline.
+// and money held. The charge path moves the money (charge-disputes.ts) and reads the providers
+// (provider-sync.ts); this module owns the dispute, its routes, its sandbox, its deadline and the
+// read-back of open live disputes.
+
 export interface DisputesModuleDeps {
   db: Db;
   sealer: Sealer;
   charges: Pick<ChargeService, "get">;
-  chargeModule: { disputeMoney: ChargeDisputes; showDisputes(view: ChargeDisputesView): void };
+  chargeModule: {
+    disputeMoney: ChargeDisputes; showDisputes(view: ChargeDisputesView): void; handleDisputes(handler: ProviderDisputeHandler): void;
+    /** Reads disputes back at their provider and applies them (the charge path's provider sync). */
+    sync: { syncDisputes(processor: string, refs: readonly string[]): Promise<void> };
+  };
+  /** The live processors, whose adapters' disputes capability reads disputes and takes evidence. */
+  processors: Pick<ProcessorRegistry, "adapter" | "definitions">;
   /** The sandbox test clock: "now" for a scope, and a hook run when a merchant advances it. */
   clock: { now(q: Queryable, scope: Scope): Promise<Date>; onAdvance(listener: (scope: Scope) => Promise<unknown>): void };
 }
 
+/** How many open live disputes one reconciliation round reads back. */
+const RECONCILE_BATCH = 50;
+
 export function createDisputesModule(deps: DisputesModuleDeps) {
   const service = createDisputeService({
     db: deps.db, sealer: deps.sealer, charges: deps.charges, money: deps.chargeModule.disputeMoney, clockNow: deps.clock.now,
+    capabilityOf: (processor) => deps.processors.adapter("production", processor)?.disputes,
   });
   deps.chargeModule.showDisputes(service.ofCharge);
+  // A provider's dispute of a live charge (its notice read back, or a payment read carrying it).
+  deps.chargeModule.handleDisputes(service.fromProvider);
   // Advancing a merchant's test clock past a deadline loses its unanswered disputes before
   // the clock answers, as the worker would by then.
   deps.clock.onAdvance((scope) => service.loseOverdue({ merchantId: scope.merchantId, environment: "sandbox" }, 1000));
+  // Open live disputes are read back at their provider, 50 a round from where the last stopped:
+  // a decision whose notice was lost only waits. Only processors whose disputes are read by id.
+  let after: string | undefined;
+  async function reconcileLive(): Promise<number> {
+    const readable = deps.processors.definitions.map((d) => d.name).filter((n) => deps.processors.adapter("production", n)?.disputes?.lookup);
+    const batch = await openProviderDisputes(deps.db, readable, RECONCILE_BATCH, after);
+    after = batch.length === RECONCILE_BATCH ? batch.at(-1)!.id : undefined;
+    for (const d of batch) {
+      try {
+        if (d.disputeRef) await deps.chargeModule.sync.syncDisputes(d.processor, [d.disputeRef]);
+      } catch (err) {
+        // A provider without an answer leaves its dispute for the next round; the others go on.
+        if (!(err instanceof AppError && err.code === "unavailable")) throw err;
+      }
+    }
+    return batch.length;
+  }
   const tasks: Task[] = [
     // Unanswered disputes past evidenceDueBy (real time, or the merchant's test clock) are lost.
     { name: "disputes.deadline", intervalMs: 60_000, run: () => service.loseOverdue() },
+    { name: "disputes.reconcile-live", intervalMs: 5 * 60_000, run: reconcileLive },
   ];
   const routes = async (app: FastifyInstance) => {
     await app.register(disputeRoutes(service));

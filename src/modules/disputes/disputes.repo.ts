@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { queryRows, type Queryable } from "../../db/client.js";
 import { inScope, inScopeSql, type Scope } from "../../db/scope.js";
 import { disputeFiles, disputes } from "../../db/schema.js";
@@ -90,4 +90,16 @@ export async function overdueDisputes(q: Queryable, now: Date, limit: number, on
 
 export async function insertFiles(tx: Queryable, rows: (typeof disputeFiles.$inferInsert)[]): Promise<void> {
   if (rows.length > 0) await tx.insert(disputeFiles).values(rows);
+}
+
+/**
+ * Open live disputes of these processors, by id after `after`: what the reconciliation reads
+ * back at their provider (a decision whose notice was lost).
+ */
+export async function openProviderDisputes(q: Queryable, processors: readonly string[], limit: number, after?: string) {
+  if (processors.length === 0) return [];
+  return q.select({ id: disputes.id, processor: disputes.processor, disputeRef: disputes.disputeRef }).from(disputes).where(and(
+    eq(disputes.environment, "production"), inArray(disputes.processor, [...processors]),
+    sql`${disputes.status} in ('needs_response', 'under_review')`, after ? gt(disputes.id, after) : undefined,
+  )).orderBy(asc(disputes.id)).limit(limit);
 }

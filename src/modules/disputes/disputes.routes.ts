@@ -59,13 +59,14 @@ export function disputeRoutes(disputes: DisputeService) {
         description:
           `multipart/form-data with \`text\` (required, at most ${s.MAX_EVIDENCE_TEXT} characters) and up to ${s.MAX_EVIDENCE_FILES} \`files\`, each a PDF, PNG or JPEG judged by its content ` +
           `(not its name or declared type) of at most ${MAX_MB} MB (413 above). Files are stored encrypted. Accepted once, while the dispute needs_response and before its evidenceDueBy: ` +
-          "the dispute goes under_review (charge.dispute.updated). After the deadline, in another status, or for a dispute answered in the provider's own dashboard (Pagar.me): 422.",
+          "the dispute goes under_review (charge.dispute.updated). A Mercado Pago dispute's files are sent to Mercado Pago first (its documentation upload; at least one file, 10 MB in all): " +
+          "its refusal is a 422 naming it and no answer a 503, and either leaves the dispute needs_response. After the deadline, in another status, or for a dispute answered in the provider's own dashboard (Pagar.me, Efí): 422.",
         params: IdParams,
         consumes: ["multipart/form-data"],
         body: Type.Unsafe<Record<string, never>>({ content: { "multipart/form-data": { schema: s.EvidenceForm } } }),
         response: {
           200: s.Dispute,
-          ...errors(401, 403, 404, {
+          ...errors(401, 403, 404, 503, {
             400: "Malformed multipart body", 413: `each file may be at most ${MAX_MB} MB`, 415: "send the files as multipart/form-data",
             422: "files[0] (notes.txt) must be a PDF, PNG or JPEG file (judged by its content)",
           }),

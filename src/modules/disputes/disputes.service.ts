@@ -6,11 +6,12 @@ import { AppError, invalid, notFound } from "../../core/errors.js";
 import { systemCtx, type RequestCtx } from "../../core/context.js";
 import type { Sealer } from "../../lib/crypto.js";
 import { faultPoint } from "../../lib/faults.js";
+import type { DisputeCapability, FoundDispute } from "../../processors/processor.js";
 import { documentTypeOf } from "../../lib/file-content.js";
 import { newId, seededId } from "../../lib/ids.js";
 import type { ChargeDisputes, ChargeRow } from "../charges/index.js";
 import { recordEvents, type EventType } from "../webhooks/index.js";
-import { assertDisputeTransition, type DisputeStatus } from "./dispute-status.js";
+import { assertDisputeTransition, canMove, type DisputeStatus } from "./dispute-status.js";
 import { checkEvidence, type EvidenceFile } from "./disputes.evidence.js";
 import { toDisputeEventData, toDisputeResponse, type DisputeRow } from "./disputes.mapper.js";
 import * as repo from "./disputes.repo.js";
@@ -27,6 +28,8 @@ export interface DisputeDeps {
   money: ChargeDisputes;
   /** "Now" for a scope: real time, or the merchant's test clock in sandbox. */
   clockNow(q: Queryable, scope: Scope): Promise<Date>;
+  /** The disputes capability of a live processor's adapter (undefined: none, or not configured here). */
+  capabilityOf(processor: string): DisputeCapability | undefined;
   now?: () => Date;
 }
 
@@ -41,6 +44,11 @@ export interface OpenInput {
   /** The id to give it (derived from the request's Idempotency-Key); a new one without. */
   id?: string;
 }
+
+/** Charge statuses a provider's dispute is recorded on; before payment it waits for the payment's read. */
+const DISPUTABLE = new Set<ChargeRow["status"]>(["paid", "refunded", "charged_back"]);
+/** A provider's reason as feira's (lower case, letters, digits and _). */
+const reasonOf = (r: string) => r.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 100) || "chargeback";
 
 const EVENT_OF: Record<DisputeStatus, EventType> = {
   needs_response: "charge.dispute.created", under_review: "charge.dispute.updated", won: "charge.dispute.closed", lost: "charge.dispute.closed",
@@ -125,8 +133,9 @@ export function createDisputeService(deps: DisputeDeps) {
   async function submitEvidence(ctx: RequestCtx, id: string, text: string, sent: readonly EvidenceFile[]) {
     const files = checkEvidence(text, sent);
     const d = await find(ctx, id);
-    if (d.processor !== "sandbox") {
-      throw invalid(`Dispute ${id} is answered in ${d.processor}'s own dashboard; send the evidence there`);
+    const provider = d.processor === "sandbox" ? undefined : deps.capabilityOf(d.processor);
+    if (d.processor !== "sandbox" && (!provider?.submitEvidence || !d.disputeRef)) {
+      throw invalid(`Dispute ${id} is answered in ${provider?.provider ?? d.processor}'s own dashboard; send the evidence there`);
     }
     if (d.status !== "needs_response") throw invalid(`Dispute ${id} is ${d.status}; evidence is accepted once, while it needs_response`);
     const now = await deps.clockNow(db, ctx);
@@ -141,6 +150,16 @@ export function createDisputeService(deps: DisputeDeps) {
         sha256: createHash("sha256").update(f.content).digest("hex"), contentSealed: deps.sealer.seal(f.content.toString("base64"), fileAad(d.id, fileId)),
       });
     }
+    // A provider's dispute: the evidence goes to the provider after every check and before
+    // anything is written here, so a refusal or no answer leaves the dispute needs_response.
+    if (provider?.submitEvidence && d.disputeRef) {
+      const sent = await provider.submitEvidence({
+        disputeRef: d.disputeRef, text, files: files.map((f, i) => ({ name: f.name, contentType: rows[i]!.contentType, data: f.content })),
+      });
+      if (sent.outcome === "refused") throw invalid(`${provider.provider} refused the evidence: ${sent.message}`);
+      if (sent.outcome === "not_found") throw invalid(`${provider.provider} no longer has dispute ${d.disputeRef}`);
+      if (sent.outcome === "unknown") throw new AppError("unavailable", `${provider.provider} gave no answer to rely on (${sent.failure.kind}); nothing was recorded, send the evidence again`);
+    }
     const evidence = { text, files: rows.map((r) => ({ id: r.id, name: r.name, contentType: r.contentType, size: r.size })) };
     const charge = await chargeOf(ctx, d);
     const moved = await withTx(db, async (tx) => {
@@ -152,6 +171,30 @@ export function createDisputeService(deps: DisputeDeps) {
     });
     if (!moved) throw invalid(`Dispute ${id} is no longer needs_response; evidence is accepted once`);
     return toDisputeResponse(moved);
+  }
+
+  /**
+   * A provider's dispute of a live charge (a chargeback notice read back, a payment read that
+   * carries one): opened once per (processor, disputeRef) with its hold, then moved to what the
+   * provider says when the status table allows it, so each move and its money happen once
+   * whatever the order and repetition of the reads. A charge not paid yet waits for its payment.
+   */
+  async function fromProvider(charge: ChargeRow, found: FoundDispute): Promise<void> {
+    if (!DISPUTABLE.has(charge.status)) return;
+    const apply = () => withTx(db, async (tx) => {
+      const d = await repo.findByRef(tx, charge.processor, found.disputeRef) ?? await open(tx, {
+        charge, kind: found.kind, reason: reasonOf(found.reason), amount: found.amountMinor,
+        evidenceDueBy: found.evidenceDueBy ?? realNow(), processor: charge.processor, disputeRef: found.disputeRef,
+      });
+      if (d.status !== found.outcome && canMove(d.status, found.outcome)) await decide(tx, d, found.outcome, charge);
+    });
+    try {
+      await apply();
+    } catch (err) {
+      // Another read of the same dispute opened it first (open's conflict): it is there now.
+      if (!(err instanceof AppError && err.code === "conflict")) throw err;
+      await apply();
+    }
   }
 
   /** The merchant concedes: lost, the amount stays taken. */
@@ -230,7 +273,7 @@ export function createDisputeService(deps: DisputeDeps) {
   /** "Now" as the scope's deadlines are judged: real time, or the merchant's test clock in sandbox. */
   const clockNow = (ctx: Scope) => deps.clockNow(db, ctx);
 
-  return { open, decide, find, submitEvidence, accept, loseOverdue, openSandbox, closeSandbox, get, list, ofCharge, clockNow };
+  return { open, decide, find, fromProvider, submitEvidence, accept, loseOverdue, openSandbox, closeSandbox, get, list, ofCharge, clockNow };
 }
 
 export type DisputeService = ReturnType<typeof createDisputeService>;

@@ -62,7 +62,7 @@ function devolucaoResult(d: EfiDevolucao): RefundResult {
   return refundResultOf(EFI_DEVOLUCAO_STATUSES[status] ?? "pending", d.rtrId ?? d.id ?? null, status);
 }
 
-export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" | "refund" | "refundStatus" | "payouts"> & { close(): Promise<void>; mandates: MandateCapability } {
+export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" | "refund" | "refundStatus" | "payouts" | "disputes"> & { close(): Promise<void>; mandates: MandateCapability } {
   const client = createEfiClient(opts);
   const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
 
@@ -136,6 +136,8 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     payouts: createEfiPayouts(client, opts.pixKey),
     // Pix Automático's recurrences and recurring charges (pix_automatico=efi).
     mandates: createEfiMandates(client),
+    // A MED devolução read with its cob is a pix_med dispute already lost (statuses.ts): nothing to read or send here.
+    disputes: { provider: "Efí" },
     close: () => client.close(),
   };
 }

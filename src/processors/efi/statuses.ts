@@ -1,7 +1,7 @@
 import { badResponse } from "../adapter-results.js";
 import { parseInstant, pixDetails } from "../instructions.js";
 import type { RefundOutcome } from "../mapping.js";
-import type { LookupResult } from "../processor.js";
+import type { FoundDispute, LookupResult } from "../processor.js";
 
 // Efí's (the Central Bank's) cob and devolução -> feira's states. Pure.
 //
@@ -11,9 +11,11 @@ import type { LookupResult } from "../processor.js";
 // - REMOVIDA_PELO_USUARIO_RECEBEDOR is failed "canceled" (only feira removes its cobs);
 //   REMOVIDA_PELO_PSP is failed "expired" (Efí removed it unpaid).
 // - A devolução of nature MED_OPERACIONAL or MED_FRAUDE (the payer's bank took the money back
-//   through the MED; feira never asks for one) that reached DEVOLVIDO is a chargeback:
-//   `charged_back`, with the nature as the provider's code. Any other DEVOLVIDO devolução is a
-//   refund feira asked for (or a late payment's), counted in refundedMinor.
+//   through the MED; feira never asks for one) that reached DEVOLVIDO is a lost `pix_med`
+//   dispute of its amount (one per devolução, by its rtrId), carried by a `charged_back` state
+//   with the nature as the provider's code: the dispute path returns it to the payer as a Pix
+//   refund (charge-disputes.ts). Any other DEVOLVIDO devolução is a refund feira asked for (or a
+//   late payment's), counted in refundedMinor.
 // - A status this table does not know is no decision: the charge stays as it is.
 
 export interface EfiDevolucao {
@@ -86,10 +88,23 @@ export function efiCobState(cob: EfiCob): LookupResult {
   }
 }
 
+/** The MED's reason as feira's: fraud, or the payer's PSP's operational failure. */
+const MED_REASON: Readonly<Record<string, string>> = { MED_FRAUDE: "fraud", MED_OPERACIONAL: "operational_failure" };
+
+/** A MED devolução as the lost pix_med dispute it is, named by its return's id (rtrId, else the devolução's id on its Pix). */
+function medDispute(txid: string, e2eid: string, d: EfiDevolucao): FoundDispute {
+  return {
+    outcome: "lost", disputeRef: d.rtrId || `${e2eid}:${d.id ?? ""}`, chargeRef: txid, kind: "pix_med",
+    amountMinor: efiCents(d.valor) ?? 0, reason: MED_REASON[d.natureza ?? ""] ?? "fraud", evidenceDueBy: null,
+  };
+}
+
 function paidState(cob: EfiCob, pspRefId: string): LookupResult {
   const returned = (paidPix(cob)?.devolucoes ?? []).filter((d) => d.status === "DEVOLVIDO");
-  const med = returned.find((d) => MED_NATURES.has(d.natureza ?? ""));
-  if (med) return { outcome: "charged_back", pspRefId, providerCode: med.natureza };
+  const meds = returned.filter((d) => MED_NATURES.has(d.natureza ?? ""));
+  if (meds.length > 0) {
+    return { outcome: "charged_back", pspRefId, providerCode: meds[0]!.natureza, disputes: meds.map((d) => medDispute(pspRefId, paidPix(cob)?.endToEndId ?? "", d)) };
+  }
   const refunded = returned.reduce((sum, d) => sum + (efiCents(d.valor) ?? 0), 0);
   const amount = efiCents(cob.valor?.original) ?? efiCents(paidPix(cob)?.valor);
   if (amount !== null && refunded >= amount) return { outcome: "refunded", pspRefId, providerCode: "DEVOLVIDO" };

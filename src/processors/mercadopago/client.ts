@@ -15,6 +15,7 @@ export const mercadopagoKeys = {
   cancel: (chargeId: string) => `feira-cancel-${chargeId}`,
   capture: (chargeId: string) => `feira-capture-${chargeId}`,
   refund: (refundId: string) => `feira-refund-${refundId}`,
+  documentation: (chargebackId: string, filesDigest: string) => `feira-chargeback-docs-${chargebackId}-${filesDigest}`,
 };
 
 export interface MercadoPagoPayment extends MercadoPagoPaymentFacts {
@@ -90,6 +91,9 @@ export function createMercadoPagoClient(opts: MercadoPagoClientOptions) {
     refund: (id: string, refundId: string, amount?: number): Promise<CallResult> =>
       http.call({ method: "POST", path: `${payment(id)}/refunds`, body: amount === undefined ? {} : { amount }, headers: key(mercadopagoKeys.refund(refundId)) }),
     listRefunds: (id: string): Promise<CallResult> => http.call({ method: "GET", path: `${payment(id)}/refunds` }),
+    getChargeback: (id: string): Promise<CallResult> => http.call({ method: "GET", path: `/v1/chargebacks/${encodeURIComponent(id)}` }),
+    sendChargebackDocumentation: (id: string, encoded: { contentType: string; data: Buffer }, filesDigest: string): Promise<CallResult> =>
+      http.call({ method: "POST", path: `/v1/chargebacks/${encodeURIComponent(id)}/documentation`, encoded, headers: key(mercadopagoKeys.documentation(id, filesDigest)) }),
     close: () => http.close(),
   };
 }

@@ -5,9 +5,15 @@ import { verifyMercadoPagoSignature } from "./signature.js";
 // Mercado Pago (Payments API) as a feira processor: its settings, its adapter and its notices.
 // Its notices are signed (x-signature, with MERCADOPAGO_WEBHOOK_SECRET): one that is not, or
 // whose signature is stale, is refused before anything is read; a good one only names the
-// payment, which is read again from Mercado Pago.
+// payment, or the chargeback (topic `chargebacks`), which is read again from Mercado Pago.
 
 const MAX_ID = 64;
+
+/** Whether a notice is of the `chargebacks` topic (`type` or `topic` in the query, as webhooks and IPN send it, or the body's `type`). */
+function isChargeback(notice: { query: Readonly<Record<string, string | undefined>>; body: unknown }): boolean {
+  const bodyType = (notice.body as { type?: unknown } | null | undefined)?.type;
+  return [notice.query.type, notice.query.topic, typeof bodyType === "string" ? bodyType : undefined].some((t) => t !== undefined && /chargebacks/.test(t));
+}
 
 export const mercadopago = defineProcessor({
   name: "mercadopago",
@@ -23,10 +29,12 @@ export const mercadopago = defineProcessor({
     accessToken: o.accessToken, publicKey: o.publicKey || undefined, baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections,
   }),
   notices: {
-    description: "Mercado Pago (`mercadopago`): register `/v1/processors/mercadopago/webhooks` as the webhook of the Mercado Pago application (event `payment`). "
+    description: "Mercado Pago (`mercadopago`): register `/v1/processors/mercadopago/webhooks` as the webhook of the Mercado Pago application (events `payment` and `chargebacks`). "
       + "The `x-signature` header (`ts=...,v1=...`, HMAC-SHA256 with MERCADOPAGO_WEBHOOK_SECRET over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`) "
       + "must be valid and signed within 300 s, else 401 and nothing changes. The body (`{ action, type, data: { id } }`) is not trusted: "
-      + "the payment named by the query's `data.id` (at most 64 characters, else 422) is read again from Mercado Pago.",
+      + "the payment named by the query's `data.id` (at most 64 characters, else 422) is read again from Mercado Pago; "
+      + "of the `chargebacks` topic (`type` or `topic` in the query, or the body's `type`), `data.id` names a chargeback, read again with `GET /v1/chargebacks/{id}`: "
+      + "it opens, moves or closes the dispute of its payment's charge.",
     read(notice, o) {
       const dataId = notice.query["data.id"];
       if (dataId !== undefined && dataId.length > MAX_ID) {
@@ -38,7 +46,8 @@ export const mercadopago = defineProcessor({
       if (!o.webhookSecret || !check.ok) {
         return { outcome: "refused", status: 401, message: `x-signature is ${check.ok ? "not checkable (no MERCADOPAGO_WEBHOOK_SECRET)" : check.reason}` };
       }
-      return { outcome: "accepted", payments: dataId ? [dataId] : [] };
+      const ids = dataId ? [dataId] : [];
+      return isChargeback(notice) ? { outcome: "accepted", payments: [], disputes: ids } : { outcome: "accepted", payments: ids };
     },
   },
 });

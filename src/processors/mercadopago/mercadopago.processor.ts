@@ -6,6 +6,7 @@ import type {
 import {
   createMercadoPagoClient, mercadopagoKeys, type MercadoPagoClientOptions, type MercadoPagoPayment, type MercadoPagoRefund,
 } from "./client.js";
+import { mercadopagoDisputes } from "./chargebacks.js";
 import { cardTokenBody, checkMercadoPagoInstrument, paymentBody } from "./payment.js";
 import { mapMercadoPagoPayment, MERCADOPAGO_REFUND_STATUSES } from "./statuses.js";
 
@@ -64,7 +65,7 @@ function refundResult(r: MercadoPagoRefund): RefundResult {
 
 export type MercadoPagoProcessorOptions = MercadoPagoClientOptions;
 
-export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): Serves<"cancel" | "capture" | "refund" | "refundStatus"> & { close(): Promise<void> } {
+export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): Serves<"cancel" | "capture" | "refund" | "refundStatus" | "disputes"> & { close(): Promise<void> } {
   const client = createMercadoPagoClient(opts);
 
   const lookup = (input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> => lookupPayment<MercadoPagoPayment>(input, {
@@ -133,6 +134,8 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
         : list.find((x) => fromDecimal(x.amount) === input.amountMinor);
       return match ? refundResult(match) : { outcome: "not_found" };
     },
+    // Chargebacks: objects of their own, named by the `chargebacks` notice (chargebacks.ts).
+    disputes: mercadopagoDisputes(client),
     close: () => client.close(),
   };
 }

@@ -6,7 +6,8 @@ import { mercadopagoDeclineReason } from "./declines.js";
 // Choices where the documentation is unclear (docs/processors.md lists them):
 // - `authorized` (authorized, not captured; feira always asks for capture) is in_analysis.
 // - `in_mediation` (the buyer opened a dispute; it can end either way) stays paid, with the
-//   detail in providerCode; only `charged_back` moves the money back.
+//   detail in providerCode. `charged_back` moves nothing by itself: the adapter serves disputes,
+//   and the chargeback (its own notice, read back: chargebacks.ts) decides what goes back.
 // - `rejected` of a card is refused (reason from declines.ts); of a Pix or boleto, failed.
 // - `cancelled` is failed: "expired" when the detail says so, "canceled" otherwise.
 // - `pending` of a card is in_analysis, except `pending_challenge` (3DS): authentication_required.

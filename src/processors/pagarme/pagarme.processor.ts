@@ -46,10 +46,18 @@ export function pagarmeState(charge: PagarmeCharge): PaymentState | { outcome: "
       return { outcome: "refused", reason: mapped.reason!, pspRefId, providerCode, ...(mapped.blocked ? { blocked: true } : {}) };
     case "failed":
       return { outcome: "failed", reason: mapped.reason!, pspRefId, providerCode };
+    case "charged_back":
+      // Pagar.me reports a chargeback decided: a dispute already lost, one per charge (its id),
+      // for what was still paid (amounts are in cents). Evidence goes through its dashboard.
+      return {
+        outcome: "charged_back", pspRefId, providerCode, disputes: [{
+          outcome: "lost", disputeRef: pspRefId, chargeRef: pspRefId, kind: "chargeback",
+          amountMinor: Math.max(0, (charge.paid_amount ?? charge.amount ?? 0) - (charge.canceled_amount ?? 0)), reason: "chargeback", evidenceDueBy: null,
+        }],
+      };
     case "paid":
     case "in_analysis":
     case "refunded":
-    case "charged_back":
       return { outcome: mapped.outcome, pspRefId, providerCode };
   }
 }
@@ -67,7 +75,7 @@ function refundOutcome(charge: PagarmeCharge): RefundResult {
 
 export type PagarmeProcessorOptions = PagarmeClientOptions;
 
-export function createPagarmeProcessor(opts: PagarmeProcessorOptions): Serves<"cancel" | "capture" | "refund" | "refundStatus"> & { close(): Promise<void> } {
+export function createPagarmeProcessor(opts: PagarmeProcessorOptions): Serves<"cancel" | "capture" | "refund" | "refundStatus" | "disputes"> & { close(): Promise<void> } {
   const client = createPagarmeClient(opts);
 
   const lookup = (input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> => lookupPayment<PagarmeCharge>(input, {
@@ -138,6 +146,8 @@ export function createPagarmeProcessor(opts: PagarmeProcessorOptions): Serves<"c
       }
       return refundOutcome(charge);
     },
+    // A chargedback charge is a dispute already lost (pagarmeState): nothing to read or send here.
+    disputes: { provider: "Pagar.me" },
     close: () => client.close(),
   };
 }

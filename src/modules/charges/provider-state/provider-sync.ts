@@ -1,6 +1,6 @@
 import { withTx, type Db } from "../../../db/client.js";
 import { AppError } from "../../../core/errors.js";
-import type { LookupResult, PaymentProcessor } from "../../../processors/processor.js";
+import type { FoundDispute, LookupResult, PaymentProcessor } from "../../../processors/processor.js";
 import type { ProcessorRegistry } from "../../../processors/registry.js";
 import type { LedgerService } from "../../ledger/index.js";
 import type { ChargeEffects } from "../charge-effects.js";
@@ -17,8 +17,12 @@ import {
 // adapter that served the charge and applied through the guarded transition of the sandbox
 // (ledger, events, outbox, listeners). A state the charge already has, or cannot reach from
 // where it is (a late or repeated notice), changes nothing. Two answers go further than a move:
-// a chargeback on a paid charge (charged_back: what is still paid goes back, charge.disputed),
-// and money the provider took for a charge feira had failed (late-payments.ts: refunded).
+// a chargeback on a paid charge, and money the provider took for a charge feira had failed
+// (late-payments.ts: refunded). A chargeback of an adapter that serves disputes goes through the
+// dispute path (the disputes module's handler: the dispute's hold, then won or lost), never as a
+// plain move, so that the money moves once whichever of the payment and the dispute is read
+// first; an adapter without disputes gets charged_back directly (what is still paid goes back,
+// charge.disputed).
 
 /** How many open live charges one reconciliation round reads. */
 const RECONCILE_BATCH = 50;
@@ -36,6 +40,9 @@ const LATE_PAYMENT_WINDOW_MS = 30 * DAY_MS;
  * it is this old: long past any provider's indexing delay, so the create did not happen.
  */
 export const NEVER_MADE_AFTER_MS = 10 * 60 * 1000;
+
+/** What the disputes module does with a provider's dispute of a live charge (it registers itself: it is built after this module). */
+export type ProviderDisputeHandler = (charge: ChargeRow, dispute: FoundDispute) => Promise<void>;
 
 export type Move = { to: ChargeStatus; patch: Partial<ChargeRow> & { providerCode?: string } };
 
@@ -79,6 +86,7 @@ export function createProviderSync(deps: {
   const { db, effects } = deps;
   const now = deps.now ?? (() => new Date());
   const late = createLatePayments({ db, effects, ledger: deps.ledger });
+  let disputeHandler: ProviderDisputeHandler | null = null;
 
   /** The adapter that served a live charge; null for a sandbox charge. */
   function processorOf(charge: ChargeRow): PaymentProcessor | null {
@@ -115,6 +123,12 @@ export function createProviderSync(deps: {
     if (state.outcome === "charged_back" && canTransition(c.status, "paid")) {
       c = await apply(c, { to: "paid", patch: { paidAt: now(), pspRefId: state.pspRefId } });
     }
+    // The processor's disputes decide what its chargeback does: the ones the read carries, or
+    // (none carried) the ones its own notices name.
+    if (state.outcome === "charged_back" && (state.disputes || processor.disputes)) {
+      for (const dispute of state.disputes ?? []) c = await applyDispute(c, dispute);
+      return c;
+    }
     const move = moveFor(state, now()) ?? neverMade(c, state);
     return move ? apply(c, move) : c;
   }
@@ -124,6 +138,41 @@ export function createProviderSync(deps: {
     if (state.outcome !== "not_found" || charge.status !== "pending" || charge.pspRefId) return null;
     if (now().getTime() - charge.createdAt.getTime() < NEVER_MADE_AFTER_MS) return null;
     return { to: "failed", patch: { reason: "processing_error", providerCode: "not_found_at_provider" } };
+  }
+
+  /** Hands a provider's dispute of a charge to the dispute path; the charge as it is after. */
+  async function applyDispute(charge: ChargeRow, dispute: FoundDispute): Promise<ChargeRow> {
+    if (!disputeHandler) return charge;
+    await disputeHandler(charge, dispute);
+    return (await findCharge(db, charge, charge.id)) ?? charge;
+  }
+
+  /**
+   * A dispute a provider's notice named, read back (Mercado Pago's chargebacks): applied to the
+   * live charge of its payment, that payment read first when feira does not know it paid yet
+   * (notices lost or out of order). False when no live charge of `processor` is its payment.
+   */
+  async function syncDispute(processor: string, dispute: FoundDispute): Promise<boolean> {
+    const charge = await findLiveCharge(db, processor, dispute.chargeRef);
+    if (!charge) return false;
+    const c = charge.status === "paid" ? charge : await syncCharge(charge);
+    await applyDispute(c, dispute);
+    return true;
+  }
+
+  /**
+   * The disputes a processor's notice names (by the provider's dispute ids), each read back
+   * through its adapter's disputes capability and applied; one with no answer to rely on is
+   * refused with a 503, which the provider retries.
+   */
+  async function syncDisputes(processor: string, refs: readonly string[]): Promise<void> {
+    const capability = deps.processors.adapter("production", processor)?.disputes;
+    if (!capability?.lookup) return;
+    for (const ref of refs) {
+      const state = await capability.lookup({ disputeRef: ref });
+      if (state.outcome === "unknown") throw new AppError("unavailable", `${capability.provider} gave no answer to rely on for dispute ${ref} (${state.failure.kind}); send the notice again`);
+      if (state.outcome !== "not_found") await syncDispute(processor, state);
+    }
   }
 
   /** Re-reads a live charge at its processor and applies what the provider says; returns the charge as it is after. */
@@ -180,7 +229,9 @@ export function createProviderSync(deps: {
     return moved;
   }
 
-  return { syncCharge, syncByReference, reconcileLive, processorOf, apply, applyState, late };
+  const handleDisputes = (handler: ProviderDisputeHandler) => { disputeHandler = handler; };
+
+  return { syncCharge, syncByReference, syncDispute, syncDisputes, handleDisputes, reconcileLive, processorOf, apply, applyState, late };
 }
 
 export type ProviderSync = ReturnType<typeof createProviderSync>;

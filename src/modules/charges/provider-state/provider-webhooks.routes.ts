@@ -51,8 +51,13 @@ export type PayoutNotices = (processor: string, transferIds: readonly string[]) 
 /** What reads back the Pix Automático recurrences a notice names (the subscriptions' live mandates). */
 export type MandateNotices = (processor: string, refs: { mandates?: readonly string[] }) => Promise<void>;
 
+
+/** What reads back the disputes a notice names (by the provider's dispute ids). */
+export type DisputeNotices = (processor: string, disputeRefs: readonly string[]) => Promise<void>;
+
 export function providerWebhookRoutes(
   gate: NoticeGate, processors: Pick<ProcessorRegistry, "definitions" | "readNotice">, payouts?: PayoutNotices, mandates?: MandateNotices,
+  disputes?: DisputeNotices,
 ) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -69,6 +74,8 @@ export function providerWebhookRoutes(
       if (payouts && reading.payouts?.length) await payouts(name, reading.payouts);
       // A recurrence is read back only when a live mandate of feira's has that reference.
       if (mandates && reading.mandates?.length) await mandates(name, { mandates: reading.mandates });
+      // A dispute (Mercado Pago's chargeback) is read back and applied to the live charge of its payment.
+      if (disputes && reading.disputes?.length) await disputes(name, reading.disputes);
       return { received: true };
     }
 
