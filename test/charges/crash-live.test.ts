@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LIVE_PROCESSORS } from "../../bench/crash-live-fake.js";
 import { liveViolations, runLiveCrash } from "../../bench/crash-live.js";
+// run-suite: waits: a fake processor and feira as processes, killed and restarted
 
 // The smaller run of the live crash test (`npm run test:crash -- --live <processor>` is the big
 // one, bench/RESULTS.md): production charges (cards and Pix) with Idempotency-Keys from retrying

@@ -5,6 +5,7 @@ import { queryRows, sql } from "../../src/db/client.js";
 import { cardCharge, CARDS } from "../helpers/charges.js";
 import { START_LIMIT_MS, createMerchant, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
+// run-suite: waits: feira as processes, killed at fault points and restarted
 
 // The process is killed (SIGKILL, from inside, at a named point: FEIRA_FAULT) in the middle of
 // a charge or a refund; then it is started again and the client retries with the same
