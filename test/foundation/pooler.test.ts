@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { openDatabase } from "../../src/db/client.js";
 import { cardCharge, CARDS } from "../helpers/charges.js";
-import { feiraEntry } from "../helpers/topology.js";
+import { feiraEntry } from "../helpers/feira-bundle.js";
 import { pgbouncerBinary, startPgbouncer, type Pgbouncer } from "../helpers/pgbouncer.js";
 import { startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";

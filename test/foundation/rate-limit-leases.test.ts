@@ -6,7 +6,7 @@ import { appsOn, basic, seedMerchant, testConfig, type TestApp } from "../helper
 import { freshDatabase } from "../helpers/db.js";
 import { createMerchant, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
-import { feiraEntry } from "../helpers/topology.js";
+import { feiraEntry } from "../helpers/feira-bundle.js";
 // run-suite: postgres: leases of the shared counters, across API processes
 
 // The per-key limit counted in leases (src/core/key-limit.ts): however the requests of one key
