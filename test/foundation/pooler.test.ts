@@ -10,6 +10,7 @@ import { startFeira, type FeiraProcess, type Store } from "../helpers/feira-proc
 import { basicAuth } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 // run-suite: postgres: PgBouncer in front of PostgreSQL
+// run-suite: waits: PgBouncer and feira as processes
 
 // feira behind PgBouncer 1.18 in transaction mode (DATABASE_POOL_MODE=transaction), the pooler
 // that does not keep named prepared statements: migrations, charges, idempotent replays and
