@@ -1,10 +1,11 @@
-import { after, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { queryRows, sql } from "../../src/db/client.js";
 import { cardCharge, CARDS } from "../helpers/charges.js";
 import { START_LIMIT_MS, createMerchant, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
+// run-suite: waits: feira as processes, killed at fault points and restarted
 
 // The process is killed (SIGKILL, from inside, at a named point: FEIRA_FAULT) in the middle of
 // a charge, a refund or a dispute's moves; then it is started again and the client retries with
@@ -49,91 +50,95 @@ async function counts(store: Store): Promise<Record<"charges" | "customers" | "a
   return row!;
 }
 
-for (const point of ["charge.after-authorize", "charge.after-commit"] as const) {
-  test(`killed at ${point}: the retry answers with one charge and one authorization`, { timeout: 3 * START_LIMIT_MS }, async () => {
+// Each scenario has its own store, database and ports, and spends its time starting, killing and
+// waiting on its processes: the scenarios run at once.
+describe("fault points", { concurrency: true }, () => {
+  for (const point of ["charge.after-authorize", "charge.after-commit"] as const) {
+    test(`killed at ${point}: the retry answers with one charge and one authorization`, { timeout: 3 * START_LIMIT_MS }, async () => {
+      const { store, merchant } = await scenario();
+      const idem = randomUUID();
+      const dying = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: point } });
+      const lost = await postJson(`${dying.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa), { "idempotency-key": idem });
+      await dying.exited;
+      assert.equal(lost, null, "the process died before answering");
+      assert.equal(dying.child.signalCode, "SIGKILL");
+      // The simulator's record of the authorization and the new customer commit in the charge's
+      // statement: all three or none.
+      const dead = await counts(store);
+      const all = point === "charge.after-commit" ? 1 : 0;
+      assert.deepEqual([dead.charges, dead.authorizations, dead.customers], [all, all, all], "the charge, its authorization's record and its customer commit together");
+      await store.release();
+
+      const p = await startFeira(store, { env: LEASE });
+      const answer = await retryUntilAnswered(p, "/v1/charges", merchant.sandboxKey, cardCharge(CARDS.visa), idem);
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+      assert.equal(answer.body.status, "paid");
+      const replay = await postJson(`${p.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa), { "idempotency-key": idem });
+      assert.deepEqual(replay?.body, answer.body);
+      await p.stop();
+
+      const c = await counts(store);
+      assert.equal(c.charges, 1);
+      assert.equal(c.customers, 1, "one customer");
+      assert.equal(c.authorizations, 1, "one authorization at the processor");
+      assert.equal(c.open_keys, 0, "no key left stuck");
+      assert.equal(c.ledger_sum, 0);
+    });
+  }
+
+  test("killed after the refund was reserved: the worker's janitor finishes it against the processor", { timeout: 3 * START_LIMIT_MS }, async () => {
     const { store, merchant } = await scenario();
-    const idem = randomUUID();
-    const dying = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: point } });
-    const lost = await postJson(`${dying.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa), { "idempotency-key": idem });
-    await dying.exited;
-    assert.equal(lost, null, "the process died before answering");
-    assert.equal(dying.child.signalCode, "SIGKILL");
-    // The simulator's record of the authorization and the new customer commit in the charge's
-    // statement: all three or none.
-    const dead = await counts(store);
-    const all = point === "charge.after-commit" ? 1 : 0;
-    assert.deepEqual([dead.charges, dead.authorizations, dead.customers], [all, all, all], "the charge, its authorization's record and its customer commit together");
-    await store.release();
+    const p1 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "refund.after-reserve" } });
+    const charge = await postJson(`${p1.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa, { amount: 80 }));
+    assert.equal(charge?.status, 201);
+    const lost = await postJson(`${p1.url}/v1/charges/${charge!.body.id}/refund`, merchant.sandboxKey, { amount: 30 });
+    await p1.exited;
+    assert.equal(lost, null);
 
-    const p = await startFeira(store, { env: LEASE });
-    const answer = await retryUntilAnswered(p, "/v1/charges", merchant.sandboxKey, cardCharge(CARDS.visa), idem);
-    assert.equal(answer.status, 201, JSON.stringify(answer.body));
-    assert.equal(answer.body.status, "paid");
-    const replay = await postJson(`${p.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa), { "idempotency-key": idem });
-    assert.deepEqual(replay?.body, answer.body);
-    await p.stop();
-
+    // No retry: the client gave up. The worker (in `npm start`) finds the pending refund once
+    // its grace (the lease) has passed and completes it.
+    const p2 = await startFeira(store, { env: LEASE });
+    const deadline = Date.now() + 60_000;
+    let got: Record<string, unknown> = {};
+    while (Date.now() < deadline) {
+      got = (await (await fetch(`${p2.url}/v1/charges/${charge!.body.id}`, { headers: { authorization: basicAuth(merchant.sandboxKey) } })).json()) as Record<string, unknown>;
+      if (got.amountRefunded === 30) break;
+      await sleep(100);
+    }
+    assert.equal(got.amountRefunded, 30, "the janitor completed the refund");
+    assert.equal(got.status, "paid");
+    await p2.stop();
     const c = await counts(store);
-    assert.equal(c.charges, 1);
-    assert.equal(c.customers, 1, "one customer");
-    assert.equal(c.authorizations, 1, "one authorization at the processor");
-    assert.equal(c.open_keys, 0, "no key left stuck");
+    assert.equal(c.refunds, 1);
+    assert.equal(c.pending_refunds, 0);
+    assert.equal(c.processor_refunds, 1);
+    assert.equal(c.refund_entries > 0, true);
     assert.equal(c.ledger_sum, 0);
   });
-}
 
-test("killed after the refund was reserved: the worker's janitor finishes it against the processor", { timeout: 3 * START_LIMIT_MS }, async () => {
-  const { store, merchant } = await scenario();
-  const p1 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "refund.after-reserve" } });
-  const charge = await postJson(`${p1.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa, { amount: 80 }));
-  assert.equal(charge?.status, 201);
-  const lost = await postJson(`${p1.url}/v1/charges/${charge!.body.id}/refund`, merchant.sandboxKey, { amount: 30 });
-  await p1.exited;
-  assert.equal(lost, null);
+  test("killed after the processor refunded: the retry with the same key completes the same refund once", { timeout: 3 * START_LIMIT_MS }, async () => {
+    const { store, merchant } = await scenario();
+    const p1 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "refund.after-processor" } });
+    const charge = await postJson(`${p1.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa, { amount: 80 }));
+    const idem = randomUUID();
+    const path = `/v1/charges/${charge!.body.id}/refund`;
+    assert.equal(await postJson(`${p1.url}${path}`, merchant.sandboxKey, {}, { "idempotency-key": idem }), null);
+    await p1.exited;
 
-  // No retry: the client gave up. The worker (in `npm start`) finds the pending refund once
-  // its grace (the lease) has passed and completes it.
-  const p2 = await startFeira(store, { env: LEASE });
-  const deadline = Date.now() + 60_000;
-  let got: Record<string, unknown> = {};
-  while (Date.now() < deadline) {
-    got = (await (await fetch(`${p2.url}/v1/charges/${charge!.body.id}`, { headers: { authorization: basicAuth(merchant.sandboxKey) } })).json()) as Record<string, unknown>;
-    if (got.amountRefunded === 30) break;
-    await sleep(100);
-  }
-  assert.equal(got.amountRefunded, 30, "the janitor completed the refund");
-  assert.equal(got.status, "paid");
-  await p2.stop();
-  const c = await counts(store);
-  assert.equal(c.refunds, 1);
-  assert.equal(c.pending_refunds, 0);
-  assert.equal(c.processor_refunds, 1);
-  assert.equal(c.refund_entries > 0, true);
-  assert.equal(c.ledger_sum, 0);
-});
-
-test("killed after the processor refunded: the retry with the same key completes the same refund once", { timeout: 3 * START_LIMIT_MS }, async () => {
-  const { store, merchant } = await scenario();
-  const p1 = await startFeira(store, { env: { ...LEASE, FEIRA_FAULT: "refund.after-processor" } });
-  const charge = await postJson(`${p1.url}/v1/charges`, merchant.sandboxKey, cardCharge(CARDS.visa, { amount: 80 }));
-  const idem = randomUUID();
-  const path = `/v1/charges/${charge!.body.id}/refund`;
-  assert.equal(await postJson(`${p1.url}${path}`, merchant.sandboxKey, {}, { "idempotency-key": idem }), null);
-  await p1.exited;
-
-  const p2 = await startFeira(store, { env: LEASE });
-  const answer = await retryUntilAnswered(p2, path, merchant.sandboxKey, {}, idem);
-  assert.equal(answer.status, 201, JSON.stringify(answer.body));
-  assert.equal(answer.body.amount, 80);
-  assert.equal(answer.body.status, "succeeded");
-  assert.equal(answer.body.chargeStatus, "refunded");
-  await p2.stop();
-  const c = await counts(store);
-  assert.equal(c.refunds, 1);
-  assert.equal(c.processor_refunds, 1);
-  assert.equal(c.pending_refunds, 0);
-  assert.equal(c.open_keys, 0);
-  assert.equal(c.ledger_sum, 0);
+    const p2 = await startFeira(store, { env: LEASE });
+    const answer = await retryUntilAnswered(p2, path, merchant.sandboxKey, {}, idem);
+    assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    assert.equal(answer.body.amount, 80);
+    assert.equal(answer.body.status, "succeeded");
+    assert.equal(answer.body.chargeStatus, "refunded");
+    await p2.stop();
+    const c = await counts(store);
+    assert.equal(c.refunds, 1);
+    assert.equal(c.processor_refunds, 1);
+    assert.equal(c.pending_refunds, 0);
+    assert.equal(c.open_keys, 0);
+    assert.equal(c.ledger_sum, 0);
+  });
 });
 
 /** The dispute's trace in the store: its rows, its ledger transactions by type, the charge's hold. */

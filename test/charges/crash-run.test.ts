@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { runCrash, violations } from "../../bench/crash.js";
+// run-suite: waits: feira as processes under load, killed and restarted
 
 // The smaller run of the crash test (npm run test:crash is the big one, bench/RESULTS.md):
 // charges with Idempotency-Keys from retrying clients while the processes are killed with

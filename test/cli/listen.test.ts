@@ -8,6 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { createMerchant, makeStore, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { ROOT, startProcess, tempDir, type ServerProcess } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
+// run-suite: waits: feira and the CLI as processes
 
 // The CLI as a user runs it (bin/feira.mjs in a child process, its own config file) against a
 // real feira process, forwarding to a local receiver.

@@ -7,6 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { createMerchant, makeStore, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth, ROOT, tempDir } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
+// run-suite: waits: feira and the CLI as processes
 
 // feira trigger for the events that need more than one call: charge.failed (a Pix expired
 // through the sandbox) and the payout decisions (a Connect submerchant accredited, funded by a

@@ -8,6 +8,7 @@ import { buildTestApp } from "../helpers/app.js";
 import { freshDatabase } from "../helpers/db.js";
 import { basicAuth, childEnv, freePort, nodeMain, tempDir } from "../helpers/process.js";
 // run-suite: postgres: WEB_CONCURRENCY > 1 needs PostgreSQL
+// run-suite: waits: feira as processes (WEB_CONCURRENCY)
 
 // WEB_CONCURRENCY=N runs N API processes on one port (src/cluster.ts). A process told to stop
 // turns readiness off, keeps answering (each answer closing its connection) while its

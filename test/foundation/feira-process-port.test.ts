@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { makeStore, startFeira, type Store } from "../helpers/feira-process.js";
 import { freePort } from "../helpers/process.js";
+// run-suite: waits: feira as processes
 
 let store: Store | undefined;
 let second: Store | undefined;

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import path from "node:path";
 import { lockDataDir } from "../../src/db/lock.js";
 import { childEnv, nodeMain, tempDir } from "../helpers/process.js";
+// run-suite: waits: feira as processes (the data directory's lock)
 
 // PGlite admits one process per data directory; the lock file keeps a second one out and is
 // taken over when the process that left it is gone. (PGlite only: with DATABASE_URL there is

@@ -4,12 +4,13 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { openDatabase } from "../../src/db/client.js";
 import { cardCharge, CARDS } from "../helpers/charges.js";
-import { feiraEntry } from "../helpers/topology.js";
+import { feiraEntry } from "../helpers/feira-bundle.js";
 import { pgbouncerBinary, startPgbouncer, type Pgbouncer } from "../helpers/pgbouncer.js";
 import { startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 // run-suite: postgres: PgBouncer in front of PostgreSQL
+// run-suite: waits: PgBouncer and feira as processes
 
 // feira behind PgBouncer 1.18 in transaction mode (DATABASE_POOL_MODE=transaction), the pooler
 // that does not keep named prepared statements: migrations, charges, idempotent replays and

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import net from "node:net";
 import { childEnv, freePort, nodeMain, tempDir } from "../helpers/process.js";
+// run-suite: waits: feira as processes
 
 // The first start prints the admin key and the demo merchant's keys once. If the port is
 // taken, the process must stop before making them, so that the next start shows them instead

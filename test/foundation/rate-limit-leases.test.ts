@@ -6,8 +6,9 @@ import { appsOn, basic, seedMerchant, testConfig, type TestApp } from "../helper
 import { freshDatabase } from "../helpers/db.js";
 import { createMerchant, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
-import { feiraEntry } from "../helpers/topology.js";
+import { feiraEntry } from "../helpers/feira-bundle.js";
 // run-suite: postgres: leases of the shared counters, across API processes
+// run-suite: waits: feira API processes
 
 // The per-key limit counted in leases (src/core/key-limit.ts): however the requests of one key
 // are spread over API processes, the key is served at most N in each second plus the burst of

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { childDatabaseEnv, childEnv, freePort, npmStart, ROOT, tempDir } from "../helpers/process.js";
+// run-suite: waits: feira as processes, as the README runs it
 
 // Every README walk-through (the tour, Connect, subscriptions, Pix Automático, payment links), pasted into a
 // shell as a newcomer pastes them on a fresh start with the demo history on: `npm start` on an

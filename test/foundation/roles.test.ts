@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { childEnv, nodeMain, tempDir } from "../helpers/process.js";
+// run-suite: waits: feira as processes, by role
 
 // The roles of src/main.ts on the embedded database, and the start-ups that must fail, saying
 // why, before anything is opened or listened on. (PGlite only, whatever the suite's engine.)

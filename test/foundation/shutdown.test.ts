@@ -5,6 +5,7 @@ import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { basicAuth, childEnv, freePort, nodeMain, tempDir, waitForHttp } from "../helpers/process.js";
+// run-suite: waits: feira as processes, stopped by signals
 
 // One real server on PGlite (whatever the suite's engine: the lock file and the single-process
 // rule exist only for the embedded database): a second process on its DATA_DIR is refused,

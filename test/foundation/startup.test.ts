@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { basicAuth, childDatabaseEnv, childEnv, freePort, nodeMain, npmStart, tempDir, waitForHttp } from "../helpers/process.js";
+// run-suite: waits: feira as processes (npm start)
 
 // The README walkthrough, run for real: `npm start` on an empty DATA_DIR prints the admin key
 // and the demo merchant once, answers /health, and the printed key creates a customer.

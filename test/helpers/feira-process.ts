@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase, type Database } from "../../src/db/client.js";
 import { freshDatabase } from "./db.js";
+import { feiraEntry } from "./feira-bundle.js";
 import { basicAuth, childEnv, freePort, ROOT } from "./process.js";
 import { tempDir } from "./temp-dirs.js";
 
@@ -96,7 +97,7 @@ export const START_LIMIT_MS = 180_000;
 
 interface StartOptions {
   role?: "api" | "worker"; env?: Record<string, string>; port?: number;
-  /** What node runs instead of `--import tsx src/main.ts` (e.g. a prebuilt bundle of it). */
+  /** What node runs; by default the suite's bundle of src/main.ts (feira-bundle.ts). */
   entry?: string[];
 }
 
@@ -106,9 +107,10 @@ interface StartOptions {
  * the start then fails with EADDRINUSE and is made again on a new port.
  */
 export async function startFeira(store: Store, opts: StartOptions = {}): Promise<FeiraProcess> {
+  const entry = opts.entry ?? await feiraEntry();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(store, opts, opts.port ?? await freePort());
+      return await startOnce(store, opts, entry, opts.port ?? await freePort());
     } catch (err) {
       if (opts.port !== undefined || attempt >= 3 || !/EADDRINUSE/.test(String(err))) throw err;
     }
@@ -147,8 +149,8 @@ function heldByAnother(pid: number, port: number): boolean | undefined {
   }
 }
 
-async function startOnce(store: Store, opts: StartOptions, port: number): Promise<FeiraProcess> {
-  const child = spawn(process.execPath, [...(opts.entry ?? ["--import", "tsx", "src/main.ts"]), ...(opts.role ? [opts.role] : [])], {
+async function startOnce(store: Store, opts: StartOptions, entry: string[], port: number): Promise<FeiraProcess> {
+  const child = spawn(process.execPath, [...entry, ...(opts.role ? [opts.role] : [])], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: childEnv({

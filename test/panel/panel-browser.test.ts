@@ -10,6 +10,7 @@ import { shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
 import { seedDemo } from "../../src/web/panel/demo-seed.js";
 import { screenshot } from "../helpers/screenshots.js";
 import { tempDir } from "../helpers/temp-dirs.js";
+// run-suite: waits: a browser
 
 // The panel in a real browser (Debian's Chromium through playwright-core), for the demo merchant
 // with its seeded history: sign in, refund, a webhook secret shown once, shipping connected

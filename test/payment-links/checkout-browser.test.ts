@@ -5,6 +5,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { basic, expectStatus, seedMerchant } from "../helpers/app.js";
 import { screenshot } from "../helpers/screenshots.js";
 import { call, checkoutLink, connectMerchant, shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
+// run-suite: waits: a browser
 
 // The whole checkout in a real browser (Debian's Chromium driven by playwright-core): CEP, live
 // freight from the fake Melhor Envio, card with installments, Pix with the sandbox payer, and

@@ -9,6 +9,7 @@ import { startFakeEfi, type FakeEfi } from "../helpers/fake-efi.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
 import { START_LIMIT_MS, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
+// run-suite: waits: feira as processes, killed at fault points and restarted
 
 // Payouts through Efí across kill -9 (FEIRA_FAULT) of the feira process, against the Efí fake:
 // killed after "sending" was committed and before the PUT, then killed after Efí took the send

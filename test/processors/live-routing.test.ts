@@ -17,6 +17,7 @@ import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-merc
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
 import { fakeAccounts } from "./live-shared.js";
 import { basicAuth } from "../helpers/process.js";
+// run-suite: waits: feira as processes, killed and restarted
 
 // The live router's operation, over HTTP against the local fakes: a retry never pays twice
 // after a failover that a crash interrupted (feira as a real process, killed with SIGKILL).

@@ -5,6 +5,7 @@ import { queryRows, sql } from "../../src/db/client.js";
 import { CARDS, customer } from "../helpers/charges.js";
 import { START_LIMIT_MS, createMerchant, makeStore, postJson, sleep, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { card } from "./helpers.js";
+// run-suite: waits: feira as processes, killed at a fault point and restarted
 
 // A subscription saves the card in the vault before its own transaction (the vault seals the
 // number; the subscription refers to the card). The process is killed between the two; the

@@ -17,6 +17,7 @@ import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 import { chargeData } from "./harness.js";
 import { tempDir } from "../helpers/temp-dirs.js";
 // run-suite: postgres: two worker processes on one database
+// run-suite: waits: feira and webhook workers as processes, killed and restarted
 
 // Real worker processes (`node --import tsx src/main.ts`) against a real database: PGlite in a
 // DATA_DIR by default, a fresh PostgreSQL database when DATABASE_URL is set. The test seeds

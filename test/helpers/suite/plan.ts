@@ -8,17 +8,23 @@ import path from "node:path";
 //   // run-suite: own-process: <why>   the file runs in a process of its own, not beside others
 //   // run-suite: postgres: <why>      the file also runs on PostgreSQL when the run is on PGlite
 //                                      (it has tests that skip without DATABASE_URL)
+//   // run-suite: waits: <why>         the file mostly waits on processes it starts (feira, fakes,
+//                                      a browser): it runs in the wait lanes, beside the CPU lanes
 
 export const ROOT = path.resolve(import.meta.dirname, "../../..");
 const CACHE = path.join(ROOT, "node_modules/.cache/feira/test-durations.json");
 const UNKNOWN_S = 10; // a file never timed here: about the suite's mean
+// A file that waits on processes and was never timed here (a clean clone's CI): such files take
+// 40 to 190 s, and a wait lane balanced as if they took 10 s would end minutes after the rest.
+const UNKNOWN_WAITS_S = 60;
 
-export interface TestFile { file: string; ownProcess?: string; postgres?: string }
+export interface TestFile { file: string; ownProcess?: string; postgres?: string; waits?: string }
 
 export function pragmas(text: string): Omit<TestFile, "file"> {
   const out: Omit<TestFile, "file"> = {};
-  for (const m of text.matchAll(/^\/\/ run-suite: (own-process|postgres): (.+)$/gm)) {
+  for (const m of text.matchAll(/^\/\/ run-suite: (own-process|postgres|waits): (.+)$/gm)) {
     if (m[1] === "own-process") out.ownProcess = m[2]!.trim();
+    else if (m[1] === "waits") out.waits = m[2]!.trim();
     else out.postgres = m[2]!.trim();
   }
   return out;
@@ -60,7 +66,7 @@ export const durationKey = (file: string, postgres: boolean) => (postgres ? `pg:
 /** A job: one process running its files, on PGlite or PostgreSQL. */
 export interface Job { files: string[]; postgres: boolean; seconds: number }
 
-export interface Work { file: string; postgres: boolean; own: boolean }
+export interface Work { file: string; postgres: boolean; own: boolean; waits: boolean }
 
 /**
  * Longest first, each to the least loaded slot; then per slot one process for its shared files
@@ -68,7 +74,7 @@ export interface Work { file: string; postgres: boolean; own: boolean }
  * throwaway cluster starts meanwhile).
  */
 export function split(work: Work[], slots: number, durations: Record<string, number>): Job[][] {
-  const time = (w: Work) => durations[durationKey(w.file, w.postgres)] ?? UNKNOWN_S;
+  const time = (w: Work) => durations[durationKey(w.file, w.postgres)] ?? (w.waits ? UNKNOWN_WAITS_S : UNKNOWN_S);
   const loads = Array.from({ length: slots }, () => ({ seconds: 0, work: [] as Work[] }));
   for (const w of [...work].sort((a, b) => time(b) - time(a))) {
     const slot = loads.reduce((min, s) => (s.seconds < min.seconds ? s : min));

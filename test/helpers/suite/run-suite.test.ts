@@ -50,6 +50,27 @@ ${body}`;
   assert.match(run.out, /# 2 files, 3 tests: 2 pass, 1 fail/);
 });
 
+test("a file marked waits runs in a lane beside the CPU lane, not after it", () => {
+  // Each file says it is here, then waits (at most 30 s) for the other: one lane running them
+  // one after the other fails the first.
+  const meet = (me: string, other: string, mark = "") => `import { test } from "node:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+${mark}
+test("${me} meets ${other}", async () => {
+  writeFileSync(new URL("./${me}.here", import.meta.url), String(process.pid));
+  for (let i = 0; !existsSync(new URL("./${other}.here", import.meta.url)); i++) {
+    if (i > 600) throw new Error("${other} did not run beside ${me}");
+    await sleep(50);
+  }
+});`;
+  // The mark is split here, or this file itself would carry it.
+  const run = suite({ "cpu.test.ts": meet("cpu", "waiting"), "waiting.test.ts": meet("waiting", "cpu", `${"//"} run-suite: waits: meets the CPU lane`) });
+  assert.equal(run.status, 0, run.out);
+  assert.match(run.out, /1 processes at once, and 2 beside them for the 1 files that wait on processes/);
+  assert.match(run.out, /# 2 files, 2 tests: 2 pass, 0 fail/);
+});
+
 test("a file marked postgres runs again on a throwaway PostgreSQL cluster, removed at the end (and one a killed runner left)", { skip: throwawayUnavailable() ?? false }, () => {
   const clusters = () => readdirSync(os.tmpdir()).filter((n) => n.startsWith("feira-test-pg-"));
   const before = clusters();

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { durationKey, loadDurations, readFiles, ROOT, saveDurations, split, suiteFiles, type Job, type Work } from "./plan.js";
+import { durationKey, loadDurations, readFiles, ROOT, saveDurations, split, suiteFiles, type Job, type TestFile, type Work } from "./plan.js";
 import { startThrowawayPostgres, throwawayUnavailable, type ThrowawayPostgres } from "./throwaway-postgres.js";
 
 // `npm test`: the suite (or the files given) in a few node processes instead of one per file.
@@ -14,17 +14,21 @@ import { startThrowawayPostgres, throwawayUnavailable, type ThrowawayPostgres } 
 const given = process.argv.slice(2).map((f) => path.relative(ROOT, path.resolve(f)));
 const files = readFiles(given.length > 0 ? given : suiteFiles());
 const slots = Number(process.env.FEIRA_TEST_CONCURRENCY ?? 2);
+const waitSlots = Number(process.env.FEIRA_TEST_WAIT_CONCURRENCY ?? 2);
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const started = Date.now();
 
-const work: Work[] = files.map((f) => ({ file: f.file, postgres: onPostgres, own: Boolean(f.ownProcess) }));
+const toWork = (f: TestFile, postgres: boolean): Work => ({ file: f.file, postgres, own: Boolean(f.ownProcess), waits: waitSlots > 0 && Boolean(f.waits) });
+const work: Work[] = files.map((f) => toWork(f, onPostgres));
 const notes: string[] = files.filter((f) => f.ownProcess).map((f) => `#   own process: ${f.file} (${f.ownProcess})`);
 const pgFiles = onPostgres ? [] : files.filter((f) => f.postgres);
 const unavailable = pgFiles.length === 0 ? undefined : process.env.FEIRA_TEST_THROWAWAY_PG === "0" ? "FEIRA_TEST_THROWAWAY_PG=0" : throwawayUnavailable();
-if (pgFiles.length > 0 && !unavailable) work.push(...pgFiles.map((f) => ({ file: f.file, postgres: true, own: Boolean(f.ownProcess) })));
+if (pgFiles.length > 0 && !unavailable) work.push(...pgFiles.map((f) => toWork(f, true)));
 if (unavailable) notes.push(`# SKIPPED on PostgreSQL, ${pgFiles.length} files whose PostgreSQL tests skip on PGlite: ${unavailable}`, ...pgFiles.map((f) => `#   ${f.file}`));
 else if (pgFiles.length > 0) notes.push(`# ${pgFiles.length} files run on PGlite and again on a throwaway PostgreSQL cluster: ${pgFiles.map((f) => f.file).join(", ")}`);
-process.stdout.write(`# ${files.length} test files on ${onPostgres ? "PostgreSQL (DATABASE_URL)" : "PGlite"}, ${slots} processes at once\n${notes.join("\n")}\n`);
+const waiting = work.filter((w) => w.waits).length;
+const lanes = `${slots} processes at once${waiting > 0 ? `, and ${waitSlots} beside them for the ${waiting} files that wait on processes` : ""}`;
+process.stdout.write(`# ${files.length} test files on ${onPostgres ? "PostgreSQL (DATABASE_URL)" : "PGlite"}, ${lanes}\n${notes.join("\n")}\n`);
 
 let cluster: Promise<ThrowawayPostgres> | undefined;
 let stopCluster = () => {};
@@ -88,7 +92,8 @@ async function runJob(job: Job): Promise<void> {
   }
 }
 
-const plan = split(work, slots, loadDurations());
+const durations = loadDurations();
+const plan = [...split(work.filter((w) => !w.waits), slots, durations), ...split(work.filter((w) => w.waits), waitSlots, durations)];
 await Promise.all(plan.map(async (jobs) => { for (const job of jobs) await runJob(job); }));
 if (cluster) await cluster.catch((err: Error) => { totals.fail++; failures.push(`  ✖ FAILED the throwaway PostgreSQL cluster: ${err.message}`); });
 // Files given from outside test/ (the runner's own test makes some) are not kept.
