@@ -25,6 +25,8 @@ const EXCEPTIONS: Record<string, string> = {
     "a provider's webhook names no merchant: production charges that processor served are found by its reference; reconciliation reads every open live charge",
   "src/modules/connect/payouts.repo.ts":
     "the operator's payout routes work across merchants (the admin list, optionally one environment), and a Pix end-to-end id pays one payout per environment",
+  "src/modules/subscriptions/mandates.repo.ts":
+    "a recurrence notice names no merchant: production mandates are found by the processor's reference; reconciliation reads every open live mandate",
   "src/modules/disputes/disputes.repo.ts":
     "the deadline task works across merchants: a sandbox dispute's deadline is judged by its merchant's test clock, a production one's by real time",
   "src/http/idempotency.ts":
