@@ -55,6 +55,12 @@ export interface MandateCapability {
   /** Schedules a period's debit on its due date; idempotent per debitId. */
   scheduleDebit(input: { debitId: string; mandateRef: string; amountMinor: number; dueDate: string; description: string }): Promise<DebitState>;
   lookupDebit(input: { debitId: string; debitRef?: string | null }): Promise<DebitState>;
+  /**
+   * A new attempt of a failed debit on `date` (YYYY-MM-DD, a future day): the Central Bank refuses
+   * a second debit of the period, so a retry is an attempt of the same one, within the mandate's
+   * retry policy. Answers the debit's state after the request (scheduled, or still failed when refused).
+   */
+  retryDebit(input: { debitRef: string; date: string }): Promise<DebitState>;
 }
 
 /** A dispute at the provider, in feira's terms (a chargeback, or a Pix MED). */

@@ -74,3 +74,44 @@ test("a debit the payer's bank makes is read back as paid", async () => {
   assert.deepEqual(await adapter.mandates.lookupDebit({ debitId: id, debitRef: efiIds.cobr(id) }), { outcome: "paid", debitRef: efiIds.cobr(id) });
 });
 
+
+/** A period's cobr under an approved recurrence, its first attempt refused by the payer's bank (AM04: no funds). */
+async function failedCobr(debitId: string, retryPolicy: MandateInput["retryPolicy"] = "3_in_7_days") {
+  const m = await adapter.mandates.create(mandateInput({ retryPolicy }));
+  const mandateRef = (m as { mandateRef: string }).mandateRef;
+  f.approveRec(mandateRef);
+  const txid = efiIds.cobr(debitId);
+  await adapter.mandates.scheduleDebit({ debitId, mandateRef, amountMinor: 2990, dueDate: inDays(3), description: "Period 2" });
+  await until("the cobr ATIVA", () => f.ctx.cobrs.get(txid)?.status === "ATIVA");
+  f.debit(txid, { ok: false, codigo: "AM04" });
+  return { mandateRef, txid };
+}
+
+test("a failed debit is retried as a new attempt of its cobr (retentativa), within the policy's 3 in 7 days", async () => {
+  const id = "ch_01jdretry00000000000000000";
+  const { mandateRef, txid } = await failedCobr(id);
+  // Each retry: the same cobr, one attempt more; a second request while one is open reads it back.
+  for (const [i, day] of [4, 6].entries()) {
+    assert.deepEqual(await adapter.mandates.retryDebit({ debitRef: txid, date: inDays(day) }), { outcome: "scheduled", debitRef: txid }, `retry ${i + 1}`);
+    assert.deepEqual(await adapter.mandates.retryDebit({ debitRef: txid, date: inDays(day) }), { outcome: "scheduled", debitRef: txid }, "asked again: read back");
+    f.debit(txid, { ok: false, codigo: "AM04" });
+  }
+  assert.deepEqual(await adapter.mandates.retryDebit({ debitRef: txid, date: inDays(9) }), { outcome: "scheduled", debitRef: txid }, "the third retry");
+  f.debit(txid, { ok: true });
+  assert.deepEqual(await adapter.mandates.lookupDebit({ debitId: id }), { outcome: "paid", debitRef: txid });
+  assert.equal(f.ctx.cobrs.get(txid)!.tentativas.length, 4, "one cobr, four attempts");
+  assert.equal([...f.ctx.cobrs.values()].filter((c) => c.idRec === mandateRef).length, 1);
+});
+
+test("a retry beyond the policy is refused and the debit stays failed: no retries without PERMITE_3R_7D, none after the third", async () => {
+  const none = await failedCobr("ch_01jdnoretry000000000000000", "none");
+  assert.deepEqual(await adapter.mandates.retryDebit({ debitRef: none.txid, date: inDays(4) }), { outcome: "failed", debitRef: none.txid, reason: "AM04" });
+
+  const { txid } = await failedCobr("ch_01jdspent00000000000000000");
+  for (const day of [4, 6, 9]) {
+    assert.equal((await adapter.mandates.retryDebit({ debitRef: txid, date: inDays(day) })).outcome, "scheduled");
+    f.debit(txid, { ok: false, codigo: "AM04" });
+  }
+  assert.deepEqual(await adapter.mandates.retryDebit({ debitRef: txid, date: inDays(10) }), { outcome: "failed", debitRef: txid, reason: "AM04" });
+  assert.equal(f.ctx.cobrs.get(txid)!.tentativas.length, 4);
+});

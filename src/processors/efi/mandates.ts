@@ -12,7 +12,8 @@ import { efiValor } from "./statuses.js";
 // `vinculo.contrato`, and a create first looks for a rec of the payer under that contract (GET
 // /v2/rec by CPF or CNPJ), which finds the rec of an attempt whose answer was lost. Each period is a
 // recurring charge (cobr) under a txid derived from feira's debit id: a second PUT under it is
-// refused and read back, never a second debit.
+// refused and read back, never a second debit. A retry is a new attempt of that cobr (POST
+// /cobr/{txid}/retentativa/{data}): the Central Bank refuses a second cobr in the same cycle.
 
 type Rec = {
   idRec?: unknown; status?: unknown; vinculo?: { contrato?: unknown };
@@ -162,5 +163,14 @@ export function createEfiMandates(client: EfiClient): MandateCapability {
       return r.failure.kind === "http_4xx" ? { outcome: "failed", debitRef: txid, reason: r.failure.providerCode ?? `http_${r.failure.status}` } : unknownOf(r.failure);
     },
     lookupDebit: (input) => readDebit(input.debitRef || efiIds.cobr(input.debitId)),
+    async retryDebit(input) {
+      const r = await client.retryCobr(input.debitRef, input.date);
+      if (r.ok) return cobrState(r.body as CobR);
+      // Refused (past the policy's 3 in 7 days, an attempt still open, a cobr that ended) or no
+      // answer: the cobr as it is now is the answer. A lost retry that was made reads back
+      // scheduled; a refused one, failed with its last attempt's code.
+      const found = await readDebit(input.debitRef);
+      return found.outcome === "not_found" ? { outcome: "failed", debitRef: input.debitRef, reason: r.failure.providerCode ?? `http_${r.failure.status ?? 0}` } : found;
+    },
   };
 }
