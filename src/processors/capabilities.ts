@@ -41,9 +41,11 @@ export type MandatePeriodicity = "weekly" | "monthly" | "quarterly" | "half_year
 
 /** A recurring charge's debit (the Central Bank's cobr) under an active mandate. */
 export type DebitState =
-  | { outcome: "scheduled" | "paid"; debitRef: string }
+  /** scheduled: `dueDate` (YYYY-MM-DD) is the day the payer's bank debits it, when the processor says. */
+  | { outcome: "scheduled"; debitRef: string; dueDate?: string }
+  | { outcome: "paid"; debitRef: string }
   /** The debit will not be made: rejected by the payer's bank, expired unpaid, or cancelled. */
-  | { outcome: "failed"; debitRef: string; reason: string }
+  | { outcome: "failed"; debitRef: string; reason: string; /** The processor refused to make it (a 4xx): no debit exists. */ refused?: true }
   | { outcome: "not_found" }
   | { outcome: "unknown"; failure: ProcessorFailure };
 
