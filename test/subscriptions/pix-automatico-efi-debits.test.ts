@@ -27,8 +27,8 @@ const chargeOf = async (id: string, attempt: number) => (await sub(id)).charges.
 const bill = () => w.t.services.modules.subscriptions.tasks.find((x) => x.name === "subscriptions.bill")!.run();
 const cobrsOf = (rec: Rec) => [...w.efi.ctx.cobrs.values()].filter((c) => c.idRec === rec.idRec);
 
-/** An active trial subscription (journey 2, approved) whose first period falls due 4 days from now, its charge issued. */
-async function periodIssued() {
+/** An active trial subscription (journey 2, approved) whose first period falls due 4 days from now, due to be billed. */
+async function periodDue() {
   const res = await call(w.t, w.key, "POST", "/v1/subscriptions", { planId: (await createPlan(w.t, w.key, { trialDays: 7 })).id, customer, paymentMethod: { type: "pix_automatico" } });
   expectStatus(res, 201);
   const s = res.json() as PixSub;
@@ -38,6 +38,12 @@ async function periodIssued() {
   // The trial ends (the period's due date) 4 days from now: its issue time, 5 days before, has passed.
   const due = new Date(Date.now() + 4 * DAY);
   await w.t.database.db.update(subscriptions).set({ anchorAt: due, currentPeriodEnd: due, nextRunAt: new Date(Date.now() - 60_000) }).where(eq(subscriptions.id, s.id));
+  return { s, rec, due };
+}
+
+/** periodDue's subscription billed: its period's charge issued and its cobr scheduled at the payer's bank. */
+async function periodIssued() {
+  const { s, rec, due } = await periodDue();
   await until("the period's charge", async () => (await bill()) >= 0 && (await chargeOf(s.id, 1)) !== undefined);
   const charge = (await chargeOf(s.id, 1))!;
   const txid = efiIds.cobr(charge.chargeId);
@@ -108,4 +114,22 @@ test("a debit whose cobr notice was lost is found by the reconciliation", async 
   await until("the notice dropped", () => w.efi.core.webhooks.sent.some((x) => x.label === "cobr.CONCLUIDA"));
   assert.equal(await statusOf(s.id, 1), "pending");
   await until("paid by the reconciliation", async () => (await runTask(w, "charges.reconcile-live")) >= 0 && (await statusOf(s.id, 1)) === "paid");
+});
+
+test("a cobr made at Efí whose answer was lost is read back under the charge id's txid: never a second cobr", async () => {
+  const { s, rec } = await periodDue();
+  // The PUT makes the cobr and its answer is lost.
+  await w.efi.setFault("lost-answer", { times: 1, match: "PUT /v2/cobr/" });
+  await until("the period's charge", async () => (await bill()) >= 0 && (await chargeOf(s.id, 1)) !== undefined);
+  const charge = (await chargeOf(s.id, 1))!;
+  assert.deepEqual(w.efi.core.requests.filter((r) => r.fault === "lost-answer").map((r) => r.method), ["PUT"]);
+  assert.equal(charge.status, "pending", "the cobr read back: pending, never failed");
+  await bill();
+  await runTask(w, "charges.reconcile-live");
+  assert.equal(cobrsOf(rec).length, 1);
+  const txid = efiIds.cobr(charge.chargeId);
+  await until("the cobr scheduled", () => w.efi.ctx.cobrs.get(txid)?.status === "ATIVA");
+  w.efi.debit(txid, { ok: true });
+  await until("paid", async () => (await statusOf(s.id, 1)) === "paid");
+  assert.equal(cobrsOf(rec).length, 1);
 });
