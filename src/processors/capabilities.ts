@@ -42,9 +42,11 @@ export type MandatePeriodicity = "weekly" | "monthly" | "quarterly" | "half_year
 
 /** A recurring charge's debit (the Central Bank's cobr) under an active mandate. */
 export type DebitState =
-  | { outcome: "scheduled" | "paid"; debitRef: string }
+  /** scheduled: `dueDate` (YYYY-MM-DD) is the day the payer's bank debits it, when the processor says. */
+  | { outcome: "scheduled"; debitRef: string; dueDate?: string }
+  | { outcome: "paid"; debitRef: string }
   /** The debit will not be made: rejected by the payer's bank, expired unpaid, or cancelled. */
-  | { outcome: "failed"; debitRef: string; reason: string }
+  | { outcome: "failed"; debitRef: string; reason: string; /** The processor refused to make it (a 4xx): no debit exists. */ refused?: true }
   | { outcome: "not_found" }
   | { outcome: "unknown"; failure: ProcessorFailure };
 
@@ -56,4 +58,10 @@ export interface MandateCapability {
   /** Schedules a period's debit on its due date; idempotent per debitId. */
   scheduleDebit(input: { debitId: string; mandateRef: string; amountMinor: number; dueDate: string; description: string }): Promise<DebitState>;
   lookupDebit(input: { debitId: string; debitRef?: string | null }): Promise<DebitState>;
+  /**
+   * A new attempt of a failed debit on `date` (YYYY-MM-DD, a future day): the Central Bank refuses
+   * a second debit of the period, so a retry is an attempt of the same one, within the mandate's
+   * retry policy. Answers the debit's state after the request (scheduled, or still failed when refused).
+   */
+  retryDebit(input: { debitRef: string; date: string }): Promise<DebitState>;
 }

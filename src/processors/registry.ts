@@ -6,7 +6,7 @@ import { mercadopago } from "./mercadopago/mercadopago.definition.js";
 import { pagarme } from "./pagarme/pagarme.definition.js";
 import type { ChargeRoute, PaymentMethodType, PaymentProcessor, PayoutCapability, ProcessorRecords } from "./processor.js";
 import { createRouterProcessor, type RouterProcessor } from "./router.js";
-import type { LiveProcessorConfig } from "./routing.js";
+import type { LiveProcessorConfig, RouteTable } from "./routing.js";
 import { createSandboxProcessor } from "./sandbox/sandbox.processor.js";
 
 /**
@@ -89,7 +89,9 @@ export function createProcessorRegistry(opts: {
   const definitions = opts.definitions ?? PROCESSORS;
   const byName = new Map(definitions.map((d) => [d.name, d]));
   const sandbox = createSandboxProcessor(opts.sandboxRecords);
-  const routes = opts.live?.routes ?? {};
+  // A production Pix Automático period's charge (pix_automatico) goes through the charge path to
+  // the processor whose mandates serve it (`pix_automatico=`): its debit is made under its mandate.
+  const routes: RouteTable = { ...opts.live?.routes, ...(opts.live?.mandateProvider ? { pix_automatico: [opts.live.mandateProvider] } : {}) };
   const optionsOf = (name: string) => opts.live?.processors[name] ?? {};
   const limits = { timeoutMs: opts.live?.timeoutMs ?? 15_000, connections: opts.live?.maxWaiting ?? 1024 };
 

@@ -140,20 +140,6 @@ test("a notice with a forged status or an unknown recurrence changes nothing: th
   assert.deepEqual(await eventsOf(w.t, s.mandate.id), []);
 });
 
-test("a live period falling due is never billed as a plain Pix the payer is not shown (its cobr is not wired yet)", async () => {
-  const { s } = await activeTrialSub();
-  // The trial ends (the first due date) 4 days from now: its issue time, 5 days before, has passed.
-  const due = new Date(Date.now() + 4 * 86_400_000);
-  await w.t.database.db.update(subscriptions).set({ anchorAt: due, currentPeriodEnd: due, nextRunAt: new Date(Date.now() - 60_000) }).where(eq(subscriptions.id, s.id));
-  const cobs = w.efi.ctx.cobs.size;
-  const bill = w.t.services.modules.subscriptions.tasks.find((x) => x.name === "subscriptions.bill")!;
-  await until("the period's attempt", async () => (await bill.run()) >= 0 && (await sub(s.id)).charges.length === 1);
-  const after = await sub(s.id);
-  assert.equal(after.charges[0]!.status, "failed");
-  assert.equal(after.charges[0]!.reason, "live_debits_not_wired");
-  assert.equal(w.efi.ctx.cobs.size, cobs, "no cob made at Efí");
-});
-
 test("the receiver's own cancel at Efí (a merchant's cancel cut short) is never taken as the payer's; the merchant's retry finishes it", async () => {
   const { s, rec } = await activeTrialSub();
   const labels = () => w.efi.core.webhooks.sent.filter((x) => x.label === "rec.CANCELADA" && x.status === 200).length;

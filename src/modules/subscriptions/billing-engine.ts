@@ -40,6 +40,12 @@ export interface StepResult {
 
 export type FirstPayment = { cvv?: string; threeDSMode?: "managed" | "none" };
 
+/** A Pix Automático period's debit: its day, when an unanswered one counts as unpaid, and its processor's references. */
+type Debit = { at: Date; deadline: Date; expiresIn: number; mandateRef?: string; debitRef?: string };
+
+/** Days past a live debit's day the engine waits for the payer's bank's answer (a notice, or the reconciliation's read). */
+const LIVE_DEBIT_WAIT_DAYS = 1;
+
 export function createBillingEngine(deps: EngineDeps) {
   const { db } = deps;
   const realNow = deps.now ?? (() => new Date());
@@ -148,11 +154,14 @@ export function createBillingEngine(deps: EngineDeps) {
    * kept pending until then (issued up to PIX_AUTO_WINDOW_DAYS.issue days ahead); journey 3's
    * first period is the Pix QR the payer scans.
    */
-  function chargeCommand(s: SubscriptionRow, inv: InvoiceRow, first?: FirstPayment, debitAt?: Date): ChargeCommand {
+  function chargeCommand(s: SubscriptionRow, inv: InvoiceRow, first?: FirstPayment, debit?: Debit): ChargeCommand {
     const pm = s.paymentMethod;
     const paymentMethod = pm.type === "credit_card"
       ? { type: "credit_card" as const, cardId: pm.cardId!, installments: 1, ...(first?.cvv ? { cvv: first.cvv } : {}), ...(first?.threeDSMode ? { threeDSMode: first.threeDSMode } : {}) }
-      : debitAt ? { type: "pix_automatico" as const, dueDate: calendarDate(debitAt, BRAZIL_TIME_ZONE), mandateId: mandateIdOf(s.id), expiresIn: (PIX_AUTO_WINDOW_DAYS.issue + 1) * 86_400 }
+      : debit ? {
+        type: "pix_automatico" as const, dueDate: calendarDate(debit.at, BRAZIL_TIME_ZONE), mandateId: mandateIdOf(s.id), expiresIn: debit.expiresIn,
+        ...(debit.mandateRef ? { mandateRef: debit.mandateRef } : {}), ...(debit.debitRef ? { debitRef: debit.debitRef } : {}),
+      }
       : pm.type === "pix" || pm.type === "pix_automatico" ? { type: "pix" as const, expiresIn: PAYER_PAID_DUE_DAYS * 86_400 } : { type: "boleto" as const };
     return {
       amountMinor: inv.amount, currency: inv.currency, customer: { id: s.customerId }, paymentMethod,
@@ -161,6 +170,26 @@ export function createBillingEngine(deps: EngineDeps) {
     };
   }
 
+
+  /**
+   * Attempt `n` of a Pix Automático period: the day it is debited and how long the engine waits
+   * for its outcome. In the sandbox the engine debits it itself on that day (deps.debit). A live
+   * debit is made by the payer's bank, whose answer comes as the charge's status change (a
+   * notice or the reconciliation, read back): the engine waits LIVE_DEBIT_WAIT_DAYS past the day
+   * before counting it unpaid. A live retry is a new attempt of the period's cobr (the Central
+   * Bank refuses a second one in the cycle) on a future day, as its retentativa must be.
+   */
+  async function debitOf(s: SubscriptionRow, inv: InvoiceRow, n: number, at: Date): Promise<Debit> {
+    if (s.environment !== "production") {
+      return { at: n === 1 ? inv.periodStart : at, deadline: n === 1 ? inv.periodStart : at, expiresIn: (PIX_AUTO_WINDOW_DAYS.issue + 1) * 86_400 };
+    }
+    const day = n === 1 ? inv.periodStart : addDays(at, 1);
+    const deadline = addDays(day, LIVE_DEBIT_WAIT_DAYS);
+    const mandateRef = (await mandateOf(db, s.id))?.providerRef ?? undefined;
+    const debitRef = n > 1 ? (await repo.periodDebitRef(db, inv.id)) ?? undefined : undefined;
+    // Kept pending at the processor past the engine's deadline: the expiry never races the wait.
+    return { at: day, deadline, expiresIn: Math.ceil((deadline.getTime() - at.getTime()) / 1000) + 86_400, mandateRef, debitRef };
+  }
 
   /**
    * Attempt `n` of an invoice: marks it in flight, charges through the charge service (outside
@@ -172,7 +201,8 @@ export function createBillingEngine(deps: EngineDeps) {
     const payerPaid = s.paymentMethod.type !== "credit_card";
     // A Pix Automático renewal is debited on its due date (the period's start), a retry the day it is made.
     const pixAuto = s.paymentMethod.type === "pix_automatico" && opts.renewal;
-    const deadline = pixAuto ? (n === 1 ? inv.periodStart : at) : addDays(at, PAYER_PAID_DUE_DAYS);
+    const debit = pixAuto ? await debitOf(s, inv, n, at) : undefined;
+    const deadline = debit ? debit.deadline : addDays(at, PAYER_PAID_DUE_DAYS);
     // A rerun after a crash: its first run decided to send it (inside the window) and may have.
     const rerun = inv.inFlight && inv.currentChargeId === chargeId;
     await withTx(db, async (tx) => {
@@ -186,10 +216,7 @@ export function createBillingEngine(deps: EngineDeps) {
       // rerun is sent again under its id (the processor answers with what it made), never
       // failed here: the debit it may have scheduled would be collected for a failed period.
       if (pixAuto && n === 1 && !rerun && outsideWindow(inv.periodStart, at)) throw new AppError("invalid_state", "outside_schedule_window");
-      // A live period is debited by the processor's recurring charge (a cobr), which the charge
-      // path does not make yet (docs/decisions.md): never a plain Pix the payer is not shown.
-      if (pixAuto && s.environment === "production") throw new AppError("method_not_supported", "live_debits_not_wired");
-      result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first, pixAuto ? deadline : undefined));
+      result = await deps.charges.submit(systemCtx(s, "billing", seed), chargeCommand(s, inv, opts.first, debit));
     } catch (err) {
       // The charge path refused the request itself (a card removed from the vault, a split
       // participant gone): an attempt that failed without a charge.

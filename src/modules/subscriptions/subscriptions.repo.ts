@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { queryRows, type Db, type Queryable } from "../../db/client.js";
 import { inScope, inScopeOrdered, inScopeSql, type Environment, type Scope } from "../../db/scope.js";
 import type { SubscriptionStatus } from "../../db/schema/statuses.js";
-import { sandboxClocks, subscriptionCharges, subscriptionInvoices, subscriptions, subscriptionSettings } from "../../db/schema.js";
+import { charges, sandboxClocks, subscriptionCharges, subscriptionInvoices, subscriptions, subscriptionSettings } from "../../db/schema.js";
 import type { RequestCtx } from "../../core/context.js";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
@@ -72,6 +72,14 @@ export async function findSubCharge(q: Queryable, chargeId: string): Promise<Sub
 
 export async function setSubChargeStatus(q: Queryable, chargeId: string, status: string, reason: string | null): Promise<void> {
   await q.update(subscriptionCharges).set({ status, reason }).where(eq(subscriptionCharges.chargeId, chargeId));
+}
+
+/** The processor's reference of a period's first debit (a live Pix Automático cobr), which its retries are attempts of. */
+export async function periodDebitRef(q: Queryable, invoiceId: string): Promise<string | null> {
+  const [row] = await q.select({ ref: charges.pspRefId }).from(subscriptionCharges)
+    .innerJoin(charges, eq(charges.id, subscriptionCharges.chargeId))
+    .where(and(eq(subscriptionCharges.invoiceId, invoiceId), eq(subscriptionCharges.attempt, 1)));
+  return row?.ref ?? null;
 }
 
 export async function chargesOf(q: Queryable, subscriptionId: string, limit: number) {

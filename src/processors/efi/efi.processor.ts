@@ -4,6 +4,7 @@ import { providerDocument, type DocumentRules } from "../documents.js";
 import type { CallResult } from "../http-client.js";
 import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
+import { authorizeDebit, debitPaymentState } from "./debits.js";
 import { createEfiMandates } from "./mandates.js";
 import { createEfiPayouts } from "./payouts.js";
 import { EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
@@ -66,10 +67,15 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
   const client = createEfiClient(opts);
   const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
 
+  const mandates = createEfiMandates(client);
+
   async function lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> {
     const r = await client.getCob(txidOf(input));
-    if (!r.ok) return absent(r.failure) ? { outcome: "not_found" } : { outcome: "unknown", failure: r.failure };
-    return efiCobState(r.body as EfiCob);
+    if (r.ok) return efiCobState(r.body as EfiCob);
+    if (!absent(r.failure)) return { outcome: "unknown", failure: r.failure };
+    // No cob under the txid: a Pix Automático period's charge is a cobr under the same txid.
+    const debit = await mandates.lookupDebit({ debitId: input.chargeId, debitRef: txidOf(input) });
+    return debitPaymentState(debit);
   }
 
   /** The end-to-end id of the Pix that paid the charge's cob; a failure, or null when unpaid. */
@@ -104,9 +110,10 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
 
   return {
     name: "efi",
-    supports: (method, currency) => method === "pix" && currency === "BRL",
+    supports: (method, currency) => (method === "pix" || method === "pix_automatico") && currency === "BRL",
     checkInstrument: () => null,
     async authorize(input) {
+      if (input.instrument.kind === "pix_automatico") return authorizeDebit(mandates, input);
       const r = await client.createCob(efiIds.txid(input.chargeId), cobBody(input, opts.pixKey));
       if (!r.ok) {
         // Refused, or never sent: nothing was made (a second processor may serve it).
@@ -135,7 +142,7 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     // Payouts by Pix send from the account's key (PAYOUT_PROVIDER=efi).
     payouts: createEfiPayouts(client, opts.pixKey),
     // Pix Automático's recurrences and recurring charges (pix_automatico=efi).
-    mandates: createEfiMandates(client),
+    mandates,
     // A MED devolução read with its cob is a pix_med dispute already lost (statuses.ts): nothing to read or send here.
     disputes: { provider: "Efí" },
     close: () => client.close(),

@@ -12,15 +12,16 @@ import { efiValor } from "./statuses.js";
 // `vinculo.contrato`, and a create first looks for a rec of the payer under that contract (GET
 // /v2/rec by CPF or CNPJ), which finds the rec of an attempt whose answer was lost. Each period is a
 // recurring charge (cobr) under a txid derived from feira's debit id: a second PUT under it is
-// refused and read back, never a second debit.
+// refused and read back, never a second debit. A retry is a new attempt of that cobr (POST
+// /cobr/{txid}/retentativa/{data}): the Central Bank refuses a second cobr in the same cycle.
 
 type Rec = {
   idRec?: unknown; status?: unknown; vinculo?: { contrato?: unknown };
   ativacao?: { dadosJornada?: { txid?: unknown } }; dadosQR?: { pixCopiaECola?: unknown };
   encerramento?: { rejeicao?: { codigo?: unknown }; cancelamento?: { codigo?: unknown; solicitante?: unknown } };
 };
-type Attempt = { status?: unknown; rejeicao?: { codigo?: unknown } };
-type CobR = { txid?: unknown; status?: unknown; tentativas?: Attempt[] };
+type Attempt = { status?: unknown; dataLiquidacao?: unknown; rejeicao?: { codigo?: unknown } };
+type CobR = { txid?: unknown; status?: unknown; tentativas?: Attempt[]; calendario?: { dataDeVencimento?: unknown } };
 
 /** The rec's statuses (RecStatus) in feira's mandate terms. */
 export const EFI_REC_STATUSES: Readonly<Record<string, MandateState["outcome"]>> = {
@@ -61,11 +62,14 @@ export function cobrState(c: CobR): DebitState {
   const debitRef = text(c.txid);
   const last = c.tentativas?.at(-1);
   const reason = text(last?.rejeicao?.codigo) || text(c.status);
+  // The day of the attempt the payer's bank will make (a retry's own day), else the due date.
+  const dueDate = text(last?.dataLiquidacao) || text(c.calendario?.dataDeVencimento);
+  const scheduled: DebitState = { outcome: "scheduled", debitRef, ...(dueDate ? { dueDate } : {}) };
   switch (text(c.status)) {
     case "CRIADA":
-      return { outcome: "scheduled", debitRef };
+      return scheduled;
     case "ATIVA":
-      return last?.status === "REJEITADA" ? { outcome: "failed", debitRef, reason } : { outcome: "scheduled", debitRef };
+      return last?.status === "REJEITADA" ? { outcome: "failed", debitRef, reason } : scheduled;
     case "CONCLUIDA":
       return { outcome: "paid", debitRef };
     case "REJEITADA": case "EXPIRADA": case "CANCELADA":
@@ -159,8 +163,17 @@ export function createEfiMandates(client: EfiClient): MandateCapability {
       // An earlier attempt's cobr (txid in use), or no answer: the cobr under this txid, if any, is the answer.
       const found = await readDebit(txid);
       if (found.outcome !== "not_found") return found;
-      return r.failure.kind === "http_4xx" ? { outcome: "failed", debitRef: txid, reason: r.failure.providerCode ?? `http_${r.failure.status}` } : unknownOf(r.failure);
+      return r.failure.kind === "http_4xx" ? { outcome: "failed", debitRef: txid, reason: r.failure.providerCode ?? `http_${r.failure.status}`, refused: true } : unknownOf(r.failure);
     },
     lookupDebit: (input) => readDebit(input.debitRef || efiIds.cobr(input.debitId)),
+    async retryDebit(input) {
+      const r = await client.retryCobr(input.debitRef, input.date);
+      if (r.ok) return cobrState(r.body as CobR);
+      // Refused (past the policy's 3 in 7 days, an attempt still open, a cobr that ended) or no
+      // answer: the cobr as it is now is the answer. A lost retry that was made reads back
+      // scheduled; a refused one, failed with its last attempt's code.
+      const found = await readDebit(input.debitRef);
+      return found.outcome === "not_found" ? { outcome: "failed", debitRef: input.debitRef, reason: r.failure.providerCode ?? `http_${r.failure.status ?? 0}` } : found;
+    },
   };
 }

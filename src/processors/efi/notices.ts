@@ -43,7 +43,8 @@ export function readEfiNotice(notice: IncomingNotice, o: { clientSecret: string 
     const mandates = refsOf(body.recs, "idRec");
     const debits = refsOf(body.cobsr, "txid");
     if (!mandates || !debits) return { outcome: "refused", status: 422, message: "recs and cobsr must be lists of at most 1000 recurrences or recurring charges" };
-    return { outcome: "accepted", payments: [], mandates, debits };
+    // A cobr is a pix_automatico charge's payment: its txid (and the charge id it was derived from) is read back as a Pix's is.
+    return { outcome: "accepted", payments: withFeiraIds(debits), mandates, debits };
   }
   const items = body?.pix;
   if (items === undefined) return { outcome: "accepted", payments: [] };
@@ -52,13 +53,15 @@ export function readEfiNotice(notice: IncomingNotice, o: { clientSecret: string 
   const payouts = new Set<string>();
   for (const item of items as { txid?: unknown; gnExtras?: { idEnvio?: unknown } }[]) {
     for (const [ref, into] of [[item?.txid, payments], [item?.gnExtras?.idEnvio, payouts]] as const) {
-      if (typeof ref !== "string" || !ID.test(ref)) continue;
-      into.add(ref);
-      const feira = efiIds.feiraId(ref);
-      if (feira) into.add(feira);
+      if (typeof ref === "string" && ID.test(ref)) into.add(ref);
     }
   }
-  return { outcome: "accepted", payments: [...payments], payouts: [...payouts] };
+  return { outcome: "accepted", payments: withFeiraIds(payments), payouts: withFeiraIds(payouts) };
+}
+
+/** Each id with the feira id it was derived from, if any: a notice then finds a charge whose create's answer was lost. */
+function withFeiraIds(refs: Iterable<string>): string[] {
+  return [...new Set([...refs].flatMap((ref) => [ref, efiIds.feiraId(ref) ?? []].flat()))];
 }
 
 /** The well-formed ids under `key` of a notice's list; null when it is not a list. */

@@ -108,5 +108,9 @@ export type PaymentMethodBody = Static<typeof union>;
  * request body can name it: rejectServerFields): due on `dueDate` (YYYY-MM-DD, Brasília), when
  * the payer's bank debits it. Kept pending until then, up to `expiresIn` seconds.
  */
-export interface PixAutomaticoMethod { type: "pix_automatico"; dueDate: string; mandateId: string; expiresIn?: number }
+export interface PixAutomaticoMethod {
+  type: "pix_automatico"; dueDate: string; mandateId: string; expiresIn?: number;
+  /** Production: the mandate at its processor (the recurrence), and for a retry the period's debit it is a new attempt of. */
+  mandateRef?: string; debitRef?: string;
+}
 export type PaymentMethodCommand = PaymentMethodBody | PixAutomaticoMethod;

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../../db/client.js";
 import { charges } from "../../../db/schema.js";
 import type { LatePaymentStatus } from "../../../db/schema/statuses.js";
@@ -19,7 +19,9 @@ export async function findLiveCharge(q: Queryable, processor: string, ref: strin
   const [row] = await q.select().from(charges).where(and(
     sql`${charges.environment} = 'production'`, eq(charges.processor, processor),
     or(eq(charges.id, ref), eq(charges.pspRefId, ref)),
-  )).limit(1);
+    // The latest first: a Pix Automático period's retries are attempts of one cobr (one reference
+    // for several charges), and the notice is about the attempt still open, never a refused one.
+  )).orderBy(desc(charges.createdAt)).limit(1);
   return row;
 }
 
