@@ -34,7 +34,7 @@ const mandateInput = (extra: Partial<MandateInput> = {}): MandateInput => ({
 test("a recurrence is made once per mandate id: a create retried after a lost answer adopts the first", async () => {
   const input = mandateInput();
   const first = await adapter.mandates.create(input);
-  assert.equal(first.outcome, "pending");
+  assert.equal(first.outcome, "pending", JSON.stringify(first));
   const again = await adapter.mandates.create(input);
   assert.deepEqual(again, first);
   assert.equal([...f.ctx.recs.values()].filter((r) => (r.vinculo as { contrato: string }).contrato === input.mandateId).length, 1);
@@ -48,7 +48,7 @@ test("a cobr is refused under a recurrence not approved and outside the 2-10 day
   const mandateRef = (m as { mandateRef: string }).mandateRef;
   const debit = (debitId: string, days: number) => adapter.mandates.scheduleDebit({ debitId, mandateRef, amountMinor: 2990, dueDate: inDays(days), description: "Period 2" });
   const early = await debit("ch_01jdearly00000000000000000", 5);
-  assert.equal(early.outcome, "failed", "CRIADA: not approved yet");
+  assert.equal(early.outcome, "failed", `CRIADA: not approved yet: ${JSON.stringify(early)}`);
   f.approveRec(mandateRef);
   for (const days of [1, 11]) {
     const r = await debit(`ch_01jdwindow${days}000000000000000`.slice(0, 29), days);
@@ -132,7 +132,7 @@ test("a pix_automatico charge is the period's cobr under its txid: authorized on
   const id = "ch_01jdcharge0000000000000000";
   const input = debitCharge(id, { dueDate: inDays(5), mandateRef });
   const first = await adapter.authorize(input);
-  assert.equal(first.outcome, "pending");
+  assert.equal(first.outcome, "pending", JSON.stringify(first));
   assert.equal((first as { pspRefId: string }).pspRefId, efiIds.cobr(id));
   assert.deepEqual((first as { details: unknown }).details, { dueDate: inDays(5), mandateId: "mdt_1", txid: efiIds.cobr(id), expiresAt: (first as { expiresAt: Date }).expiresAt.toISOString() });
   assert.equal((await adapter.authorize(input)).outcome, "pending", "the same charge again: the first cobr read back");
