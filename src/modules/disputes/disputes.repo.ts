@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { queryRows, type Queryable } from "../../db/client.js";
 import { inScope, inScopeSql, type Scope } from "../../db/scope.js";
 import { disputeFiles, disputes } from "../../db/schema.js";
@@ -30,6 +30,15 @@ export async function moveDispute(
 ): Promise<DisputeRow | undefined> {
   const [row] = await tx.update(disputes).set({ ...patch, status: to, updatedAt: new Date() })
     .where(and(eq(disputes.id, id), eq(disputes.status, from))).returning();
+  return row;
+}
+
+/** Records evidence on a dispute that has none yet, whatever its status; undefined when it has. */
+export async function recordEvidence(
+  tx: Queryable, id: string, patch: Pick<typeof disputes.$inferInsert, "evidence" | "submittedAt">,
+): Promise<DisputeRow | undefined> {
+  const [row] = await tx.update(disputes).set({ ...patch, updatedAt: new Date() })
+    .where(and(eq(disputes.id, id), isNull(disputes.submittedAt))).returning();
   return row;
 }
 

@@ -164,10 +164,12 @@ export function createDisputeService(deps: DisputeDeps) {
     const charge = await chargeOf(ctx, d);
     const moved = await withTx(db, async (tx) => {
       const next = await repo.moveDispute(tx, d.id, "needs_response", "under_review", { evidence, submittedAt: now });
-      if (!next) return undefined;
-      await repo.insertFiles(tx, rows);
-      await announce(tx, next, charge);
-      return next;
+      if (next) await announce(tx, next, charge);
+      // The provider announces the upload it just took, and that notice, read back, may move
+      // the dispute to under_review before this commits: the evidence is still this request's.
+      const kept = next ?? (provider ? await repo.recordEvidence(tx, d.id, { evidence, submittedAt: now }) : undefined);
+      if (kept) await repo.insertFiles(tx, rows);
+      return kept;
     });
     if (!moved) throw invalid(`Dispute ${id} is no longer needs_response; evidence is accepted once`);
     return toDisputeResponse(moved);
