@@ -138,6 +138,28 @@ test("Mercado Pago's refusal of the evidence is a 422 that leaves the dispute ne
   assert.equal(await balanceOf(w), before);
 });
 
+test("evidence whose upload notice is read back first is still recorded: 200, under_review once", async () => {
+  const c = await paidCard(60);
+  w.mercadopago.chargeback(c.ref);
+  await w.mercadopago.flushWebhooks();
+  const [d] = await disputesOf(c.id);
+  // The upload's notice reaches feira, and is read back (review_pending: under_review), before
+  // Mercado Pago answers the upload.
+  w.mercadopago.announceUploadsFirst(true);
+  try {
+    const sent = await sendEvidence(w.t, w.key, d!.id, [{ field: "text", content: "Delivered to the buyer." }, pdf]);
+    expectStatus(sent, 200);
+    const after = await getDispute(w.t, w.key, d!.id);
+    assert.equal(after.status, "under_review");
+    assert.equal((after.evidence as { text: string } | null)?.text, "Delivered to the buyer.");
+    assert.ok(after.submittedAt);
+    assert.equal(await eventCount(w, d!.id, "charge.dispute.updated"), 1);
+    expectStatus(await sendEvidence(w.t, w.key, d!.id, [{ field: "text", content: "Again." }, pdf]), 422);
+  } finally {
+    w.mercadopago.announceUploadsFirst(false);
+  }
+});
+
 test("a chargeback of another merchant's payment opens that merchant's dispute and changes nothing of this one's", async () => {
   const other = await seedMerchant(w.t);
   const theirs = await createCharge(w.t, other.productionKey, cardCharge("4235647728025682", { amount: 70 }, { holderName: "APRO" }));

@@ -24,8 +24,14 @@ export interface FakeChargebacks {
   decide(id: string, outcome: ChargebackDecision): Obj | string;
   /** Uploads received per chargeback: each a list of the files' names and types. */
   uploads(id: string): { name: string; type: string; size: number }[][];
+  /**
+   * With `on`, a documentation upload answers only once its notice was delivered, so the
+   * receiver reads the new state back before it has the upload's answer (a race Mercado Pago
+   * does not rule out).
+   */
+  announceUploadsFirst(on: boolean): void;
   /** The API routes of chargebacks; undefined for another path. */
-  api(req: ApiRequest): Reply | undefined;
+  api(req: ApiRequest): Promise<Reply> | Reply | undefined;
 }
 
 /** The files of a multipart body, by its boundary (the fake's body is text: sizes are of its characters). */
@@ -42,8 +48,9 @@ function multipartFiles(req: ApiRequest): { field: string; name: string; type: s
   });
 }
 
-export function fakeChargebacks(opts: { notify(id: string): void; nextId(): number }): FakeChargebacks {
+export function fakeChargebacks(opts: { notify(id: string): void; nextId(): number; flush(): Promise<void> }): FakeChargebacks {
   const all = new Map<string, Obj>();
+  let uploadsFirst = false;
   const received = new Map<string, { name: string; type: string; size: number }[][]>();
   const fail = (e: MpError): Reply => ({ status: e.status, body: e });
 
@@ -53,7 +60,7 @@ export function fakeChargebacks(opts: { notify(id: string): void; nextId(): numb
     return cb;
   }
 
-  function documentation(cb: Obj, req: ApiRequest): Reply {
+  async function documentation(cb: Obj, req: ApiRequest): Promise<Reply> {
     const files = multipartFiles(req);
     if (!files || files.length === 0 || files.some((f) => f.field !== "files[]")) return fail(mpError(400, "files[] is required", [{ code: "missing_files", description: "files" }]));
     if (files.some((f) => !ALLOWED.has(f.type))) return fail(mpError(400, "Invalid file type", [{ code: "invalid_file_type", description: "files" }]));
@@ -67,6 +74,7 @@ export function fakeChargebacks(opts: { notify(id: string): void; nextId(): numb
       documentation_status: "review_pending",
       documentation: files.map((f, i) => ({ type: f.type, url: `https://api.mercadopago.com/v1/chargebacks/documentation/op/op-${cb.id}-${i}`, description: `File: ${f.name}, Size: ${f.size}` })),
     });
+    if (uploadsFirst) await opts.flush();
     return { status: 200 };
   }
 
@@ -90,6 +98,7 @@ export function fakeChargebacks(opts: { notify(id: string): void; nextId(): numb
       return change(cb, outcome === "won" ? { coverage_applied: true, documentation_status: "valid" } : { coverage_applied: false, documentation_status: "invalid" });
     },
     uploads: (id) => received.get(id) ?? [],
+    announceUploadsFirst: (on) => { uploadsFirst = on; },
     api(req) {
       const m = /^\/v1\/chargebacks\/(\w+)(\/documentation)?$/.exec(req.path);
       if (!m) return undefined;

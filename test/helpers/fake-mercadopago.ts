@@ -59,6 +59,8 @@ export interface FakeMercadoPago extends FakeProvider {
   decideChargeback(id: string, outcome: ChargebackDecision): Obj | string;
   /** The documentation uploads a chargeback received (fake-mercadopago-chargebacks.ts). */
   chargebackUploads(id: string): { name: string; type: string; size: number }[][];
+  /** Uploads answer after their notice was delivered (fake-mercadopago-chargebacks.ts). */
+  announceUploadsFirst(on: boolean): void;
   /** Payments created with this external_reference (a test asserts it never exceeds 1). */
   paymentsCreated(reference: string): number;
   duplicateReferences(): string[];
@@ -115,7 +117,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
   const notices = mercadopagoNotices({ core, webhookSecret, signatureTs: opts.signatureTs, collectorId });
   const send = notices.send;
   const notify = (p: Payment, action: "payment.created" | "payment.updated") => send(p.notification_url ?? core.webhookUrl(), String(p.id), "payment", action);
-  const chargebacks = fakeChargebacks({ notify: (id) => send(core.webhookUrl(), id, "chargebacks", "chargeback.updated"), nextId: () => nextRefund++ });
+  const chargebacks = fakeChargebacks({ notify: (id) => send(core.webhookUrl(), id, "chargebacks", "chargeback.updated"), nextId: () => nextRefund++, flush: () => core.controls.flushWebhooks() });
 
   function update(p: Payment, status: string, detail: string, extra: Obj = {}): Obj {
     Object.assign(p, { status, status_detail: detail, date_last_updated: mpDate() }, extra);
@@ -358,7 +360,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
 
   return {
     ...core.controls, url: core.origin, controlUrl: core.controlUrl, accessToken, publicKey, webhookSecret, core, payments, chargebacks: chargebacks.all,
-    decideChargeback: chargebacks.decide, chargebackUploads: chargebacks.uploads,
+    decideChargeback: chargebacks.decide, chargebackUploads: chargebacks.uploads, announceUploadsFirst: chargebacks.announceUploadsFirst,
     paymentsCreated: (ref) => byRef.get(ref)?.length ?? 0,
     duplicateReferences: () => [...byRef].filter(([, ids]) => ids.length > 1).map(([ref]) => ref),
     payment: (id) => payments.get(Number(id)),
