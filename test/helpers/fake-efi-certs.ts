@@ -55,12 +55,22 @@ const name = (cn: string) => seq(tlv(0x31, seq(oid(OID.commonName), tlv(0x0c, Bu
 const time = (d: Date) => tlv(0x17, Buffer.from(`${d.toISOString().slice(2, 19).replace(/[-T:]/g, "")}Z`, "ascii"));
 const extension = (id: string, critical: boolean, value: Buffer) => seq(oid(id), ...(critical ? [bool(true)] : []), octets(value));
 
+/**
+ * A positive serial number from 16 random bytes whose DER INTEGER is minimal: the first byte is
+ * 0x01 to 0x7f. A first byte of 0 (1 draw in 128 masked to it) is "illegal padding" to OpenSSL,
+ * which then refuses the certificate: the fake's TLS failed for about one start in a hundred.
+ */
+export function certSerial(random: Buffer): Buffer {
+  const serial = Buffer.from(random);
+  serial[0] = serial[0]! & 0x7f || 1;
+  return serial;
+}
+
 interface Issued { key: KeyObject; der: Buffer; pem: string }
 
 function issue(cn: string, issuer: { cn: string; key: KeyObject } | "self", opts: { ca?: boolean; hosts?: boolean } = {}): Issued {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
-  const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
+  const serial = certSerial(randomBytes(16));
   const signer = issuer === "self" ? { cn, key: privateKey } : issuer;
   const now = Date.now();
   const extensions = [extension(OID.basicConstraints, true, seq(...(opts.ca ? [bool(true)] : [])))];

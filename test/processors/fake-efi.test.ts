@@ -3,6 +3,9 @@ import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { Agent, request } from "undici";
 import { parseBrCode } from "../../src/lib/pix.js";
+import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { certSerial, makeEfiCertificates } from "../helpers/fake-efi-certs.js";
 import { startFakeEfi, type FakeEfi } from "../helpers/fake-efi.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 import { until } from "../helpers/wait.js";
@@ -24,6 +27,21 @@ after(async () => { await efi.close(); await f.close(); await hooks.close(); });
 
 const register = (url: string, skip = true) => efi.call("PUT", `/v2/webhook/${f.pixKey}`, { webhookUrl: url }, skip ? { "x-skip-mtls-checking": "true" } : {});
 const received = (path: string) => hooks.requests.filter((r) => r.path === path);
+
+// CI failed a file now and then with every Efí call "connection_refused": one of the fake's
+// certificates had a serial whose first byte was 0, which OpenSSL refuses as illegal padding.
+test("the fake's certificates always parse: serials are minimal positive DER integers", () => {
+  for (const first of [0x00, 0x80, 0xff, 0x01]) {
+    const serial = certSerial(Buffer.from([first, 0x12, 0x34]));
+    assert.ok(serial[0]! >= 1 && serial[0]! <= 0x7f, `first byte ${first} gave ${serial[0]}`);
+  }
+  const certs = makeEfiCertificates();
+  try {
+    for (const file of [certs.caFile, certs.client.pemFile]) assert.ok(new X509Certificate(readFileSync(file)).serialNumber);
+  } finally {
+    certs.remove();
+  }
+});
 
 test("mutual TLS: a client without a certificate, or with one from another CA, is refused in the handshake; PEM and .p12 both work", async () => {
   for (const connect of [{ ca: f.certs.ca }, { ca: f.certs.ca, cert: f.certs.stranger.cert, key: f.certs.stranger.key }]) {
