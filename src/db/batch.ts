@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { getTableColumns, getTableName, sql, type Column, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
 import { queryRows, statementName, type Queryable, type Tx } from "./client.js";
+import { runPooled } from "./pooled-functions.js";
 
 // Writes that need no answer from the database (the outbox, the ledger, settlements) are
 // collected and sent as one statement of data-modifying CTEs: one round trip, atomic without
@@ -129,7 +130,8 @@ const asSQL = (p: Part): SQL => (p instanceof Statement ? p.toSQL() : p.getSQL()
 // (its text is made once, then kept with its name); a drizzle statement by its text. Both are
 // bounded: past MAX_NAMED distinct shapes and texts, statements go unnamed and texts are made
 // each time. (PGlite's connection prepares every statement itself.) Behind a transaction-mode
-// pooler (DATABASE_POOL_MODE=transaction) every statement goes unnamed: see statementName.
+// pooler (DATABASE_POOL_MODE=transaction) every statement goes unnamed (see statementName), and
+// a Statement's shape runs through a function of its own after its first run (pooled-functions.ts).
 const MAX_NAMED = 500;
 const names = new Map<string, string>();
 const byShape = new Map<string, { text: string; name: string | undefined }>();
@@ -175,7 +177,9 @@ export async function send(on: Queryable, query: Part): Promise<Record<string, u
   if (client instanceof pg.Pool || client instanceof pg.Client) {
     if (query instanceof Statement) {
       const { text, name } = textOf(query);
-      return (await client.query({ name: statementName(client, name), text, values: query.values })).rows as Record<string, unknown>[];
+      // Behind a transaction-mode pooler a named statement cannot be kept: a function is.
+      if (name !== undefined && statementName(client, name) === undefined) return runPooled(client, text, query.make, query.values);
+      return (await client.query({ name, text, values: query.values })).rows as Record<string, unknown>[];
     }
     const { sql: text, params } = dialect.sqlToQuery(query.getSQL());
     const result = await client.query({ name: statementName(client, nameOf(text)), text, values: params });
