@@ -179,6 +179,8 @@ export interface Row {
   scenario: string; requestsPerSecond: number; p50: number; p99: number; requests: number;
   /** CPU milliseconds per request of the server's processes and of its database backends. */
   serverCpuMs?: number; dbCpuMs?: number;
+  /** The same of the pooler's process, when the server goes through one (bench/run.ts --pooler). */
+  poolerCpuMs?: number;
 }
 
 /**
@@ -225,7 +227,7 @@ export function cpuProbe(rootPid: number, dbName?: string): () => { server: numb
 /** Warm-up, then the measured run; any status other than the scenario's own fails the run. */
 export async function measure(
   server: BenchServer, scenario: Scenario,
-  o: { seconds: number; warmup: number; connections: number; cpu?: ReturnType<typeof cpuProbe>; rate?: number; afterWarmup?: () => Promise<void> },
+  o: { seconds: number; warmup: number; connections: number; cpu?: () => { server: number; db: number; pooler?: number }; rate?: number; afterWarmup?: () => Promise<void> },
 ): Promise<Row> {
   await scenario.setup?.(server);
   if (o.warmup > 0) await load(server, scenario, o.warmup, o.connections);
@@ -242,5 +244,6 @@ export async function measure(
   return {
     scenario: scenario.name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total,
     ...(before && after ? { serverCpuMs: perRequest(before.server, after.server), dbCpuMs: perRequest(before.db, after.db) } : {}),
+    ...(before?.pooler !== undefined && after?.pooler !== undefined ? { poolerCpuMs: perRequest(before.pooler, after.pooler) } : {}),
   };
 }

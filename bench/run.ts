@@ -79,12 +79,13 @@ async function cleanup(): Promise<void> {
 process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
 
 /** CPU of the API process (and its database backends) plus the worker's, when there is one. */
-function serverCpu(): () => { server: number; db: number } {
+function serverCpu(): () => { server: number; db: number; pooler?: number } {
   const api = cpuProbe(server.child.pid!, scratch?.name);
   const work = worker ? cpuProbe(worker.child.pid!) : undefined;
+  const bouncer = pooler?.pid ? cpuProbe(pooler.pid) : undefined;
   return () => {
     const a = api();
-    return { server: a.server + (work?.().server ?? 0), db: a.db };
+    return { server: a.server + (work?.().server ?? 0), db: a.db, ...(bouncer ? { pooler: bouncer().server } : {}) };
   };
 }
 
@@ -118,7 +119,7 @@ try {
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     const ratio = ceiling ? `${((r.requestsPerSecond / ceiling.requestsPerSecond) * 100).toFixed(1)} %` : "-";
-    console.log(`| ${r.scenario} | ${Math.round(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${r.requests} | ${ratio} | ${r.serverCpuMs ?? "-"} | ${scratch ? (r.dbCpuMs ?? "-") : "(in server)"} |`);
+    console.log(`| ${r.scenario} | ${Math.round(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${r.requests} | ${ratio} | ${r.serverCpuMs ?? "-"} | ${scratch ? (r.dbCpuMs ?? "-") : "(in server)"}${r.poolerCpuMs !== undefined ? ` + PgBouncer ${r.poolerCpuMs}` : ""} |`);
   }
   console.log("");
   console.log(JSON.stringify({ engine: scratch ? "postgres" : "pglite", cpus: os.cpus().length, node: process.version, processes, connections, duration, rows }));

@@ -68,6 +68,8 @@ function isStale(err: unknown): boolean {
 }
 
 let probes = 0;
+// Part of every function's name: a change to how functions are defined names them anew.
+const DEFINITION = "returns table, text[] argument";
 
 /**
  * Defines the shape's function if no process has (one transaction, under an advisory lock on
@@ -92,14 +94,17 @@ async function define(pool: pg.Pool, text: string, make: BodyMaker, fields: pg.F
     const types = typed?.types ?? [];
     const body = make((i) => `($1[${i + 1}]::${types[i]})`);
     const columnList = fields.map((f, k) => `"${f.name.replaceAll('"', '""')}" ${columns[k]!.type}`).join(", ");
-    const name = `feira_s_${createHash("sha1").update(`${body}\u0000${columnList}`).digest("hex").slice(0, 24)}`;
+    const name = `feira_s_${createHash("sha1").update(`${DEFINITION}\u0000${body}\u0000${columnList}`).digest("hex").slice(0, 24)}`;
     await conn.query("select pg_advisory_xact_lock(hashtext($1))", [name]);
     const { rows: [found] } = await conn.query<{ found: boolean }>("select to_regprocedure($1) is not null as found", [`${name}(text[])`]);
     if (!found?.found) {
-      await conn.query(`create function ${name}(text[]) returns setof record language plpgsql as $feira$ begin return query ${body}; end $feira$`);
+      // The result's columns are the function's own (no column list to parse at each call); in
+      // the body a name means the table's column, never the output variable of the same name.
+      await conn.query(`create function ${name}(text[]) returns table(${columnList}) language plpgsql as $feira$ #variable_conflict use_column
+        begin return query ${body}; end $feira$`);
     }
     await conn.query("commit");
-    return `select * from ${name}($1::text[]) as t(${columnList})`;
+    return `select * from ${name}($1::text[])`;
   } catch (err) {
     await conn.query("rollback").catch(() => undefined);
     if (prepared) await conn.query(`deallocate ${probe}`).catch(() => undefined);

@@ -15,6 +15,8 @@ export interface Pgbouncer {
   /** `directUrl` with its host and port replaced by the pooler's. */
   pooled(directUrl: string): string;
   output(): string;
+  /** The pgbouncer process (its CPU is the pooler's cost: bench/run.ts --pooler). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -86,7 +88,7 @@ export async function startPgbouncer(directUrl: string): Promise<Pgbouncer> {
     }
     await sleep(50);
   }
-  return { pooled, output: () => out, stop };
+  return { pooled, output: () => out, pid: child.pid, stop };
 }
 
 /**
