@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { getTableColumns, getTableName, sql, type Column, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
-import { queryRows, statementName, type Queryable, type Tx } from "./client.js";
+import { pooledThrough, queryRows, statementName, type Queryable, type Tx } from "./client.js";
 import { runPooled } from "./pooled-functions.js";
 
 // Writes that need no answer from the database (the outbox, the ledger, settlements) are
@@ -178,7 +178,8 @@ export async function send(on: Queryable, query: Part): Promise<Record<string, u
     if (query instanceof Statement) {
       const { text, name } = textOf(query);
       // Behind a transaction-mode pooler a named statement cannot be kept: a function is.
-      if (name !== undefined && statementName(client, name) === undefined) return runPooled(client, text, query.make, query.values);
+      const pool = pooledThrough(client);
+      if (name !== undefined && pool) return runPooled(pool, client, text, query.make, query.values);
       return (await client.query({ name, text, values: query.values })).rows as Record<string, unknown>[];
     }
     const { sql: text, params } = dialect.sqlToQuery(query.getSQL());

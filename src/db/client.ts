@@ -50,11 +50,17 @@ export async function openDatabase(opts: {
 // prepared statement is parsed on whichever server connection the pooler lent for that
 // transaction, and the next use of the name may land on another one that never saw it
 // ("prepared statement does not exist"), so statements go unnamed: parsed and planned each time.
-const unnamedClients = new WeakSet<object>();
+// Each pool and client of such a pool maps to its pool.
+const unnamedClients = new WeakMap<object, pg.Pool>();
 
 /** `name` where named prepared statements may be used on `client` (a pg pool or client), else undefined. */
 export function statementName(client: object, name: string | undefined): string | undefined {
   return unnamedClients.has(client) ? undefined : name;
+}
+
+/** The pool behind a transaction-mode pooler that `client` (the pool or one of its clients) belongs to. */
+export function pooledThrough(client: object): pg.Pool | undefined {
+  return unnamedClients.get(client);
 }
 
 function openPostgres(url: string, poolMode: "session" | "transaction", directUrl: string | undefined): Database {
@@ -62,8 +68,8 @@ function openPostgres(url: string, poolMode: "session" | "transaction", directUr
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
   if (poolMode === "transaction") {
-    unnamedClients.add(pool);
-    pool.on("connect", (client) => { unnamedClients.add(client); });
+    unnamedClients.set(pool, pool);
+    pool.on("connect", (client) => { unnamedClients.set(client, pool); });
   }
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   // LISTEN needs a session of its own: the direct URL when there is one, the pooled URL when it

@@ -20,7 +20,8 @@ const pgUtils = createRequire(import.meta.url)("pg/lib/utils.js") as { prepareVa
 interface Shape { call?: string; failed?: boolean }
 
 const MAX_SHAPES = 200;
-const shapes = new Map<string, Shape>();
+// Per pool: a process may reach several databases (a test run does), each with its functions.
+const byPool = new WeakMap<pg.Pool, Map<string, Shape>>();
 
 /** The statement's body with value i written as `make`'s placeholder (Statement.make). */
 export type BodyMaker = (p: (i: number) => string) => string;
@@ -31,7 +32,11 @@ export type BodyMaker = (p: (i: number) => string) => string;
  * statement whose first run on a pool defines the function (in the background; until then, and
  * if it cannot be defined, the statement stays unnamed).
  */
-export async function runPooled(client: pg.Pool | pg.Client, text: string, make: BodyMaker, values: unknown[]): Promise<Record<string, unknown>[]> {
+export async function runPooled(
+  pool: pg.Pool, client: pg.Pool | pg.Client, text: string, make: BodyMaker, values: unknown[],
+): Promise<Record<string, unknown>[]> {
+  let shapes = byPool.get(pool);
+  if (!shapes) byPool.set(pool, (shapes = new Map()));
   const shape = shapes.get(text);
   if (shape?.call) {
     try {
@@ -41,15 +46,15 @@ export async function runPooled(client: pg.Pool | pg.Client, text: string, make:
       // transaction the failed call changed nothing (one statement), so that run is this one.
       if (!isStale(err)) throw err;
       shapes.delete(text);
-      if (!(client instanceof pg.Pool)) throw err;
-      return runPooled(client, text, make, values);
+      if (client !== pool) throw err;
+      return runPooled(pool, client, text, make, values);
     }
   }
   const result = await client.query({ text, values });
-  if (!shape && client instanceof pg.Pool && shapes.size < MAX_SHAPES) {
+  if (!shape && shapes.size < MAX_SHAPES) {
     const learning: Shape = {};
     shapes.set(text, learning);
-    define(client, text, make, result.fields).then(
+    define(pool, text, make, result.fields).then(
       (call) => { learning.call = call; },
       () => { learning.failed = true; },
     );
