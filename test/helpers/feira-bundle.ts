@@ -62,7 +62,9 @@ function bundled(spec: Spec): Promise<string> {
 async function build1(spec: Spec): Promise<string> {
   // Named after the entry: main-<hash>.mjs (src/main.ts), db_lock-<hash>.mjs, cli-<hash>.mjs.
   const program = "entry" in spec ? spec.entry.replace(/^src\//, "").replace(/\.ts$/, "").replaceAll("/", "_") : spec.name;
-  const hash = createHash("sha256").update("entry" in spec ? spec.entry : spec.source);
+  // The name tells the programs apart; the hash is of the sources (and of an entry's own source),
+  // so that a worktree beside this one with the same src/ shares, and never removes, its bundles.
+  const hash = createHash("sha256").update("source" in spec ? spec.source : "");
   for (const f of listSources(path.join(ROOT, "src"))) hash.update(f).update(readFileSync(f));
   const out = path.join(BUNDLES, `${program}-${hash.digest("hex").slice(0, 16)}.mjs`);
   if (existsSync(out)) return out;
