@@ -25,7 +25,7 @@ import os from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { basicAuth, childEnv, freePort, nodeMain, tempDir, waitForHttp } from "../test/helpers/process.js";
+import { basicAuth, childEnv, freePort, startProcess, tempDir, waitForHttp } from "../test/helpers/process.js";
 import { percentile } from "./harness.js";
 import { webhookBench } from "./webhook-bench.js";
 
@@ -143,7 +143,7 @@ if (adminUrl && scratch) {
 }
 const database = scratch;
 const port = await freePort();
-const server = nodeMain(childEnv({
+const server = startProcess(process.execPath, ["--import", "tsx", "src/main.ts"], childEnv({
   PORT: String(port), LOG_LEVEL: "warn",
   // With DATABASE_URL the server starts only with its secrets given (every process shares them).
   ...(scratch

@@ -5,15 +5,16 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
+import { cliEntry } from "../helpers/feira-bundle.js";
 import { createMerchant, makeStore, startFeira, type FeiraProcess, type Store } from "../helpers/feira-process.js";
 import { ROOT, startProcess, tempDir, type ServerProcess } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 // run-suite: waits: feira and the CLI as processes
 
-// The CLI as a user runs it (bin/feira.mjs in a child process, its own config file) against a
-// real feira process, forwarding to a local receiver.
+// The CLI as a user runs it (bin/feira.mjs's program in a child process, its own config file)
+// against a real feira process, forwarding to a local receiver. The program runs from its bundle
+// (feira-bundle.ts: tsx costs about 2 s of CPU per run); trigger.test.ts runs bin/feira.mjs itself.
 const run = promisify(execFile);
-const BIN = path.join(ROOT, "bin/feira.mjs");
 
 let store: Store;
 let feira: FeiraProcess;
@@ -23,7 +24,7 @@ let key: string;
 const env = () => ({ ...process.env, FEIRA_CONFIG: path.join(configDir, "config.json"), FEIRA_API_KEY: "", FEIRA_URL: "" });
 let configDir: string;
 
-const feiraCli = (args: string[]) => run(process.execPath, [BIN, ...args], { cwd: ROOT, env: env() });
+const feiraCli = async (args: string[]) => run(process.execPath, [...await cliEntry(), ...args], { cwd: ROOT, env: env() });
 
 before(async () => {
   configDir = tempDir("feira-cli-");
@@ -53,7 +54,7 @@ test("login refuses a wrong key and stores a good one in a 0600 file", async () 
 });
 
 test("listen forwards a triggered charge.paid, signed with the secret it printed", async () => {
-  listener = startProcess(process.execPath, [BIN, "listen", "--forward-to", `${receiver.url}/webhooks`], env());
+  listener = startProcess(process.execPath, [...await cliEntry(), "listen", "--forward-to", `${receiver.url}/webhooks`], env());
   const [, secret] = await listener.waitFor(/signing secret is (whsec_[A-Za-z0-9+/=]+)/, 30_000);
 
   const { stdout } = await feiraCli(["trigger", "charge.paid"]);
@@ -74,7 +75,7 @@ test("listen forwards a triggered charge.paid, signed with the secret it printed
   new Webhook(secret!).verify(refunded.body, refunded.headers as Record<string, string>);
 
   // The secret is stable per config: a second listener prints the same one.
-  const second = startProcess(process.execPath, [BIN, "listen", "--forward-to", `${receiver.url}/webhooks`], env());
+  const second = startProcess(process.execPath, [...await cliEntry(), "listen", "--forward-to", `${receiver.url}/webhooks`], env());
   try {
     const [, again] = await second.waitFor(/signing secret is (whsec_[A-Za-z0-9+/=]+)/, 30_000);
     assert.equal(again, secret);
@@ -84,8 +85,8 @@ test("listen forwards a triggered charge.paid, signed with the secret it printed
 });
 
 test("listen forwards what an endpoint would receive: trigger charge.failed gives charge.failed, not the legacy charge.updated, unless --include-postback-events", async () => {
-  const endpointView = startProcess(process.execPath, [BIN, "listen", "--forward-to", `${receiver.url}/endpoint-view`], env());
-  const withPostbacks = startProcess(process.execPath, [BIN, "listen", "--forward-to", `${receiver.url}/with-postbacks`, "--include-postback-events"], env());
+  const endpointView = startProcess(process.execPath, [...await cliEntry(), "listen", "--forward-to", `${receiver.url}/endpoint-view`], env());
+  const withPostbacks = startProcess(process.execPath, [...await cliEntry(), "listen", "--forward-to", `${receiver.url}/with-postbacks`, "--include-postback-events"], env());
   try {
     await endpointView.waitFor(/signing secret is whsec_/, 30_000);
     await withPostbacks.waitFor(/signing secret is whsec_/, 30_000);

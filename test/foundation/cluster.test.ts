@@ -39,7 +39,7 @@ async function startCluster(t: TestContext, env: Record<string, string> = {}) {
   const db = await freshDatabase();
   t.after(() => db.close());
   const port = await freePort();
-  const server = nodeMain(childEnv({
+  const server = await nodeMain(childEnv({
     DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: "info", WEB_CONCURRENCY: "2", RATE_LIMIT_PER_KEY: "0",
     JWT_SECRET: randomBytes(48).toString("base64"), ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...env,
   }));

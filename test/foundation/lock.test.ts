@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { lockDataDir } from "../../src/db/lock.js";
+import { bundledModule } from "../helpers/feira-bundle.js";
 import { childEnv, nodeMain, tempDir } from "../helpers/process.js";
 // run-suite: waits: feira as processes (the data directory's lock)
 
@@ -62,7 +63,7 @@ test("a server started on a DATA_DIR locked by a live process exits 1 with the c
   const dir = tempDir();
   const unlock = await lockDataDir(dir); // held by this test process
   try {
-    const server = nodeMain(childEnv({ DATA_DIR: dir, PORT: "0" }));
+    const server = await nodeMain(childEnv({ DATA_DIR: dir, PORT: "0" }));
     assert.equal(await server.exited, 1, server.output());
     assert.match(server.stderr(), new RegExp(`feira failed to start: The data directory ${dir} is in use by another feira process \\(pid ${process.pid}\\)`));
     assert.equal(readFileSync(lockFile(dir), "utf8"), String(process.pid), "the refused server leaves the lock alone");
@@ -71,13 +72,16 @@ test("a server started on a DATA_DIR locked by a live process exits 1 with the c
   }
 });
 
-/** A child that tries to lock `dir`, prints won or lost, and holds a won lock until killed. */
-function contender(dir: string) {
-  const code = `import("./src/db/lock.ts").then(async ({ lockDataDir }) => {
+/**
+ * A child that tries to lock `dir`, prints won or lost, and holds a won lock until killed. It
+ * imports the bundle of src/db/lock.ts: through tsx each of the 16 contenders cost about 1 s of CPU.
+ */
+async function contender(dir: string) {
+  const code = `import(${JSON.stringify(await bundledModule("src/db/lock.ts"))}).then(async ({ lockDataDir }) => {
     try { await lockDataDir(${JSON.stringify(dir)}); console.log("won"); setInterval(() => {}, 1000); }
     catch (e) { console.log(e.constructor.name === "DataDirInUse" ? "lost" : "error " + e.message); process.exit(0); }
   });`;
-  const child = spawn(process.execPath, ["--import", "tsx", "-e", code], { cwd: path.resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["-e", code], { cwd: path.resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "inherit"] });
   const verdict = new Promise<string>((resolve) => {
     let out = "";
     child.stdout!.on("data", (c: Buffer) => {
@@ -94,7 +98,7 @@ test("two starts racing for one data directory: exactly one wins, every time, ev
     const dir = tempDir();
     // A stale file from a dead process makes both contenders take the takeover path at once.
     if (round % 2 === 1) writeFileSync(lockFile(dir), String(await deadPid()));
-    const racers = [contender(dir), contender(dir), contender(dir)];
+    const racers = await Promise.all([contender(dir), contender(dir), contender(dir)]);
     const verdicts = await Promise.all(racers.map((r) => r.verdict));
     for (const r of racers) r.child.kill("SIGKILL");
     await Promise.all(racers.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? once(r.child, "exit") : undefined)));
@@ -105,7 +109,7 @@ test("two starts racing for one data directory: exactly one wins, every time, ev
 
 test("a holder killed with SIGKILL leaves no lock behind that blocks the next start", async () => {
   const dir = tempDir();
-  const first = contender(dir);
+  const first = await contender(dir);
   assert.equal(await first.verdict, "won");
   first.child.kill("SIGKILL");
   await once(first.child, "exit");
@@ -119,7 +123,7 @@ test("the data directory is 0700 and everything in it 0600 for files (and 0700 f
   const dir = tempDir();
   const loose = path.join(dir, "left-by-an-old-version.txt");
   writeFileSync(loose, "x", { mode: 0o666 });
-  const server = nodeMain(childEnv({ DATA_DIR: dir, PORT: "0" }));
+  const server = await nodeMain(childEnv({ DATA_DIR: dir, PORT: "0" }));
   try {
     await server.waitFor(/feira started/);
     const modes: string[] = [];

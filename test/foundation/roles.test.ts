@@ -11,7 +11,7 @@ import { childEnv, nodeMain, tempDir } from "../helpers/process.js";
 // Each test is its own child process: they run side by side.
 describe("src/main.ts", { concurrency: true }, () => {
   test("a bad configuration stops the start with a clear message and exit code 1", async () => {
-    const server = nodeMain(childEnv({ DATA_DIR: tempDir(), PORT: "not-a-port", NODE_ENV: "production" }));
+    const server = await nodeMain(childEnv({ DATA_DIR: tempDir(), PORT: "not-a-port", NODE_ENV: "production" }));
     assert.equal(await server.exited, 1);
     const err = server.stderr();
     assert.match(err, /Invalid configuration/);
@@ -25,7 +25,7 @@ describe("src/main.ts", { concurrency: true }, () => {
   test("the api and worker roles alone refuse to run on the embedded database", async () => {
     for (const role of ["api", "worker"]) {
       const dataDir = tempDir();
-      const server = nodeMain(childEnv({ DATA_DIR: dataDir }), [role]);
+      const server = await nodeMain(childEnv({ DATA_DIR: dataDir }), [role]);
       assert.equal(await server.exited, 1);
       assert.match(server.stderr(), new RegExp(`The ${role} role alone needs DATABASE_URL`));
       assert.equal(existsSync(path.join(dataDir, "feira.lock")), false, "nothing was locked");
@@ -33,14 +33,14 @@ describe("src/main.ts", { concurrency: true }, () => {
   });
 
   test("an unknown role is refused", async () => {
-    const server = nodeMain(childEnv({ DATA_DIR: tempDir() }), ["serve"]);
+    const server = await nodeMain(childEnv({ DATA_DIR: tempDir() }), ["serve"]);
     assert.equal(await server.exited, 1);
     assert.match(server.stderr(), /Unknown role "serve": use api, worker, migrate, or nothing for both api and worker/);
   });
 
   test("migrate applies the migrations to an empty DATA_DIR and exits 0, unlocked", async () => {
     const dataDir = tempDir();
-    const server = nodeMain(childEnv({ DATA_DIR: dataDir, LOG_LEVEL: "info" }), ["migrate"]);
+    const server = await nodeMain(childEnv({ DATA_DIR: dataDir, LOG_LEVEL: "info" }), ["migrate"]);
     assert.equal(await server.exited, 0, server.output());
     assert.match(server.stdout(), /migrations applied/);
     assert.ok(readdirSync(dataDir).includes("PG_VERSION"), "the embedded database was created");

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { migratedDataDir } from "../helpers/db.js";
 import { basicAuth, childEnv, freePort, nodeMain, tempDir, waitForHttp } from "../helpers/process.js";
 // run-suite: waits: feira as processes, stopped by signals
 
@@ -26,15 +27,15 @@ function slowRequest(port: number, head: string, body: string) {
 }
 
 test("second process refused; SIGTERM finishes the in-flight request, exits 0 and removes the lock", async (t) => {
-  const dataDir = tempDir();
+  const dataDir = await migratedDataDir(); // the migrated, empty database: no initdb to wait for
   const port = await freePort();
-  const server = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "debug" }));
+  const server = await nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "debug" }));
   t.after(() => server.stop());
   const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/);
   await waitForHttp(`http://127.0.0.1:${port}/health`);
   assert.equal(readFileSync(path.join(dataDir, "feira.lock"), "utf8"), String(server.child.pid));
 
-  const second = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
+  const second = await nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
   assert.equal(await second.exited, 1, second.output());
   assert.match(second.stderr(), new RegExp(`is in use by another feira process \\(pid ${server.child.pid}\\)`));
   assert.equal(existsSync(path.join(dataDir, "feira.lock")), true, "the running server keeps its lock");
@@ -64,7 +65,7 @@ test("second process refused; SIGTERM finishes the in-flight request, exits 0 an
 test("SIGTERM while the process is still starting: it finishes starting, then stops cleanly (exit 0, lock removed)", async (t) => {
   const dataDir = tempDir();
   const lock = path.join(dataDir, "feira.lock");
-  const server = nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: "info", DEMO_HISTORY: "false" }));
+  const server = await nodeMain(childEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: "info", DEMO_HISTORY: "false" }));
   t.after(() => server.stop());
   // The lock is taken before the embedded database opens and migrates: the signal lands while
   // the process starts, before it listens (a supervisor that stops a process as soon as it

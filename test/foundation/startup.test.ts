@@ -72,7 +72,7 @@ test("npm start: first start prints the keys once, /health answers, the printed 
   if (!env.DATABASE_URL) assert.equal(existsSync(path.join(dataDir, "feira.lock")), false, "the lock file is removed on shutdown");
 
   // Second start on the same data: nothing is printed again, the data and the keys are still there.
-  const second = nodeMain(env);
+  const second = await nodeMain(env);
   t.after(() => second.stop());
   await waitForHttp(`${base}/health`);
   assert.doesNotMatch(second.output(), /Admin key|sandbox key/, "first-start lines are printed only once");

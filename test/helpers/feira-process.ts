@@ -4,10 +4,9 @@ import { once } from "node:events";
 import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase, type Database } from "../../src/db/client.js";
-import { freshDatabase } from "./db.js";
+import { freshDatabase, migratedDataDir } from "./db.js";
 import { feiraEntry } from "./feira-bundle.js";
 import { basicAuth, childEnv, freePort, ROOT } from "./process.js";
-import { tempDir } from "./temp-dirs.js";
 
 // feira as real processes over a real database, for the crash tests and the crash benchmark:
 // a fresh PostgreSQL database (DATABASE_URL set) or a PGlite data directory, shared secrets,
@@ -60,7 +59,8 @@ export async function makeStore(): Promise<Store> {
     };
     return store;
   }
-  const dataDir = tempDir("feira-crash-");
+  // The migrated, empty database: the first start skips initdb and the migrations (db.ts).
+  const dataDir = await migratedDataDir("feira-crash-");
   let open: Database | undefined;
   const store: Store = {
     onPostgres: false, adminKey, env: { ...secrets, DATA_DIR: dataDir },

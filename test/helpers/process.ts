@@ -5,10 +5,11 @@ import os from "node:os";
 import path from "node:path";
 import { after, before } from "node:test";
 import { freshDatabase } from "./db.js";
+import { feiraEntry } from "./feira-bundle.js";
 
 export { tempDir } from "./temp-dirs.js";
 
-// Runs feira as a real child process (npm start, or node --import tsx src/main.ts), for the
+// Runs feira as a real child process (npm start, or node on the bundle of src/main.ts), for the
 // tests that must see what an operator sees: the printed first-start lines, the lock file,
 // exit codes and signals.
 
@@ -121,9 +122,13 @@ export function startProcess(command: string, args: string[], env: NodeJS.Proces
 /** `npm start`, exactly as the README says. */
 export const npmStart = (env: NodeJS.ProcessEnv) => startProcess("npm", ["start"], env);
 
-/** The server without npm in between: its pid is the server's, signals go straight to it. */
-export const nodeMain = (env: NodeJS.ProcessEnv, args: string[] = []) =>
-  startProcess(process.execPath, ["--import", "tsx", "src/main.ts", ...args], env);
+/**
+ * The server without npm in between: its pid is the server's, signals go straight to it. It runs
+ * the suite's bundle of src/main.ts (feira-bundle.ts), as startFeira does: a start through tsx
+ * costs several times the CPU, and only `npm start` needs to be the README's command.
+ */
+export const nodeMain = async (env: NodeJS.ProcessEnv, args: string[] = []) =>
+  startProcess(process.execPath, [...await feiraEntry(), ...args], env);
 
 /** Polls GET url until it answers 200. */
 export async function waitForHttp(url: string, timeoutMs = 180_000): Promise<void> {

@@ -12,14 +12,14 @@ import { createMerchantService } from "../../src/modules/merchants/merchants.ser
 import { recordEvent } from "../../src/modules/webhooks/outbox.js";
 import { createWebhookModule } from "../../src/modules/webhooks/webhooks.module.js";
 import { testConfig } from "../helpers/app.js";
-import { freshDatabase } from "../helpers/db.js";
+import { freshDatabase, migratedDataDir } from "../helpers/db.js";
+import { feiraEntry } from "../helpers/feira-bundle.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 import { chargeData } from "./harness.js";
-import { tempDir } from "../helpers/temp-dirs.js";
 // run-suite: postgres: two worker processes on one database
 // run-suite: waits: feira and webhook workers as processes, killed and restarted
 
-// Real worker processes (`node --import tsx src/main.ts`) against a real database: PGlite in a
+// Real worker processes (the suite's bundle of src/main.ts, feira-bundle.ts) against a real database: PGlite in a
 // DATA_DIR by default, a fresh PostgreSQL database when DATABASE_URL is set. The test seeds
 // the database through the real services and outbox, then only watches what the receiver gets.
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -43,9 +43,9 @@ async function seed(url: string, n: number): Promise<Seeded> {
     env = { DATABASE_URL: fresh.url! };
     cleanups.push(() => fresh.close());
   } else {
-    dataDir = tempDir("feira-crash-");
+    dataDir = await migratedDataDir("feira-crash-");
     database = await openDatabase({ dataDir });
-    await database.migrate();
+    await database.migrate(); // a no-op on the migrated copy; keeps a stale template honest
     env = { DATA_DIR: dataDir };
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   }
@@ -75,10 +75,10 @@ async function seed(url: string, n: number): Promise<Seeded> {
   };
 }
 
-function feira(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
+async function feira(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
   const clean: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ["DATABASE_URL", "DATA_DIR", "NODE_TEST_CONTEXT", "PORT", "WEBHOOK_RETRY_SCALE", "LOG_LEVEL"]) delete clean[k];
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, [...await feiraEntry(), ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: {
@@ -159,7 +159,7 @@ test(`a worker killed mid-delivery loses nothing (${onPostgres ? "PostgreSQL" : 
   // Fewer slots than events, so that the kill lands while some are not yet sent.
   const env = { ...seeded.env, WEBHOOK_CONCURRENCY: "16" };
 
-  const first = feira(args, env);
+  const first = await feira(args, env);
   // Kill while a batch is in flight: some requests have arrived, their answers have not.
   // Up to 180 s, the start-up bound of the other process tests: a first PGlite start on a loaded
   // 2-core machine once took longer than 60 s.
@@ -173,7 +173,7 @@ test(`a worker killed mid-delivery loses nothing (${onPostgres ? "PostgreSQL" : 
   const cutOff = [...new Set(ids(receiver))].filter((id) => !recorded.has(id));
   assert.ok(cutOff.length > 0 && receiver.requests.length < 50, `killed mid-way: ${receiver.requests.length} received, ${cutOff.length} unrecorded`);
 
-  const second = feira(args, env);
+  const second = await feira(args, env);
   // The dead worker's claims come back when their lease (15 s) expires.
   const copies = (id: string) => ids(receiver).filter((x) => x === id).length;
   await waitUntil("every event, and the cut-off ones again", () =>
@@ -197,8 +197,7 @@ test("two worker processes on one PostgreSQL send each delivery once", { timeout
   const receiver = await startReceiver({ respond: () => ({ status: 200, delayMs: 20 }) });
   cleanups.push(() => receiver.close());
   const seeded = await seed(receiver.url, 400);
-  const a = feira(["worker"], seeded.env);
-  const b = feira(["worker"], seeded.env);
+  const [a, b] = await Promise.all([feira(["worker"], seeded.env), feira(["worker"], seeded.env)]);
   const output = () => `${a.output()}\n${b.output()}`;
   await waitUntil("every event", () => receiver.requests.length >= 400, 45_000, output);
   await allRecorded(seeded, receiver, 20);

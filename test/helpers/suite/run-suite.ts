@@ -9,7 +9,8 @@ import { startThrowawayPostgres, throwawayUnavailable, type ThrowawayPostgres } 
 // per process, not 160 times; files marked `// run-suite: own-process: <why>` get a process each.
 // Without DATABASE_URL the files run on PGlite, and the files marked `// run-suite: postgres`
 // run once more on a throwaway PostgreSQL cluster (throwaway-postgres.ts), so the tests that need
-// PostgreSQL run in a plain `npm test` too. FEIRA_TEST_CONCURRENCY sets the processes at once (2).
+// PostgreSQL run in a plain `npm test` too. FEIRA_TEST_CONCURRENCY sets the processes at once (2);
+// FEIRA_TEST_CPU_LOG=<file> records each file's CPU, its children's included (shard.ts).
 
 const given = process.argv.slice(2).map((f) => path.relative(ROOT, path.resolve(f)));
 const files = readFiles(given.length > 0 ? given : suiteFiles());
@@ -49,7 +50,8 @@ const shard = path.join(import.meta.dirname, "shard.ts");
 
 async function runJob(job: Job): Promise<void> {
   // A runner of its own: under `node --test` the variable would make it speak the parent's protocol.
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_TEST_CONTEXT: undefined };
+  // FEIRA_TEST_LIFTOFF_ONLY: the feira processes the tests start are short-lived (feira-bundle.ts).
+  const env: NodeJS.ProcessEnv = { FEIRA_TEST_LIFTOFF_ONLY: "1", ...process.env, NODE_TEST_CONTEXT: undefined };
   if (job.postgres && cluster) {
     const url = await cluster.then((c) => c.url, () => undefined);
     if (!url) return; // reported once, below

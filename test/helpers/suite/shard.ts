@@ -1,3 +1,4 @@
+import { appendFileSync, readFileSync } from "node:fs";
 import { register } from "node:module";
 import { describe } from "node:test";
 import path from "node:path";
@@ -32,9 +33,27 @@ for (const file of process.argv.slice(2)) {
 }
 // Each describe is made when the one before it has finished, as a process per file would: its
 // body (and its files' describe bodies, which may read the clock) runs just before its tests.
+// FEIRA_TEST_CPU_LOG=<file>: each file's CPU, this process's and its children's that exited
+// meanwhile (the feira processes it started), one JSON line per file: where the suite's CPU goes.
+const cpuLog = process.env.FEIRA_TEST_CPU_LOG;
 for (const { file, calls, error } of loaded) {
+  const before = cpuSeconds();
   await describe(file, () => {
     if (error) throw error;
     for (const call of calls) call();
   });
+  if (cpuLog) {
+    const now = cpuSeconds();
+    const self = +(now.self - before.self).toFixed(2);
+    const children = +(now.children - before.children).toFixed(2);
+    appendFileSync(cpuLog, `${JSON.stringify({ file, postgres: Boolean(process.env.DATABASE_URL), self, children })}\n`);
+  }
+}
+
+/** utime + stime and cutime + cstime of /proc/self/stat, in seconds (clock ticks of 1/100 s). */
+function cpuSeconds(): { self: number; children: number } {
+  if (!cpuLog) return { self: 0, children: 0 };
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+  return { self: (f[11]! + f[12]!) / 100, children: (f[13]! + f[14]!) / 100 };
 }
