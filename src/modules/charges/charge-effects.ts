@@ -19,6 +19,11 @@ export interface EffectDeps {
 }
 
 /** Which event reports a charge in a status (resend-webhook uses the same map). */
+
+/** What creating a charge answers: the fields of its first answer (charge-create.ts createdView). */
+export type CreatedCharge = Pick<ChargeRow, "id" | "status" | "paymentDetails" | "reason">;
+const CREATED_COLUMNS = `"id", "status", "payment_details", "reason"`;
+
 export const EVENT_FOR_STATUS: Record<ChargeStatus, EventType> = {
   pending: "charge.pending",
   paid: "charge.paid",
@@ -116,28 +121,31 @@ export function createChargeEffects(deps: EffectDeps) {
    */
   async function create(
     db: Db, row: typeof charges.$inferInsert & { status: ChargeStatus }, customer: CustomerRow | null, alongside: Statement[] = [],
-  ): Promise<ChargeRow | undefined> {
+  ): Promise<CreatedCharge | undefined> {
     if (row.status !== "pending") assertTransition(row.id, "pending", row.status);
     const concerned = listeners.some((l) => l.concerns(row as ChargeRow));
     // One statement: the charge, its events and its ledger posting commit together without a
     // transaction around them; a listener's own writes need one.
-    const write = async (q: Queryable) => {
+    // A listener gets the whole row; the caller only what its answer shows (each column returned
+    // is parsed, mapped and collected again on every charge).
+    const write = async (q: Queryable, returning: string) => {
       const batch = new WriteBatch(q);
       // The row as inserted: the events and the ledger are made from the same values.
       const planned = { ...rowDefaults, ...row } as ChargeRow;
       await effectsOf(batch, planned, customer, true);
       batch.add(...alongside);
-      const [created] = await batch.runReturning(q, charges, insertInto(charges, [row], "returning *"));
+      const [created] = await batch.runReturning(q, charges, insertInto(charges, [row], `returning ${returning}`));
       return created;
     };
     try {
-      return concerned
+      const created = concerned
         ? await withTx(db, async (tx) => {
-          const created = await write(tx);
-          await notify(tx, created!, "pending");
-          return created;
+          const whole = await write(tx, "*");
+          await notify(tx, whole!, "pending");
+          return whole;
         })
-        : await write(db);
+        : await write(db, CREATED_COLUMNS);
+      return created && { id: created.id, status: created.status, paymentDetails: created.paymentDetails, reason: created.reason };
     } catch (err) {
       if (isUniqueViolation(err) && (await repo.chargeExists(db, row.id))) return undefined;
       throw err;

@@ -9,7 +9,7 @@ import { feeMethodOf } from "../../../processors/methods.js";
 import type { CustomerService } from "../../customers/index.js";
 import { computeChargeFees } from "../../ledger/index.js";
 import type { MerchantService } from "../../merchants/index.js";
-import type { ChargeEffects } from "../charge-effects.js";
+import type { ChargeEffects, CreatedCharge } from "../charge-effects.js";
 import type { ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
 import { pendingRecordWrite } from "../processor-records.repo.js";
@@ -135,7 +135,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
     return createdView(charge);
   }
 
-  const createdView = (c: ChargeRow) =>
+  const createdView = (c: CreatedCharge) =>
     ({ id: c.id, status: c.status, paymentDetails: c.paymentDetails, reason: c.reason });
 
   /** The processor's answer as the charge's first status and fields. */
