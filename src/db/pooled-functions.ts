@@ -16,8 +16,8 @@ import pg from "pg";
 
 const pgUtils = createRequire(import.meta.url)("pg/lib/utils.js") as { prepareValue(value: unknown): unknown };
 
-/** What the shape of a statement text has become: being defined, callable, or not possible. */
-interface Shape { call?: string; failed?: boolean }
+/** A statement text's function: its call once defined; none while being defined, or if it could not be (the text then stays unnamed). */
+interface Shape { call?: string }
 
 const MAX_SHAPES = 200;
 // Per pool: a process may reach several databases (a test run does), each with its functions.
@@ -54,10 +54,7 @@ export async function runPooled(
   if (!shape && shapes.size < MAX_SHAPES) {
     const learning: Shape = {};
     shapes.set(text, learning);
-    define(pool, text, make, result.fields).then(
-      (call) => { learning.call = call; },
-      () => { learning.failed = true; },
-    );
+    define(pool, text, make, result.fields).then((call) => { learning.call = call; }, () => undefined);
   }
   return result.rows as Record<string, unknown>[];
 }

@@ -18,12 +18,13 @@ export interface EffectDeps {
   ledger: Pick<LedgerService, "postChargePaid" | "postChargeback">;
 }
 
-/** Which event reports a charge in a status (resend-webhook uses the same map). */
-
-/** What creating a charge answers: the fields of its first answer (charge-create.ts createdView). */
+/** What creating a charge answers: the fields of its first answer (POST /v1/charges' 201). */
 export type CreatedCharge = Pick<ChargeRow, "id" | "status" | "paymentDetails" | "reason">;
 const CREATED_COLUMNS = `"id", "status", "payment_details", "reason"`;
+export const createdOf = (c: CreatedCharge): CreatedCharge =>
+  ({ id: c.id, status: c.status, paymentDetails: c.paymentDetails, reason: c.reason });
 
+/** Which event reports a charge in a status (resend-webhook uses the same map). */
 export const EVENT_FOR_STATUS: Record<ChargeStatus, EventType> = {
   pending: "charge.pending",
   paid: "charge.paid",
@@ -145,7 +146,7 @@ export function createChargeEffects(deps: EffectDeps) {
           return whole;
         })
         : await write(db, CREATED_COLUMNS);
-      return created && { id: created.id, status: created.status, paymentDetails: created.paymentDetails, reason: created.reason };
+      return created && createdOf(created);
     } catch (err) {
       if (isUniqueViolation(err) && (await repo.chargeExists(db, row.id))) return undefined;
       throw err;

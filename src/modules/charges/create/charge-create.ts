@@ -9,7 +9,7 @@ import { feeMethodOf } from "../../../processors/methods.js";
 import type { CustomerService } from "../../customers/index.js";
 import { computeChargeFees } from "../../ledger/index.js";
 import type { MerchantService } from "../../merchants/index.js";
-import type { ChargeEffects, CreatedCharge } from "../charge-effects.js";
+import { createdOf, type ChargeEffects } from "../charge-effects.js";
 import type { ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
 import { pendingRecordWrite } from "../processor-records.repo.js";
@@ -50,7 +50,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
    */
   async function submit(ctx: RequestCtx, cmd: ChargeCommand) {
     const earlier = await committed(ctx);
-    if (earlier) return createdView(earlier);
+    if (earlier) return createdOf(earlier);
     const checked = await check(ctx, cmd);
     if (!checked.ok) throw checked.problems[0]!;
     return make(ctx, checked.charge);
@@ -59,7 +59,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
   /** A checked charge, made: the charge a retry already committed, or a new one. */
   async function create(ctx: RequestCtx, prepared: PreparedCharge) {
     const earlier = await committed(ctx);
-    return earlier ? createdView(earlier) : make(ctx, prepared);
+    return earlier ? createdOf(earlier) : make(ctx, prepared);
   }
 
   /**
@@ -132,11 +132,9 @@ export function createChargePath(deps: ChargeCreateDeps) {
     // other attempt committed this id first; its charge is the answer.
     if (!charge) throw new Error(`charge ${id} neither inserted nor found`);
     faultPoint("charge.after-commit");
-    return createdView(charge);
+    return createdOf(charge);
   }
 
-  const createdView = (c: CreatedCharge) =>
-    ({ id: c.id, status: c.status, paymentDetails: c.paymentDetails, reason: c.reason });
 
   /** The processor's answer as the charge's first status and fields. */
   function outcome(r: AuthorizeResult, methodType: string, view: Record<string, unknown>, at: Date) {
