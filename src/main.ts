@@ -148,16 +148,32 @@ function installShutdown(signals: HeldSignals, parts: {
     if (closing) return;
     closing = true;
     parts.log.info({ signal }, "shutting down: finishing in-flight requests");
-    const force = setTimeout(() => process.exit(1), 20_000);
+    // A stop that takes a while says every few seconds which step it waits on (and which
+    // worker tasks are still inside a run), so a forced exit leaves its cause in the log.
+    let step = "draining";
+    const startedAt = performance.now();
+    const slow = setInterval(() => {
+      parts.log.warn({ step, tasks: parts.worker?.running(), ms: Math.round(performance.now() - startedAt) }, "shutdown still waiting");
+    }, 4_000);
+    slow.unref();
+    const force = setTimeout(() => {
+      parts.log.error({ step, tasks: parts.worker?.running() }, "shutdown took over 20 s: exiting now");
+      process.exit(1);
+    }, 20_000);
     force.unref();
     try {
       parts.app?.startDraining(); // /health 503, every answer closes its connection
       tellPrimary("draining"); // the primary starts a replacement now
       if (parts.drainMs > 0) await new Promise((r) => setTimeout(r, parts.drainMs));
+      step = "requests";
       await parts.app?.close(); // stops accepting, waits for in-flight requests
+      step = "unlisten";
       await parts.unlisten?.();
+      step = "worker";
       await parts.worker?.stop();
+      step = "processors";
       await parts.processors.close();
+      step = "database";
       await parts.database.close();
     } finally {
       parts.unlock();

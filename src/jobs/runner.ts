@@ -41,6 +41,8 @@ export interface Worker {
   drain(): Promise<void>;
   /** Ends the wait of a task now, idle or inside its run (e.g. on a NOTIFY that new deliveries are queued). */
   wake(name: string): void;
+  /** The tasks inside a run now (a slow stop names what it waits for). */
+  running(): string[];
 }
 
 export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
@@ -52,6 +54,7 @@ export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
   // may have read the queue before the work the wake announces was committed.
   const woken = new Set<string>();
   const byName = new Map(tasks.map((t) => [t.name, t]));
+  const inRun = new Set<string>();
   const idle = async (task: Task) => {
     // A stop during the run has already fired its abort event: no nap would hear it.
     if (woken.delete(task.name) || abort.signal.aborted) return;
@@ -69,10 +72,13 @@ export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
   const loops = tasks.map(async (task) => {
     while (!abort.signal.aborted) {
       let done = 0;
+      inRun.add(task.name);
       try {
         done = await task.run();
       } catch (err) {
         log.error({ err, task: task.name }, "worker task failed");
+      } finally {
+        inRun.delete(task.name);
       }
       if (done === 0) await idle(task);
     }
@@ -84,6 +90,7 @@ export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
       await Promise.all(tasks.map((t) => t.stop?.()));
     },
     drain: () => drainTasks(tasks),
+    running: () => [...inRun],
     wake: (name) => {
       const waker = wakers.get(name);
       if (waker) return waker();

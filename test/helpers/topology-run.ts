@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ROOT } from "./process.js";
+import { FILE_TIMEOUT_MS } from "./suite/plan.js";
 import { topologyFiles } from "./topology-files.js";
 import { pidAlive } from "./temp-dirs.js";
 
@@ -34,8 +35,13 @@ for (const name of readdirSync(os.tmpdir())) {
 const started = Date.now();
 const pooler = process.env.FEIRA_TEST_POOLER_URL ? new URL(process.env.FEIRA_TEST_POOLER_URL) : undefined;
 
-const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
-  cwd: ROOT, stdio: "inherit", env: { ...process.env, FEIRA_TEST_TOPOLOGY: topology, FEIRA_TOPOLOGY_REPORT: report },
+// --test-force-exit: a file whose after() hook threw before closing a server (a receiver, a
+// fake) would otherwise keep its process, and this run, alive forever; the failure is reported
+// either way. --test-timeout bounds a file that hangs: it fails instead of stalling the stage.
+const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", "--test-force-exit", `--test-timeout=${FILE_TIMEOUT_MS}`, ...files], {
+  // A runner of its own even when started from a test: under `node --test` the inherited
+  // NODE_TEST_CONTEXT would make it skip every file.
+  cwd: ROOT, stdio: "inherit", env: { ...process.env, NODE_TEST_CONTEXT: undefined, FEIRA_TEST_TOPOLOGY: topology, FEIRA_TOPOLOGY_REPORT: report },
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => {

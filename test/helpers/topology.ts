@@ -177,7 +177,8 @@ export async function startTopology(topology: Topology, databaseUrl: string, env
       // passes that end on to the client, as a load balancer would.
       const problems: string[] = [];
       await Promise.all(all.map(async (p) => {
-        const code = await stopWithin(p, 10_000);
+        // Past the process's own bound (main.ts: 20 s, then exit 1 with the step it waited on).
+        const code = await stopWithin(p, 25_000);
         live.delete(p);
         if (code !== 0) problems.push(`${p.url} ${p.child.spawnargs.at(-1)} exited ${String(code)}:\n${p.output().slice(-4_000)}`);
       }));

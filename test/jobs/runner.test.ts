@@ -102,3 +102,19 @@ test("a worker with more than ten idle tasks starts without Node's listener-leak
   await worker.stop();
   assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
 });
+
+test("running() names the tasks inside a run, which a slow stop logs as what it waits for", GUARD, async () => {
+  const running = signal();
+  const finish = signal<number>();
+  const slow: Task = { name: "slow", intervalMs: HOUR, run: () => { running.resolve(); return finish.promise; } };
+  const idle: Task = { name: "idle", intervalMs: HOUR, run: async () => 0 };
+  const worker = startWorker([slow, idle], log);
+  await running.promise;
+  await new Promise((r) => setImmediate(r)); // the idle task's run returns
+  assert.deepEqual(worker.running(), ["slow"]);
+  const stopped = worker.stop();
+  assert.deepEqual(worker.running(), ["slow"], "a stop waits for the run in flight");
+  finish.resolve(0);
+  await stopped;
+  assert.deepEqual(worker.running(), []);
+});

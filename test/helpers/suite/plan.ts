@@ -17,6 +17,12 @@ const UNKNOWN_S = 10; // a file never timed here: about the suite's mean
 // A file that waits on processes and was never timed here (a clean clone's CI): such files take
 // 40 to 190 s, and a wait lane balanced as if they took 10 s would end minutes after the rest.
 const UNKNOWN_WAITS_S = 60;
+/**
+ * How long one test file may take before it fails as hung: the slowest take about 190 s here,
+ * and a CI machine may be twice as slow. A hang costs this much of CI's 90 minutes, not all.
+ * FEIRA_TEST_FILE_TIMEOUT_MS sets it (the runner's own test).
+ */
+export const FILE_TIMEOUT_MS = Number(process.env.FEIRA_TEST_FILE_TIMEOUT_MS) || 10 * 60_000;
 
 export interface TestFile { file: string; ownProcess?: string; postgres?: string; waits?: string }
 

@@ -25,7 +25,9 @@ export default async function* concise(source: AsyncIterable<Event>): AsyncGener
       const mark = type === "test:fail" || perFile.fail > 0 ? "✖" : "✔";
       const secs = ((data.details?.duration_ms ?? 0) / 1000).toFixed(1);
       yield `${mark} ${data.name} (${perFile.tests} tests${perFile.fail ? `, ${perFile.fail} failed` : ""}${perFile.skip ? `, ${perFile.skip} skipped` : ""}, ${secs} s)\n`;
-      if (type === "test:fail" && perFile.fail === 0) yield failure(names.slice(0, 1), data.details?.error);
+      // The file's own failure (a hook, its time running out) unless it only says a test failed.
+      const own = (data.details?.error as { failureType?: string } | undefined)?.failureType !== "subtestsFailed";
+      if (type === "test:fail" && (perFile.fail === 0 || own)) yield failure(names.slice(0, 1), data.details?.error);
       if (empty) yield failure([String(data.name), "(the file)"], new Error("no test ran in this file: none was registered under its describe"));
       Object.assign(perFile, { tests: 0, fail: 0, skip: 0 });
       continue;

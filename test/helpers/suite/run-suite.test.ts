@@ -17,14 +17,14 @@ const dir = tempDir("feira-suite-");
 writeFileSync(path.join(dir, "package.json"), '{ "type": "module" }');
 symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
 
-function suite(files: Record<string, string>, env: Record<string, string> = {}) {
+function suite(files: Record<string, string>, env: Record<string, string> = {}, timeout = 120_000) {
   const sub = path.join(dir, `run${readdirSync(dir).length}`);
   mkdirSync(sub);
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(sub, name), text);
   const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "test/helpers/suite/run-suite.ts"), ...Object.keys(files).filter((f) => f.endsWith(".test.ts")).map((f) => path.join(sub, f))], {
     // The runner under test decides for itself: CI's PGlite stage turns the throwaway cluster off
     // for its own run (FEIRA_TEST_THROWAWAY_PG=0), which must not reach the runner tested here.
-    cwd: ROOT, encoding: "utf8", timeout: 120_000, env: { ...process.env, DATABASE_URL: "", FEIRA_TEST_THROWAWAY_PG: "", FEIRA_TEST_CONCURRENCY: "1", ...env },
+    cwd: ROOT, encoding: "utf8", timeout, env: { ...process.env, DATABASE_URL: "", FEIRA_TEST_THROWAWAY_PG: "", FEIRA_TEST_CONCURRENCY: "1", ...env },
   });
   return { status: r.status, out: r.stdout + r.stderr, rel: (f: string) => path.relative(ROOT, path.join(sub, f)) };
 }
@@ -48,6 +48,47 @@ ${body}`;
   assert.match(run.out, new RegExp(`✖ FAILED ${run.rel("b.test.ts")} › b breaks\\n[^]*b is broken on purpose`));
   assert.match(run.out, new RegExp(`✖ ${run.rel("b.test.ts")} \\(2 tests, 1 failed`));
   assert.match(run.out, /# 2 files, 3 tests: 2 pass, 1 fail/);
+});
+
+// A file whose after() hook throws before it closes its server (as when a feira process did not
+// stop cleanly), and one whose test never ends.
+const LEAK = `import http from "node:http";
+import { after, test } from "node:test";
+const server = http.createServer().listen(0);
+after(async () => { throw new Error("closing the processes failed"); server.close(); });
+test("leak passes", () => {});`;
+const HANG = `import { test } from "node:test";
+test("hang never ends", () => new Promise(() => { setInterval(() => {}, 1_000); }));`;
+
+test("a file that leaves a server open (its after() threw first) or hangs fails the run, which ends, and the files after it still run", () => {
+  const run = suite({
+    "leak.test.ts": LEAK,
+    "hang.test.ts": HANG,
+    "last.test.ts": `import { test } from "node:test";
+test("last runs", () => { console.log("last ran"); });`,
+  }, { FEIRA_TEST_FILE_TIMEOUT_MS: "3000" }, 60_000);
+  assert.notEqual(run.status, null, `the run hung:\n${run.out}`);
+  assert.equal(run.status, 1, run.out);
+  assert.match(run.out, /closing the processes failed/);
+  assert.match(run.out, /timed out after 3000ms/);
+  assert.match(run.out, /last ran/);
+});
+
+test("the topology run ends too when a file leaves a server open or hangs, and reports both as failed", () => {
+  const sub = path.join(dir, "topology");
+  mkdirSync(sub);
+  writeFileSync(path.join(sub, "leak.test.ts"), LEAK);
+  writeFileSync(path.join(sub, "hang.test.ts"), HANG);
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "test/helpers/topology-run.ts"), path.join(sub, "leak.test.ts"), path.join(sub, "hang.test.ts")], {
+    // No file here opens a database: the runner only needs DATABASE_URL to be set.
+    cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, DATABASE_URL: "postgres://unused@127.0.0.1:1/none", FEIRA_TEST_FILE_TIMEOUT_MS: "3000" },
+  });
+  const out = r.stdout + r.stderr;
+  assert.notEqual(r.status, null, `the run hung:\n${out}`);
+  assert.equal(r.status, 1, out);
+  assert.match(out, /closing the processes failed/);
+  assert.match(out, /test timed out after 3000ms/);
+  assert.match(out, /# fail 1\n# cancelled 1\n/);
 });
 
 test("a file marked waits runs in a lane beside the CPU lane, not after it", () => {

@@ -4,6 +4,7 @@ import { describe } from "node:test";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { startRecording, stopRecording } from "./node-test.js";
+import { FILE_TIMEOUT_MS } from "./plan.js";
 
 // One process of the suite's runner (run-suite.ts): it imports many test files, each one's
 // tests and hooks in a describe named after the file, so a file's top-level before/after hooks
@@ -38,7 +39,8 @@ for (const file of process.argv.slice(2)) {
 const cpuLog = process.env.FEIRA_TEST_CPU_LOG;
 for (const { file, calls, error } of loaded) {
   const before = cpuSeconds();
-  await describe(file, () => {
+  // A file that hangs fails after FILE_TIMEOUT_MS instead of stalling the run.
+  await describe(file, { timeout: FILE_TIMEOUT_MS }, () => {
     if (error) throw error;
     for (const call of calls) call();
   });
@@ -49,6 +51,18 @@ for (const { file, calls, error } of loaded) {
     appendFileSync(cpuLog, `${JSON.stringify({ file, postgres: Boolean(process.env.DATABASE_URL), self, children })}\n`);
   }
 }
+
+// Every file has run. What a file failed to close (a server, a timer of a test that timed out, an
+// after() hook that threw before its closes) would keep this process alive, and the run waiting
+// for it: node:test reports at beforeExit, which never comes. So after a grace period, say what
+// is still open, have the report written, and exit. (--test-force-exit cannot serve: it ends the
+// process as soon as no test is pending, which is between two of these describes.) The timer is
+// unref'd: a process with nothing open exits on its own before it fires.
+setTimeout(() => {
+  process.stderr.write(`# still open after the last test file of this process: ${process.getActiveResourcesInfo().join(", ")}\n`);
+  process.emit("beforeExit", 0);
+  setTimeout(() => process.exit(), 1_000).unref();
+}, 5_000).unref();
 
 /** utime + stime and cutime + cstime of /proc/self/stat, in seconds (clock ticks of 1/100 s). */
 function cpuSeconds(): { self: number; children: number } {
