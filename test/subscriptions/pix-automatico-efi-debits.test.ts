@@ -1,7 +1,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { subscriptionInvoices, subscriptions } from "../../src/db/schema.js";
+import { charges, subscriptionInvoices, subscriptions } from "../../src/db/schema.js";
 import { efiIds } from "../../src/processors/efi/client.js";
 import { expectStatus } from "../helpers/app.js";
 import type { Rec } from "../helpers/fake-efi-context.js";
@@ -132,4 +132,19 @@ test("a cobr made at Efí whose answer was lost is read back under the charge id
   w.efi.debit(txid, { ok: true });
   await until("paid", async () => (await statusOf(s.id, 1)) === "paid");
   assert.equal(cobrsOf(rec).length, 1);
+});
+
+test("a period's charge past its expiresAt while its cobr is still scheduled is not cancelled: it ends as the cobr ends", async () => {
+  // The Central Bank refuses to cancel a cobr on or after its first attempt's date (API Pix,
+  // PATCH /cobr/{txid}), and a charge expires after it; the cobr ends by itself when its retries are spent.
+  const { s, txid, charge } = await periodIssued();
+  await w.t.database.db.update(charges).set({ expiresAt: new Date(Date.now() - 60_000) }).where(eq(charges.id, charge.chargeId));
+  const before = w.efi.core.requests.length;
+  await runTask(w, "charges.expire-live");
+  const sent = w.efi.core.requests.slice(before).map((r) => `${r.method} ${r.url.split("?")[0]}`);
+  assert.deepEqual(sent.filter((r) => !r.startsWith("GET ")), [], "no cancel of any kind was sent");
+  assert.equal(await statusOf(s.id, 1), "pending");
+  assert.equal(w.efi.ctx.cobrs.get(txid)!.status, "ATIVA");
+  w.efi.debit(txid, { ok: false, codigo: "AM04" });
+  await until("the charge refused as its debit failed", async () => (await statusOf(s.id, 1)) === "refused");
 });
