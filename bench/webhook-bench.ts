@@ -65,7 +65,9 @@ export async function webhookBench(baseUrl: string, receiverUrl: string) {
     /** Records one event in a transaction of its own, as a charge does; resolves with its id at commit. */
     recordOne: (i: number): Promise<string> => withTx(database.db, (tx) => recordEvent(tx, event(i))),
     startWorker(nodeArgs: string[] = []): ChildProcess {
-      return spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts", "worker"], {
+      // BENCH_COMPILED=1 runs the build as docs/deploy.md does (bench/harness.ts).
+      const main = process.env.BENCH_COMPILED === "1" ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"];
+      return spawn(process.execPath, [...nodeArgs, ...main, "worker"], {
         cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...env, DATABASE_URL: workerUrl.toString() },
       });
     },

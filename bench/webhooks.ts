@@ -13,6 +13,9 @@
 // BENCH_RECEIVER_DELAY_MS (the receiver answers after this long, default 0: at once),
 // BENCH_WORKER_NODE_ARGS (extra node flags for the workers, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"),
 // WEBHOOK_CONCURRENCY (the workers' slots, passed to them as it is; default 128).
+// BENCH_COMPILED=1 runs the workers from the build (`node dist/main.js worker`, after `npm run
+// build`) as docs/deploy.md runs production; the workers take the rest of the environment as it
+// is (DATABASE_POOL_MODE=transaction with DATABASE_URL through a pooler: the pooled run).
 // It creates a scratch database next to DATABASE_URL's and drops it at the end. The rate is
 // measured from the first (or the BENCH_WARMUP-th) to the last delivery of a round, so process
 // start-up is excluded.
