@@ -2,12 +2,10 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
 import { openDatabase, type Database } from "../../src/db/client.js";
-import { drainTasks } from "../../src/jobs/runner.js";
 import { appsOn, seedMerchant, testConfig, type TestApp } from "../helpers/app.js";
 import { cardCharge, CARDS, get, post } from "../helpers/charges.js";
 import { freshDatabase } from "../helpers/db.js";
 import { until } from "../helpers/wait.js";
-import { startReceiver } from "../helpers/webhook-receiver.js";
 // run-suite: postgres: PL/pgSQL functions of a PostgreSQL database
 
 // With DATABASE_POOL_MODE=transaction (a transaction-mode pooler, where named prepared statements
@@ -102,32 +100,3 @@ test("functions dropped under a running process: the next charge still succeeds,
   await paidCharge();
 });
 
-
-test("the webhook worker's claim and record run through functions too, and its deliveries are recorded", { skip }, async () => {
-  const receiver = await startReceiver();
-  try {
-    const endpoint = await post(t, key, "/v1/webhook-endpoints", { url: receiver.url, events: ["charge.paid"] });
-    assert.equal(endpoint.statusCode, 201, endpoint.body);
-    const delivered = async () => (await direct.query<{ n: number }>(
-      "select count(*)::int as n from webhook_deliveries where endpoint_id = $1 and status = 'delivered'", [endpoint.json().id])).rows[0]!.n;
-    const worker = (n: number) => async () => {
-      await drainTasks(t.services.webhooks.tasks.filter((x) => x.name === "webhooks.deliver"));
-      return (await delivered()) >= n;
-    };
-    const ofWorker = `from pg_proc p where p.proname like 'feira\\_s\\_%' and p.prosrc like '%webhook_deliveries%'`;
-    for (let i = 0; i < 3; i++) await paidCharge();
-    await until("the first deliveries recorded", worker(3));
-    await until("the claim's and the record's functions defined", async () =>
-      (await direct.query<{ n: number }>(`select count(*)::int as n ${ofWorker}`)).rows[0]!.n >= 2);
-    for (let i = 0; i < 3; i++) await paidCharge();
-    await until("the later deliveries recorded, through the functions", worker(6));
-    assert.equal(receiver.requests.length, 6);
-
-    await stopPooled(); // a backend reports its function calls when it ends
-    await until("calls of the worker's functions counted", async () => (await direct.query<{ n: number }>(
-      `select coalesce(sum(s.calls), 0)::int as n from pg_stat_user_functions s where s.funcid in (select p.oid ${ofWorker})`)).rows[0]!.n >= 2);
-    await startPooled();
-  } finally {
-    await receiver.close();
-  }
-});

@@ -1,8 +1,7 @@
 import { and, asc, eq, inArray, is, lt, sql, type SQL } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { pooledThrough, queryRows, statementName, type Queryable } from "../../db/client.js";
-import { runPooled, type BodyMaker } from "../../db/pooled-functions.js";
+import { queryRows, statementName, type Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema.js";
 import type { Environment } from "../../core/context.js";
@@ -33,15 +32,9 @@ const secs = (ms: number) => sql`make_interval(secs => ${ms / 1000}::float8)`;
 // ---- The worker's two hot statements. Each is written once with $n placeholders and runs as a
 // named prepared statement on a pg pool (parsed and planned once per connection, not per batch),
 // and through drizzle otherwise: on PGlite, and inside a transaction, which must keep to its
-// own connection. Behind a transaction-mode pooler, through a PL/pgSQL function after their
-// first run, as the charge's statements (db/pooled-functions.ts).
+// own connection. Unnamed behind a transaction-mode pooler (statementName).
 
-interface Statement { name: string; text: string; make: BodyMaker }
-
-/** A statement of `text`: its $n written by `make` too (a pooled function's body). */
-function statement(name: string, text: string): Statement {
-  return { name, text, make: (p) => text.replace(/\$(\d+)/g, (_, n: string) => p(Number(n) - 1)) };
-}
+interface Statement { name: string; text: string }
 
 /** The drizzle form of a statement: its text with each $n replaced by a bound parameter. */
 function asSql(st: Statement, values: unknown[]): SQL {
@@ -52,9 +45,6 @@ function asSql(st: Statement, values: unknown[]): SQL {
 async function run<T>(q: Queryable, st: Statement, values: unknown[]): Promise<T[]> {
   const client = (q as { $client?: unknown }).$client;
   if (!is(q, PgTransaction) && client instanceof pg.Pool) {
-    // Behind a transaction-mode pooler, a function (as the charge's statements: db/batch.ts).
-    const pool = pooledThrough(client);
-    if (pool) return (await runPooled(pool, client, st.text, st.make, values)) as T[];
     return (await client.query<T & pg.QueryResultRow>({ name: statementName(client, st.name), text: st.text, values })).rows;
   }
   return queryRows<T>(q, asSql(st, values));
@@ -72,7 +62,9 @@ async function run<T>(q: Queryable, st: Statement, values: unknown[]): Promise<T
 // $5 is true (a gating filter: false skips the scan), about once a second (delivery.ts).
 // $1 limit, $2 lease seconds, $3 and $4 first delays of legacy and other deliveries, in seconds,
 // $5 whether to take over expired leases.
-const CLAIM = statement("feira_webhooks_claim_v2", `
+const CLAIM: Statement = {
+  name: "feira_webhooks_claim_v2",
+  text: `
     with expired as (
       select id from webhook_deliveries
       where $5::boolean and status = 'delivering' and lease_until < now()
@@ -98,13 +90,16 @@ const CLAIM = statement("feira_webhooks_claim_v2", `
            w.previous_secret_expires_at as endpoint_previous_secret_expires_at
     from claimed c
     join events e on e.id = c.event_id
-    left join webhook_endpoints w on w.id = c.endpoint_id`);
+    left join webhook_endpoints w on w.id = c.endpoint_id`,
+};
 
 // The outcomes of a batch as arrays, one element per delivery, in this order:
 // $1 id, $2 lease token, $3 attempts made before, $4 status, $5 url, $6 last status,
 // $7 last error, $8 seconds to the next attempt, then the attempt to log (null id: none):
 // $9 id, $10 started at, $11 duration, $12 response status, $13 error, $14 response excerpt.
-const RECORD = statement("feira_webhooks_record_v1", `
+const RECORD: Statement = {
+  name: "feira_webhooks_record_v1",
+  text: `
     with v as (
       select * from unnest($1::text[], $2::timestamptz[], $3::int[], $4::text[], $5::text[], $6::int[],
         $7::text[], $8::float8[], $9::text[], $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[])
@@ -129,7 +124,8 @@ const RECORD = statement("feira_webhooks_record_v1", `
       where e.id in (select endpoint_id from written where status = 'delivered' and endpoint_id is not null)
         and e.failing_since is not null
     )
-    select id from written`);
+    select id from written`,
+};
 
 
 /**
