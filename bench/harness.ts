@@ -95,12 +95,17 @@ export function apiScriptLaunch(): { env: Record<string, string>; nodeArgs: stri
   return { env, nodeArgs: words.slice(words.indexOf("node") + 1, words.indexOf("--import")) };
 }
 
+/**
+ * feira's entry as node arguments: through tsx as `npm start` runs it; BENCH_COMPILED=1 runs
+ * `dist/main.js` as docs/deploy.md does (after `npm run build`), without tsx's loader in the process.
+ */
+export function feiraMain(): string[] {
+  return process.env.BENCH_COMPILED === "1" ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"];
+}
+
 /** `node [nodeArgs] --import tsx src/main.ts [args]`, as an operator starts it. */
 export function startServer(env: NodeJS.ProcessEnv, opts: { args?: string[]; nodeArgs?: string[] } = {}): ServerProcess {
-  // Through tsx as `npm start` runs it; BENCH_COMPILED=1 runs `node dist/main.js` as docs/deploy.md
-  // does (after `npm run build`), without tsx's loader in the process.
-  const main = process.env.BENCH_COMPILED === "1" ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"];
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...main, ...(opts.args ?? [])], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...feiraMain(), ...(opts.args ?? [])], {
     cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -11,6 +11,7 @@ import { openDatabase, withTx } from "../src/db/client.js";
 import { createSealer } from "../src/lib/crypto.js";
 import { createMerchantService } from "../src/modules/merchants/merchants.service.js";
 import { recordEvent } from "../src/modules/webhooks/outbox.js";
+import { feiraMain } from "./harness.js";
 import { createWebhookModule } from "../src/modules/webhooks/webhooks.module.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -65,9 +66,7 @@ export async function webhookBench(baseUrl: string, receiverUrl: string) {
     /** Records one event in a transaction of its own, as a charge does; resolves with its id at commit. */
     recordOne: (i: number): Promise<string> => withTx(database.db, (tx) => recordEvent(tx, event(i))),
     startWorker(nodeArgs: string[] = []): ChildProcess {
-      // BENCH_COMPILED=1 runs the build as docs/deploy.md does (bench/harness.ts).
-      const main = process.env.BENCH_COMPILED === "1" ? ["dist/main.js"] : ["--import", "tsx", "src/main.ts"];
-      return spawn(process.execPath, [...nodeArgs, ...main, "worker"], {
+      return spawn(process.execPath, [...nodeArgs, ...feiraMain(), "worker"], {
         cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...env, DATABASE_URL: workerUrl.toString() },
       });
     },

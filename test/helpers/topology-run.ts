@@ -37,7 +37,8 @@ const pooler = process.env.FEIRA_TEST_POOLER_URL ? new URL(process.env.FEIRA_TES
 
 // --test-force-exit: a file whose after() hook threw before closing a server (a receiver, a
 // fake) would otherwise keep its process, and this run, alive forever; the failure is reported
-// either way. --test-timeout bounds a file that hangs: it fails instead of stalling the stage.
+// either way. --test-timeout bounds each test of a file: one that hangs fails (and its file with
+// it) instead of stalling the stage.
 const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", "--test-force-exit", `--test-timeout=${FILE_TIMEOUT_MS}`, ...files], {
   // A runner of its own even when started from a test: under `node --test` the inherited
   // NODE_TEST_CONTEXT would make it skip every file.
