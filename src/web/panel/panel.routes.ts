@@ -6,6 +6,7 @@ import { AppError } from "../../core/errors.js";
 import { errorBody } from "../../http/errors.js";
 import { multipartUploads } from "../../http/multipart.js";
 import { DOCUMENT_UPLOAD_LIMITS } from "../../modules/connect/connect.schemas.js";
+import { headerSafeUrl } from "../../lib/url-path.js";
 import { PAGE_CSP } from "../page.js";
 import type { Flash, PanelCtx, Upload } from "./context.js";
 import { formatDate, formatMoney, formatUnits } from "./format.js";
@@ -58,7 +59,9 @@ export function panelRoutes(deps: PanelDeps) {
     html: (reply, page, status = 200) => secure(reply).code(status).header("cache-control", "no-store").type("text/html; charset=utf-8").send(String(page)),
     redirect(reply, p, to, flash) {
       if (flash) addCookie(reply, keys.cookie(FLASH_COOKIE, encodeURIComponent(services.sealer.seal(JSON.stringify(flash), flashAad(p.session))), 120));
-      return secure(reply).header("cache-control", "no-store").redirect(to, 303);
+      // `to` is built with urlPath (each id one encoded segment); the net keeps any other value that
+      // reaches it from making the Location header invalid (a 500).
+      return secure(reply).header("cache-control", "no-store").redirect(headerSafeUrl(to), 303);
     },
   };
 
