@@ -1,12 +1,14 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import net, { type AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { buildTestApp } from "../helpers/app.js";
 import { freshDatabase } from "../helpers/db.js";
 import { basicAuth, childEnv, freePort, nodeMain, tempDir } from "../helpers/process.js";
+import { holdsSocket, socketInodes } from "../helpers/proc-sockets.js";
 // run-suite: postgres: WEB_CONCURRENCY > 1 needs PostgreSQL
 // run-suite: waits: feira as processes (WEB_CONCURRENCY)
 
@@ -153,6 +155,83 @@ test("WEB_CONCURRENCY=2: SIGTERM to each API process in turn, under a steady loa
   assert.ok(now.every(alive) && !now.some((p) => original.includes(p)), "two new API processes serve");
   assert.doesNotMatch(server.output(), /"level":50/, "no error was logged");
   assert.equal(await server.stop(), 0, server.output());
+});
+
+/** A raw connection to the cluster's port, and the API process (of `api`) the primary handed it to, read from /proc. */
+async function connection(port: number, api: number[]) {
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  let closed = false;
+  socket.on("close", () => { closed = true; });
+  socket.on("error", () => {});
+  let pid: number | undefined;
+  await until("the connection to reach an API process", () => {
+    const inodes = socketInodes(port, { remote: socket.localPort! });
+    pid = inodes ? api.find((p) => holdsSocket(p, inodes) === true) : undefined;
+    return pid !== undefined;
+  });
+  return { socket, pid: pid!, closed: () => closed };
+}
+
+/** One request on a raw connection; the head of its answer once the whole answer has come. */
+function ask(socket: net.Socket, key: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let raw = Buffer.alloc(0);
+    const done = (end: () => void) => { socket.off("data", onData); socket.off("close", onClose); end(); };
+    const onData = (chunk: Buffer) => {
+      raw = Buffer.concat([raw, chunk]);
+      const end = raw.indexOf("\r\n\r\n");
+      if (end < 0) return;
+      const head = raw.subarray(0, end).toString();
+      if (raw.length >= end + 4 + Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0)) done(() => resolve(head));
+    };
+    const onClose = () => done(() => reject(new Error(`closed without an answer: ${raw.toString().slice(0, 200)}`)));
+    socket.on("data", onData);
+    socket.on("close", onClose);
+    socket.write(`GET /v1/customers?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basicAuth(key)}\r\n\r\n`);
+  });
+}
+
+test("WEB_CONCURRENCY=2: a stopping API process answers each connection it holds, new or kept alive, before it closes it", {
+  skip: ON_POSTGRES ? false : "PostgreSQL only: the embedded database admits one process, so WEB_CONCURRENCY > 1 is refused there",
+  timeout: 180_000,
+}, async (t) => {
+  // What dropped 2 of 151 requests of the rolling restart under load: the stopping process's
+  // close() also closed every connection with no request being read, among them one the
+  // primary had just handed over (its request still on the way) and a kept-alive one its client
+  // was reusing. Here both kinds are held on purpose, and used only once the stop has begun.
+  const { port, server } = await startCluster(t);
+  const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 90_000);
+  const listening = () => [...server.output().matchAll(/"childPid":(\d+),"msg":"API process listening"/g)].map((m) => Number(m[1]));
+  await until("two API processes", () => listening().length >= 2);
+  const api = listening().slice(0, 2);
+  const target = api[0]!;
+  const kept: Awaited<ReturnType<typeof connection>>[] = [];
+  const fresh: typeof kept = [];
+  t.after(() => { for (const c of [...kept, ...fresh]) c.socket.destroy(); });
+  for (let i = 0; i < 60 && (kept.length < 2 || fresh.length < 2); i++) {
+    const c = await connection(port, api);
+    if (c.pid !== target) c.socket.destroy();
+    else if (kept.length < 2) {
+      assert.match(await ask(c.socket, key!), /^HTTP\/1\.1 200 /);
+      kept.push(c);
+    } else fresh.push(c);
+  }
+  assert.deepEqual([kept.length, fresh.length], [2, 2], "the primary handed connections to the process to stop");
+
+  process.kill(target, "SIGTERM");
+  const held = [...kept, ...fresh];
+  const stopped = new RegExp(`"pid":${target},[^\\n]*drain: no new connections`);
+  await until("the process to stop taking connections (or to close one of those it holds)", () => held.some((c) => c.closed()) || stopped.test(server.output()), 60_000);
+  assert.equal(held.filter((c) => c.closed()).length, 0, "a connection was closed before its request came");
+  for (const c of held) {
+    const head = await ask(c.socket, key!);
+    assert.match(head, /^HTTP\/1\.1 200 /);
+    assert.match(head, /\r\nconnection: close/i, "each answer closes its connection");
+  }
+  await until(`${target} to exit`, () => !alive(target));
+  assert.ok(held.every((c) => c.closed()));
+  assert.doesNotMatch(server.output(), /"level":50/, "no error was logged");
 });
 
 test("WEB_CONCURRENCY=2: a key rotated through one process is refused by every process within a second (NOTIFY, not the 5 s cache TTL)", {
