@@ -13,9 +13,9 @@ import { holdsSocket, socketInodes } from "../helpers/proc-sockets.js";
 // run-suite: waits: feira as processes (WEB_CONCURRENCY)
 
 // WEB_CONCURRENCY=N runs N API processes on one port (src/cluster.ts). A process told to stop
-// turns readiness off, keeps answering (each answer closing its connection) while its
-// replacement starts, then finishes what is in flight and exits: a rolling restart under load
-// loses no request.
+// turns readiness off and takes no new connection (its replacement starts meanwhile), answers
+// each connection it holds once more (the answer closing it), then finishes what is in flight
+// and exits: a rolling restart under load loses no request.
 
 const ON_POSTGRES = Boolean(process.env.DATABASE_URL);
 
