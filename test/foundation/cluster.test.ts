@@ -49,6 +49,20 @@ async function startCluster(t: TestContext, env: Record<string, string> = {}) {
   return { port, server };
 }
 
+const CLUSTER_ONLY = {
+  skip: ON_POSTGRES ? false : "PostgreSQL only: the embedded database admits one process, so WEB_CONCURRENCY > 1 is refused there",
+  timeout: 180_000,
+};
+
+/** A cluster whose two API processes listen: its port, output, sandbox key, and the API processes that listened, in order. */
+async function servingCluster(t: TestContext) {
+  const { port, server } = await startCluster(t);
+  const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 90_000);
+  const listening = () => [...server.output().matchAll(/"childPid":(\d+),"msg":"API process listening"/g)].map((m) => Number(m[1]));
+  await until("two API processes", () => listening().length >= 2);
+  return { port, server, key: key, listening };
+}
+
 test("WEB_CONCURRENCY above 1 is refused on the embedded database, with the reason", () => {
   try {
     loadConfig({ DATA_DIR: tempDir(), WEB_CONCURRENCY: "2" });
@@ -104,14 +118,8 @@ test("a request that reaches a closing process is served with Connection: close,
   assert.match(raw, /\r\nconnection: close\r\n/i);
 });
 
-test("WEB_CONCURRENCY=2: SIGTERM to each API process in turn, under a steady load, drops no request", {
-  skip: ON_POSTGRES ? false : "PostgreSQL only: the embedded database admits one process, so WEB_CONCURRENCY > 1 is refused there",
-  timeout: 180_000,
-}, async (t) => {
-  const { port, server } = await startCluster(t);
-  const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 90_000);
-  const listening = () => [...server.output().matchAll(/"childPid":(\d+),"msg":"API process listening"/g)].map((m) => Number(m[1]));
-  await until("two API processes", () => listening().length >= 2);
+test("WEB_CONCURRENCY=2: SIGTERM to each API process in turn, under a steady load, drops no request", CLUSTER_ONLY, async (t) => {
+  const { port, server, key, listening } = await servingCluster(t);
   const original = listening().slice(0, 2);
 
   // Four clients, each sending one request after another on keep-alive connections.
@@ -123,7 +131,7 @@ test("WEB_CONCURRENCY=2: SIGTERM to each API process in turn, under a steady loa
       try {
         const res = await fetch(`http://127.0.0.1:${port}/v1/customers`, {
           method: "POST",
-          headers: { authorization: basicAuth(key!), "content-type": "application/json" },
+          headers: { authorization: basicAuth(key), "content-type": "application/json" },
           body: JSON.stringify({ name: "Maria Silva", email: `c${n}-${i}@example.com`, documentId: "52998224725", documentType: "cpf" }),
         });
         const text = await res.text();
@@ -192,18 +200,12 @@ function ask(socket: net.Socket, key: string): Promise<string> {
   });
 }
 
-test("WEB_CONCURRENCY=2: a stopping API process answers each connection it holds, new or kept alive, before it closes it", {
-  skip: ON_POSTGRES ? false : "PostgreSQL only: the embedded database admits one process, so WEB_CONCURRENCY > 1 is refused there",
-  timeout: 180_000,
-}, async (t) => {
+test("WEB_CONCURRENCY=2: a stopping API process answers each connection it holds, new or kept alive, before it closes it", CLUSTER_ONLY, async (t) => {
   // What dropped 2 of 151 requests of the rolling restart under load: the stopping process's
   // close() also closed every connection with no request being read, among them one the
   // primary had just handed over (its request still on the way) and a kept-alive one its client
   // was reusing. Here both kinds are held on purpose, and used only once the stop has begun.
-  const { port, server } = await startCluster(t);
-  const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 90_000);
-  const listening = () => [...server.output().matchAll(/"childPid":(\d+),"msg":"API process listening"/g)].map((m) => Number(m[1]));
-  await until("two API processes", () => listening().length >= 2);
+  const { port, server, key, listening } = await servingCluster(t);
   const api = listening().slice(0, 2);
   const target = api[0]!;
   const kept: Awaited<ReturnType<typeof connection>>[] = [];
@@ -213,7 +215,7 @@ test("WEB_CONCURRENCY=2: a stopping API process answers each connection it holds
     const c = await connection(port, api);
     if (c.pid !== target) c.socket.destroy();
     else if (kept.length < 2) {
-      assert.match(await ask(c.socket, key!), /^HTTP\/1\.1 200 /);
+      assert.match(await ask(c.socket, key), /^HTTP\/1\.1 200 /);
       kept.push(c);
     } else fresh.push(c);
   }
@@ -225,7 +227,7 @@ test("WEB_CONCURRENCY=2: a stopping API process answers each connection it holds
   await until("the process to stop taking connections (or to close one of those it holds)", () => held.some((c) => c.closed()) || stopped.test(server.output()), 60_000);
   assert.equal(held.filter((c) => c.closed()).length, 0, "a connection was closed before its request came");
   for (const c of held) {
-    const head = await ask(c.socket, key!);
+    const head = await ask(c.socket, key);
     assert.match(head, /^HTTP\/1\.1 200 /);
     assert.match(head, /\r\nconnection: close/i, "each answer closes its connection");
   }
@@ -245,13 +247,13 @@ test("WEB_CONCURRENCY=2: a key rotated through one process is refused by every p
   await until("two API processes", () => (server.output().match(/"msg":"API process listening"/g) ?? []).length >= 2);
   // A fresh connection per request, so that the primary spreads them over both processes.
   const list = (k: string) => fetch(`http://127.0.0.1:${port}/v1/customers`, { headers: { authorization: basicAuth(k), connection: "close" } }).then((r) => r.status);
-  for (let i = 0; i < 10; i++) assert.equal(await list(key!), 200); // both processes now hold the key
+  for (let i = 0; i < 10; i++) assert.equal(await list(key), 200); // both processes now hold the key
   const rotated = await fetch(`http://127.0.0.1:${port}/v1/admin/merchants/${merchantId}/rotate-keys`, {
     method: "POST", headers: { authorization: basicAuth(adminKey) },
   });
   assert.equal(rotated.status, 200, await rotated.text());
   await sleep(1_000);
   const statuses = [];
-  for (let i = 0; i < 10; i++) statuses.push(await list(key!));
+  for (let i = 0; i < 10; i++) statuses.push(await list(key));
   assert.deepEqual(statuses, Array(10).fill(401));
 });
