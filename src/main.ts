@@ -104,9 +104,10 @@ async function main(): Promise<void> {
     }
   }
   log.info({ role, database: database.kind, liveRoutes: describeRoutes(config.live.routes) }, "feira started");
-  // In a cluster, a stopping process stays reachable for a moment after readiness turns off, so
-  // that keep-alive clients get one more answer (with Connection: close) instead of a reset.
-  installShutdown(signals, { app, worker, database, unlock, log, unlisten, processors: services.processors, drainMs: childRole ? 1_000 : 0 });
+  // In a cluster, a stopping process stops taking connections (the primary hands them to the
+  // others) and serves those it has until each has had its answer with Connection: close, so
+  // that no keep-alive client meets a reset; a connection idle all along is closed after 5 s.
+  installShutdown(signals, { app, worker, database, unlock, log, unlisten, processors: services.processors, drainLimitMs: childRole ? 5_000 : 0 });
 }
 
 /**
@@ -139,7 +140,7 @@ function printFirstStart(config: Config, first: Awaited<ReturnType<ReturnType<ty
 
 function installShutdown(signals: HeldSignals, parts: {
   app?: Awaited<ReturnType<typeof buildApp>>; worker?: Worker; database: Database; unlock: () => void; log: pino.Logger;
-  unlisten?: () => Promise<void>; drainMs: number;
+  unlisten?: () => Promise<void>; drainLimitMs: number;
   /** The live adapters (their connection pools); the app's close closes them too, the worker's stop does not. */
   processors: { close(): Promise<void> };
 }) {
@@ -164,7 +165,12 @@ function installShutdown(signals: HeldSignals, parts: {
     try {
       parts.app?.startDraining(); // /health 503, every answer closes its connection
       tellPrimary("draining"); // the primary starts a replacement now
-      if (parts.drainMs > 0) await new Promise((r) => setTimeout(r, parts.drainMs));
+      if (parts.app && parts.drainLimitMs > 0) {
+        step = "connections";
+        parts.log.info("drain: no new connections; answering those open with Connection: close");
+        const open = await parts.app.connectionsEnded(parts.drainLimitMs);
+        if (open > 0) parts.log.info({ open }, "drain: closing the connections idle since it began");
+      }
       step = "requests";
       await parts.app?.close(); // stops accepting, waits for in-flight requests
       step = "unlisten";

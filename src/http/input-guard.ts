@@ -105,8 +105,8 @@ export async function guardHeadersAndQuery(req: FastifyRequest): Promise<void> {
 }
 
 /**
- * preValidation: the body as parsed (JSON, or the sandbox bank's form). Multipart bodies (KYC
- * uploads) carry only files.
+ * preValidation: the body as parsed (JSON, or a form). A multipart body (KYC uploads, a
+ * dispute's evidence) is not read yet: its parts are guarded as they are read (multipart.ts).
  */
 export async function guardBody(req: FastifyRequest): Promise<void> {
   if (req.routeOptions.url) check(req.body, "", cardFieldsOf(req.method, req.routeOptions.url));

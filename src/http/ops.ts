@@ -1,3 +1,4 @@
+import net from "node:net";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { Type } from "typebox";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
@@ -17,6 +18,13 @@ declare module "fastify" {
      * requests in flight finish. Called before close().
      */
     startDraining(): void;
+    /**
+     * The drain's wait, in a cluster (main.ts): stops taking connections, so that the primary
+     * hands new ones to the other processes, without closing those open, and resolves once they
+     * have all ended (each answer while draining closes its own), or after `limitMs`, with how
+     * many were still open then. Called after startDraining() and before close().
+     */
+    connectionsEnded(limitMs: number): Promise<number>;
     /** Ends the hold of a process built with `holdRequests` (main.ts: once the first start is done). */
     openForRequests(): void;
     /** Whether the process still holds its requests (startHold). */
@@ -52,6 +60,20 @@ export function startHold(app: FastifyInstance, hold: boolean): onRequestAsyncHo
 export function drainSwitch(app: FastifyInstance) {
   let on = false;
   app.decorate("startDraining", () => { on = true; });
+  // Not server.close(): Node's http close also closes every idle connection at once, and idle
+  // there means no request being read, so a connection the cluster primary has just handed over
+  // (its request still on the way) and a keep-alive connection its client is reusing at that
+  // moment were closed under their request: a rolling restart dropped 2 of 151 requests under
+  // load. net.Server's close stops the listening only; its callback comes once every connection
+  // has ended. Those still open at the limit (idle all along) are left to close().
+  app.decorate("connectionsEnded", (limitMs: number) => new Promise<number>((resolve) => {
+    const server = app.server;
+    const limit = setTimeout(() => server.getConnections((_err, open) => resolve(open ?? 0)), limitMs);
+    net.Server.prototype.close.call(server, () => {
+      clearTimeout(limit);
+      resolve(0);
+    });
+  }));
   return {
     draining: () => on,
     closeConnection: async (_req: FastifyRequest, reply: FastifyReply) => {

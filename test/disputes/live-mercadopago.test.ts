@@ -160,6 +160,32 @@ test("evidence whose upload notice is read back first is still recorded: 200, un
   }
 });
 
+test("evidence the input guard refuses never reaches Mercado Pago; evidence it takes is recorded after one upload", async () => {
+  const c = await paidCard(40);
+  w.mercadopago.chargeback(c.ref);
+  await w.mercadopago.flushWebhooks();
+  const [d] = await disputesOf(c.id);
+  const cb = String(chargebackOf(c.ref).id);
+  // Before issue 46 item 14 the NUL reached PostgreSQL after the upload: a 500, the files at
+  // Mercado Pago and nothing recorded here.
+  for (const parts of [
+    [{ field: "text", content: "Deliv\u0000ered." }, pdf],
+    [{ field: "text", content: "Paid with 4111 1111 1111 1111." }, pdf],
+    [{ field: "text", content: "Delivered." }, { ...pdf, filename: "4111111111111111.pdf" }],
+  ]) {
+    const refused = await sendEvidence(w.t, w.key, d!.id, parts);
+    expectStatus(refused, 422);
+  }
+  assert.equal(w.mercadopago.chargebackUploads(cb).length, 0, "nothing reached Mercado Pago");
+  const sent = await sendEvidence(w.t, w.key, d!.id, [{ field: "text", content: "Delivered and signed for by the buyer." }, pdf]);
+  expectStatus(sent, 200);
+  const after = await getDispute(w.t, w.key, d!.id);
+  assert.equal(after.status, "under_review");
+  assert.equal(after.evidence?.text, "Delivered and signed for by the buyer.");
+  assert.deepEqual(after.evidence?.files.map((f) => f.name), ["receipt.pdf"]);
+  assert.equal(w.mercadopago.chargebackUploads(cb).length, 1, "one upload");
+});
+
 test("a chargeback of another merchant's payment opens that merchant's dispute and changes nothing of this one's", async () => {
   const other = await seedMerchant(w.t);
   const theirs = await createCharge(w.t, other.productionKey, cardCharge("4235647728025682", { amount: 70 }, { holderName: "APRO" }));

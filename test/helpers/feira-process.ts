@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase, type Database } from "../../src/db/client.js";
 import { freshDatabase, migratedDataDir } from "./db.js";
 import { feiraEntry } from "./feira-bundle.js";
 import { basicAuth, childEnv, freePort, ROOT } from "./process.js";
+import { holdsSocket, socketInodes, withDescendants } from "./proc-sockets.js";
 
 // feira as real processes over a real database, for the crash tests and the crash benchmark:
 // a fresh PostgreSQL database (DATABASE_URL set) or a PGlite data directory, shared secrets,
@@ -118,35 +119,16 @@ export async function startFeira(store: Store, opts: StartOptions = {}): Promise
 }
 
 /**
- * Whether the listening socket on `port` is held by a process other than `pid` and its children
- * (cluster workers), read from Linux's /proc; undefined where it cannot tell. A /health answered
- * on a port taken by another test file's server is that server's, not this one's.
+ * Whether the listening socket on `port` is held by a process other than `pid` and the processes
+ * below it (cluster workers, a wrapper's node), read from Linux's /proc; undefined where it cannot
+ * tell. A /health answered on a port taken by another test file's server is that server's.
  */
 function heldByAnother(pid: number, port: number): boolean | undefined {
-  try {
-    const local = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
-    const sockets = new Set<string>();
-    for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-      for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
-        const f = line.trim().split(/\s+/);
-        if (f.length > 9 && f[1]!.endsWith(local) && f[3] === "0A") sockets.add(`socket:[${f[9]}]`);
-      }
-    }
-    if (sockets.size === 0) return undefined;
-    const children = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((d) => {
-      try { return readFileSync(`/proc/${d}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1] === String(pid); } catch { return false; }
-    });
-    for (const p of [String(pid), ...children]) {
-      let fds: string[] = [];
-      try { fds = readdirSync(`/proc/${p}/fd`); } catch { continue; }
-      for (const fd of fds) {
-        try { if (sockets.has(readlinkSync(`/proc/${p}/fd/${fd}`))) return false; } catch { /* closed meanwhile */ }
-      }
-    }
-    return true;
-  } catch {
-    return undefined;
-  }
+  const sockets = socketInodes(port, { listening: true });
+  if (!sockets || sockets.size === 0) return undefined;
+  // A process whose descriptors cannot be read holds nothing: the child that failed to bind has
+  // exited (a zombie's are gone) while its exit is not yet seen here.
+  return !withDescendants(pid).some((p) => holdsSocket(p, sockets) === true);
 }
 
 async function startOnce(store: Store, opts: StartOptions, entry: string[], port: number): Promise<FeiraProcess> {
@@ -170,7 +152,6 @@ async function startOnce(store: Store, opts: StartOptions, entry: string[], port
   const exited = once(child, "exit");
   const gone = () => child.exitCode !== null || child.signalCode !== null;
   const url = `http://127.0.0.1:${port}`;
-  const spawnedAt = Date.now();
   // A bound to report a start that hangs, not a wait: a first start on a loaded 2-core runner
   // (initdb of the embedded database, migrations, key hashing) once took over 60 s.
   const deadline = Date.now() + START_LIMIT_MS;
@@ -185,8 +166,9 @@ async function startOnce(store: Store, opts: StartOptions, entry: string[], port
     } else {
       const ok = await fetch(`${url}/health`).then((r) => r.status === 200, () => false);
       // Answered by another server on this port: this child is failing to bind (EADDRINUSE),
-      // and exits. A /proc that says so for seconds while the child lives is not believed.
-      if (ok && !(heldByAnother(child.pid!, port) && Date.now() - spawnedAt < 30_000)) break;
+      // and exits when it tries, which after a slow first start can be 45 s away. Never taken
+      // for this child's answer however long that takes: /proc tells whose socket it is.
+      if (ok && heldByAnother(child.pid!, port) !== true) break;
     }
     await sleep(50);
   }

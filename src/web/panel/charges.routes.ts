@@ -10,6 +10,7 @@ import { chargeDisputes } from "./pages/disputes.js";
 import { messagePage, renderPage } from "./pages/layout.js";
 import { ChargesQuery, NoFields, RefundForm } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
+import { urlPath } from "../../lib/url-path.js";
 
 // Charges: the list with the API's filters, the CSV export of the same filtered list, and one
 // charge with its refund and the sandbox simulator's actions. The pages are pages/charges.ts
@@ -120,7 +121,7 @@ export function chargeRoutes(kit: PanelKit) {
       if (!errors && p.ctx.environment === "production" && form.confirm !== "on") errors = { confirm: p.t("confirm.required") };
       if (!errors) {
         const done = await attempt(() => services.refunds.refund(p.ctx, params.id, apiBody.amount as number | undefined), p.t, { amount: "" });
-        if (done.ok) return kit.redirect(reply, p, `/panel/charges/${params.id}`, { notice: p.t("refund.done", { amount: p.units(done.value.amount, done.value.currency) }) });
+        if (done.ok) return kit.redirect(reply, p, urlPath`/panel/charges/${params.id}`, { notice: p.t("refund.done", { amount: p.units(done.value.amount, done.value.currency) }) });
         errors = done.errors;
       }
       return kit.html(reply, await detail(p, params.id, errors, sent), 422);
@@ -139,7 +140,7 @@ export function chargeRoutes(kit: PanelKit) {
       }[action];
       if (!run) return reply.callNotFound();
       const done = await attempt(run, p.t);
-      if (done.ok) return kit.redirect(reply, p, `/panel/charges/${id}`, { notice: p.t("sandbox.done", { status: p.t(`status.${done.value.status}`) }) });
+      if (done.ok) return kit.redirect(reply, p, urlPath`/panel/charges/${id}`, { notice: p.t("sandbox.done", { status: p.t(`status.${done.value.status}`) }) });
       return kit.html(reply, await detail(p, id, done.errors), 422);
     });
   };

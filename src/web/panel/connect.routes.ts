@@ -9,6 +9,7 @@ import { payoutsPage, submerchantPage, submerchantsPage } from "./pages/connect.
 import { messagePage, renderPage } from "./pages/layout.js";
 import { NoFields, PayoutForm, PayoutsQuery, SubmerchantForm, SubmerchantsQuery } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
+import { urlPath } from "../../lib/url-path.js";
 
 // Connect, for masters only: submerchants (list, registration), one submerchant (KYC upload as
 // multipart, to the same document service the API uses; payout requests), and every payout
@@ -63,7 +64,7 @@ export function connectRoutes(kit: PanelKit) {
       if (!errors) {
         const fields = Object.fromEntries(REGISTER_FIELDS.map((name) => [name, ""]));
         const done = await attempt(() => connect.create(p.ctx, input as Parameters<typeof connect.create>[1]), p.t, fields);
-        if (done.ok) return kit.redirect(reply, p, `/panel/connect/${done.value.id}`, { notice: p.t("connect.registered") });
+        if (done.ok) return kit.redirect(reply, p, urlPath`/panel/connect/${done.value.id}`, { notice: p.t("connect.registered") });
         errors = done.errors;
       }
       return kit.html(reply, await listPage(p, {}, errors, sent), 422);
@@ -89,7 +90,7 @@ export function connectRoutes(kit: PanelKit) {
       if (!p.merchant.connectEnabled) return notMaster(p, reply);
       const files = DOCUMENT_KINDS.flatMap((kind) => sent[kind]?.slice(0, 1).map(({ content }) => ({ kind, content })) ?? []);
       const done = await attempt(async () => documents.upload((await connect.ownSubmerchant(p.ctx, params.id)).id, files), p.t, Object.fromEntries(DOCUMENT_KINDS.map((k) => [k, ""])));
-      if (done.ok) return kit.redirect(reply, p, `/panel/connect/${params.id}`, { notice: p.t("connect.uploaded", { n: files.length }) });
+      if (done.ok) return kit.redirect(reply, p, urlPath`/panel/connect/${params.id}`, { notice: p.t("connect.uploaded", { n: files.length }) });
       return kit.html(reply, await detail(p, params.id, { docs: done.errors }), 422);
     });
 
@@ -103,7 +104,7 @@ export function connectRoutes(kit: PanelKit) {
       if (!errors && minor?.ok) {
         const cents = minor.minor;
         const done = await attempt(() => payouts.create(p.ctx, params.id, cents), p.t, { amount: "" });
-        if (done.ok) return kit.redirect(reply, p, `/panel/connect/${params.id}`, { notice: p.t("connect.payoutRequested", { amount: p.money(cents, "BRL") }) });
+        if (done.ok) return kit.redirect(reply, p, urlPath`/panel/connect/${params.id}`, { notice: p.t("connect.payoutRequested", { amount: p.money(cents, "BRL") }) });
         errors = done.errors;
       }
       return kit.html(reply, await detail(p, params.id, { payout: errors ?? undefined }, sent), 422);

@@ -7,6 +7,7 @@ import { disputePage, disputesPage, type DisputesFilter } from "./pages/disputes
 import { messagePage, renderPage } from "./pages/layout.js";
 import { ConfirmForm, DisputesQuery, EvidenceForm, NoFields } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
+import { urlPath } from "../../lib/url-path.js";
 
 // Disputes: the list, one dispute, its evidence (multipart, to the same service as the API's
 // evidence route, which judges the text and the files), the merchant's concession and, in
@@ -49,7 +50,7 @@ export function disputeRoutes(kit: PanelKit) {
       let errors = formErrors;
       if (!errors) {
         const done = await attempt(() => disputes.submitEvidence(p.ctx, params.id, form.text ?? "", files.files ?? []), p.t, { text: "", files: "" });
-        if (done.ok) return kit.redirect(reply, p, `/panel/disputes/${params.id}`, { notice: p.t("dispute.submitted") });
+        if (done.ok) return kit.redirect(reply, p, urlPath`/panel/disputes/${params.id}`, { notice: p.t("dispute.submitted") });
         errors = done.errors;
       }
       return detail(p, reply, params.id, errors, sent);
@@ -57,7 +58,7 @@ export function disputeRoutes(kit: PanelKit) {
 
     // Conceding cannot be undone: the form must say so, on purpose.
     route.post("/panel/disputes/:id/accept", ConfirmForm, async ({ p, params, form }, reply) => {
-      const base = `/panel/disputes/${params.id}`;
+      const base = urlPath`/panel/disputes/${params.id}`;
       if (!(await owns(p, params.id))) return notFound(p, reply);
       if (form.confirm !== "on") return kit.redirect(reply, p, base, { notice: p.t("dispute.notConfirmed") });
       const done = await attempt(() => disputes.accept(p.ctx, params.id), p.t);
@@ -68,8 +69,8 @@ export function disputeRoutes(kit: PanelKit) {
     // which Fastify matches before the charge page's /sandbox/:action).
     route.post("/panel/charges/:id/sandbox/dispute", NoFields, async ({ p, params }, reply) => {
       const done = await attempt(() => disputes.openSandbox(p.ctx, params.id, {}), p.t);
-      if (done.ok) return kit.redirect(reply, p, `/panel/disputes/${done.value.id}`, { notice: p.t("dispute.opened") });
-      return kit.redirect(reply, p, `/panel/charges/${params.id}`, { notice: Object.values(done.errors)[0] });
+      if (done.ok) return kit.redirect(reply, p, urlPath`/panel/disputes/${done.value.id}`, { notice: p.t("dispute.opened") });
+      return kit.redirect(reply, p, urlPath`/panel/charges/${params.id}`, { notice: Object.values(done.errors)[0] });
     });
 
     // The sandbox simulator: the issuer deciding a dispute under review.
@@ -77,7 +78,7 @@ export function disputeRoutes(kit: PanelKit) {
       if (outcome !== "won" && outcome !== "lost") return reply.callNotFound();
       if (!(await owns(p, id))) return notFound(p, reply);
       const done = await attempt(() => disputes.closeSandbox(p.ctx, id, outcome), p.t);
-      return kit.redirect(reply, p, `/panel/disputes/${id}`, { notice: done.ok ? p.t("dispute.decided", { status: p.t(`dispute.status.${done.value.status}`) }) : Object.values(done.errors)[0] });
+      return kit.redirect(reply, p, urlPath`/panel/disputes/${id}`, { notice: done.ok ? p.t("dispute.decided", { status: p.t(`dispute.status.${done.value.status}`) }) : Object.values(done.errors)[0] });
     });
   };
 }

@@ -8,6 +8,7 @@ import { linkPage, linksPage } from "./pages/links.js";
 import { CursorQuery, LINK_PRODUCT_ROWS, LinkForm, NoFields } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
 import { qrFigure } from "./ui.js";
+import { urlPath } from "../../lib/url-path.js";
 
 // Payment links: create, deactivate, and the link's page with its QR code (SVG made here by the
 // qrcode library). The pages are pages/links.ts.
@@ -51,7 +52,7 @@ export function linkRoutes(kit: PanelKit) {
         const fields = Object.fromEntries(["title", "currency", "freightMode", "fixedFreightAmount", "successUrl", "description", "products"].map((f) => [f, ""]));
         for (let i = 0; i < LINK_PRODUCT_ROWS; i++) for (const f of PRODUCT_FIELDS) fields[`products.${i}.${f}`] = "";
         const done = await attempt(() => links.create(p.ctx, input as Parameters<typeof links.create>[1]), p.t, fields);
-        if (done.ok) return kit.redirect(reply, p, `/panel/links/${done.value.id}`, { notice: p.t("links.created") });
+        if (done.ok) return kit.redirect(reply, p, urlPath`/panel/links/${done.value.id}`, { notice: p.t("links.created") });
         errors = done.errors;
       }
       return kit.html(reply, await listPage(p, {}, errors, sent), 422);
@@ -68,7 +69,7 @@ export function linkRoutes(kit: PanelKit) {
 
     route.post("/panel/links/:id/deactivate", NoFields, async ({ p, params }, reply) => {
       const done = await attempt(() => links.deactivate(p.ctx, params.id), p.t);
-      return kit.redirect(reply, p, `/panel/links/${params.id}`, { notice: done.ok ? p.t("links.deactivated") : Object.values(done.errors)[0] });
+      return kit.redirect(reply, p, urlPath`/panel/links/${params.id}`, { notice: done.ok ? p.t("links.deactivated") : Object.values(done.errors)[0] });
     });
   };
 }

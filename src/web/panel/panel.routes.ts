@@ -6,6 +6,7 @@ import { AppError } from "../../core/errors.js";
 import { errorBody } from "../../http/errors.js";
 import { multipartUploads } from "../../http/multipart.js";
 import { DOCUMENT_UPLOAD_LIMITS } from "../../modules/connect/connect.schemas.js";
+import { headerSafeUrl } from "../../lib/url-path.js";
 import { PAGE_CSP } from "../page.js";
 import type { Flash, PanelCtx, Upload } from "./context.js";
 import { formatDate, formatMoney, formatUnits } from "./format.js";
@@ -58,7 +59,9 @@ export function panelRoutes(deps: PanelDeps) {
     html: (reply, page, status = 200) => secure(reply).code(status).header("cache-control", "no-store").type("text/html; charset=utf-8").send(String(page)),
     redirect(reply, p, to, flash) {
       if (flash) addCookie(reply, keys.cookie(FLASH_COOKIE, encodeURIComponent(services.sealer.seal(JSON.stringify(flash), flashAad(p.session))), 120));
-      return secure(reply).header("cache-control", "no-store").redirect(to, 303);
+      // `to` is built with urlPath (each id one encoded segment); the net keeps any other value that
+      // reaches it from making the Location header invalid (a 500).
+      return secure(reply).header("cache-control", "no-store").redirect(headerSafeUrl(to), 303);
     },
   };
 
@@ -101,11 +104,12 @@ export function panelRoutes(deps: PanelDeps) {
       }
       done(null, out);
     });
-    // Read before the session and CSRF checks, which need the form's _csrf field; a broken
-    // body is the 4xx of the shared reader, never a 500.
+    // A multipart body (files) is read only for a signed-in merchant: the session was checked
+    // before any of it was read (onRequest below), so a request without one costs no memory.
+    // A broken body is the 4xx of the shared reader, never a 500.
     await uploads.register(app);
     app.addHook("preValidation", async (req) => {
-      if (!req.isMultipart()) return;
+      if (!req.isMultipart() || !req.panel) return;
       const form: Record<string, string> = {};
       const files: Record<string, Upload[]> = {};
       await uploads.read(req, async (part) => {
@@ -131,19 +135,21 @@ export function panelRoutes(deps: PanelDeps) {
     app.get("/panel/assets/panel.js", hidden, async (_req, reply) =>
       secure(reply).header("cache-control", "public, max-age=300").type("text/javascript; charset=utf-8").send(js));
 
-    // Every /panel route but sign-in and the assets needs a valid session of an active merchant.
-    app.addHook("preHandler", async (req, reply) => {
+    const panelRoute = (req: FastifyRequest) => {
       const url = req.routeOptions.url ?? "";
-      if (!url.startsWith("/panel") || url.startsWith("/panel/assets/")) return;
+      return url.startsWith("/panel") && !url.startsWith("/panel/assets/") ? url : undefined;
+    };
+
+    // Every /panel route but sign-in and the assets needs a valid session of an active merchant.
+    // Checked onRequest, from the headers alone, before the body is read: the API refuses a
+    // request without credentials before reading its body (src/http/hooks.ts), and so does the
+    // panel, or anyone could make it buffer uploads of 10 MB a file without signing in.
+    app.addHook("onRequest", async (req, reply) => {
+      const url = panelRoute(req);
+      if (!url) return;
       const cookies = readCookies(req);
-      if (req.method === "POST") {
-        // A state change must come from this origin and carry the token of the session (or,
-        // before sign-in, of the login cookie). A cross-site replay fails here, changing nothing.
-        const given = (req.body as Record<string, unknown> | undefined)?._csrf;
-        const session = keys.verify(cookies[SESSION_COOKIE]);
-        const nonce = session?.nonce ?? cookies[LOGIN_COOKIE];
-        if (!sameOrigin(req, config.publicBaseUrl) || !nonce || !keys.checkCsrf(nonce, given)) return forbidden(req, reply);
-      }
+      // A state change must come from this origin (its token is checked once the form is read).
+      if (req.method === "POST" && !sameOrigin(req, config.publicBaseUrl)) return forbidden(req, reply);
       if (url === "/panel/login" || url === "/panel/language") return;
       // A valid signature is not enough: the session must still be open (not signed out).
       const signed = keys.verify(cookies[SESSION_COOKIE]);
@@ -169,6 +175,16 @@ export function panelRoutes(deps: PanelDeps) {
         units: (units, currency) => formatUnits(units, currency, locale),
         date: (iso, withTime = true) => formatDate(iso, locale, withTime),
       };
+    });
+
+    // The form is read: a state change must carry the token of the session (or, before sign-in,
+    // of the login cookie). A cross-site replay fails here, changing nothing.
+    app.addHook("preHandler", async (req, reply) => {
+      if (req.method !== "POST" || !panelRoute(req)) return;
+      const given = (req.body as Record<string, unknown> | undefined)?._csrf;
+      const cookies = readCookies(req);
+      const nonce = keys.verify(cookies[SESSION_COOKIE])?.nonce ?? cookies[LOGIN_COOKIE];
+      if (!nonce || !keys.checkCsrf(nonce, given)) return forbidden(req, reply);
     });
 
     // Sign-in and the language switch come before any session: they read their forms here.

@@ -9,6 +9,7 @@ import { subscriptionPage, subscriptionsPage } from "./pages/subscriptions.js";
 import { NoFields, PlanForm, SubscriptionActionForm, SubscriptionsQuery } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
 import { qrFigure } from "./ui.js";
+import { urlPath } from "../../lib/url-path.js";
 
 // Subscriptions: plans (create, archive), the list, and one subscription's pause, resume and
 // cancel. The pages are pages/subscriptions.ts.
@@ -61,7 +62,7 @@ export function subscriptionRoutes(kit: PanelKit) {
     });
 
     route.post("/panel/subscriptions/:id/:action", SubscriptionActionForm, async ({ p, params: { id, action }, form, errors }, reply) => {
-      const base = `/panel/subscriptions/${id}`;
+      const base = urlPath`/panel/subscriptions/${id}`;
       let run: (() => Promise<unknown>) | undefined;
       if (action === "pause") run = () => subs.pause(p.ctx, id);
       if (action === "resume") run = () => subs.resume(p.ctx, id);

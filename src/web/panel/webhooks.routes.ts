@@ -7,6 +7,7 @@ import { messagePage, renderPage } from "./pages/layout.js";
 import { endpointPage, endpointsPage } from "./pages/webhooks.js";
 import { CursorQuery, EndpointActionForm, EndpointForm, NoFields } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
+import { urlPath } from "../../lib/url-path.js";
 
 // Webhook endpoints: create (the signing secret is shown once, on the page the creation
 // redirects to, through a flash cookie that the page consumes), enable and disable, rotate the
@@ -32,7 +33,7 @@ export function webhookRoutes(kit: PanelKit) {
       if (!errors) {
         const done = await attempt(() => endpoints.create(p.ctx, input), p.t, { url: "", events: "", description: "" });
         if (done.ok) {
-          return kit.redirect(reply, p, `/panel/developers/webhooks/${done.value.id}`, {
+          return kit.redirect(reply, p, urlPath`/panel/developers/webhooks/${done.value.id}`, {
             notice: p.t("dev.created"), secret: [{ label: p.t("dev.signingSecret"), value: done.value.secret }],
           });
         }
@@ -48,12 +49,12 @@ export function webhookRoutes(kit: PanelKit) {
       if (!found.ok) return kit.html(reply, messagePage(p, { title: p.t("notFound.title"), area: "developers", message: p.t("notFound.generic"), path: "/panel/developers" }), 404);
       const e = found.value;
       const deliveries = await events.endpointDeliveries(p.ctx, e.id, compact({ limit: 20, ...q }));
-      const base = `/panel/developers/webhooks/${e.id}`;
+      const base = urlPath`/panel/developers/webhooks/${e.id}`;
       return kit.html(reply, renderPage(p, { title: e.url, area: "developers", body: endpointPage(p, e, q, deliveries), path: base }));
     });
 
     route.post("/panel/developers/webhooks/:id/:action", EndpointActionForm, async ({ p, params: { id, action }, form }, reply) => {
-      const base = `/panel/developers/webhooks/${id}`;
+      const base = urlPath`/panel/developers/webhooks/${id}`;
       if (action === "enable" || action === "disable") {
         const done = await attempt(() => endpoints.update(p.ctx, id, { enabled: action === "enable" }), p.t);
         return kit.redirect(reply, p, base, { notice: done.ok ? p.t(action === "enable" ? "dev.nowEnabled" : "dev.nowDisabled") : Object.values(done.errors)[0] });
