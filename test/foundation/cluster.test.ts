@@ -60,7 +60,8 @@ async function servingCluster(t: TestContext) {
   const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/, 90_000);
   const listening = () => [...server.output().matchAll(/"childPid":(\d+),"msg":"API process listening"/g)].map((m) => Number(m[1]));
   await until("two API processes", () => listening().length >= 2);
-  return { port, server, key: key, listening };
+  assert.ok(key, "the first start printed the sandbox key");
+  return { port, server, key, listening };
 }
 
 test("WEB_CONCURRENCY above 1 is refused on the embedded database, with the reason", () => {
@@ -244,6 +245,7 @@ test("WEB_CONCURRENCY=2: a key rotated through one process is refused by every p
   const { port, server } = await startCluster(t, { ADMIN_API_KEY: adminKey });
   const [, merchantId] = await server.waitFor(/Demo merchant (mer_\S+)/, 90_000);
   const [, key] = await server.waitFor(/sandbox key:\s+(sk_test_[A-Za-z0-9]+)/);
+  assert.ok(key, "the first start printed the sandbox key");
   await until("two API processes", () => (server.output().match(/"msg":"API process listening"/g) ?? []).length >= 2);
   // A fresh connection per request, so that the primary spreads them over both processes.
   const list = (k: string) => fetch(`http://127.0.0.1:${port}/v1/customers`, { headers: { authorization: basicAuth(k), connection: "close" } }).then((r) => r.status);
