@@ -57,6 +57,13 @@ export function pixRoutes(ctx: EfiContext) {
     return { status: 200, body: cob };
   }
 
+  /**
+   * A cob as GET /v2/cob/{txid} answers it: Efí's documentation and its SDK's type (1.2.28,
+   * pixDetailCharge) write `calendario.expiracao` as a string ("3600"), where the Central Bank's
+   * OpenAPI and Efí's answers to PUT and PATCH have a number.
+   */
+  const asRead = (c: Cob): Obj => ({ ...c, calendario: { ...c.calendario, expiracao: String(c.calendario.expiracao) } });
+
   const sum = (ds: Devolucao[]) => ds.filter((d) => d.status !== "NAO_REALIZADO").reduce((s, d) => s + cents(d.valor)!, 0);
 
   /** Moves a devolução to its final status and sends the notice the OpenAPI asks for then. */
@@ -121,7 +128,7 @@ export function pixRoutes(ctx: EfiContext) {
 
   const routes: Route[] = [
     ["PUT", /^\/v2\/cob\/([^/]+)$/, (req, m) => createCob(req, m[1]!)],
-    ["GET", /^\/v2\/cob\/([^/]+)$/, (_req, m) => (ctx.cobs.has(m[1]!) ? { status: 200, body: ctx.cobs.get(m[1]!) } : cobNotFound())],
+    ["GET", /^\/v2\/cob\/([^/]+)$/, (_req, m) => (ctx.cobs.has(m[1]!) ? { status: 200, body: asRead(ctx.cobs.get(m[1]!)!) } : cobNotFound())],
     ["PATCH", /^\/v2\/cob\/([^/]+)$/, (req, m) => (ctx.cobs.has(m[1]!) ? reviseCob(req, ctx.cobs.get(m[1]!)!) : cobNotFound())],
     ["GET", /^\/v2\/pix\/([^/]+)$/, (_req, m) => (ctx.pix.has(m[1]!) ? { status: 200, body: ctx.pix.get(m[1]!) } : pixNotFound())],
     ["PUT", /^\/v2\/pix\/([^/]+)\/devolucao\/([^/]+)$/, (req, m) => devolver(req, m[1]!, m[2]!)],

@@ -37,7 +37,8 @@ export interface EfiPix {
 export interface EfiCob {
   txid?: string;
   status?: string;
-  calendario?: { criacao?: string; expiracao?: number };
+  /** `expiracao`: a number in the Central Bank's OpenAPI and in Efí's answer to a create, a string ("3600") in Efí's GET /v2/cob. */
+  calendario?: { criacao?: string; expiracao?: number | string };
   valor?: { original?: string };
   pixCopiaECola?: string;
   pix?: EfiPix[];
@@ -56,6 +57,16 @@ export function efiCents(v: unknown): number | null {
   return typeof v === "string" && /^\d{1,10}\.\d{2}$/.test(v) ? Number(v.replace(".", "")) : null;
 }
 
+/**
+ * A whole number Efí may write as a string where the Central Bank's OpenAPI types it as a number
+ * (`calendario.expiracao`: `"3600"` in Efí's documentation and its SDK's type of GET /v2/cob);
+ * null when it is neither.
+ */
+export function efiWhole(v: unknown): number | null {
+  if (typeof v === "number") return Number.isSafeInteger(v) && v >= 0 ? v : null;
+  return typeof v === "string" && /^\d{1,10}$/.test(v) ? Number(v) : null;
+}
+
 /** Minor units as the API Pix writes an amount. */
 export const efiValor = (minor: number) => `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, "0")}`;
 
@@ -70,8 +81,8 @@ export function efiCobState(cob: EfiCob): LookupResult {
   switch (status) {
     case "ATIVA": {
       const created = parseInstant(cob.calendario?.criacao);
-      const seconds = cob.calendario?.expiracao;
-      if (!cob.pixCopiaECola || !created || typeof seconds !== "number") {
+      const seconds = efiWhole(cob.calendario?.expiracao);
+      if (!cob.pixCopiaECola || !created || seconds === null) {
         return { outcome: "unknown", failure: badResponse("the processor's cob had no BR Code or expiry") };
       }
       const expiresAt = new Date(created.getTime() + seconds * 1000);
