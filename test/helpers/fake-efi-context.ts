@@ -31,7 +31,12 @@ export interface EfiContext {
   onCobPaid: ((cob: Cob) => void)[];
 }
 
-export type Route = [method: string, path: RegExp, handle: (req: ApiRequest, m: RegExpExecArray) => Reply | Promise<Reply>];
+/**
+ * A route, and the OAuth scope its call needs where a source names one (the Central Bank's
+ * OpenAPI `security`, Efí's "Requires authorization for the scope"): a token without it is
+ * answered 403 AcessoNegado.
+ */
+export type Route = [method: string, path: RegExp, handle: (req: ApiRequest, m: RegExpExecArray) => Reply | Promise<Reply>, scope?: string];
 
 /** A test-control move: the object it changed, or why it could not (answered 409 by the control API). */
 export type Move = Obj | string;

@@ -19,6 +19,13 @@ import { faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Re
 //
 // Local mode: `npm run fake:efi` (FAKE_EFI_PORT, default 4040; control on port + 1, plain HTTP).
 
+/** Every scope the fake knows (Efí's application settings, the Central Bank's OpenAPI `security`). */
+export const ALL_SCOPES: readonly string[] = [
+  "cob.write", "cob.read", "pix.write", "pix.read", "webhook.write", "webhook.read", "pix.send", "gn.pix.send.read", "rec.write", "rec.read",
+  "cobr.write", "cobr.read", "solicrec.write", "solicrec.read", "payloadlocationrec.write", "payloadlocationrec.read",
+  "webhookrec.write", "webhookrec.read", "webhookcobr.write", "webhookcobr.read",
+];
+
 export interface FakeEfiOptions {
   clientId?: string;
   clientSecret?: string;
@@ -42,6 +49,8 @@ export interface FakeEfiOptions {
   sendNeedsWebhook?: boolean;
   webhookHttpsOnly?: boolean;
   p12Password?: string;
+  /** The scopes the account's application has enabled (default: every scope the fake knows); tokens carry them. */
+  scopes?: readonly string[];
 }
 
 export interface FakeEfi extends FakeProvider, PixMoves, Omit<RecMoves, "approveRec"> {
@@ -57,6 +66,8 @@ export interface FakeEfi extends FakeProvider, PixMoves, Omit<RecMoves, "approve
   advanceClock(ms: number): void;
   /** Every token issued so far stops working, as after its lifetime. */
   expireTokens(): void;
+  /** The application's scopes from now on (Efí's dashboard): tokens issued after this carry them. */
+  setScopes(scopes: readonly string[]): void;
   setModes(modes: Partial<EfiContext["modes"]>): void;
   close(): Promise<void>;
 }
@@ -68,7 +79,8 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
   let offset = 0;
   const now: Clock = () => new Date((opts.now?.() ?? new Date()).getTime() + offset);
   const certs = makeEfiCertificates(opts.p12Password);
-  const tokens = new Map<string, number>();
+  const tokens = new Map<string, { until: number; scopes: ReadonlySet<string> }>();
+  let scopes: readonly string[] = opts.scopes ?? ALL_SCOPES;
 
   const core = await startFakeCore({
     basePath: "", port: opts.port, controlPort: opts.controlPort, latencyMs: opts.latencyMs, tls: { ...certs.server, ca: certs.ca },
@@ -95,18 +107,20 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
     if (Buffer.from(basic ?? "", "base64").toString("utf8") !== `${clientId}:${clientSecret}`) return { status: 401, body: { error: "invalid_client", error_description: "Credenciais inválidas" } };
     if (obj(req.json)?.grant_type !== "client_credentials") return { status: 400, body: { error: "unsupported_grant_type", error_description: "grant_type deve ser client_credentials" } };
     const accessToken = randomBytes(24).toString("base64url");
-    tokens.set(accessToken, now().getTime() + tokenTtl * 1000);
-    return { status: 200, body: { access_token: accessToken, token_type: "Bearer", expires_in: tokenTtl, scope: "cob.write cob.read pix.write pix.read webhook.write webhook.read pix.send gn.pix.send.read rec.write rec.read cobr.write cobr.read solicrec.write solicrec.read payloadlocationrec.write payloadlocationrec.read webhookrec.write webhookrec.read webhookcobr.write webhookcobr.read" } };
+    tokens.set(accessToken, { until: now().getTime() + tokenTtl * 1000, scopes: new Set(scopes) });
+    return { status: 200, body: { access_token: accessToken, token_type: "Bearer", expires_in: tokenTtl, scope: scopes.join(" ") } };
   }
 
   async function api(req: ApiRequest): Promise<Reply> {
     if (req.method === "POST" && req.path === "/oauth/token") return token(req);
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-    const until = bearer ? tokens.get(bearer) : undefined;
-    if (until === undefined || until <= now().getTime()) return { status: 401, body: { nome: "nao_autorizado", mensagem: "Token de acesso inválido ou expirado" }, headers: { "www-authenticate": 'Bearer error="invalid_token"' } };
+    const granted = bearer ? tokens.get(bearer) : undefined;
+    if (granted === undefined || granted.until <= now().getTime()) return { status: 401, body: { nome: "nao_autorizado", mensagem: "Token de acesso inválido ou expirado" }, headers: { "www-authenticate": 'Bearer error="invalid_token"' } };
     if (req.jsonInvalid) return efiError(400, "json_invalido", "O corpo da requisição não é um JSON válido");
-    for (const [method, path, handle] of routes) {
+    for (const [method, path, handle, scope] of routes) {
       const m = method === req.method ? path.exec(req.path) : null;
+      // The Central Bank's general refusal of what the application's scopes do not cover; its body names no scope.
+      if (m && scope && !granted.scopes.has(scope)) return problem(403, "AcessoNegado", "Acesso Negado", "Requisição de participante autenticado que viola alguma regra de autorização.");
       if (m) return handle(req, m);
     }
     return problem(404, "NaoEncontrado", "Não Encontrado", `Nenhum recurso em ${req.method} ${req.path}`);
@@ -151,6 +165,7 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
     webhookTarget: hooks.target,
     advanceClock: (ms) => { offset += ms; },
     expireTokens: () => tokens.clear(),
+    setScopes: (next) => { scopes = [...next]; },
     setModes,
     close: async () => { await core.close(); certs.remove(); },
   };
