@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import { makeEfiCertificates, type EfiCertificates } from "./fake-efi-certs.js";
 import { moveReply, type EfiContext, type Route, type SettleMode } from "./fake-efi-context.js";
 import { efiError, obj, problem, type Clock } from "./fake-efi-model.js";
+import { infractionRoutes, type InfractionMoves } from "./fake-efi-infractions.js";
 import { pixRoutes, type PixMoves } from "./fake-efi-pix.js";
 import { recRoutes, type RecMoves } from "./fake-efi-rec.js";
 import { webhookRoutes } from "./fake-efi-webhooks.js";
@@ -53,7 +54,7 @@ export interface FakeEfiOptions {
   scopes?: readonly string[];
 }
 
-export interface FakeEfi extends FakeProvider, PixMoves, Omit<RecMoves, "approveRec"> {
+export interface FakeEfi extends FakeProvider, PixMoves, InfractionMoves, Omit<RecMoves, "approveRec"> {
   clientId: string;
   clientSecret: string;
   pixKey: string;
@@ -93,13 +94,15 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
   const hooks = webhookRoutes(core, { now, pixKey, httpsOnly: opts.webhookHttpsOnly ?? false, probeTimeoutMs: 5000 });
   const ctx: EfiContext = {
     now, pixKey, merchant: { name: "Loja Fake Efi", city: "SAO PAULO", cnpj: "12345678000195" },
-    cobs: new Map(), pix: new Map(), sends: new Map(), recs: new Map(), cobrs: new Map(),
+    cobs: new Map(), pix: new Map(), sends: new Map(), recs: new Map(), cobrs: new Map(), infracoes: new Map(),
     modes: { devolucao: opts.devolucaoMode ?? "auto", send: opts.sendMode ?? "auto", duplicateDevolucao: opts.duplicateDevolucao ?? "bcb-400", sendNeedsWebhook: opts.sendNeedsWebhook ?? true },
     notify: hooks.notify, hasPixWebhook: hooks.hasPixWebhook, onCobPaid: [],
   };
   const pix = pixRoutes(ctx);
   const rec = recRoutes(ctx);
-  const routes: Route[] = [...pix.routes, ...rec.routes, ...hooks.routes];
+  // Efí's acceptance of an infraction returns its amount by a devolução that names no nature.
+  const infractions = infractionRoutes(ctx, (e2eid, amount) => pix.moves.med(e2eid, { natureza: null, valor: amount }));
+  const routes: Route[] = [...pix.routes, ...rec.routes, ...hooks.routes, ...infractions.routes];
 
   // POST /oauth/token: HTTP Basic client_id:client_secret and {"grant_type":"client_credentials"}.
   function token(req: ApiRequest): Reply {
@@ -137,6 +140,8 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
       [/^\/__fake\/cob\/([^/]+)\/remove$/, (m) => moveReply(pix.moves.removeCob(m[1]!))],
       [/^\/__fake\/pix\/([^/]+)\/med$/, (m) => moveReply(pix.moves.med(m[1]!, { natureza: str("natureza") as "MED_FRAUDE" | undefined, valor: str("valor") }))],
       [/^\/__fake\/pix\/([^/]+)\/devolucao\/([^/]+)\/(finish|fail)$/, (m) => moveReply(pix.moves.finishDevolucao(m[1]!, m[2]!, m[3] === "finish", str("motivo")))],
+      [/^\/__fake\/pix\/([^/]+)\/infraction$/, (m) => moveReply(infractions.moves.openInfraction(m[1]!, { valor: str("valor") }))],
+      [/^\/__fake\/infraction\/([^/]+)\/(ACEITA|REJEITADA|CANCELADA_EFI)$/, (m) => moveReply(infractions.moves.decideInfraction(m[1]!, m[2] as "ACEITA"))],
       [/^\/__fake\/send\/([^/]+)\/(finish|fail)$/, (m) => moveReply(pix.moves.finishSend(m[1]!, m[2] === "finish", str("motivo")))],
       [/^\/__fake\/rec\/([^/]+)\/approve$/, (m) => moveReply(approveRec(m[1]!))],
       [/^\/__fake\/rec\/([^/]+)\/(reject|expire|cancel)$/, (m) => moveReply(rec.moves[`${m[2] as "reject" | "expire" | "cancel"}Rec`](m[1]!))],
@@ -154,14 +159,14 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
       if (m) return handle(m);
     }
     if (req.method === "GET" && req.path === "/__fake/state") {
-      return { status: 200, body: { cobs: ctx.cobs.size, sends: ctx.sends.size, recs: ctx.recs.size, cobrs: ctx.cobrs.size, faults: faultCounts(core.requests), now: now().toISOString() } };
+      return { status: 200, body: { cobs: ctx.cobs.size, infracoes: ctx.infracoes.size, sends: ctx.sends.size, recs: ctx.recs.size, cobrs: ctx.cobrs.size, faults: faultCounts(core.requests), now: now().toISOString() } };
     }
     return { status: 404, body: { message: "unknown control route" } };
   }
 
   return {
     ...core.controls, url: core.origin, controlUrl: core.controlUrl, core, clientId, clientSecret, pixKey, certs, ctx,
-    ...pix.moves, rejectRec: rec.moves.rejectRec, expireRec: rec.moves.expireRec, cancelRec: rec.moves.cancelRec, debit: rec.moves.debit, approveRec,
+    ...pix.moves, ...infractions.moves, rejectRec: rec.moves.rejectRec, expireRec: rec.moves.expireRec, cancelRec: rec.moves.cancelRec, debit: rec.moves.debit, approveRec,
     webhookTarget: hooks.target,
     advanceClock: (ms) => { offset += ms; },
     expireTokens: () => tokens.clear(),
