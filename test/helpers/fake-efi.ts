@@ -13,8 +13,9 @@ import { faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Re
 // from the Central Bank's OpenAPI (bacen/pix-api 2.9.0), Efí's public documentation and its
 // official Node SDK's endpoint list (docs/processors.md, "The Efí fake"): mutual TLS with
 // certificates made at start, OAuth client credentials with expiring tokens, cob, received Pix,
-// devoluções (refunds and MED returns), Pix send, webhooks with Efí's probe and path suffixes,
-// and Pix Automático (locrec, rec, solicrec, cobr). Faults, latency, and duplicated or reordered
+// devoluções (refunds and MED returns), Pix send, webhooks with Efí's probe and path suffixes
+// (each registration behind its own scope), MED infractions and their defence, and Pix Automático
+// (locrec, rec, solicrec, cobr). Faults, latency, and duplicated or reordered
 // notices come from fake-provider.ts. A control API under /__fake/ moves objects as the payer,
 // the payer's bank or the network would.
 //
