@@ -76,9 +76,17 @@ export interface NoticeRegistration {
   limits: AdapterLimits;
 }
 
+/** One of several registrations a processor makes (Efí: Pix, recurrences, recurring charges), reported on its own. */
+export interface NoticeRegistrationPart {
+  name: string;
+  outcome: "registered" | "refused" | "unknown";
+  /** Why it was not registered (the provider's code, the scope it lacks), never its body. */
+  message?: string;
+}
+
 export type NoticeRegistrationResult =
-  /** `webhookUrl` as registered, with any secret in it masked. */
-  | { outcome: "registered"; webhookUrl: string }
+  /** `webhookUrl` as registered, with any secret in it masked; `parts` when the processor registers several. */
+  | { outcome: "registered"; webhookUrl: string; parts?: NoticeRegistrationPart[] }
   /** The provider refused it (its code, never its body), or gave no answer to rely on. */
   | { outcome: "refused" | "unknown"; message: string };
 

@@ -239,8 +239,19 @@ export type DisputeState =
   | { outcome: "not_found" }
   | { outcome: "unknown"; failure: ProcessorFailure };
 
-/** What sending evidence answers: the dispute after it, the provider's refusal (its words as feira's text), or no answer to rely on. */
-export type EvidenceResult = DisputeState | { outcome: "refused"; message: string };
+/**
+ * What sending evidence answers: the dispute after it, `submitted` (the provider took it and
+ * answers nothing more: Efí's defence), the provider's refusal (its words as feira's text), or no
+ * answer to rely on.
+ */
+export type EvidenceResult = DisputeState | { outcome: "submitted" } | { outcome: "refused"; message: string };
+
+/**
+ * A dispute a provider lists (Efí's infractions): `chargeRef()` reads which payment it is about
+ * (the infraction names the Pix by its end-to-end id), null when that Pix is none of the
+ * account's or cannot be read now (the next round tries again).
+ */
+export type ListedDispute = Omit<FoundDispute, "chargeRef"> & { chargeRef(): Promise<string | null> };
 
 /**
  * Disputes, as an adapter serves them (its `disputes` member, like payouts): the provider's disputes open,
@@ -256,6 +267,12 @@ export interface DisputeCapability {
   provider: string;
   /** A dispute a notice names, read back from the provider. */
   lookup?(input: { disputeRef: string }): Promise<DisputeState>;
+  /**
+   * The provider's disputes opened or changed lately, for a provider that announces them by no
+   * notice (Efí's MED infractions, read in a time window every round); each is applied once per
+   * (processor, disputeRef).
+   */
+  recent?(input: { now: Date }): Promise<{ outcome: "read"; disputes: ListedDispute[] } | { outcome: "unknown"; failure: ProcessorFailure }>;
   /** Absent when evidence is answered in the provider's own dashboard (a 422 saying so). */
   submitEvidence?(input: { disputeRef: string; text: string; files: { name: string; contentType: string; data: Buffer }[] }): Promise<EvidenceResult>;
 }

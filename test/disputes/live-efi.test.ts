@@ -11,7 +11,8 @@ import {
 import { disputesOfCharge, sendEvidence } from "./helpers.js";
 
 // Efí's MED as disputes, over HTTP and mutual TLS against the Efí fake: a devolução of nature
-// MED_FRAUDE or MED_OPERACIONAL read with its cob (after the notice naming it) is a lost pix_med
+// MED_FRAUDE or MED_OPERACIONAL read with its cob, with no infraction listed for its Pix
+// (infractions: live-efi-med.test.ts), (after the notice naming it) is a lost pix_med
 // dispute of its amount, one per devolução: the money goes back to the payer as a Pix refund
 // (the charge refunded once nothing is left), once, however the notices repeat or reorder.
 
@@ -29,7 +30,7 @@ async function paidPix(key = w.key) {
 
 const disputesOf = (chargeId: string, key = w.key) => disputesOfCharge(w.t, key, chargeId);
 
-test("a MED_FRAUDE devolução is a lost pix_med: refunded to the payer once, no chargeback; evidence is a 422 naming Efí", async () => {
+test("a MED_FRAUDE devolução is a lost pix_med: refunded to the payer once, no chargeback; evidence for it is a 422 (decided already)", async () => {
   const c = await paidPix();
   const before = await balanceOf(w);
   w.efi.setWebhookFault("duplicate", 1);
@@ -49,7 +50,7 @@ test("a MED_FRAUDE devolução is a lost pix_med: refunded to the payer once, no
 
   const evidence = await sendEvidence(w.t, w.key, d.id, [{ field: "text", content: "The payer received the goods." }]);
   expectStatus(evidence, 422);
-  assert.match(evidence.json().message, /answered in Efí's own dashboard/);
+  assert.match(evidence.json().message, /is lost; evidence is accepted once, while it needs_response/);
   await assertLedgerInvariants(w.t);
 });
 

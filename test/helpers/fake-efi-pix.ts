@@ -1,7 +1,7 @@
 import {
   brCode, cents, devedorProblem, e2eId, efiError, EFI_ISPB, ID_1_35, iso, locationUrl, obj, problem, rtrId, TXID, valor, type Obj,
 } from "./fake-efi-model.js";
-import type { Cob, Devolucao, EfiContext, Move, PixReceived, Route, Send } from "./fake-efi-context.js";
+import { receivedPix, type Cob, type Devolucao, type EfiContext, type Move, type PixReceived, type Route, type Send } from "./fake-efi-context.js";
 import type { ApiRequest, Reply } from "./fake-provider.js";
 
 // Immediate charges (cob), received Pix with their devoluções (refunds and MED returns), and
@@ -56,6 +56,13 @@ export function pixRoutes(ctx: EfiContext) {
     if (typeof b.solicitacaoPagador === "string") cob.solicitacaoPagador = b.solicitacaoPagador;
     return { status: 200, body: cob };
   }
+
+  /**
+   * A cob as GET /v2/cob/{txid} answers it: Efí's documentation and its SDK's type (1.2.28,
+   * pixDetailCharge) write `calendario.expiracao` as a string ("3600"), where the Central Bank's
+   * OpenAPI and Efí's answers to PUT and PATCH have a number.
+   */
+  const asRead = (c: Cob): Obj => ({ ...c, calendario: { ...c.calendario, expiracao: String(c.calendario.expiracao) } });
 
   const sum = (ds: Devolucao[]) => ds.filter((d) => d.status !== "NAO_REALIZADO").reduce((s, d) => s + cents(d.valor)!, 0);
 
@@ -121,9 +128,9 @@ export function pixRoutes(ctx: EfiContext) {
 
   const routes: Route[] = [
     ["PUT", /^\/v2\/cob\/([^/]+)$/, (req, m) => createCob(req, m[1]!)],
-    ["GET", /^\/v2\/cob\/([^/]+)$/, (_req, m) => (ctx.cobs.has(m[1]!) ? { status: 200, body: ctx.cobs.get(m[1]!) } : cobNotFound())],
+    ["GET", /^\/v2\/cob\/([^/]+)$/, (_req, m) => (ctx.cobs.has(m[1]!) ? { status: 200, body: asRead(ctx.cobs.get(m[1]!)!) } : cobNotFound())],
     ["PATCH", /^\/v2\/cob\/([^/]+)$/, (req, m) => (ctx.cobs.has(m[1]!) ? reviseCob(req, ctx.cobs.get(m[1]!)!) : cobNotFound())],
-    ["GET", /^\/v2\/pix\/([^/]+)$/, (_req, m) => (ctx.pix.has(m[1]!) ? { status: 200, body: ctx.pix.get(m[1]!) } : pixNotFound())],
+    ["GET", /^\/v2\/pix\/([^/]+)$/, (_req, m) => { const p = receivedPix(ctx, m[1]!); return p ? { status: 200, body: p } : pixNotFound(); }],
     ["PUT", /^\/v2\/pix\/([^/]+)\/devolucao\/([^/]+)$/, (req, m) => devolver(req, m[1]!, m[2]!)],
     ["GET", /^\/v2\/pix\/([^/]+)\/devolucao\/([^/]+)$/, (_req, m) => {
       const p = ctx.pix.get(m[1]!);
@@ -159,16 +166,20 @@ export function pixRoutes(ctx: EfiContext) {
       if (!cob || cob.status !== "ATIVA") return cob ? `cob is ${cob.status}, not ATIVA` : "cob not found";
       return Object.assign(cob, { status: "REMOVIDA_PELO_PSP" });
     },
-    /** The payer's bank opens a MED return on a received Pix: the receiver's PSP returns the money. */
-    med(e2eid: string, opts: { natureza?: "MED_FRAUDE" | "MED_OPERACIONAL"; valor?: string } = {}): Move {
-      const p = ctx.pix.get(e2eid);
+    /**
+     * The payer's bank opens a MED return on a received Pix: the receiver's PSP returns the money.
+     * `natureza: null` leaves the nature out, as Efí's documentation of devoluções does (the
+     * Central Bank's OpenAPI makes it optional).
+     */
+    med(e2eid: string, opts: { natureza?: "MED_FRAUDE" | "MED_OPERACIONAL" | "MED_PIX_AUTOMATICO" | null; valor?: string } = {}): Move {
+      const p = receivedPix(ctx, e2eid);
       if (!p) return "pix not found";
-      const natureza = opts.natureza ?? "MED_FRAUDE";
-      if (natureza !== "MED_FRAUDE" && natureza !== "MED_OPERACIONAL") return "natureza must be MED_FRAUDE or MED_OPERACIONAL";
+      const natureza = opts.natureza === undefined ? "MED_FRAUDE" : opts.natureza;
+      if (natureza !== null && !["MED_FRAUDE", "MED_OPERACIONAL", "MED_PIX_AUTOMATICO"].includes(natureza)) return "natureza must be MED_FRAUDE, MED_OPERACIONAL, MED_PIX_AUTOMATICO or null";
       p.devolucoes ??= [];
       const amount = opts.valor === undefined ? cents(p.valor)! - sum(p.devolucoes) : cents(opts.valor);
       if (amount === undefined || amount <= 0 || amount + sum(p.devolucoes) > cents(p.valor)!) return "nothing left to return on this pix";
-      const d: Devolucao = { id: `MED${e2eid.slice(-20)}${p.devolucoes.length}`, rtrId: rtrId(ctx.now()), valor: valor(amount), natureza, horario: { solicitacao: iso(ctx.now()) }, status: "EM_PROCESSAMENTO" };
+      const d: Devolucao = { id: `MED${e2eid.slice(-20)}${p.devolucoes.length}`, rtrId: rtrId(ctx.now()), valor: valor(amount), ...(natureza ? { natureza } : {}), horario: { solicitacao: iso(ctx.now()) }, status: "EM_PROCESSAMENTO" };
       p.devolucoes.push(d);
       settleDevolucao(p, d, true);
       return d;

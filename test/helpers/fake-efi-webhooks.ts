@@ -60,19 +60,21 @@ export function webhookRoutes(core: FakeCore, opts: WebhookOptions) {
 
   const webhookNotFound = () => problem(404, "WebhookNaoEncontrado", "Não Encontrado", "O webhook não se encontra estabelecido.");
   const show = (r: Registered | undefined): Reply => (r ? { status: 200, body: r } : webhookNotFound());
+  // Each registration needs its own scope (the Central Bank's OpenAPI 2.9.0 `security`: webhook.*,
+  // webhookrec.*, webhookcobr.*): an application without Pix Automático's scopes still registers the Pix one.
   const routes: Route[] = [
-    ["PUT", /^\/v2\/webhook\/([^/]+)$/, (req, m) => register(req, "pix", decodeURIComponent(m[1]!))],
-    ["GET", /^\/v2\/webhook\/([^/]+)$/, (_req, m) => show(pixHooks.get(decodeURIComponent(m[1]!)))],
-    ["DELETE", /^\/v2\/webhook\/([^/]+)$/, (_req, m) => (pixHooks.delete(decodeURIComponent(m[1]!)) ? { status: 204 } : webhookNotFound())],
-    ["GET", /^\/v2\/webhook$/, () => ({ status: 200, body: { parametros: { paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: pixHooks.size } }, webhooks: [...pixHooks.values()] } })],
+    ["PUT", /^\/v2\/webhook\/([^/]+)$/, (req, m) => register(req, "pix", decodeURIComponent(m[1]!)), "webhook.write"],
+    ["GET", /^\/v2\/webhook\/([^/]+)$/, (_req, m) => show(pixHooks.get(decodeURIComponent(m[1]!))), "webhook.read"],
+    ["DELETE", /^\/v2\/webhook\/([^/]+)$/, (_req, m) => (pixHooks.delete(decodeURIComponent(m[1]!)) ? { status: 204 } : webhookNotFound()), "webhook.write"],
+    ["GET", /^\/v2\/webhook$/, () => ({ status: 200, body: { parametros: { paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: pixHooks.size } }, webhooks: [...pixHooks.values()] } }), "webhook.read"],
   ];
   for (const kind of ["rec", "cobr"] as const) {
     const path = new RegExp(`^/v2/webhook${kind}$`);
-    routes.push(["PUT", path, (req) => register(req, kind)], ["GET", path, () => show(single[kind])], ["DELETE", path, () => {
+    routes.push(["PUT", path, (req) => register(req, kind), `webhook${kind}.write`], ["GET", path, () => show(single[kind]), `webhook${kind}.read`], ["DELETE", path, () => {
       if (!single[kind]) return webhookNotFound();
       delete single[kind];
       return { status: 204 };
-    }]);
+    }, `webhook${kind}.write`]);
   }
 
   /** Where a notice of this kind goes now: the registered URL with the suffix appended as text. */

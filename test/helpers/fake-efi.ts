@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import { makeEfiCertificates, type EfiCertificates } from "./fake-efi-certs.js";
 import { moveReply, type EfiContext, type Route, type SettleMode } from "./fake-efi-context.js";
 import { efiError, obj, problem, type Clock } from "./fake-efi-model.js";
+import { infractionRoutes, type InfractionMoves } from "./fake-efi-infractions.js";
 import { pixRoutes, type PixMoves } from "./fake-efi-pix.js";
 import { recRoutes, type RecMoves } from "./fake-efi-rec.js";
 import { webhookRoutes } from "./fake-efi-webhooks.js";
@@ -12,12 +13,20 @@ import { faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Re
 // from the Central Bank's OpenAPI (bacen/pix-api 2.9.0), Efí's public documentation and its
 // official Node SDK's endpoint list (docs/processors.md, "The Efí fake"): mutual TLS with
 // certificates made at start, OAuth client credentials with expiring tokens, cob, received Pix,
-// devoluções (refunds and MED returns), Pix send, webhooks with Efí's probe and path suffixes,
-// and Pix Automático (locrec, rec, solicrec, cobr). Faults, latency, and duplicated or reordered
+// devoluções (refunds and MED returns), Pix send, webhooks with Efí's probe and path suffixes
+// (each registration behind its own scope), MED infractions and their defence, and Pix Automático
+// (locrec, rec, solicrec, cobr). Faults, latency, and duplicated or reordered
 // notices come from fake-provider.ts. A control API under /__fake/ moves objects as the payer,
 // the payer's bank or the network would.
 //
 // Local mode: `npm run fake:efi` (FAKE_EFI_PORT, default 4040; control on port + 1, plain HTTP).
+
+/** Every scope the fake knows (Efí's application settings, the Central Bank's OpenAPI `security`). */
+export const ALL_SCOPES: readonly string[] = [
+  "cob.write", "cob.read", "pix.write", "pix.read", "webhook.write", "webhook.read", "pix.send", "gn.pix.send.read", "rec.write", "rec.read",
+  "cobr.write", "cobr.read", "solicrec.write", "solicrec.read", "payloadlocationrec.write", "payloadlocationrec.read",
+  "webhookrec.write", "webhookrec.read", "webhookcobr.write", "webhookcobr.read",
+];
 
 export interface FakeEfiOptions {
   clientId?: string;
@@ -42,9 +51,11 @@ export interface FakeEfiOptions {
   sendNeedsWebhook?: boolean;
   webhookHttpsOnly?: boolean;
   p12Password?: string;
+  /** The scopes the account's application has enabled (default: every scope the fake knows); tokens carry them. */
+  scopes?: readonly string[];
 }
 
-export interface FakeEfi extends FakeProvider, PixMoves, Omit<RecMoves, "approveRec"> {
+export interface FakeEfi extends FakeProvider, PixMoves, InfractionMoves, Omit<RecMoves, "approveRec"> {
   clientId: string;
   clientSecret: string;
   pixKey: string;
@@ -57,6 +68,8 @@ export interface FakeEfi extends FakeProvider, PixMoves, Omit<RecMoves, "approve
   advanceClock(ms: number): void;
   /** Every token issued so far stops working, as after its lifetime. */
   expireTokens(): void;
+  /** The application's scopes from now on (Efí's dashboard): tokens issued after this carry them. */
+  setScopes(scopes: readonly string[]): void;
   setModes(modes: Partial<EfiContext["modes"]>): void;
   close(): Promise<void>;
 }
@@ -68,7 +81,8 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
   let offset = 0;
   const now: Clock = () => new Date((opts.now?.() ?? new Date()).getTime() + offset);
   const certs = makeEfiCertificates(opts.p12Password);
-  const tokens = new Map<string, number>();
+  const tokens = new Map<string, { until: number; scopes: ReadonlySet<string> }>();
+  let scopes: readonly string[] = opts.scopes ?? ALL_SCOPES;
 
   const core = await startFakeCore({
     basePath: "", port: opts.port, controlPort: opts.controlPort, latencyMs: opts.latencyMs, tls: { ...certs.server, ca: certs.ca },
@@ -81,13 +95,15 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
   const hooks = webhookRoutes(core, { now, pixKey, httpsOnly: opts.webhookHttpsOnly ?? false, probeTimeoutMs: 5000 });
   const ctx: EfiContext = {
     now, pixKey, merchant: { name: "Loja Fake Efi", city: "SAO PAULO", cnpj: "12345678000195" },
-    cobs: new Map(), pix: new Map(), sends: new Map(), recs: new Map(), cobrs: new Map(),
+    cobs: new Map(), pix: new Map(), sends: new Map(), recs: new Map(), cobrs: new Map(), infracoes: new Map(),
     modes: { devolucao: opts.devolucaoMode ?? "auto", send: opts.sendMode ?? "auto", duplicateDevolucao: opts.duplicateDevolucao ?? "bcb-400", sendNeedsWebhook: opts.sendNeedsWebhook ?? true },
     notify: hooks.notify, hasPixWebhook: hooks.hasPixWebhook, onCobPaid: [],
   };
   const pix = pixRoutes(ctx);
   const rec = recRoutes(ctx);
-  const routes: Route[] = [...pix.routes, ...rec.routes, ...hooks.routes];
+  // Efí's acceptance of an infraction returns its amount by a devolução that names no nature.
+  const infractions = infractionRoutes(ctx, (e2eid, amount) => pix.moves.med(e2eid, { natureza: null, valor: amount }));
+  const routes: Route[] = [...pix.routes, ...rec.routes, ...hooks.routes, ...infractions.routes];
 
   // POST /oauth/token: HTTP Basic client_id:client_secret and {"grant_type":"client_credentials"}.
   function token(req: ApiRequest): Reply {
@@ -95,18 +111,20 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
     if (Buffer.from(basic ?? "", "base64").toString("utf8") !== `${clientId}:${clientSecret}`) return { status: 401, body: { error: "invalid_client", error_description: "Credenciais inválidas" } };
     if (obj(req.json)?.grant_type !== "client_credentials") return { status: 400, body: { error: "unsupported_grant_type", error_description: "grant_type deve ser client_credentials" } };
     const accessToken = randomBytes(24).toString("base64url");
-    tokens.set(accessToken, now().getTime() + tokenTtl * 1000);
-    return { status: 200, body: { access_token: accessToken, token_type: "Bearer", expires_in: tokenTtl, scope: "cob.write cob.read pix.write pix.read webhook.write webhook.read pix.send gn.pix.send.read rec.write rec.read cobr.write cobr.read solicrec.write solicrec.read payloadlocationrec.write payloadlocationrec.read webhookrec.write webhookrec.read webhookcobr.write webhookcobr.read" } };
+    tokens.set(accessToken, { until: now().getTime() + tokenTtl * 1000, scopes: new Set(scopes) });
+    return { status: 200, body: { access_token: accessToken, token_type: "Bearer", expires_in: tokenTtl, scope: scopes.join(" ") } };
   }
 
   async function api(req: ApiRequest): Promise<Reply> {
     if (req.method === "POST" && req.path === "/oauth/token") return token(req);
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-    const until = bearer ? tokens.get(bearer) : undefined;
-    if (until === undefined || until <= now().getTime()) return { status: 401, body: { nome: "nao_autorizado", mensagem: "Token de acesso inválido ou expirado" }, headers: { "www-authenticate": 'Bearer error="invalid_token"' } };
+    const granted = bearer ? tokens.get(bearer) : undefined;
+    if (granted === undefined || granted.until <= now().getTime()) return { status: 401, body: { nome: "nao_autorizado", mensagem: "Token de acesso inválido ou expirado" }, headers: { "www-authenticate": 'Bearer error="invalid_token"' } };
     if (req.jsonInvalid) return efiError(400, "json_invalido", "O corpo da requisição não é um JSON válido");
-    for (const [method, path, handle] of routes) {
+    for (const [method, path, handle, scope] of routes) {
       const m = method === req.method ? path.exec(req.path) : null;
+      // The Central Bank's general refusal of what the application's scopes do not cover; its body names no scope.
+      if (m && scope && !granted.scopes.has(scope)) return problem(403, "AcessoNegado", "Acesso Negado", "Requisição de participante autenticado que viola alguma regra de autorização.");
       if (m) return handle(req, m);
     }
     return problem(404, "NaoEncontrado", "Não Encontrado", `Nenhum recurso em ${req.method} ${req.path}`);
@@ -123,6 +141,8 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
       [/^\/__fake\/cob\/([^/]+)\/remove$/, (m) => moveReply(pix.moves.removeCob(m[1]!))],
       [/^\/__fake\/pix\/([^/]+)\/med$/, (m) => moveReply(pix.moves.med(m[1]!, { natureza: str("natureza") as "MED_FRAUDE" | undefined, valor: str("valor") }))],
       [/^\/__fake\/pix\/([^/]+)\/devolucao\/([^/]+)\/(finish|fail)$/, (m) => moveReply(pix.moves.finishDevolucao(m[1]!, m[2]!, m[3] === "finish", str("motivo")))],
+      [/^\/__fake\/pix\/([^/]+)\/infraction$/, (m) => moveReply(infractions.moves.openInfraction(m[1]!, { valor: str("valor") }))],
+      [/^\/__fake\/infraction\/([^/]+)\/(ACEITA|REJEITADA|CANCELADA_EFI)$/, (m) => moveReply(infractions.moves.decideInfraction(m[1]!, m[2] as "ACEITA"))],
       [/^\/__fake\/send\/([^/]+)\/(finish|fail)$/, (m) => moveReply(pix.moves.finishSend(m[1]!, m[2] === "finish", str("motivo")))],
       [/^\/__fake\/rec\/([^/]+)\/approve$/, (m) => moveReply(approveRec(m[1]!))],
       [/^\/__fake\/rec\/([^/]+)\/(reject|expire|cancel)$/, (m) => moveReply(rec.moves[`${m[2] as "reject" | "expire" | "cancel"}Rec`](m[1]!))],
@@ -140,17 +160,18 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
       if (m) return handle(m);
     }
     if (req.method === "GET" && req.path === "/__fake/state") {
-      return { status: 200, body: { cobs: ctx.cobs.size, sends: ctx.sends.size, recs: ctx.recs.size, cobrs: ctx.cobrs.size, faults: faultCounts(core.requests), now: now().toISOString() } };
+      return { status: 200, body: { cobs: ctx.cobs.size, infracoes: ctx.infracoes.size, sends: ctx.sends.size, recs: ctx.recs.size, cobrs: ctx.cobrs.size, faults: faultCounts(core.requests), now: now().toISOString() } };
     }
     return { status: 404, body: { message: "unknown control route" } };
   }
 
   return {
     ...core.controls, url: core.origin, controlUrl: core.controlUrl, core, clientId, clientSecret, pixKey, certs, ctx,
-    ...pix.moves, rejectRec: rec.moves.rejectRec, expireRec: rec.moves.expireRec, cancelRec: rec.moves.cancelRec, debit: rec.moves.debit, approveRec,
+    ...pix.moves, ...infractions.moves, rejectRec: rec.moves.rejectRec, expireRec: rec.moves.expireRec, cancelRec: rec.moves.cancelRec, debit: rec.moves.debit, approveRec,
     webhookTarget: hooks.target,
     advanceClock: (ms) => { offset += ms; },
     expireTokens: () => tokens.clear(),
+    setScopes: (next) => { scopes = [...next]; },
     setModes,
     close: async () => { await core.close(); certs.remove(); },
   };

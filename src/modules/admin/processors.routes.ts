@@ -58,10 +58,29 @@ const ProcessorsResponse = Type.Object({
   }],
 });
 
+const Registration = Type.Object({
+  name: Type.String({ description: "Which registration (Efí: `pix`, `rec` for recurrences, `cobr` for recurring charges)." }),
+  outcome: Type.Union([Type.Literal("registered"), Type.Literal("refused"), Type.Literal("unknown")], { description: "refused: the provider said no (message says why, e.g. the scope the application lacks); unknown: no answer to rely on (registering again is safe)." }),
+  message: Type.Optional(Type.String({ description: "Why it is not registered." })),
+}, { additionalProperties: false });
+
 const Registered = Type.Object({
   processor: Type.String({ description: "The processor's name." }),
   webhookUrl: Type.String({ description: "The URL registered at the provider, with its secret masked (`***`)." }),
-}, { additionalProperties: false, examples: [{ processor: REGISTERS, webhookUrl: `https://pay.example.com/v1/processors/${REGISTERS}/webhooks?hmac=***&ignorar=` }] });
+  registrations: Type.Optional(Type.Array(Registration, {
+    description: "Each registration on its own, when the processor makes several (Efí: the Pix notices decide the answer's status; a recurrence's or recurring charge's registration refused for a missing scope is reported here, naming the scope).",
+  })),
+}, {
+  additionalProperties: false,
+  examples: [{
+    processor: REGISTERS, webhookUrl: `https://pay.example.com/v1/processors/${REGISTERS}/webhooks?hmac=***&ignorar=`,
+    registrations: [
+      { name: "pix", outcome: "registered" },
+      { name: "rec", outcome: "refused", message: "Efí refused the recurrences' notices (Pix Automático) (403, code AcessoNegado): the Efí application lacks the scope webhookrec.write; enable it in Efí's dashboard (API, the application's scopes) and register again" },
+      { name: "cobr", outcome: "registered" },
+    ],
+  }],
+});
 
 const Name = Type.Object({ name: Type.String({ maxLength: 32, pattern: "^[a-z][a-z0-9_]{0,31}$", description: "The processor's name, as PAYMENT_ROUTES writes it." }) });
 
@@ -94,7 +113,8 @@ export function processorAdminRoutes(processors: Pick<ProcessorRegistry, "livePr
       schema: {
         operationId: "adminRegisterProcessorWebhook", tags: ["admin"], summary: "Register feira's notice URL at a processor",
         description: "Registers `PUBLIC_BASE_URL/v1/processors/{name}/webhooks` (with the processor's secret, e.g. Efí's `hmac` parameter) at the processor through its API. "
-          + "Repeating it is safe: the registration is replaced. 404: no processor of that name registers notices through its API (register them in its dashboard); "
+          + "Repeating it is safe: the registration is replaced. A processor that makes several registrations (Efí: Pix, recurrences, recurring charges) reports each in `registrations`: "
+          + "the answer is 200 when the Pix one is registered, whatever the others; a refused one says why (for Efí, the scope the application lacks). 404: no processor of that name registers notices through its API (register them in its dashboard); "
           + "409: no route and no PAYOUT_PROVIDER names the processor (its settings are not loaded); 422: the processor refused (Efí probes the URL first, so PUBLIC_BASE_URL must reach feira); "
           + "503: the processor gave no answer to rely on (send it again).",
         params: Name,
@@ -105,7 +125,7 @@ export function processorAdminRoutes(processors: Pick<ProcessorRegistry, "livePr
       const r = await processors.registerNotices(name, publicBaseUrl);
       switch (r.outcome) {
         case "registered":
-          return { processor: name, webhookUrl: r.webhookUrl };
+          return { processor: name, webhookUrl: r.webhookUrl, ...(r.parts ? { registrations: r.parts } : {}) };
         case "not_registrable":
           throw new AppError("not_found", `No processor named ${name} registers its notices through its API`);
         case "not_configured":

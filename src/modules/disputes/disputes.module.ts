@@ -4,9 +4,11 @@ import type { Scope } from "../../db/scope.js";
 import type { Task } from "../../jobs/runner.js";
 import { AppError } from "../../core/errors.js";
 import type { Sealer } from "../../lib/crypto.js";
+import type { FoundDispute } from "../../processors/processor.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import type { ChargeDisputes, ChargeDisputesView, ChargeService, ProviderDisputeHandler } from "../charges/index.js";
-import { openProviderDisputes } from "./disputes.repo.js";
+import { canMove } from "./dispute-status.js";
+import { findByRef, openProviderDisputes } from "./disputes.repo.js";
 import { disputeRoutes } from "./disputes.routes.js";
 import { createDisputeService } from "./disputes.service.js";
 
@@ -22,7 +24,11 @@ export interface DisputesModuleDeps {
   chargeModule: {
     disputeMoney: ChargeDisputes; showDisputes(view: ChargeDisputesView): void; handleDisputes(handler: ProviderDisputeHandler): void;
     /** Reads disputes back at their provider and applies them (the charge path's provider sync). */
-    sync: { syncDisputes(processor: string, refs: readonly string[]): Promise<void> };
+    sync: {
+      syncDisputes(processor: string, refs: readonly string[]): Promise<void>;
+      /** Applies a provider's dispute to the live charge of its payment; false when none is. */
+      syncDispute(processor: string, dispute: FoundDispute): Promise<boolean>;
+    };
   };
   /** The live processors, whose adapters' disputes capability reads disputes and takes evidence. */
   processors: Pick<ProcessorRegistry, "adapter" | "definitions">;
@@ -61,10 +67,32 @@ export function createDisputesModule(deps: DisputesModuleDeps) {
     }
     return batch.length;
   }
+  // Disputes a provider announces by no notice (Efí's MED infractions) are listed every round in
+  // its window; each is applied once per (processor, disputeRef) (the unique key and the guarded
+  // move make a repeat, a crash or two workers harmless), and one feira already has as the
+  // provider says costs no further call. Answers how many were opened or moved.
+  async function pollListed(): Promise<number> {
+    let n = 0;
+    for (const processor of deps.processors.definitions.map((d) => d.name)) {
+      const capability = deps.processors.adapter("production", processor)?.disputes;
+      if (!capability?.recent) continue;
+      const listed = await capability.recent({ now: new Date() });
+      // No answer: the next round lists the same window again.
+      if (listed.outcome === "unknown") continue;
+      for (const { chargeRef, ...d } of listed.disputes) {
+        const known = await findByRef(deps.db, processor, d.disputeRef);
+        if (known && (known.status === d.outcome || !canMove(known.status, d.outcome))) continue;
+        const ref = await chargeRef();
+        if (ref && await deps.chargeModule.sync.syncDispute(processor, { ...d, chargeRef: ref })) n++;
+      }
+    }
+    return n;
+  }
   const tasks: Task[] = [
     // Unanswered disputes past evidenceDueBy (real time, or the merchant's test clock) are lost.
     { name: "disputes.deadline", intervalMs: 60_000, run: () => service.loseOverdue() },
     { name: "disputes.reconcile-live", intervalMs: 5 * 60_000, run: reconcileLive },
+    { name: "disputes.poll-live", intervalMs: 5 * 60_000, run: pollListed },
   ];
   const routes = async (app: FastifyInstance) => {
     await app.register(disputeRoutes(service));

@@ -32,6 +32,12 @@ export const efiIds = {
   devolucao: (refundId: string) => derived(refundId, 1),
   /** A payout's Pix send (idEnvio: 1 to 35). */
   envio: (payoutId: string) => derived(payoutId, 1),
+  /**
+   * Whether a devolução's id is one feira derived from its own refund ids (a refund `re_...`, a
+   * late payment's `late_ch_...`): any other devolução on a Pix feira received is one it did not
+   * ask for (a MED's), whatever its `natureza` says or leaves out.
+   */
+  isOwnDevolucao: (id: string | undefined) => typeof id === "string" && /^(re|latech)[0-9a-z]{26}$/.test(id),
   /** A period's recurring charge (cobr txid: 26 to 35), from feira's debit id. */
   cobr: (debitId: string) => derived(debitId, 26),
   /**
@@ -173,6 +179,14 @@ export function createEfiClient(opts: EfiClientOptions) {
     getCobr: (txid: string) => call({ method: "GET", path: `/v2/cobr/${encodeURIComponent(txid)}` }),
     /** A new attempt of a recurring charge on `date` (YYYY-MM-DD): POST /cobr/{txid}/retentativa/{data}. */
     retryCobr: (txid: string, date: string) => call({ method: "POST", path: `/v2/cobr/${encodeURIComponent(txid)}/retentativa/${encodeURIComponent(date)}` }),
+    /** Efí's MED infractions on Pix the account received (GET /v2/gn/infracoes: inicio and fim required, the API Pix's paging). */
+    listInfractions: (q: { inicio: string; fim: string; pagina: number; porPagina: number }) => call({
+      method: "GET",
+      path: `/v2/gn/infracoes?${new URLSearchParams({ inicio: q.inicio, fim: q.fim, "paginacao.paginaAtual": String(q.pagina), "paginacao.itensPorPagina": String(q.porPagina) }).toString()}`,
+    }),
+    /** The receiver's defence of an infraction (POST /v2/gn/infracoes/{idInfracao}/defesa: `{analise, justificativa}`). */
+    defendInfraction: (idInfracao: string, body: { analise: "aceito" | "rejeitado"; justificativa: string }) =>
+      call({ method: "POST", path: `/v2/gn/infracoes/${encodeURIComponent(idInfracao)}/defesa`, body }),
     /** The recurrences' and recurring charges' notice URL (webhookrec, webhookcobr). */
     registerRecWebhook: (kind: "webhookrec" | "webhookcobr", webhookUrl: string) =>
       call({ method: "PUT", path: `/v2/${kind}`, body: { webhookUrl }, headers: { "x-skip-mtls-checking": "true" } }),

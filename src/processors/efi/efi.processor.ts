@@ -5,6 +5,7 @@ import type { CallResult } from "../http-client.js";
 import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
 import { authorizeDebit, debitPaymentState } from "./debits.js";
+import { createEfiInfractions } from "./infractions.js";
 import { createEfiMandates } from "./mandates.js";
 import { createEfiPayouts } from "./payouts.js";
 import { EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
@@ -68,10 +69,12 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
   const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
 
   const mandates = createEfiMandates(client);
+  const infractions = createEfiInfractions(client);
 
   async function lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> {
     const r = await client.getCob(txidOf(input));
-    if (r.ok) return efiCobState(r.body as EfiCob);
+    // A Pix that went back unasked is matched to its MED infraction (infractions.ts).
+    if (r.ok) return infractions.matchDevolucoes(efiCobState(r.body as EfiCob), r.body as EfiCob, new Date());
     if (!absent(r.failure)) return { outcome: "unknown", failure: r.failure };
     // No cob under the txid: a Pix Automático period's charge is a cobr under the same txid.
     const debit = await mandates.lookupDebit({ debitId: input.chargeId, debitRef: txidOf(input) });
@@ -143,8 +146,9 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     payouts: createEfiPayouts(client, opts.pixKey),
     // Pix Automático's recurrences and recurring charges (pix_automatico=efi).
     mandates,
-    // A MED devolução read with its cob is a pix_med dispute already lost (statuses.ts): nothing to read or send here.
-    disputes: { provider: "Efí" },
+    // MED: infractions listed every round (recent) and defended with the merchant's evidence; a
+    // devolução read with its cob closes its infraction's dispute (infractions.ts, statuses.ts).
+    disputes: { provider: "Efí", recent: infractions.recent, submitEvidence: infractions.submitEvidence },
     close: () => client.close(),
   };
 }

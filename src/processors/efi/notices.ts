@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { IncomingNotice, NoticeReading, NoticeRegistration, NoticeRegistrationResult } from "../definition.js";
-import { createEfiClient, efiIds, type EfiConnection } from "./client.js";
+import type { IncomingNotice, NoticeReading, NoticeRegistration, NoticeRegistrationPart, NoticeRegistrationResult } from "../definition.js";
+import type { CallResult } from "../http-client.js";
+import { createEfiClient, efiIds, type EfiClient, type EfiConnection } from "./client.js";
 
 // Efí's notices. Efí signs nothing and, with `x-skip-mtls-checking`, presents no certificate
 // feira checks; what proves a notice comes from the URL feira registered is the secret `hmac`
@@ -71,21 +72,47 @@ function refsOf(list: unknown, key: "idRec" | "txid"): string[] | null {
   return [...new Set(list.map((x) => (x as Record<string, unknown> | null)?.[key]).filter((v): v is string => typeof v === "string" && ID.test(v)))];
 }
 
-/** Registers feira's notice URL for the account's Pix key (PUT /v2/webhook/{chave}); Efí probes it first. */
+/**
+ * Each registration feira makes at Efí: what it is, its call, and the scope the Central Bank's
+ * OpenAPI 2.9.0 names for it (`security`: webhook.write, webhookrec.write, webhookcobr.write).
+ */
+const REGISTRATIONS = [
+  { name: "pix", what: "the Pix notices", scope: "webhook.write", call: (c: EfiClient, o: EfiNoticeOptions, url: string) => c.registerWebhook(o.pixKey, url) },
+  { name: "rec", what: "the recurrences' notices (Pix Automático)", scope: "webhookrec.write", call: (c: EfiClient, _o: EfiNoticeOptions, url: string) => c.registerRecWebhook("webhookrec", url) },
+  { name: "cobr", what: "the recurring charges' notices (Pix Automático)", scope: "webhookcobr.write", call: (c: EfiClient, _o: EfiNoticeOptions, url: string) => c.registerRecWebhook("webhookcobr", url) },
+] as const;
+
+/** One registration's outcome in the operator's words: a 403 is a scope the application lacks (named), another 4xx Efí's refusal of the URL. */
+function partOf(r: { name: string; what: string; scope: string }, result: CallResult): NoticeRegistrationPart {
+  if (result.ok) return { name: r.name, outcome: "registered" };
+  const f = result.failure;
+  if (f.kind !== "http_4xx") return { name: r.name, outcome: "unknown", message: `Efí gave no answer to rely on for ${r.what} (${f.kind}); registering again is safe` };
+  const code = `${f.status}, code ${f.providerCode ?? "none"}`;
+  return {
+    name: r.name, outcome: "refused",
+    message: f.status === 403
+      ? `Efí refused ${r.what} (${code}): the Efí application lacks the scope ${r.scope}; enable it in Efí's dashboard (API, the application's scopes) and register again`
+      : `Efí refused ${r.what} (${code}): Efí probes the URL first, so PUBLIC_BASE_URL must reach feira from the internet`,
+  };
+}
+
+/**
+ * Registers feira's notice URL at Efí: for the account's Pix key (PUT /v2/webhook/{chave}), and
+ * for recurrences and recurring charges (PUT /v2/webhookrec, /v2/webhookcobr). Each is made and
+ * reported on its own: an application without Pix Automático's scopes still has its Pix notices
+ * registered, and the answer names the scope that is missing. The outcome is the Pix one's.
+ */
 export async function registerEfiNotices(o: EfiNoticeOptions, at: NoticeRegistration): Promise<NoticeRegistrationResult> {
   const secret = efiNoticeSecret(o.clientSecret);
   const url = efiNoticeUrl(at.publicBaseUrl, secret);
   const client = createEfiClient({ ...o, baseUrl: o.apiUrl, timeoutMs: at.limits.timeoutMs, connections: 1 });
   try {
-    // The Pix key's URL, then the same URL for recurrences and recurring charges (Pix Automático).
-    let r = await client.registerWebhook(o.pixKey, url);
-    for (const kind of ["webhookrec", "webhookcobr"] as const) if (r.ok) r = await client.registerRecWebhook(kind, url);
-    const shown = url.replace(secret, "***");
-    if (r.ok) return { outcome: "registered", webhookUrl: shown };
-    const f = r.failure;
-    return f.kind === "http_4xx"
-      ? { outcome: "refused", message: `Efí refused to register ${shown} (${f.status}, code ${f.providerCode ?? "none"}): Efí probes the URL first, so PUBLIC_BASE_URL must reach feira from the internet` }
-      : { outcome: "unknown", message: `Efí gave no answer to rely on (${f.kind}); registering again is safe` };
+    const parts: NoticeRegistrationPart[] = [];
+    for (const r of REGISTRATIONS) parts.push(partOf(r, await r.call(client, o, url)));
+    const [pix] = parts;
+    if (pix?.outcome === "registered") return { outcome: "registered", webhookUrl: url.replace(secret, "***"), parts };
+    const others = parts.slice(1).map((p) => `${p.name}: ${p.outcome}`).join(", ");
+    return { outcome: pix?.outcome ?? "unknown", message: `${pix?.message ?? "nothing was registered"} (${others})` };
   } finally {
     await client.close();
   }

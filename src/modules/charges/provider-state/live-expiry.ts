@@ -3,7 +3,7 @@ import type { LookupResult } from "../../../processors/processor.js";
 import { EXPIRY } from "../charge-status.js";
 import type { ChargeRow } from "../charges.mapper.js";
 import type { ProviderSync } from "./provider-sync.js";
-import { expiredLiveCharges } from "./provider-sync.repo.js";
+import { expiredLiveCharges, markProviderChecked } from "./provider-sync.repo.js";
 
 // The expiry of a live Pix or boleto past its expiresAt. feira never fails one on its own
 // clock alone: the provider is asked first, and the payment is cancelled there so that it can no
@@ -18,9 +18,14 @@ import { expiredLiveCharges } from "./provider-sync.repo.js";
 //   payment is reported as a late payment refunded (late-payments.ts);
 // - no answer (lookup or cancel unknown): nothing changes; the next round asks again.
 // A payment that arrives after all this is refunded automatically (late-payments.ts).
+// A charge a round could not decide (no answer it could read, a processor no longer configured,
+// a payment the provider still holds open) is stamped and read again only after EXPIRY_RETRY_MS,
+// least recently tried first: such charges, however many, never keep the others from expiring.
 
 /** How many expired live charges one round reads (each is one to three provider calls). */
 const EXPIRY_BATCH = 50;
+/** How long a charge a round could not decide waits before it is read again. */
+const EXPIRY_RETRY_MS = 5 * 60_000;
 
 export function createLiveExpiry(deps: { db: Db; sync: ProviderSync }) {
   const { sync } = deps;
@@ -78,7 +83,10 @@ export function createLiveExpiry(deps: { db: Db; sync: ProviderSync }) {
   /** One round of the live expiry janitor; returns how many charges moved. */
   async function expireLive(): Promise<number> {
     let n = 0;
-    for (const c of await expiredLiveCharges(deps.db, EXPIRY_BATCH)) if (await expireOne(c)) n++;
+    for (const c of await expiredLiveCharges(deps.db, EXPIRY_BATCH, EXPIRY_RETRY_MS)) {
+      if (await expireOne(c)) n++;
+      else await markProviderChecked(deps.db, c.id, new Date());
+    }
     return n;
   }
 

@@ -57,7 +57,7 @@ export async function settledLiveCharges(q: Queryable, w: { paidSince: Date; exp
   )).orderBy(asc(lastRead)).limit(limit);
 }
 
-/** Records that reconciliation read this charge at its provider now. */
+/** Records that reconciliation (or the expiry janitor, without deciding it) read this charge at its provider now. */
 export async function markProviderChecked(q: Queryable, id: string, at: Date): Promise<void> {
   await q.update(charges).set({ providerCheckedAt: at }).where(eq(charges.id, id));
 }
@@ -69,11 +69,20 @@ export async function lateRefundsPending(q: Queryable, limit: number, after?: Op
     .orderBy(asc(charges.id)).limit(limit);
 }
 
-/** Unpaid live charges whose payment instructions expired. */
-export async function expiredLiveCharges(q: Queryable, limit: number): Promise<ChargeRow[]> {
+/**
+ * Unpaid live charges whose payment instructions expired, least recently tried first: one the
+ * janitor could not decide (its provider gave no answer it could read, or its processor is no
+ * longer configured) has provider_checked_at set, and waits `retryAfterMs` before it is read
+ * again, behind every charge tried less recently. However many such charges there are, they
+ * cannot fill every batch: a charge that expires later is read within a few rounds.
+ */
+export async function expiredLiveCharges(q: Queryable, limit: number, retryAfterMs = 0): Promise<ChargeRow[]> {
   return q.select().from(charges)
-    .where(and(eq(charges.status, "pending"), live(), sql`${charges.expiresAt} < now()`))
-    .orderBy(charges.expiresAt)
+    .where(and(
+      eq(charges.status, "pending"), live(), sql`${charges.expiresAt} < now()`,
+      retryAfterMs > 0 ? sql`(${charges.providerCheckedAt} is null or ${charges.providerCheckedAt} < now() - ${retryAfterMs} * interval '1 millisecond')` : undefined,
+    ))
+    .orderBy(sql`coalesce(${charges.providerCheckedAt}, ${charges.expiresAt})`)
     .limit(limit);
 }
 
