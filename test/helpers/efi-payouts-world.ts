@@ -22,12 +22,12 @@ export const efiOptions = (efi: FakeEfi) => ({
   clientId: efi.clientId, clientSecret: efi.clientSecret, certificate: efi.certs.client.pemFile, pixKey: efi.pixKey, apiUrl: efi.url, caFile: efi.certs.caFile,
 });
 
-export async function startEfiPayoutsWorld(opts: { autoApprove?: boolean; fake?: FakeEfiOptions; timeoutMs?: number } = {}): Promise<EfiPayoutsWorld> {
+export async function startEfiPayoutsWorld(opts: { autoApprove?: boolean; fake?: FakeEfiOptions } = {}): Promise<EfiPayoutsWorld> {
   const efi = await startFakeEfi({ sendNeedsWebhook: false, sendMode: "manual", ...opts.fake });
   const pagarme = await startFakePagarme();
   const t = await buildTestApp({
     live: {
-      ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] }, timeoutMs: opts.timeoutMs ?? 3_000,
+      ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] }, timeoutMs: 3_000,
       processors: { pagarme: { secretKey: pagarme.secretKey, apiUrl: pagarme.url }, efi: efiOptions(efi) },
       payoutProvider: "efi", payoutAutoApprove: opts.autoApprove === true,
     },

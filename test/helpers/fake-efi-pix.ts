@@ -90,8 +90,8 @@ export function pixRoutes(ctx: EfiContext) {
     return { status: 201, body: structuredClone(d) };
   }
 
-  /** Sends whose request arrived and that are not made yet (sendLandingMs): a second one under the id is refused meanwhile. */
-  const landing = new Set<string>();
+  /** Sends whose request arrived and that are not made yet (sendLandingMs), each with what lands it now. */
+  const landing = new Map<string, () => void>();
 
   function send(req: ApiRequest, idEnvio: string): Reply | Promise<Reply> {
     if (!ID_1_35.test(idEnvio)) return invalid("Campo idEnvio deve ter de 1 a 35 letras e dígitos");
@@ -109,14 +109,19 @@ export function pixRoutes(ctx: EfiContext) {
     const delay = ctx.modes.sendLandingMs ?? 0;
     if (delay > 0) {
       ctx.modes.sendLandingMs = 0;
-      landing.add(idEnvio);
-      // A send that lands late: made (and, in auto mode, finished) when it lands, whether or not its client still waits.
-      return new Promise<Reply>((resolve) => setTimeout(() => {
-        landing.delete(idEnvio);
-        const reply = makeSend(req, idEnvio, b, amount, fav.chave as string, false);
-        if (ctx.modes.send === "auto") finishSend(ctx.sends.get(idEnvio)!, true);
-        resolve(reply);
-      }, delay));
+      // A send that lands late (after `delay`, or when landSend says): made, and in auto mode
+      // finished, when it lands, whether or not its client still waits.
+      return new Promise<Reply>((resolve) => {
+        const land = () => {
+          clearTimeout(timer);
+          landing.delete(idEnvio);
+          const reply = makeSend(req, idEnvio, b, amount, fav.chave as string, false);
+          if (ctx.modes.send === "auto") finishSend(ctx.sends.get(idEnvio)!, true);
+          resolve(reply);
+        };
+        const timer = setTimeout(land, delay);
+        landing.set(idEnvio, land);
+      });
     }
     return makeSend(req, idEnvio, b, amount, fav.chave, ctx.modes.send === "auto");
   }
@@ -222,6 +227,13 @@ export function pixRoutes(ctx: EfiContext) {
       s.devolucoes.push(d);
       ctx.notify("pix", { pix: [{ endToEndId: s.endToEndId, chave: s.chave, valor: s.valor, horario: s.horario.liquidacao ?? at, gnExtras: { idEnvio }, devolucoes: [d] }] }, "envio.devolucao", s.chave);
       return d;
+    },
+    /** Lands now a send held by sendLandingMs. */
+    landSend(idEnvio: string): Move {
+      const land = landing.get(idEnvio);
+      if (!land) return "no send is landing under this idEnvio";
+      land();
+      return ctx.sends.get(idEnvio)!;
     },
     finishSend(idEnvio: string, ok: boolean, motivo?: string): Move {
       const s = ctx.sends.get(idEnvio);

@@ -124,7 +124,7 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
       [/^\/__fake\/pix\/([^/]+)\/med$/, (m) => moveReply(pix.moves.med(m[1]!, { natureza: str("natureza") as "MED_FRAUDE" | undefined, valor: str("valor") }))],
       [/^\/__fake\/pix\/([^/]+)\/devolucao\/([^/]+)\/(finish|fail)$/, (m) => moveReply(pix.moves.finishDevolucao(m[1]!, m[2]!, m[3] === "finish", str("motivo")))],
       [/^\/__fake\/send\/([^/]+)\/(finish|fail)$/, (m) => moveReply(pix.moves.finishSend(m[1]!, m[2] === "finish", str("motivo")))],
-      [/^\/__fake\/send\/([^/]+)\/return$/, (m) => moveReply(pix.moves.returnSend(m[1]!, { valor: str("valor") }))],
+      [/^\/__fake\/send\/([^/]+)\/(return|land)$/, (m) => moveReply(m[2] === "land" ? pix.moves.landSend(m[1]!) : pix.moves.returnSend(m[1]!, { valor: str("valor") }))],
       [/^\/__fake\/rec\/([^/]+)\/approve$/, (m) => moveReply(approveRec(m[1]!))],
       [/^\/__fake\/rec\/([^/]+)\/(reject|expire|cancel)$/, (m) => moveReply(rec.moves[`${m[2] as "reject" | "expire" | "cancel"}Rec`](m[1]!))],
       [/^\/__fake\/cobr\/([^/]+)\/debit$/, (m) => moveReply(rec.moves.debit(m[1]!, { ok: b.ok !== false, codigo: str("codigo") }))],

@@ -82,11 +82,12 @@ export function createPayoutService(deps: PayoutDeps) {
 
   /**
    * Payout events carry id, merchantId, amount, currency, status, payoutFee, netAmount,
-   * processedAt, the transfer's endToEndId (null when rejected) and the rejection's reason.
+   * processedAt, the transfer's endToEndId (null when rejected) and the rejection's reason;
+   * payout.returned adds returnedAmount (in all, so far).
    */
   const eventData = (p: repo.PayoutRow) => {
-    const { createdAt: _createdAt, transfer: _transfer, ...keys } = view(p);
-    return keys;
+    const { createdAt: _createdAt, transfer: _transfer, returnedAmount, ...keys } = view(p);
+    return p.status === "returned" ? { ...keys, returnedAmount } : keys;
   };
 
   const posting = (p: repo.PayoutRow): PayoutPosting => ({
