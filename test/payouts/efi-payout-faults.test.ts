@@ -80,3 +80,22 @@ test("a paid payout the receiving bank sends back: returned, the money in the su
   assert.equal((await call(w.t, "GET", "/v1/admin/payout-requests?status=returned&environment=production", w.t.admin)).json().data.some((x: { id: string }) => x.id === p.id), true);
   await assertLedgerInvariants(w.t);
 });
+
+test("approvals racing: one send on its way at a time (Efí's advice), each next one sent only once the previous one concluded, each once", async () => {
+  const sm = await liveSubmerchant(w, 500);
+  const ps = [];
+  for (const amount of [5000, 6000, 7000]) ps.push(await requestLivePayout(w, sm.key, sm.id, amount));
+  const puts = sendCalls(w.efi);
+  const answers = await Promise.all(ps.map((p) => approve(p.id)));
+  for (const res of answers) expectStatus(res, 202);
+  assert.equal(sendCalls(w.efi) - puts, 1, "one send made, the others wait");
+  for (const p of ps) assert.equal((await decidedTransfer(w.t, p.id, sm.id, 40_000)).status, "approved");
+  const sends = ps.map((p) => sendsOf(p.id));
+  assert.deepEqual(sends.map((s) => s.length), [1, 1, 1], "each sent once");
+  const order = sends.map(([s]) => s!).sort((a, b) => a.horario.solicitacao.localeCompare(b.horario.solicitacao));
+  for (let i = 1; i < order.length; i++) {
+    assert.ok(order[i - 1]!.horario.liquidacao! <= order[i]!.horario.solicitacao, `send ${i} started after send ${i - 1} concluded: ${JSON.stringify(order)}`);
+  }
+  assert.equal(sendCalls(w.efi) - puts, 3);
+  await assertLedgerInvariants(w.t);
+});
