@@ -83,11 +83,14 @@ export async function markSending(tx: Queryable, id: string, transfer: TransferF
 /** No send's call may still be making the transfer at `at`: its lease has passed, or none was taken. */
 const leaseOver = (at: Date) => or(isNull(payoutRequests.transferLeaseUntil), lte(payoutRequests.transferLeaseUntil, at));
 
-/** Transfers still being sent whose last send's lease is over, oldest first: the worker's queue. */
+/**
+ * Transfers still being sent whose last send's lease is over: those a send was made for first
+ * (the one on its way must be read back even behind a long queue), then the queue, oldest first.
+ */
 export async function sendingTransfers(q: Queryable, at: Date, limit: number): Promise<PayoutRow[]> {
   return q.select().from(payoutRequests)
     .where(and(eq(payoutRequests.transferStatus, "sending"), leaseOver(at)))
-    .orderBy(asc(payoutRequests.transferStartedAt), asc(payoutRequests.id)).limit(limit);
+    .orderBy(sql`${payoutRequests.transferAttempts} = 0`, asc(payoutRequests.transferStartedAt), asc(payoutRequests.id)).limit(limit);
 }
 
 /**
