@@ -202,18 +202,26 @@ export interface PayoutTransfer {
 
 /**
  * A transfer at the provider: still being sent (Efí's EM_PROCESSAMENTO), sent with its Pix
- * end-to-end id (REALIZADO), failed with the provider's reason (NAO_REALIZADO, or a send the
- * provider refused: no money left), never received (not_found), or no answer to rely on.
+ * end-to-end id (REALIZADO; `returnedMinor`: what the receiving bank has sent back of it so far),
+ * failed with the provider's reason (NAO_REALIZADO: no money left), this send call refused (a
+ * 4xx: this call made nothing, but an earlier call under the same id may still land, so only a
+ * read-back judges the transfer), never received (not_found), or no answer to rely on.
  */
 export type TransferState =
   | { outcome: "sending" }
-  | { outcome: "sent"; endToEndId: string }
+  | { outcome: "sent"; endToEndId: string; returnedMinor?: number }
   | { outcome: "failed"; reason: string }
+  | { outcome: "refused"; reason: string }
   | { outcome: "not_found" }
   | { outcome: "unknown"; failure: ProcessorFailure };
 
 /** Pix-out: what pays payouts without the operator's own transfer (PAYOUT_PROVIDER, and the simulator). */
 export interface PayoutCapability {
+  /**
+   * The provider asks for one send at a time from the account (Efí: the next send only once the
+   * previous one has concluded): feira then starts a transfer only when no other is on its way.
+   */
+  oneAtATime?: boolean;
   /** Orders the transfer; idempotent per transferId (a repeated send answers the transfer's state). */
   send(transfer: PayoutTransfer): Promise<TransferState>;
   /** The transfer's state now, by its id: how a retry, a notice or the worker learns its end. */

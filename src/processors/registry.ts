@@ -114,7 +114,7 @@ export function createProcessorRegistry(opts: {
     : null;
   const senderOf = (processor: string, adapter: PaymentProcessor | undefined): PayoutSender | null => {
     const capability = adapter?.payouts;
-    return capability ? { processor, send: (t) => capability.send(t), read: (t) => capability.read(t) } : null;
+    return capability ? { processor, oneAtATime: capability.oneAtATime === true, send: (t) => capability.send(t), read: (t) => capability.read(t) } : null;
   };
   const sandboxPayouts = senderOf(SIMULATOR, sandbox);
   const livePayouts = payoutProvider ? senderOf(payoutProvider, adapters.get(payoutProvider)) : null;

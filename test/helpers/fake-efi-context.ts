@@ -7,7 +7,7 @@ import type { Clock, Obj } from "./fake-efi-model.js";
 export interface Cob extends Obj { txid: string; status: string; valor: { original: string }; chave: string; calendario: { criacao: string; expiracao: number }; revisao: number; pix?: PixReceived[] }
 export interface Devolucao extends Obj { id: string; rtrId: string; valor: string; natureza?: string; status: string; horario: { solicitacao: string; liquidacao?: string }; motivo?: string }
 export interface PixReceived extends Obj { endToEndId: string; txid?: string; chave: string; valor: string; horario: string; devolucoes?: Devolucao[] }
-export interface Send extends Obj { idEnvio: string; endToEndId: string; valor: string; chave: string; status: string; horario: { solicitacao: string; liquidacao?: string } }
+export interface Send extends Obj { idEnvio: string; endToEndId: string; valor: string; chave: string; status: string; horario: { solicitacao: string; liquidacao?: string }; devolucoes?: Devolucao[] }
 export interface Rec extends Obj { idRec: string; status: string; politicaRetentativa: string; calendario: { dataInicial: string; dataFinal?: string; periodicidade: string }; valor?: { valorRec?: string }; atualizacao: { status: string; data: string }[] }
 export interface CobR extends Obj { idRec: string; txid: string; status: string; calendario: { criacao: string; dataDeVencimento: string }; valor: { original: string }; politicaRetentativa: string; atualizacao: { status: string; data: string }[]; tentativas: Obj[] }
 
@@ -25,7 +25,11 @@ export interface EfiContext {
   cobrs: Map<string, CobR>;
   /** MED infractions on received Pix (fake-efi-infractions.ts), by idInfracao. */
   infracoes: Map<string, Obj>;
-  modes: { devolucao: SettleMode; send: SettleMode; duplicateDevolucao: "bcb-400" | "efi-409"; sendNeedsWebhook: boolean };
+  modes: {
+    devolucao: SettleMode; send: SettleMode; duplicateDevolucao: "bcb-400" | "efi-409"; sendNeedsWebhook: boolean;
+    /** The next send lands (is made, and answered) this many ms after it arrives; meanwhile a send under its idEnvio is refused (422). */
+    sendLandingMs?: number;
+  };
   /** Posts a notice to the URL registered for that kind (+ "/pix", "/rec" or "/cobr"), or records it as not sent. */
   notify(kind: "pix" | "rec" | "cobr", body: Obj, label: string, key?: string): void;
   hasPixWebhook(key: string): boolean;

@@ -97,7 +97,10 @@ export function pixRoutes(ctx: EfiContext) {
     return { status: 201, body: structuredClone(d) };
   }
 
-  function send(req: ApiRequest, idEnvio: string): Reply {
+  /** Sends whose request arrived and that are not made yet (sendLandingMs), each with what lands it now. */
+  const landing = new Map<string, () => void>();
+
+  function send(req: ApiRequest, idEnvio: string): Reply | Promise<Reply> {
     if (!ID_1_35.test(idEnvio)) return invalid("Campo idEnvio deve ter de 1 a 35 letras e dígitos");
     const b = obj(req.json) ?? {};
     const amount = cents(b.valor);
@@ -106,15 +109,40 @@ export function pixRoutes(ctx: EfiContext) {
     const fav = obj(b.favorecido);
     if (typeof fav?.chave !== "string" || fav.chave === "" || fav.chave.length > 77) return invalid("Campo favorecido.chave é obrigatório");
     if (ctx.modes.sendNeedsWebhook && !ctx.hasPixWebhook(ctx.pixKey)) return efiError(400, "webhook_nao_cadastrado", "A chave do pagador precisa ter um webhook associado para envio de Pix");
+    // Efí asks for one send at a time and warns that sends made together may fail ("Envio de Pix");
+    // its documented refusal of a send by analysis is 422 pagamento_negado.
+    if (landing.has(idEnvio)) return efiError(422, "pagamento_negado", "Pagamento negado por análises");
     if (ctx.sends.has(idEnvio)) return efiError(409, "id_envio_duplicado", "O id de envio informado já foi utilizado em outro pagamento");
+    const delay = ctx.modes.sendLandingMs ?? 0;
+    if (delay > 0) {
+      ctx.modes.sendLandingMs = 0;
+      // A send that lands late (after `delay`, or when landSend says): made, and in auto mode
+      // finished, when it lands, whether or not its client still waits.
+      return new Promise<Reply>((resolve) => {
+        const land = () => {
+          clearTimeout(timer);
+          landing.delete(idEnvio);
+          const reply = makeSend(req, idEnvio, b, amount, fav.chave as string, false);
+          if (ctx.modes.send === "auto") finishSend(ctx.sends.get(idEnvio)!, true);
+          resolve(reply);
+        };
+        const timer = setTimeout(land, delay);
+        landing.set(idEnvio, land);
+      });
+    }
+    return makeSend(req, idEnvio, b, amount, fav.chave, ctx.modes.send === "auto");
+  }
+
+  function makeSend(req: ApiRequest, idEnvio: string, b: Obj, amount: number, chave: string, finishAfterReply: boolean): Reply {
+    const fav = obj(b.favorecido)!;
     const at = ctx.now();
     const s: Send = {
       endToEndId: e2eId(at, EFI_ISPB), idEnvio, valor: valor(amount), chave: ctx.pixKey, status: "EM_PROCESSAMENTO",
       ...(typeof obj(b.pagador)!.infoPagador === "string" ? { infoPagador: obj(b.pagador)!.infoPagador } : {}),
-      horario: { solicitacao: iso(at) }, favorecido: { chave: fav.chave, identificacao: { nome: "Favorecido do fake", ...(typeof fav.cnpj === "string" ? { cnpj: fav.cnpj } : {}) } },
+      horario: { solicitacao: iso(at) }, favorecido: { chave, identificacao: { nome: "Favorecido do fake", ...(typeof fav.cnpj === "string" ? { cnpj: fav.cnpj } : {}) } },
     };
     ctx.sends.set(idEnvio, s);
-    if (ctx.modes.send === "auto") req.afterReply(() => finishSend(s, true));
+    if (finishAfterReply) req.afterReply(() => finishSend(s, true));
     return { status: 201, body: { idEnvio, e2eId: s.endToEndId, valor: s.valor, horario: { solicitacao: s.horario.solicitacao }, status: s.status } };
   }
 
@@ -191,6 +219,32 @@ export function pixRoutes(ctx: EfiContext) {
       if (d.status !== "EM_PROCESSAMENTO") return `devolução is ${d.status}, not EM_PROCESSAMENTO`;
       settleDevolucao(p, d, ok, motivo);
       return d;
+    },
+    /**
+     * The receiving bank sends back `valor` (default: what is left) of a sent Pix: a devolução
+     * recebida on the send, DEVOLVIDO, in its `devolucoes` (as on a received Pix) and in a notice
+     * naming the send (its endToEndId and gnExtras.idEnvio). Efí's sandbox does this to sends of
+     * R$ 4,00 (two of R$ 2,00) and R$ 5,00 ("Envio de Pix"); the notice's shape is the fake's choice.
+     */
+    returnSend(idEnvio: string, opts: { valor?: string } = {}): Move {
+      const s = ctx.sends.get(idEnvio);
+      if (!s || s.status !== "REALIZADO") return s ? `send is ${s.status}, not REALIZADO` : "send not found";
+      s.devolucoes ??= [];
+      const left = cents(s.valor)! - sum(s.devolucoes);
+      const amount = opts.valor === undefined ? left : cents(opts.valor);
+      if (amount === undefined || amount <= 0 || amount > left) return "nothing left to return on this send";
+      const at = iso(ctx.now());
+      const d: Devolucao = { id: `DEV${s.devolucoes.length}${idEnvio}`.slice(0, 35), rtrId: rtrId(ctx.now()), valor: valor(amount), natureza: "ORIGINAL", horario: { solicitacao: at, liquidacao: at }, status: "DEVOLVIDO" };
+      s.devolucoes.push(d);
+      ctx.notify("pix", { pix: [{ endToEndId: s.endToEndId, chave: s.chave, valor: s.valor, horario: s.horario.liquidacao ?? at, gnExtras: { idEnvio }, devolucoes: [d] }] }, "envio.devolucao", s.chave);
+      return d;
+    },
+    /** Lands now a send held by sendLandingMs. */
+    landSend(idEnvio: string): Move {
+      const land = landing.get(idEnvio);
+      if (!land) return "no send is landing under this idEnvio";
+      land();
+      return ctx.sends.get(idEnvio)!;
     },
     finishSend(idEnvio: string, ok: boolean, motivo?: string): Move {
       const s = ctx.sends.get(idEnvio);

@@ -144,6 +144,7 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
       [/^\/__fake\/pix\/([^/]+)\/infraction$/, (m) => moveReply(infractions.moves.openInfraction(m[1]!, { valor: str("valor") }))],
       [/^\/__fake\/infraction\/([^/]+)\/(ACEITA|REJEITADA|CANCELADA_EFI)$/, (m) => moveReply(infractions.moves.decideInfraction(m[1]!, m[2] as "ACEITA"))],
       [/^\/__fake\/send\/([^/]+)\/(finish|fail)$/, (m) => moveReply(pix.moves.finishSend(m[1]!, m[2] === "finish", str("motivo")))],
+      [/^\/__fake\/send\/([^/]+)\/(return|land)$/, (m) => moveReply(m[2] === "land" ? pix.moves.landSend(m[1]!) : pix.moves.returnSend(m[1]!, { valor: str("valor") }))],
       [/^\/__fake\/rec\/([^/]+)\/approve$/, (m) => moveReply(approveRec(m[1]!))],
       [/^\/__fake\/rec\/([^/]+)\/(reject|expire|cancel)$/, (m) => moveReply(rec.moves[`${m[2] as "reject" | "expire" | "cancel"}Rec`](m[1]!))],
       [/^\/__fake\/cobr\/([^/]+)\/debit$/, (m) => moveReply(rec.moves.debit(m[1]!, { ok: b.ok !== false, codigo: str("codigo") }))],

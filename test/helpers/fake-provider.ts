@@ -18,11 +18,12 @@ export type FaultMode =
   | "hang" // accept, never answer, never do the work
   | "500" // answer 500 without doing the work
   | "429" // answer 429 with Retry-After without doing the work
+  | "401" // answer 401 without doing the work (e.g. a token call refusing the credentials)
   | "lost-answer" // do the work, then destroy the socket before answering
   | "500-after-work" // do the work, then answer 500 (the provider broke after committing)
   | "late-answer"; // do the work, then answer forMs (default 30 s) late: after the client's timeout
 
-export const FAULT_MODES: readonly FaultMode[] = ["none", "refuse", "reset", "hang", "500", "429", "lost-answer", "500-after-work", "late-answer"];
+export const FAULT_MODES: readonly FaultMode[] = ["none", "refuse", "reset", "hang", "500", "429", "401", "lost-answer", "500-after-work", "late-answer"];
 
 export interface FaultSpec {
   mode: FaultMode;
@@ -244,7 +245,7 @@ export async function startFakeCore(opts: CoreOptions): Promise<FakeCore> {
     if (mode) record.fault = mode;
     if (mode === "hang") { hanging.add(res); res.on("close", () => hanging.delete(res)); return; }
     if (mode === "reset") { req.socket.destroy(); return; }
-    if (mode === "500" || mode === "429") {
+    if (mode === "500" || mode === "429" || mode === "401") {
       if (latency > 0) await sleep(latency);
       return write(res, { status: Number(mode), body: opts.errorBody(Number(mode), mode === "429" ? "Too Many Requests" : "Internal Server Error"), headers: mode === "429" ? { "retry-after": "1" } : {} });
     }

@@ -22,6 +22,7 @@ after(() => w.close());
 
 const approve = (id: string, body?: unknown) => admin(w.t, "POST", `/v1/admin/payout-requests/${id}/approve`, body);
 const sendOf = (idEnvio: string) => w.efi.ctx.sends.get(idEnvio);
+const putsOf = (payoutId: string) => w.efi.core.requests.filter((r) => r.route === `PUT /v3/gn/pix/${payoutId.replace("_", "")}`).length;
 const eventsOf = async (key: string, type: string, id: string) =>
   (await call(w.t, "GET", "/v1/events?limit=100", key)).json().data.filter((e: { type: string; objectId: string }) => e.type === type && e.objectId === id);
 
@@ -88,22 +89,25 @@ test("NAO_REALIZADO rejects the payout with Efí's reason: the reserve is releas
   await assertLedgerInvariants(w.t);
 });
 
-test("a lost answer and a 500 before the work: each payout is sent exactly once, found by reading idEnvio back before any new PUT", async () => {
+test("a lost answer and a 500 before the work: each payout is sent exactly once, one at a time, found by reading idEnvio back before any new PUT", async () => {
   const sm = await liveSubmerchant(w, 500);
   const lost = await requestLivePayout(w, sm.key, sm.id, 5000);
   const broke = await requestLivePayout(w, sm.key, sm.id, 6000);
   await w.efi.setFault({ mode: "lost-answer", times: 1, match: "PUT /v3/gn/pix" });
   expectStatus(await approve(lost.id), 202);
-  await w.efi.setFault({ mode: "500", times: 1, match: "PUT /v3/gn/pix" });
-  expectStatus(await approve(broke.id), 202);
   assert.ok(sendOf(lost.id.replace("_", "")), "the lost answer's send was made");
-  assert.equal(sendOf(broke.id.replace("_", "")), undefined, "the 500 made nothing");
-  // The worker's read-back: the lost one is found (no PUT), the missing one is sent once.
+  // One send at a time (Efí's advice): the second approval waits, sending, until the first ends.
   const puts = sendCalls(w.efi);
-  await w.t.services.connect.payouts.transfers.reconcile();
+  expectStatus(await approve(broke.id), 202);
+  assert.equal(sendCalls(w.efi), puts, "queued behind the send on its way");
+  await w.efi.setFault({ mode: "500", times: 1, match: "PUT /v3/gn/pix" });
+  // The worker's read-back: the lost one is found once its lease is over (no PUT), then the
+  // queued one is sent; the 500 made nothing, so once its lease is over it is sent again.
   await decidedTransferAfterFinish(lost.id, sm.id);
+  assert.equal(putsOf(lost.id), 1, "the lost answer's send was read back, not sent again");
   await decidedTransferAfterFinish(broke.id, sm.id);
-  assert.equal(sendCalls(w.efi) - puts, 1, "one new PUT: the send the 500 never made");
+  assert.equal(putsOf(broke.id), 2, "two PUTs for the queued one: the 500, then the send");
+  assert.equal(sendCalls(w.efi) - puts, 2);
   assert.equal([...w.efi.ctx.sends.values()].filter((s) => s.idEnvio === lost.id.replace("_", "") || s.idEnvio === broke.id.replace("_", "")).length, 2);
   await assertLedgerInvariants(w.t);
 });

@@ -83,7 +83,7 @@ export const payoutRequests = pgTable("payout_requests", {
   currency: text("currency").notNull(),
   payoutFee: money("payout_fee").notNull(),
   netAmount: money("net_amount").notNull(),
-  status: text("status").$type<"pending" | "approved" | "rejected">().notNull(),
+  status: text("status").$type<"pending" | "approved" | "rejected" | "returned">().notNull(),
   pixKey: text("pix_key").notNull(),
   reason: text("reason"),
   processorRef: text("processor_ref"),
@@ -92,6 +92,14 @@ export const payoutRequests = pgTable("payout_requests", {
   transferProcessor: text("transfer_processor"),
   transferId: text("transfer_id"),
   transferStartedAt: ts("transfer_started_at"),
+  /** Sends made under transfer_id so far (each one claimed, with its lease, before its call). */
+  transferAttempts: integer("transfer_attempts").notNull().default(0),
+  /** Until when the last send's call may still be making the transfer: nothing judges the transfer before. */
+  transferLeaseUntil: ts("transfer_lease_until"),
+  /** The processor's refusal of the last send (a 4xx), judged only by a read-back after every call ended. */
+  transferRefusal: text("transfer_refusal"),
+  /** What the receiving bank sent back of an approved transfer (Pix devoluções on the send), in cents. */
+  returnedAmount: money("returned_amount").notNull().default(0),
   processedAt: ts("processed_at"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),

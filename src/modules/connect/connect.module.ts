@@ -21,7 +21,7 @@ export interface ConnectModuleDeps {
   config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits" | "live">;
   sealer: Sealer;
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
-  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "availableBalance" | "onReversal">;
+  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "onReversal">;
   processors: ProcessorRegistry;
   configChanges: ConfigChanges;
 }
@@ -33,6 +33,8 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   const documents = createDocumentService({ db: deps.db, sealer: deps.sealer, connect: service });
   const payouts = createPayoutService({
     ...deps, connect: service, amountLimits: deps.config.amountLimits, autoApprove: deps.config.live.payoutAutoApprove === true,
+    // A send's call may make the transfer until its timeout: twice that before anything judges it by its absence.
+    sendLeaseMs: 2 * deps.config.live.timeoutMs,
   });
   // Every refund, chargeback or dispute that takes an owner's available balance below zero first
   // draws on its pending payout requests, in the reversal's transaction.

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, isNull, lt, lte } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { payoutRequests } from "../../db/schema.js";
 import { inScope, type Environment, type Scope } from "../../db/scope.js";
@@ -80,11 +80,66 @@ export async function markSending(tx: Queryable, id: string, transfer: TransferF
   return row;
 }
 
-/** Transfers still being sent, started before `startedBefore`, oldest first: the worker's read-backs. */
-export async function sendingTransfers(q: Queryable, startedBefore: Date, limit: number): Promise<PayoutRow[]> {
+/** No send's call may still be making the transfer at `at`: its lease has passed, or none was taken. */
+const leaseOver = (at: Date) => or(isNull(payoutRequests.transferLeaseUntil), lte(payoutRequests.transferLeaseUntil, at));
+
+/**
+ * Transfers still being sent whose last send's lease is over: those a send was made for first
+ * (the one on its way must be read back even behind a long queue), then the queue, oldest first.
+ */
+export async function sendingTransfers(q: Queryable, at: Date, limit: number): Promise<PayoutRow[]> {
   return q.select().from(payoutRequests)
-    .where(and(eq(payoutRequests.transferStatus, "sending"), lte(payoutRequests.transferStartedAt, startedBefore)))
-    .orderBy(asc(payoutRequests.transferStartedAt)).limit(limit);
+    .where(and(eq(payoutRequests.transferStatus, "sending"), leaseOver(at)))
+    .orderBy(sql`${payoutRequests.transferAttempts} = 0`, asc(payoutRequests.transferStartedAt), asc(payoutRequests.id)).limit(limit);
+}
+
+/**
+ * Claims the next send of a transfer being sent, committed before its call: one more attempt,
+ * leased until `leaseUntil` (the call's timeout and more). Undefined when another send's lease
+ * has not passed (its call may still be making the transfer) or the payout was decided.
+ */
+export async function claimAttempt(tx: Queryable, id: string, at: Date, leaseUntil: Date): Promise<PayoutRow | undefined> {
+  const [row] = await tx.update(payoutRequests)
+    .set({ transferAttempts: sql`${payoutRequests.transferAttempts} + 1`, transferLeaseUntil: leaseUntil, transferRefusal: null, updatedAt: new Date() })
+    .where(and(eq(payoutRequests.id, id), eq(payoutRequests.status, "pending"), eq(payoutRequests.transferStatus, "sending"), leaseOver(at)))
+    .returning();
+  return row;
+}
+
+/** Records how attempt number `attempt` ended (its new lease, the processor's refusal), unless a later one was claimed. */
+export async function endAttempt(tx: Queryable, id: string, attempt: number, end: { leaseUntil: Date; refusal?: string }): Promise<void> {
+  await tx.update(payoutRequests)
+    .set({ transferLeaseUntil: end.leaseUntil, transferRefusal: end.refusal ?? null, updatedAt: new Date() })
+    .where(and(eq(payoutRequests.id, id), eq(payoutRequests.transferStatus, "sending"), eq(payoutRequests.transferAttempts, attempt)));
+}
+
+/** Another transfer of this processor that a send was made for and that has not ended: the one on its way. */
+export async function otherOnItsWay(q: Queryable, processor: string, id: string): Promise<string | undefined> {
+  const [row] = await q.select({ id: payoutRequests.id }).from(payoutRequests)
+    .where(and(
+      eq(payoutRequests.transferStatus, "sending"), eq(payoutRequests.transferProcessor, processor),
+      gt(payoutRequests.transferAttempts, 0), ne(payoutRequests.id, id),
+    )).limit(1);
+  return row?.id;
+}
+
+/** The payout a processor's transfer paid, by the transfer's end-to-end id (a notice may name only that). */
+export async function findByTransferEndToEnd(q: Queryable, processor: string, endToEndId: string): Promise<PayoutRow | undefined> {
+  const [row] = await q.select().from(payoutRequests)
+    .where(and(eq(payoutRequests.transferProcessor, processor), eq(payoutRequests.endToEndId, endToEndId)));
+  return row;
+}
+
+/**
+ * Records that the receiving bank has sent back `to` cents of an approved transfer, from `from`
+ * (guarded: two readers of one return cannot both post it). The payout becomes `returned`.
+ */
+export async function recordReturn(tx: Queryable, id: string, from: number, to: number): Promise<PayoutRow | undefined> {
+  const [row] = await tx.update(payoutRequests)
+    .set({ status: "returned", returnedAmount: to, updatedAt: new Date() })
+    .where(and(eq(payoutRequests.id, id), inArray(payoutRequests.status, ["approved", "returned"]), eq(payoutRequests.returnedAmount, from)))
+    .returning();
+  return row;
 }
 
 /** The payout a processor's transfer id belongs to (a notice names the transfer). */

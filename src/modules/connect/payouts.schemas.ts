@@ -13,6 +13,7 @@ const EXAMPLE = {
   createdAt: "2026-11-23T12:30:00.000Z",
   reason: null,
   endToEndId: null,
+  returnedAmount: 0,
   transfer: null,
 };
 
@@ -21,7 +22,9 @@ const E2E_EXAMPLE = "E18236120202611231452s0a1b2c3d4e";
 const transferStatus = (description?: string) =>
   Type.Union([Type.Literal("sending"), Type.Literal("sent"), Type.Literal("failed")], description ? { description } : {});
 
-export const PayoutStatus = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
+export const PayoutStatus = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected"), Type.Literal("returned")], {
+  description: "`returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned).",
+});
 
 export const CreatePayoutBody = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: 100_000_000_000, description: "In cents (integer minor units: 5000 is 50.00 BRL), unlike a charge's amount, which is in currency units. BRL. Reserved from the available balance at once. At most 99,999,999 (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large." }),
@@ -45,6 +48,7 @@ export const PayoutRequest = Type.Object({
       "The Pix end-to-end id (E2E) of the transfer that paid it, once approved: in production the operator's own transfer, recorded by the " +
       "operator at approval; with PAYOUT_PROVIDER, the processor's (Efí's); in the sandbox the simulator's (ISPB 99999999). Null while pending and when rejected.",
   }),
+  returnedAmount: Type.Integer({ description: "Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise." }),
   transfer: Type.Union([Type.Object({ status: transferStatus() }), Type.Null()], {
     description:
       "The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved " +

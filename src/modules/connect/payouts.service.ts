@@ -32,17 +32,21 @@ import { publicStatus, type SubmerchantStatus } from "./submerchant-status.js";
 export interface PayoutDeps {
   db: Db;
   connect: Pick<ConnectService, "requireConnect">;
-  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "availableBalance">;
+  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance">;
   merchants: Pick<MerchantService, "getFees">;
   processors: Pick<ProcessorRegistry, "payouts">;
   /** The ceiling on one payout (config.amountLimits, BRL). */
   amountLimits: AmountLimits;
   /** PAYOUT_AUTO_APPROVE: production requests are sent through PAYOUT_PROVIDER as they are made. */
   autoApprove?: boolean;
+  /** How long a transfer's send may still land after it started (payout-transfers.ts): at least the processor's call timeout. */
+  sendLeaseMs?: number;
   now?: () => Date;
 }
 
 const CURRENCY = "BRL";
+/** Twice the default processor timeout (PROCESSOR_TIMEOUT_MS, 15 s). */
+const DEFAULT_SEND_LEASE_MS = 30_000;
 /** Why a reversal rejected a payout request: its reserve was needed to cover the money taken back. */
 export const BALANCE_REVERSED = "balance_reversed";
 
@@ -56,13 +60,17 @@ export function createPayoutService(deps: PayoutDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
-  const transfers = createPayoutTransfers({ db, processors: deps.processors, decideIn: (tx, id, to, patch) => decideIn(tx, id, to, patch), now });
+  const transfers = createPayoutTransfers({
+    db, processors: deps.processors, now, sendLeaseMs: deps.sendLeaseMs ?? DEFAULT_SEND_LEASE_MS,
+    decideIn: (tx, id, to, patch) => decideIn(tx, id, to, patch),
+    returnIn: (tx, p, returnedMinor) => returnIn(tx, p, returnedMinor),
+  });
 
   function view(p: repo.PayoutRow) {
     return {
       id: p.id, merchantId: p.merchantId, amount: p.amount, currency: CURRENCY as typeof CURRENCY, status: p.status,
       payoutFee: p.payoutFee, netAmount: p.netAmount, processedAt: p.processedAt?.toISOString() ?? null,
-      createdAt: p.createdAt.toISOString(), reason: p.reason, endToEndId: p.endToEndId,
+      createdAt: p.createdAt.toISOString(), reason: p.reason, endToEndId: p.endToEndId, returnedAmount: p.returnedAmount,
       transfer: p.transferStatus ? { status: p.transferStatus } : null,
     };
   }
@@ -74,11 +82,12 @@ export function createPayoutService(deps: PayoutDeps) {
 
   /**
    * Payout events carry id, merchantId, amount, currency, status, payoutFee, netAmount,
-   * processedAt, the transfer's endToEndId (null when rejected) and the rejection's reason.
+   * processedAt, the transfer's endToEndId (null when rejected) and the rejection's reason;
+   * payout.returned adds returnedAmount (in all, so far).
    */
   const eventData = (p: repo.PayoutRow) => {
-    const { createdAt: _createdAt, transfer: _transfer, ...keys } = view(p);
-    return keys;
+    const { createdAt: _createdAt, transfer: _transfer, returnedAmount, ...keys } = view(p);
+    return p.status === "returned" ? { ...keys, returnedAmount } : keys;
   };
 
   const posting = (p: repo.PayoutRow): PayoutPosting => ({
@@ -191,6 +200,20 @@ export function createPayoutService(deps: PayoutDeps) {
       merchantId: row.merchantId, environment: row.environment, type: to === "approved" ? "payout.approved" : "payout.rejected",
       objectId: row.id, data: eventData(row),
     });
+    return row;
+  }
+
+  /**
+   * Money of an approved transfer that the receiving bank sent back (`returnedMinor` in all, read
+   * from the processor): the part not yet returned goes back to the submerchant's available
+   * balance, the payout becomes `returned`, and `payout.returned` reports it. Guarded by the
+   * amount already returned: each cent once, whoever reads the return first.
+   */
+  async function returnIn(tx: Tx, p: repo.PayoutRow, returnedMinor: number) {
+    const row = await repo.recordReturn(tx, p.id, p.returnedAmount, returnedMinor);
+    if (!row) return undefined;
+    await deps.ledger.returnPayout(tx, posting(row), returnedMinor - p.returnedAmount);
+    await recordEvent(tx, { merchantId: row.merchantId, environment: row.environment, type: "payout.returned", objectId: row.id, data: eventData(row) });
     return row;
   }
 

@@ -155,6 +155,21 @@ export function createLedgerService(deps: { db: Db }) {
     });
   }
 
+  /**
+   * Money of an approved payout that the receiving bank sent back (a Pix devolução on the
+   * transfer) is the submerchant's again: out of paid_out, into its available balance. The fee
+   * stays revenue: the transfer was made. The caller posts each returned cent once (guarded).
+   */
+  async function returnPayout(tx: Tx, p: PayoutPosting, returnedMinor: number): Promise<void> {
+    await repo.postTransaction(tx, {
+      environment: p.environment, currency: p.currency, type: "payout_return", sourceId: p.id, description: `payout ${p.id} returned`,
+      entries: [
+        { owner: PLATFORM, account: "paid_out", amount: -returnedMinor },
+        { owner: p.owner, account: "available", amount: returnedMinor },
+      ],
+    });
+  }
+
   /** Settles due rows in batches; returns how many were settled. */
   async function settle(f: { dueBy: Date; environment?: Environment; owner?: string }): Promise<number> {
     let total = 0;
@@ -217,7 +232,7 @@ export function createLedgerService(deps: { db: Db }) {
     };
   }
 
-  return { ...reversals, postChargePaid, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, settle, rollUp, balance, transactions };
+  return { ...reversals, postChargePaid, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, returnPayout, settle, rollUp, balance, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;

@@ -133,12 +133,14 @@ export function createEfiClient(opts: EfiClientOptions) {
 
   /**
    * No token means the call itself was never sent: a refusal of feira's credentials is the
-   * provider refusing the request (a 4xx), anything else proves nothing was made either.
+   * provider refusing the request (a 4xx, reported as 401 whatever the token call's status, so
+   * that a caller tells it from a refusal of the request itself), anything else proves nothing
+   * was made either.
    */
   const noToken = (f: ProcessorFailure): CallResult => ({
     ok: false,
     failure: f.kind === "http_4xx"
-      ? { ...f, message: `the processor refused feira's credentials (${f.status}, code ${f.providerCode ?? "none"})` }
+      ? { ...f, status: 401, message: `the processor refused feira's credentials (${f.status}, code ${f.providerCode ?? "none"})` }
       : { kind: "connection_refused", message: `could not get an access token from the processor (${f.kind})` },
   });
 

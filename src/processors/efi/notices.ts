@@ -52,8 +52,10 @@ export function readEfiNotice(notice: IncomingNotice, o: { clientSecret: string 
   if (!Array.isArray(items) || items.length > 1000) return { outcome: "refused", status: 422, message: "pix must be a list of at most 1000 Pix" };
   const payments = new Set<string>();
   const payouts = new Set<string>();
-  for (const item of items as { txid?: unknown; gnExtras?: { idEnvio?: unknown } }[]) {
-    for (const [ref, into] of [[item?.txid, payments], [item?.gnExtras?.idEnvio, payouts]] as const) {
+  for (const item of items as { txid?: unknown; endToEndId?: unknown; devolucoes?: unknown; gnExtras?: { idEnvio?: unknown } }[]) {
+    // A devolução received on a sent Pix names the send: by idEnvio, or only by its end-to-end id.
+    const returnedSend = item?.txid === undefined && item?.devolucoes !== undefined ? item.endToEndId : undefined;
+    for (const [ref, into] of [[item?.txid, payments], [item?.gnExtras?.idEnvio, payouts], [returnedSend, payouts]] as const) {
       if (typeof ref === "string" && ID.test(ref)) into.add(ref);
     }
   }

@@ -272,6 +272,7 @@ export const en = {
   "payout.pending": "Pending",
   "payout.approved": "Approved",
   "payout.rejected": "Rejected",
+  "payout.returned": "Returned by the bank",
   "payout.transfer": "Pix transfer",
   "transfer.sending": "Sending", "transfer.sent": "Sent", "transfer.failed": "Failed",
   "links.product": "Product {n}",

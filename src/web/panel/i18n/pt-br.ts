@@ -273,6 +273,7 @@ export const ptBR: Record<MessageKey, string> = {
   "payout.pending": "Pendente",
   "payout.approved": "Aprovado",
   "payout.rejected": "Recusado",
+  "payout.returned": "Devolvido pelo banco",
   "payout.transfer": "Transferência Pix",
   "transfer.sending": "Enviando", "transfer.sent": "Enviada", "transfer.failed": "Falhou",
   "links.product": "Produto {n}",

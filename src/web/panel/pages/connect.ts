@@ -106,7 +106,7 @@ ${p.ctx.environment === "production" && html`${checkbox({ name: "confirm", label
 export function payoutsPage(p: PanelCtx, q: Query, errors: FieldErrors | undefined, list: { data: Payout[]; page: number; pages: number }): Html {
   const { t } = p;
   return html`<p>${link("/panel/connect", t("connect.back"))}</p><form method="get" action="/panel/connect/payouts" class="filters" role="search">
-${select({ name: "status", label: t("col.status"), value: q.status, errors, options: [["", t("filter.any")], ...["pending", "approved", "rejected"].map((s): [string, string] => [s, t(`payout.${s}`)])] })}
+${select({ name: "status", label: t("col.status"), value: q.status, errors, options: [["", t("filter.any")], ...["pending", "approved", "rejected", "returned"].map((s): [string, string] => [s, t(`payout.${s}`)])] })}
 ${field({ name: "merchantId", label: t("connect.submerchant"), value: q.merchantId, errors })}${field({ name: "createdAt", label: t("connect.createdOn"), type: "date", value: q.createdAt, errors })}
 <div class="actions"><button type="submit" class="primary">${t("filter.apply")}</button></div></form>${formErrors(p, errors)}
 ${payoutTable(p, list.data)}${numberPager(p, "/panel/connect/payouts", q, list.page, list.pages)}`;
