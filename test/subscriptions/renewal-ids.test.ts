@@ -1,0 +1,75 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
+import { cardCharge, createCharge } from "../helpers/charges.js";
+import { idTime } from "../../src/lib/ids.js";
+import { advance, call, CARDS, createPlan, getSub, subscribe } from "./helpers.js";
+
+// Issue 46 item 19: a renewal's charge was filed under its subscription's creation time (its id
+// was derived from the subscription's and kept its time part), so newest-first lists, which page
+// by id, showed a renewal made today below everything made since the subscription began.
+let t: TestApp;
+before(async () => { t = await buildTestApp(); });
+after(async () => t.close());
+
+const DAY = 86_400_000;
+type Page = { data: { id: string; metadata: Record<string, string> | null }[]; hasMore: boolean };
+
+test("a year-old subscription's renewal comes first in GET /v1/charges, and paging keeps the order", async () => {
+  const m = await seedMerchant(t);
+  const plan = await createPlan(t, m.sandboxKey);
+  const sub = await subscribe(t, m.sandboxKey, { planId: plan.id });
+  // A one-off charge made after the subscription, before its renewals.
+  const oneOff = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+  const moved = await advance(t, m.sandboxKey, 366);
+  assert.equal(moved.actions.filter((a) => a.action === "renewed").length, 12);
+
+  const res = await call(t, m.sandboxKey, "GET", "/v1/charges?limit=100");
+  expectStatus(res, 200);
+  const all = (res.json() as Page).data;
+  assert.equal(all.length, 14);
+  const renewals = (await getSub(t, m.sandboxKey, sub.id)).charges.filter((c) => c.periodStart !== sub.currentPeriodStart);
+  const newest = renewals.reduce((a, b) => (Date.parse(a.periodStart) > Date.parse(b.periodStart) ? a : b));
+  assert.equal(all[0]!.id, newest.chargeId, `the newest renewal first: ${JSON.stringify(all.map((c) => c.id))}`);
+  // Every renewal above the one-off charge made before them, each filed at its own period.
+  const oneOffAt = all.findIndex((c) => c.id === oneOff.id);
+  assert.equal(oneOffAt, 12, "the one-off charge below the twelve renewals");
+  for (const r of renewals) {
+    assert.ok(Math.abs(idTime(r.chargeId) - Date.parse(r.periodStart)) < DAY, `${r.chargeId} filed at its period ${r.periodStart}`);
+  }
+
+  // Cursors walk the same order, both ways.
+  const walked: string[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = (await call(t, m.sandboxKey, "GET", `/v1/charges?limit=5${after ? `&startingAfter=${after}` : ""}`)).json() as Page;
+    walked.push(...page.data.map((c) => c.id));
+    if (!page.hasMore) break;
+    after = page.data.at(-1)!.id;
+  }
+  assert.deepEqual(walked, all.map((c) => c.id));
+  const before = (await call(t, m.sandboxKey, "GET", `/v1/charges?limit=3&endingBefore=${all[5]!.id}`)).json() as Page;
+  assert.deepEqual(before.data.map((c) => c.id), all.slice(2, 5).map((c) => c.id));
+});
+
+test("a retried renewal's charges are filed at their own attempts", async () => {
+  const m = await seedMerchant(t);
+  expectStatus(await call(t, m.sandboxKey, "PUT", "/v1/subscription-settings", { retryDays: [2], onExhausted: "cancel" }), 200);
+  const plan = await createPlan(t, m.sandboxKey);
+  const sub = await subscribe(t, m.sandboxKey, { planId: plan.id });
+  // The vault card declines from now on: the renewal is refused, then retried 2 days later.
+  const declining = (await call(t, m.sandboxKey, "POST", `/v1/customers/${sub.customerId}/cards`, {
+    number: CARDS.declined, holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2035",
+  })).json() as { id: string };
+  const { subscriptions } = await import("../../src/db/schema.js");
+  const { eq } = await import("drizzle-orm");
+  await t.database.db.update(subscriptions).set({ paymentMethod: { type: "credit_card", cardId: declining.id } }).where(eq(subscriptions.id, sub.id));
+  await advance(t, m.sandboxKey, 40);
+  const refused = (await getSub(t, m.sandboxKey, sub.id)).charges.filter((c) => c.status === "refused").sort((a, b) => a.attempt - b.attempt);
+  assert.equal(refused.length, 2);
+  const [first, retry] = refused as [typeof refused[0], typeof refused[0]];
+  assert.ok(Math.abs(idTime(first.chargeId) - Date.parse(first.periodStart)) < DAY, first.chargeId);
+  assert.ok(Math.abs(idTime(retry.chargeId) - (Date.parse(first.periodStart) + 2 * DAY)) < DAY, `${retry.chargeId} filed at its retry`);
+  const listed = ((await call(t, m.sandboxKey, "GET", "/v1/charges?limit=2")).json() as Page).data.map((c) => c.id);
+  assert.deepEqual(listed, [retry.chargeId, first.chargeId]);
+});
