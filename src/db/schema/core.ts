@@ -65,6 +65,9 @@ export const customers = pgTable("customers", {
   address: jsonb("address").$type<Record<string, unknown>>(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
+  // DELETE /v1/customers/{id}: the row stays for the charges, disputes and ledger that name it,
+  // and is gone from every lookup, list and match (docs/decisions.md, "Deleting a customer").
+  deletedAt: ts("deleted_at"),
 }, (t) => [
   index("customers_scope_idx").on(t.merchantId, t.environment, t.id),
   // With the id last, a charge's inline customer (the oldest with that e-mail, else that phone)
