@@ -1,8 +1,10 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
+import { randomUUID } from "node:crypto";
+import { sql } from "../../src/db/client.js";
+import { buildTestApp, expectStatus, seedMerchant, storedKey, type TestApp } from "../helpers/app.js";
 import { cardCharge, createCharge } from "../helpers/charges.js";
-import { idTime } from "../../src/lib/ids.js";
+import { idTime, newSeed } from "../../src/lib/ids.js";
 import { advance, call, CARDS, createPlan, getSub, subscribe } from "./helpers.js";
 
 // Issue 46 item 19: a renewal's charge was filed under its subscription's creation time (its id
@@ -72,4 +74,43 @@ test("a retried renewal's charges are filed at their own attempts", async () => 
   assert.ok(Math.abs(idTime(retry.chargeId) - (Date.parse(first.periodStart) + 2 * DAY)) < DAY, `${retry.chargeId} filed at its retry`);
   const listed = ((await call(t, m.sandboxKey, "GET", "/v1/charges?limit=2")).json() as Page).data.map((c) => c.id);
   assert.deepEqual(listed, [retry.chargeId, first.chargeId]);
+});
+
+test("charges whose ids are older than their creation (renewals made before the fix) are listed by creation, and cursors walk through them", async () => {
+  const m = await seedMerchant(t);
+  const first = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+  // A charge whose id carries a time a year old, as every renewal made before ids followed their
+  // own creation: made here by a retry that takes over a claim whose seed is a year old.
+  const key = randomUUID();
+  const body = cardCharge(CARDS.visa, { amount: 12 });
+  expectStatus(await call(t, m.sandboxKey, "POST", "/v1/charges", body, { "idempotency-key": key }), 201);
+  await t.database.db.execute(sql`update idempotency_keys set state = 'processing', response_status = null, response_body = null,
+    seed = ${newSeed(Date.now() - 365 * DAY)}, locked_until = now() - interval '1 millisecond' where key = ${storedKey(t, key)}`);
+  const retried = await call(t, m.sandboxKey, "POST", "/v1/charges", body, { "idempotency-key": key });
+  expectStatus(retried, 201);
+  const old = retried.json() as { id: string };
+  assert.ok(idTime(old.id) < Date.now() - 300 * DAY, "its id is a year old");
+  const last = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+
+  const ids = async (query: string) => ((await call(t, m.sandboxKey, "GET", `/v1/charges?${query}`)).json() as Page).data.map((c) => c.id);
+  const inOrder = [last.id, old.id, first.id];
+  const all = await ids("limit=100");
+  // The first retry's charge is listed too (the takeover made a second one under the old seed).
+  assert.deepEqual(all.filter((id) => inOrder.includes(id)), inOrder, JSON.stringify(all));
+  assert.equal(all[0], last.id);
+  assert.equal(all.indexOf(old.id) < all.indexOf(first.id), true, "the old-id charge above the one made before it");
+  // One at a time with startingAfter, and back with endingBefore.
+  const walked: string[] = [];
+  for (let after: string | undefined; ;) {
+    const page = (await call(t, m.sandboxKey, "GET", `/v1/charges?limit=1${after ? `&startingAfter=${after}` : ""}`)).json() as Page;
+    walked.push(...page.data.map((c) => c.id));
+    if (!page.hasMore) break;
+    after = page.data.at(-1)!.id;
+  }
+  assert.deepEqual(walked, all);
+  assert.deepEqual(await ids(`endingBefore=${first.id}`), all.slice(0, all.indexOf(first.id)));
+  assert.deepEqual(await ids(`startingAfter=${old.id}`), all.slice(all.indexOf(old.id) + 1));
+  // Its created date finds it, though its id says a year ago.
+  const today = await ids(`createdGte=${new Date(Date.now() - DAY).toISOString()}&limit=100`);
+  assert.ok(today.includes(old.id));
 });
