@@ -114,3 +114,19 @@ test("charges whose ids are older than their creation (renewals made before the 
   const today = await ids(`createdGte=${new Date(Date.now() - DAY).toISOString()}&limit=100`);
   assert.ok(today.includes(old.id));
 });
+
+test("a cursor that names no charge pages from the time its text would carry, and never fails", async () => {
+  const m = await seedMerchant(t);
+  const made = await createCharge(t, m.sandboxKey, cardCharge(CARDS.visa));
+  for (const cursor of ["9W\\O,'", "zzzzzzzzzzzzzzzzzzzzzzzzzz", "ch_", "ch_0000000000aaaaaaaaaaaaaaaa", "ch_zzzzzzzzzzzzzzzzzzzzzzzzzz"]) {
+    for (const param of ["startingAfter", "endingBefore"]) {
+      const res = await call(t, m.sandboxKey, "GET", `/v1/charges?${param}=${encodeURIComponent(cursor)}`);
+      expectStatus(res, 200);
+    }
+  }
+  // An unknown id from the future lists everything older; one from 1970, everything newer.
+  const older = ((await call(t, m.sandboxKey, "GET", "/v1/charges?startingAfter=ch_zzzzzzzzzzzzzzzzzzzzzzzzzz")).json() as Page).data;
+  assert.deepEqual(older.map((c) => c.id), [made.id]);
+  const newer = ((await call(t, m.sandboxKey, "GET", "/v1/charges?endingBefore=ch_0000000000aaaaaaaaaaaaaaaa")).json() as Page).data;
+  assert.deepEqual(newer.map((c) => c.id), [made.id]);
+});

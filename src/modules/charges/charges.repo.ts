@@ -195,6 +195,9 @@ export async function listCharges(q: Queryable, ctx: RequestCtx, query: ChargeLi
   return toPage(rows, query, page.reversed);
 }
 
+/** 9999-12-31T23:59:59.999Z: past it, toISOString writes a six-digit year that PostgreSQL refuses. */
+const LAST_TIMESTAMP_MS = 253_402_300_799_999;
+
 /**
  * Where a page continues from: the cursor charge's created_at, read in PostgreSQL. A cursor that
  * names no charge of this scope continues from the time written in it (ids begin with their
@@ -202,7 +205,8 @@ export async function listCharges(q: Queryable, ctx: RequestCtx, query: ChargeLi
  */
 function cursorCreatedAt(ctx: Scope, id: string): SQL {
   const written = idTime(id);
-  const fallback = Number.isFinite(written) && written >= 0 && written < 8.64e15 ? new Date(written).toISOString() : new Date(0).toISOString();
+  // Any text may come as a cursor: its time is kept within what PostgreSQL reads (years 1970 to 9999).
+  const fallback = new Date(Number.isFinite(written) ? Math.min(Math.max(written, 0), LAST_TIMESTAMP_MS) : 0).toISOString();
   return sql`coalesce((select "cursor".created_at from charges as "cursor" where "cursor".id = ${id} and "cursor".merchant_id = ${ctx.merchantId} and "cursor".environment = ${ctx.environment}), ${fallback}::timestamptz)`;
 }
 
