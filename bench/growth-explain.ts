@@ -35,7 +35,7 @@ export interface PlanSummary {
   name: string; sql: string; scans: string[]; bigSeqScans: string[]; rows: number; hit: number; read: number; ms: number; plan: PlanNode;
 }
 
-/** Every scan of a plan, e.g. "Index Scan Backward charges_status_id_idx (charges)", and the big tables read by Seq Scan. */
+/** Every scan of a plan, e.g. "Index Scan Backward charges_status_created_idx (charges)", and the big tables read by Seq Scan. */
 export function scansOf(plan: PlanNode, bigTables: ReadonlySet<string> = BIG_TABLES): { scans: string[]; bigSeqScans: string[] } {
   const scans: string[] = [];
   const bigSeqScans: string[] = [];

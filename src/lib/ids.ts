@@ -86,9 +86,16 @@ export function randomToken(length: number): string {
  * A seed derived from an existing id and a label (e.g. a subscription and a billing period):
  * work that must happen once per (object, label) derives its ids from it with seededId, so a
  * second worker or a retry after a crash lands on the same charge instead of making another.
+ * The random part comes from (parent, label); the time part is `at`, the time the derived object
+ * is made, which must itself be stable across retries (a period's issue time, an attempt's
+ * scheduled time). Ids sort by their time part, so a renewal made today under the time of a
+ * year-old parent would sit a year deep in every newest-first list. Without `at`, the parent's
+ * time: only for what is made together with the parent (its vault card, its mandate).
  */
-export function derivedSeed(parentId: string, label: string): string {
-  const time = parentId.slice(parentId.indexOf("_") + 1, parentId.indexOf("_") + 11);
+export function derivedSeed(parentId: string, label: string, at?: Date | number): string {
+  const time = at === undefined
+    ? parentId.slice(parentId.indexOf("_") + 1, parentId.indexOf("_") + 11)
+    : encodeTime(Math.max(0, typeof at === "number" ? at : at.getTime()));
   const digest = createHash("sha256").update(`${parentId}:${label}`).digest();
   let out = "";
   for (let i = 0; i < 16; i++) out += ALPHABET[digest[i]! % 32];

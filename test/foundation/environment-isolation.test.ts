@@ -101,6 +101,9 @@ interface Probe { method: string; path: string; body?: unknown; by?: "master" | 
 /** Every route that names an object, with a body valid enough to reach the lookup. */
 const PROBES: Probe[] = [
   { method: "GET", path: "/v1/customers/{id}" },
+  { method: "POST", path: "/v1/customers/{id}", body: { name: "Other" } },
+  { method: "PATCH", path: "/v1/customers/{id}", body: { name: "Other" } },
+  { method: "DELETE", path: "/v1/customers/{id}" },
   { method: "POST", path: "/v1/customers/{id}/cards", body: { number: CARDS.visa, holderName: "MARIA SILVA", expirationMonth: "12", expirationYear: "2035" } },
   { method: "GET", path: "/v1/customers/{id}/cards" },
   { method: "GET", path: "/v1/customers/{id}/cards/{cardId}" },

@@ -210,7 +210,8 @@ test("a card number in a URL path, percent-encoded or with +, is masked in every
     logs.length = 0;
     for (const method of ["GET", "POST"] as const) {
       const res = await t.app.inject({ method, url, headers: auth(), ...(method === "POST" ? { payload: {} } : {}) });
-      assert.ok([404, 405].includes(res.statusCode), `${method} ${url}: ${res.statusCode} ${res.body}`);
+      // POST /v1/customers/{id} updates: its empty body is refused (422) before the id is looked up.
+      assert.ok([404, 405, 422].includes(res.statusCode), `${method} ${url}: ${res.statusCode} ${res.body}`);
       assert.ok(!showsCard(res.body), `${method} ${url} is echoed: ${res.body}`);
     }
     assert.ok(logs.length > 0);

@@ -43,19 +43,19 @@ const show = (p: PlanSummary) => `${p.name}: ${p.scans.join("; ")}\n${p.sql}`;
 
 /** The index (or one of them) each main list reads its big table through: the planner's own choice at this size. */
 const EXPECTED: Record<string, string | string[]> = {
-  "charges": "charges_scope_idx",
-  "charges startingAfter limit 100": "charges_scope_idx",
-  "charges endingBefore": "charges_scope_idx",
-  "charges status=refunded": "charges_status_id_idx",
-  "charges status=in_analysis": "charges_status_id_idx",
-  "charges paymentMethod=boleto": "charges_method_id_idx",
-  "charges customerId": "charges_customer_id_idx",
-  // The window is a range of ids through the scope index, then the charges created apart from
-  // their id's time through their own partial index.
-  "charges created one day (1/2)": "charges_scope_idx",
-  "charges created one day (2/2)": "charges_created_apart_idx",
-  "charges status + cursor": "charges_status_id_idx",
-  "payment link payments": "charges_link_id_idx",
+  // Newest first by creation (created_at, id), whatever the ids say; a cursor's created_at is
+  // read by its primary key inside the statement.
+  "charges": "charges_scope_created_idx",
+  "charges startingAfter limit 100": "charges_scope_created_idx",
+  "charges endingBefore": "charges_scope_created_idx",
+  "charges status=refunded": "charges_status_created_idx",
+  "charges status=in_analysis": "charges_status_created_idx",
+  "charges paymentMethod=boleto": "charges_method_created_idx",
+  "charges customerId": "charges_customer_created_idx",
+  // A created-date window is a range of the same index.
+  "charges created one day": "charges_scope_created_idx",
+  "charges status + cursor": "charges_status_created_idx",
+  "payment link payments": "charges_link_created_idx",
   "expiry janitor": "charges_pending_expiry_idx",
   "provider webhook reference": "charges_live_psp_ref_idx",
   // Reconciliation's rounds (worker tasks, every few seconds whatever the size).

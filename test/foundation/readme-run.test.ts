@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { childDatabaseEnv, childEnv, freePort, npmStart, ROOT, tempDir } from "../helpers/process.js";
 // run-suite: waits: feira as processes, as the README runs it
 
-// Every README walk-through (the tour, Connect, subscriptions, Pix Automático, payment links), pasted into a
+// Every README walk-through (the tour, Connect, subscriptions, Pix Automático, disputes, payment links), pasted into a
 // shell as a newcomer pastes them on a fresh start with the demo history on: `npm start` on an
 // empty DATA_DIR, the printed keys in place of the placeholder lines, every curl a 2xx
 // (--fail-with-body), every captured id defined. Blocks that begin with "# keeps running" run
@@ -31,7 +31,7 @@ function walkthroughBlocks(): { section: string; blocks: string[] }[] {
 /** A bash script of the walk-throughs for this server: its ports, its keys, its receivers. */
 function script(keys: Keys, ports: { feira: number; tour: number; connect: number; fake: number }, dir: string): string {
   const sections = walkthroughBlocks();
-  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
+  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
   const lines: string[] = [];
   let bg = 0;
   for (const { blocks } of sections) {
@@ -137,6 +137,9 @@ test("every README walk-through runs as pasted on a fresh start, whose keys are 
   assert.match(out, /"action":"renewed"[^}]*"chargeStatus":"paid"/, "the subscription's renewal");
   assert.match(out, /"action":"debited"[^}]*"chargeStatus":"refused"/, "the Pix Automático debit that failed");
   assert.match(out, /"cancellationType":"mandate_cancelled"/, "the payer's cancel in the bank app");
+  assert.match(out, /"id":"dp_\w+","chargeId":"ch_\w+","kind":"chargeback","status":"needs_response"/, "the dispute opened in the sandbox");
+  assert.match(out, /"kind":"chargeback","status":"under_review"[^\n]*"files":\[\{[^\n]*"contentType":"application\/pdf"/, "the evidence, with its file");
+  assert.match(out, /"kind":"chargeback","status":"won"[^\n]*"closedAt":"20/, "the dispute decided");
   assert.ok(out.includes(`http://localhost:${ports.feira}/panel?shipping=connected`), "the OAuth round trip");
   assert.match(out, /"endToEndId":"E99999999/, "the approved payout");
 });

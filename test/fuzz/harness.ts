@@ -102,6 +102,8 @@ export async function prepareFuzz(t: TestApp): Promise<{ ops: Operation[]; ctx: 
       examples: {
         createCharge: [cardCharge(CARDS.visa, { metadata: { order: "A-1" } }), methodCharge({ type: "pix" }), cardCharge(CARDS.declined)],
         createCustomer: [newCustomer],
+        updateCustomer: [{ name: "Fuzz" }, { phoneNumber: null }],
+        patchCustomer: [{ email: "fuzz@example.com" }, { documentType: "cpf", documentId: "529.982.247-25" }],
         createCard: [card],
         refundCharge: [{ amount: 1 }, {}],
         resendChargeWebhook: [{ status: "paid" }],

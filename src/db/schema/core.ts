@@ -65,11 +65,14 @@ export const customers = pgTable("customers", {
   address: jsonb("address").$type<Record<string, unknown>>(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
+  // DELETE /v1/customers/{id}: the row stays for the charges, disputes and ledger that name it,
+  // and is gone from every lookup, list and match (docs/decisions.md, "Deleting a customer").
+  deletedAt: ts("deleted_at"),
 }, (t) => [
   index("customers_scope_idx").on(t.merchantId, t.environment, t.id),
   // With the id last, a charge's inline customer (the oldest with that e-mail, else that phone)
   // is the first entry of one range, whatever the statistics say (migrations 0024, 0025). Partial,
-  // like charges_link_id_idx: the whole-scope list never takes them for its order. The document
+  // like charges_link_created_idx: the whole-scope list never takes them for its order. The document
   // one serves the list's documentId filter: a document alone never finds a charge's customer.
   index("customers_email_id_idx").on(t.merchantId, t.environment, t.email, t.id).where(sql`${t.email} is not null`),
   index("customers_phone_id_idx").on(t.merchantId, t.environment, t.phone, t.id).where(sql`${t.phone} is not null`),
@@ -155,25 +158,24 @@ export const charges = pgTable("charges", {
   updatedAt: updatedAt(),
   deletedAt: ts("deleted_at"),
   // True when created_at is more than a minute from the time in the id (a retry that took over
-  // an idempotency claim long after the first attempt made the id): the created-date window of
-  // the list reads ids by their time and looks these few up apart (charges.repo.ts).
+  // an idempotency claim long after the first attempt made the id, a sandbox renewal on the test
+  // clock, a demo charge moved back): a marker only, since lists order by created_at.
   createdApart: boolean("created_apart").notNull().default(false),
 }, (t) => [
-  index("charges_scope_idx").on(t.merchantId, t.environment, t.id),
-  // The filters of GET /v1/charges, each followed by id: the list is newest first by id, so a
-  // filtered page reads its 11 rows in index order however rare the value (without id, a status
-  // no charge has made the planner walk the merchant's whole history). bench/growth.ts measures it.
-  index("charges_customer_id_idx").on(t.merchantId, t.environment, t.customerId, t.id),
-  index("charges_status_id_idx").on(t.merchantId, t.environment, t.status, t.id),
-  index("charges_method_id_idx").on(t.merchantId, t.environment, t.paymentMethodType, t.id),
-  // createdGte/createdLte are read as a range of ids (ids begin with their time), through the
-  // indexes above; only the charges created apart from their id's time need this one.
-  index("charges_created_apart_idx").on(t.merchantId, t.environment, t.createdAt).where(sql`${t.createdApart}`),
+  // GET /v1/charges is newest first by creation, (created_at, id), and its filters are each
+  // followed by both: a filtered page reads its 11 rows in index order however rare the value
+  // (without them, a status no charge has made the planner walk the merchant's whole history).
+  // Not by id alone: a charge's id need not tell when it was made (issue 46: a renewal's id kept
+  // its subscription's time). The cursor is still an id (db/pagination.ts, creationPageFilters).
+  index("charges_scope_created_idx").on(t.merchantId, t.environment, t.createdAt, t.id),
+  index("charges_customer_created_idx").on(t.merchantId, t.environment, t.customerId, t.createdAt, t.id),
+  index("charges_status_created_idx").on(t.merchantId, t.environment, t.status, t.createdAt, t.id),
+  index("charges_method_created_idx").on(t.merchantId, t.environment, t.paymentMethodType, t.createdAt, t.id),
   // The expiry janitor's scan: unpaid charges whose payment instructions have run out. Partial,
   // like the next one: a charge that is never pending (a card paid at once) or was not sold
   // through a payment link writes no entry (0011).
   index("charges_pending_expiry_idx").on(t.expiresAt).where(sql`${t.status} = 'pending'`),
-  index("charges_link_id_idx").on(t.merchantId, t.environment, t.paymentLinkId, t.id).where(sql`${t.paymentLinkId} is not null`),
+  index("charges_link_created_idx").on(t.merchantId, t.environment, t.paymentLinkId, t.createdAt, t.id).where(sql`${t.paymentLinkId} is not null`),
   // A provider webhook names a live charge by feira's id (the primary key) or by the provider's
   // own id: this one. Partial: sandbox charges never reach a provider (charges/provider-state/provider-sync.repo.ts).
   index("charges_live_psp_ref_idx").on(t.pspRefId).where(sql`${t.environment} = 'production' and ${t.pspRefId} is not null`),

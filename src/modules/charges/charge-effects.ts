@@ -1,5 +1,4 @@
 import { charges } from "../../db/schema.js";
-import { systemCtx } from "../../core/context.js";
 import { WriteBatch, insertInto, isUniqueViolation, type Sink, type Statement } from "../../db/batch.js";
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
 import { AppError } from "../../core/errors.js";
@@ -14,7 +13,7 @@ import * as repo from "./charges.repo.js";
 // update, the ledger posting and the outbox events. Creation, the sandbox actions and refunds
 // all go through `effectsOf`, so a paid charge is always in the ledger and always announced.
 export interface EffectDeps {
-  customers: Pick<CustomerService, "resolveForCharge">;
+  customers: Pick<CustomerService, "named">;
   ledger: Pick<LedgerService, "postChargePaid" | "postChargeback">;
 }
 
@@ -68,7 +67,7 @@ export function createChargeEffects(deps: EffectDeps) {
 
   async function customerOf(tx: Queryable, c: ChargeRow) {
     if (!c.customerId) return null;
-    return deps.customers.resolveForCharge(tx, systemCtx(c, "charge-effects"), { id: c.customerId });
+    return deps.customers.named(tx, c, c.customerId);
   }
 
   /** Records events of types `types` for the charge as it is now (`snapshot` overrides fields). */

@@ -33,7 +33,7 @@ export interface ChargesModuleDeps {
   config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production" | "amountLimits" | "idempotencyLeaseMs" | "live" | "databaseUrl">;
   processors: ProcessorRegistry;
   merchants: Pick<MerchantService, "chargeProfile">;
-  customers: Pick<CustomerService, "get" | "inlineForCharge" | "resolveForCharge" | "validateInline">;
+  customers: Pick<CustomerService, "get" | "inlineForCharge" | "named" | "validateInline">;
   cards: Pick<CardService, "cardForCharge">;
   ledger: LedgerService;
   connect: Pick<ConnectService, "checkCharge" | "checkCanResend">;

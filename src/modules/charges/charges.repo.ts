@@ -3,8 +3,8 @@ import type { Queryable } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import { charges, customers, refunds } from "../../db/schema.js";
 import type { RequestCtx } from "../../core/context.js";
-import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
-import { idBound, idTime } from "../../lib/ids.js";
+import { allOf, creationPageFilters, toPage, type PageQuery } from "../../db/pagination.js";
+import { idTime } from "../../lib/ids.js";
 import type { ChargeStatus } from "./charge-status.js";
 import type { ChargeRow } from "./charges.mapper.js";
 
@@ -179,11 +179,11 @@ export type ChargeListQuery = PageQuery & {
 };
 
 export async function listCharges(q: Queryable, ctx: RequestCtx, query: ChargeListQuery) {
-  const page = pageFilters(query, charges);
+  const page = creationPageFilters(query, charges, (id) => cursorCreatedAt(ctx, id));
   const withEmail = query.customerEmail
     ? q.select({ id: customers.id }).from(customers).where(and(inScope(customers, ctx), eq(customers.email, query.customerEmail.trim().toLowerCase())))
     : undefined;
-  const filters = [
+  const rows = await q.select().from(charges).where(allOf([
     scope(ctx),
     query.status ? eq(charges.status, query.status) : undefined,
     query.paymentMethod ? eq(charges.paymentMethodType, query.paymentMethod) : undefined,
@@ -191,39 +191,37 @@ export async function listCharges(q: Queryable, ctx: RequestCtx, query: ChargeLi
     withEmail ? inArray(charges.customerId, withEmail) : undefined,
     query.paymentLinkId ? eq(charges.paymentLinkId, query.paymentLinkId) : undefined,
     ...page.where,
-  ];
-  const select = (more: (SQL | undefined)[]) => q.select().from(charges).where(allOf([...filters, ...more])).orderBy(page.orderBy).limit(page.limit);
-  const window = idWindow(query);
-  if (!window) return toPage(await select([]), query, page.reversed);
-  // A created-date window is a range of ids (ids begin with their time), read in id order
-  // through the same indexes as any page, however far back it lies; the few charges created
-  // apart from their id's time are read through their own partial index and merged in.
-  const [near, apart] = await Promise.all([select(window), select([eq(charges.createdApart, true)])]);
-  const merged = [...near, ...apart.filter((a) => !near.some((n) => n.id === a.id))]
-    .sort((a, b) => (a.id < b.id ? 1 : -1) * (page.reversed ? -1 : 1))
-    .slice(0, page.limit);
-  return toPage(merged, query, page.reversed);
+  ])).orderBy(...page.orderBy).limit(page.limit);
+  return toPage(rows, query, page.reversed);
+}
+
+/** 9999-12-31T23:59:59.999Z: past it, toISOString writes a six-digit year that PostgreSQL refuses. */
+const LAST_TIMESTAMP_MS = 253_402_300_799_999;
+
+/**
+ * Where a page continues from: the cursor charge's created_at, read in PostgreSQL. A cursor that
+ * names no charge of this scope continues from the time written in it (ids begin with their
+ * time), as an id cursor did before lists followed creation.
+ */
+function cursorCreatedAt(ctx: Scope, id: string): SQL {
+  const written = idTime(id);
+  // Any text may come as a cursor: its time is kept within what PostgreSQL reads (years 1970 to 9999).
+  const fallback = new Date(Number.isFinite(written) ? Math.min(Math.max(written, 0), LAST_TIMESTAMP_MS) : 0).toISOString();
+  return sql`coalesce((select "cursor".created_at from charges as "cursor" where "cursor".id = ${id} and "cursor".merchant_id = ${ctx.merchantId} and "cursor".environment = ${ctx.environment}), ${fallback}::timestamptz)`;
 }
 
 /**
- * How far a charge's created_at may be from the time in its id and still be found by id range:
- * the id is made when the request starts (or from an idempotency seed) and created_at a moment
- * later, in the same process; a charge set further apart is marked created_apart.
+ * How far a charge's created_at may be from the time in its id before the charge is marked
+ * created_apart: the id is made when the request starts (or from an idempotency seed) and
+ * created_at a moment later. Lists order by created_at and need no mark; it tells which ids do
+ * not say when their charge was made (a claim taken over long after its first attempt, a
+ * sandbox renewal on the test clock, a demo charge moved back, renewals made before 0031).
  */
 export const CREATED_NEAR_ID_MS = 60_000;
 
 /** Whether a charge made now with this id must be marked created_apart. */
 export function createdApart(id: string, createdAt: Date): boolean {
   return Math.abs(createdAt.getTime() - idTime(id)) > CREATED_NEAR_ID_MS;
-}
-
-/** The id range of the created-date window, or null without one. */
-function idWindow(query: PageQuery): SQL[] | null {
-  if (!query.createdGte && !query.createdLte) return null;
-  const where: SQL[] = [];
-  if (query.createdGte) where.push(gte(charges.id, idBound("ch", Date.parse(query.createdGte) - CREATED_NEAR_ID_MS, "low")));
-  if (query.createdLte) where.push(lte(charges.id, idBound("ch", Date.parse(query.createdLte) + CREATED_NEAR_ID_MS, "high")));
-  return where;
 }
 
 /** A sandbox charge by id alone: the sandbox bank pages are reached by the payer, keyless. */

@@ -19,8 +19,6 @@ const CUSTOMER_EXAMPLE = {
   phoneNumber: "+5511912345678", createdAt: "2026-11-23T12:00:00.000Z", updatedAt: "2026-11-23T12:00:00.000Z",
 };
 
-export const CreatedId = Type.Object({ id: Type.String() }, { examples: [{ id: CUSTOMER_EXAMPLE.id }] });
-
 export const Customer = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -31,6 +29,23 @@ export const Customer = Type.Object({
   createdAt: Type.String({ format: "date-time" }),
   updatedAt: Type.String({ format: "date-time" }),
 }, { examples: [CUSTOMER_EXAMPLE] });
+
+export const UpdateCustomerBody = Type.Object({
+  name: Type.Optional(CreateCustomerBody.properties.name),
+  email: Type.Optional(CreateCustomerBody.properties.email),
+  documentId: Type.Optional(CreateCustomerBody.properties.documentId),
+  documentType: Type.Optional(DocumentType),
+  phoneNumber: Type.Optional(Type.Union([CreateCustomerBody.properties.phoneNumber, Type.Null()], { description: "Phone number; null removes it." })),
+}, {
+  additionalProperties: false, minProperties: 1,
+  description: "The fields to change, checked as on create; the others keep their values. A new documentId is checked with the stored documentType, a new documentType with the stored documentId.",
+  examples: [{ email: "maria.silva@example.com", phoneNumber: "+5511987654321" }],
+});
+
+export const DeletedCustomer = Type.Object({
+  id: Type.String(),
+  deleted: Type.Literal(true),
+}, { examples: [{ id: CUSTOMER_EXAMPLE.id, deleted: true }] });
 
 export const ListCustomersQuery = Type.Object({
   ...ListQuery,

@@ -1,6 +1,7 @@
 import type { Statement } from "../../db/batch.js";
-import type { Db, Queryable } from "../../db/client.js";
-import { invalid, notFound } from "../../core/errors.js";
+import { withTx, type Db, type Queryable } from "../../db/client.js";
+import type { Scope } from "../../db/scope.js";
+import { AppError, invalid, notFound } from "../../core/errors.js";
 import type { RequestCtx } from "../../core/context.js";
 import type { PageQuery } from "../../db/pagination.js";
 import { normalizeDocument } from "../../lib/documents.js";
@@ -12,6 +13,15 @@ export type { CustomerRow } from "./customers.repo.js";
 type CustomerRow = repo.CustomerRow;
 
 export type DocumentKind = "cpf" | "cnpj" | "passport" | "rg";
+
+/** A partial update: each field given replaces the stored one; `phone: null` removes it. */
+export interface CustomerPatch {
+  name?: string;
+  email?: string;
+  phone?: string | null;
+  documentType?: DocumentKind;
+  documentId?: string;
+}
 
 export interface CustomerInput {
   name: string;
@@ -70,10 +80,66 @@ export function createCustomerService(deps: { db: Db }) {
     return repo.insertCustomer(db, rowFor(ctx, input, "documentId"));
   }
 
-  async function get(ctx: RequestCtx, id: string) {
-    const row = await repo.findCustomer(db, ctx, id);
+  /** A customer of this scope; a deleted one only with `deleted` (a charge's view names its buyer). */
+  async function get(ctx: RequestCtx, id: string, opts: { deleted?: boolean } = {}) {
+    const row = await repo.findCustomer(db, ctx, id, opts);
     if (!row) throw notFound("Customer", id);
     return row;
+  }
+
+  /**
+   * The customer an existing charge or subscription names, deleted or not: its events, refunds
+   * and disputes still show the buyer after the merchant deleted the customer.
+   */
+  async function named(q: Queryable, scope: Scope, id: string) {
+    const row = await repo.findCustomer(q, scope, id, { deleted: true });
+    if (!row) throw notFound("Customer", id);
+    return row;
+  }
+
+  /**
+   * Updates the fields given, checked as on create. A document is checked whole: a new number
+   * with the stored type, a new type with the stored number, or both.
+   */
+  async function update(ctx: RequestCtx, id: string, patch: CustomerPatch) {
+    const row = await get(ctx, id);
+    const set: Partial<CustomerRow> = {};
+    if (patch.name !== undefined) set.name = patch.name.trim();
+    if (patch.email !== undefined) set.email = patch.email.trim().toLowerCase();
+    if (patch.phone !== undefined) set.phone = patch.phone === null ? null : canonicalPhone(patch.phone);
+    if (patch.documentType !== undefined || patch.documentId !== undefined) {
+      const type = patch.documentType ?? (row.documentType as DocumentKind | null);
+      const number = patch.documentId ?? row.documentId;
+      if (!type || !number) throw invalid("documentId and documentType: this customer has no document; give both");
+      const document = checkDocument({ type, id: number }, "documentId")!;
+      set.documentType = document.type;
+      set.documentId = document.id;
+    }
+    if (Object.keys(set).length === 0) return row;
+    const updated = await repo.updateCustomer(db, ctx, id, set);
+    if (!updated) throw notFound("Customer", id); // deleted meanwhile
+    return updated;
+  }
+
+  /**
+   * Deletes a customer nothing still needs: not one with a charge awaiting payment or a
+   * subscription that may bill again (its saved card is in use). The row stays, marked, for the
+   * charges that name it (docs/decisions.md, "Deleting a customer"); its saved cards go.
+   */
+  async function remove(ctx: RequestCtx, id: string): Promise<{ id: string; deleted: true }> {
+    await withTx(db, async (tx) => {
+      if (!(await repo.lockCustomer(tx, ctx, id))) throw notFound("Customer", id);
+      const used = await repo.customerInUse(tx, ctx, id);
+      const reasons = [
+        used.charges.length ? `charges awaiting payment (${used.charges.join(", ")})` : "",
+        used.subscriptions.length ? `subscriptions that may still bill it (${used.subscriptions.join(", ")})` : "",
+      ].filter(Boolean);
+      if (reasons.length) {
+        throw new AppError("conflict", `Customer ${id} is still needed by ${reasons.join(" and ")}: let the charges finish or fail, and cancel the subscriptions, before deleting it`);
+      }
+      await repo.markDeleted(tx, ctx, id);
+    });
+    return { id, deleted: true };
   }
 
   /**
@@ -101,7 +167,7 @@ export function createCustomerService(deps: { db: Db }) {
     const { found, fresh } = await matchInline(q, ctx, input);
     const buyer = { name: fresh.name, email: fresh.email, phone: fresh.phone, documentType: fresh.documentType, documentId: fresh.documentId };
     if (found) return { row: found, buyer };
-    const row = { ...fresh, createdAt: at, updatedAt: at };
+    const row = { ...fresh, createdAt: at, updatedAt: at, deletedAt: null };
     return { row, write: repo.customerInsert(row), buyer };
   }
 
@@ -127,7 +193,7 @@ export function createCustomerService(deps: { db: Db }) {
     checkDocument(input.document, "customer.document.id");
   }
 
-  return { create, get, getMany, list, resolveForCharge, inlineForCharge, validateInline };
+  return { create, get, named, update, remove, getMany, list, resolveForCharge, inlineForCharge, validateInline };
 }
 
 export type CustomerService = ReturnType<typeof createCustomerService>;

@@ -1,7 +1,7 @@
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
 import { AppError } from "../../core/errors.js";
 import { systemCtx, type RequestCtx } from "../../core/context.js";
-import { derivedSeed, seededId } from "../../lib/ids.js";
+import { derivedSeed, idTime, seededId } from "../../lib/ids.js";
 import type { ChargeCommand, ChargeRow, ChargeService, ChargeStatus } from "../charges/index.js";
 import {
   ACTIVATION_WINDOW_MS, addDays, DEFAULT_RETRY_DAYS, nextRetryAt, nextRunAt, outsideWindow, PAYER_PAID_DUE_DAYS, periodBounds,
@@ -192,11 +192,23 @@ export function createBillingEngine(deps: EngineDeps) {
   }
 
   /**
+   * The seed of attempt `n`'s charge: random part from (invoice, n), time part from when the
+   * attempt is due, which no retry changes: the first at the invoice's issue (its id's time), a
+   * retry at the invoice's nextAttemptAt. Once in flight, the attempt's charge id is recorded on
+   * the invoice (nextAttemptAt then holds its deadline): a rerun takes the time from that id.
+   */
+  function attemptSeed(inv: InvoiceRow, n: number): string {
+    const label = `attempt-${n}`;
+    if (inv.inFlight && inv.attempts === n && inv.currentChargeId) return derivedSeed(inv.id, label, idTime(inv.currentChargeId));
+    return derivedSeed(inv.id, label, n === 1 || !inv.nextAttemptAt ? idTime(inv.id) : inv.nextAttemptAt);
+  }
+
+  /**
    * Attempt `n` of an invoice: marks it in flight, charges through the charge service (outside
    * any transaction), then handles the outcome: renewal events and, for a refusal, the failure.
    */
   async function attempt(s: SubscriptionRow, inv: InvoiceRow, n: number, at: Date, opts: { renewal: boolean; first?: FirstPayment }) {
-    const seed = derivedSeed(inv.id, `attempt-${n}`);
+    const seed = attemptSeed(inv, n);
     const chargeId = seededId("ch", seed);
     const payerPaid = s.paymentMethod.type !== "credit_card";
     // A Pix Automático renewal is debited on its due date (the period's start), a retry the day it is made.
@@ -251,12 +263,13 @@ export function createBillingEngine(deps: EngineDeps) {
    * subscription is due again at `now`, not at the period's start: a Pix Automático period opens
    * days before it, and an attempt cut short by a crash must be rerun at once, in its window.
    */
-  async function openNextPeriod(s: SubscriptionRow, now: Date) {
+  async function openNextPeriod(s: SubscriptionRow, now: Date, issueAt: Date) {
     const planId = s.nextPlanId ?? s.planId;
     const plan = (await plansRepo.findPlan(db, s, planId))!;
     const cycle = s.cycle + 1;
     const { start, end } = periodBounds(s.anchorAt, s.billingDay, plan, cycle);
-    const invoiceId = seededId("inv", derivedSeed(s.id, `period-${start.toISOString()}`));
+    // Filed under its issue time (read from the subscription before it moves: the same on a rerun).
+    const invoiceId = seededId("inv", derivedSeed(s.id, `period-${start.toISOString()}`, issueAt));
     return withTx(db, async (tx) => {
       const inv = await repo.insertInvoice(tx, {
         id: invoiceId, subscriptionId: s.id, merchantId: s.merchantId, environment: s.environment, cycle,
@@ -314,7 +327,7 @@ export function createBillingEngine(deps: EngineDeps) {
     }
     const renewAt = s.paymentMethod.type === "pix_automatico" && !s.cancelAtPeriodEnd ? pixAutoIssueAt(s) : s.currentPeriodEnd;
     if (renewAt > now) return null;
-    const opened = await openNextPeriod(s, now);
+    const opened = await openNextPeriod(s, now, renewAt);
     if (!opened) return null;
     return done("renewed", await attempt(opened.s, opened.inv, 1, now, { renewal: true }));
   }

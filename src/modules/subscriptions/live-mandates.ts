@@ -36,7 +36,7 @@ export interface LiveMandateDeps {
   db: Db;
   provider: MandateProvider;
   charges: Pick<ChargeService, "get">;
-  customers: Pick<CustomerService, "resolveForCharge">;
+  customers: Pick<CustomerService, "named">;
 }
 
 export function createLiveMandates(deps: LiveMandateDeps) {
@@ -53,7 +53,7 @@ export function createLiveMandates(deps: LiveMandateDeps) {
   }
 
   async function payerOf(s: SubscriptionRow): Promise<MandateInput["payer"]> {
-    const c = await deps.customers.resolveForCharge(db, systemCtx(s, "billing"), { id: s.customerId });
+    const c = await deps.customers.named(db, s, s.customerId);
     const type = c.documentType === "cnpj" ? "cnpj" : "cpf";
     return { name: c.name, documentType: type, documentNumber: c.documentId ?? "" };
   }

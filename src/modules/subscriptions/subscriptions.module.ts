@@ -1,5 +1,4 @@
 import type { Db } from "../../db/client.js";
-import { systemCtx } from "../../core/context.js";
 import type { Task } from "../../jobs/runner.js";
 import type { AmountLimits } from "../../lib/money.js";
 import type { CardService } from "../cards/index.js";
@@ -27,7 +26,7 @@ export interface SubscriptionModuleDeps {
   effects: Pick<ChargeEffects, "onStatusChange">;
   refunds: Pick<RefundService, "refund">;
   cards: Pick<CardService, "create">;
-  customers: Pick<CustomerService, "resolveForCharge">;
+  customers: Pick<CustomerService, "resolveForCharge" | "named">;
   merchants: Pick<MerchantService, "getMerchant">;
   /** The ceiling on plan prices (config.amountLimits). */
   amountLimits: AmountLimits;
@@ -50,7 +49,7 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
   const { db } = deps;
   const events: EventContext = {
     plan: async (q, s) => (await plansRepo.findPlan(q, s, s.planId)) ?? null,
-    customer: (q, s) => deps.customers.resolveForCharge(q, systemCtx(s, "billing"), { id: s.customerId }),
+    customer: (q, s) => deps.customers.named(q, s, s.customerId),
   };
   // The sandbox's payer's bank debits through the mandates, which are made with the engine.
   const engine = createBillingEngine({ db, charges: deps.charges, events, now: deps.now, debit: (s, chargeId) => mandates.debit(s, chargeId) });

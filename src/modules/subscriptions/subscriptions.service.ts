@@ -211,7 +211,10 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const paid = await repo.paidInvoiceOf(db, s.id, s.currentPeriodStart);
       if (!paid?.currentChargeId) throw invalid("refund: the current period has no paid charge to refund");
       // Keyed by the subscription: a retry of this cancel finds the same refund, never makes two.
-      const r = await deps.refunds.refund({ ...ctx, idempotencySeed: derivedSeed(s.id, "cancel-refund") }, paid.currentChargeId, undefined);
+      // Its time part is the start of the period it gives back, which no retry of the cancel
+      // changes (the subscription's own time would file it under the day it was created).
+      const seed = derivedSeed(s.id, "cancel-refund", s.currentPeriodStart);
+      const r = await deps.refunds.refund({ ...ctx, idempotencySeed: seed }, paid.currentChargeId, undefined);
       if (r.status !== "succeeded") throw new AppError("invalid_state", `refund: the processor refused the refund of ${paid.currentChargeId}; the subscription was not cancelled`);
       refunded = true;
     }

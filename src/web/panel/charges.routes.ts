@@ -67,7 +67,7 @@ export function chargeRoutes(kit: PanelKit) {
     const charge = toChargeResponse(row);
     // The customer as the buyer typed it for this charge: a customer found again by e-mail
     // keeps its first name, the charge shows the one typed for it.
-    const customer = charge.customerId ? toCustomer({ ...(await services.customers.get(p.ctx, charge.customerId)), ...row.buyer }) : null;
+    const customer = charge.customerId ? toCustomer({ ...(await services.customers.get(p.ctx, charge.customerId, { deleted: true })), ...row.buyer }) : null;
     const body = renderChargeDetail(p, charge, customer, await timeline(p, charge), await services.refunds.list(p.ctx, id), errors, values);
     const disputes = chargeDisputes(p, await services.modules.disputes.service.ofCharge(p.ctx, id));
     return renderPage(p, { title: `${p.t("charges.charge")} ${charge.id}`, area: "charges", body: [body, disputes], path: `/panel/charges/${id}` });

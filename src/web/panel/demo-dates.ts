@@ -8,8 +8,8 @@ import { inScopeSql, type Scope } from "../../db/scope.js";
 
 /**
  * Moves a charge of the scope (the demo merchant's sandbox) `daysAgo` whole days into the past, with its events and refunds. Its id
- * keeps the time it was made at, so the charge is marked created_apart: the created-date filters
- * of the list find it by its created_at (charges.repo.ts).
+ * keeps the time it was made at, so the charge is marked created_apart; lists order and filter
+ * by created_at (charges.repo.ts), so it shows on its day.
  */
 export async function backdateCharge(db: Db, scope: Scope, chargeId: string, daysAgo: number): Promise<void> {
   if (!Number.isInteger(daysAgo) || daysAgo <= 0) return;
