@@ -31,6 +31,9 @@ const STATUS_OF = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  // The database was lost under the request (a primary failing over, src/db/unavailable.ts):
+  // answered with Retry-After; a retry with the same Idempotency-Key completes it once.
+  database_unavailable: 503,
   // Every slot for charges waiting on a processor is taken in this process; nothing was written
   // (PROCESSOR_MAX_WAITING, docs/guarantees.md). Answered with Retry-After.
   processor_busy: 503,
