@@ -96,4 +96,16 @@ test("sessions ended under load: 503 with Retry-After, never 500, and the retry 
   const { rows } = await admin.query<{ n: number }>("select count(*)::int as n from charges");
   // The merchant's first charge (the previous test) and one per key: nothing made twice.
   assert.equal(rows[0]!.n, keys.length + 1);
+
+  // What an operator sees: the 503s counted, the LISTEN connection (ended with the others) made
+  // again, and /health naming the host that takes the writes.
+  const metrics = await (await fetch(`${feira.url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(metrics)?.[1] ?? 0);
+  assert.equal(value("feira_database_unavailable_responses_total"), answers.filter((a) => a.status === 503).length, metrics);
+  await until("the LISTEN connection made again", async () => {
+    const m = await (await fetch(`${feira.url}/metrics`)).text();
+    return /^feira_database_listen_reconnections_total [1-9]/m.test(m);
+  });
+  const url = new URL(store.env.DATABASE_URL!);
+  assert.deepEqual(await (await fetch(`${feira.url}/health`)).json(), { status: "ok", database: { primary: `${url.hostname}:${url.port || 5432}` } });
 });
