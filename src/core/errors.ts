@@ -19,7 +19,7 @@ const STATUS_OF = {
   idempotency_mismatch: 422,
   // A card number in a field that is not meant for card data (src/http/card-fields.ts).
   card_number_in_text: 422,
-  // An amount above the ceiling of its currency (MAX_AMOUNT_MINOR, src/lib/amount-limits.ts).
+  // An amount above the ceiling of its currency (DEFAULT_AMOUNT_LIMITS, src/lib/money.ts).
   amount_too_large: 422,
   // Codes a client acts on differently from a malformed request (all 422: the request is
   // well-formed, but cannot be served as asked).
