@@ -16,12 +16,12 @@ const wanted = process.env.FEIRA_TEST_FAILOVER === "1";
 test("the primary killed under load: no 500, nothing lost or duplicated, retries complete, deliveries resume", {
   skip: !wanted ? "set FEIRA_TEST_FAILOVER=1 (a Patroni cluster; .ci/run's failover stage)" : !haToolsInstalled() ? "patroni, etcd or PostgreSQL 15 missing" : false,
   timeout: 600_000,
-}, async () => {
+}, async (t) => {
   const r = await runFailover({ charges: 90, clients: 6 });
   const report = JSON.stringify({ ...r, feiraOutput: undefined, clusterLogs: undefined });
+  t.diagnostic(report);
   const context = `${report}\n--- feira\n${r.feiraOutput.slice(-4000)}\n${r.clusterLogs.slice(-4000)}`;
   assert.equal(r.statuses["500"] ?? 0, 0, `no request answered 500: ${context}`);
-  assert.ok((r.statuses["503"] ?? 0) + (r.statuses["null"] ?? 0) > 0 || r.window_ms >= 0, context);
   assert.equal(r.without_retry_after, 0, `every 503 says when to retry: ${context}`);
   assert.equal(r.lost, 0, `no acknowledged charge lost: ${context}`);
   assert.equal(r.duplicated, 0, `one charge and one authorization per key: ${context}`);

@@ -26,8 +26,11 @@ export interface HaCluster {
   url(database?: string, attrs?: string): string;
   /** The node whose PostgreSQL is the primary now (asked of the nodes, not of Patroni). */
   primary(): Promise<HaNode | undefined>;
-  /** Kills the primary's postmaster with SIGKILL; returns the node. */
-  killPrimary(): Promise<HaNode>;
+  /**
+   * Kills the primary's postmaster with SIGKILL; returns the node. `host`: its Patroni too, as
+   * when the whole host is lost (then the leader key must expire: ttl).
+   */
+  killPrimary(opts?: { host?: boolean }): Promise<HaNode>;
   /** Waits until a node other than `old` is primary and takes writes; returns it. */
   newPrimary(old: HaNode, timeoutMs?: number): Promise<HaNode>;
   /** The logs of every process, for a failure's message. */
@@ -126,11 +129,13 @@ export async function startHaCluster(opts: { ttl?: number; log?: (line: string) 
         for (const n of nodes) if ((await roleOf(n)) === "primary") return n;
         return undefined;
       },
-      killPrimary: async () => {
+      killPrimary: async (how = {}) => {
         const p = await cluster.primary();
         if (!p) throw new Error("no primary to kill");
         const pid = postmasterPid(p);
         if (!pid) throw new Error(`no postmaster.pid in ${p.dataDir}`);
+        const patroni = procs.find((x) => x.name === p.name)?.child.pid;
+        if (how.host && patroni) process.kill(-patroni, "SIGKILL");
         process.kill(pid, "SIGKILL");
         return p;
       },

@@ -38,7 +38,11 @@ export interface FailoverResult {
 
 interface Attempt { status: number | null; sentAt: number; answeredAt: number; retryAfter: string | null }
 
-export async function runFailover(opts: { charges?: number; clients?: number; killAfter?: number; log?: (line: string) => void } = {}): Promise<FailoverResult> {
+export async function runFailover(opts: {
+  charges?: number; clients?: number; killAfter?: number; log?: (line: string) => void;
+  /** Kill the primary's Patroni with its postmaster: the whole host lost. */
+  host?: boolean;
+} = {}): Promise<FailoverResult> {
   const total = opts.charges ?? 120;
   const clients = opts.clients ?? 6;
   const killAfter = opts.killAfter ?? Math.floor(total / 3);
@@ -83,7 +87,7 @@ export async function runFailover(opts: { charges?: number; clients?: number; ki
         if (i >= total) return;
         if (i === killAfter) {
           killing = (async () => {
-            const old = await cluster.killPrimary();
+            const old = await cluster.killPrimary({ host: opts.host });
             killedAt = Date.now();
             killed = old.name;
             log(`killed the postmaster of ${old.name}`);
