@@ -220,7 +220,9 @@ export function clientOptions(url: string, events?: LocatorEvents): { config: pg
 /** A single connection on `url` (migrations, LISTEN, locks), to the fitting host. */
 export function newClient(url: string, locator?: HostLocator): pg.Client {
   const options = locator ? { config: { connectionString: locator.url.urlFor(locator.url.hosts[0]!) }, locator } : clientOptions(url);
-  if (!options.locator) return new pg.Client(options.config);
+  // keepAlive: a LISTEN connection sits idle, and must notice a host that vanished without a reset.
+  const config = { connectionString: options.config.connectionString, keepAlive: true };
+  if (!options.locator) return new pg.Client(config);
   const Client = locatingClient(options.locator);
-  return new Client(options.config);
+  return new Client(config);
 }

@@ -18,14 +18,15 @@ export async function listenForever(
 ): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
-  let lost: (() => void) | undefined;
 
   async function session(): Promise<void> {
     const c = connect();
     client = c;
+    // This session's end only: a late error of an older client must not end the new one.
+    let lost: () => void = () => undefined;
     const gone = new Promise<void>((resolve) => { lost = resolve; });
-    c.on("error", () => lost?.());
-    c.on("end", () => lost?.());
+    c.on("error", () => lost());
+    c.on("end", () => lost());
     c.on("notification", (n) => { if (n.channel === channel) onNotify(n.payload ?? ""); });
     try {
       await c.connect();
