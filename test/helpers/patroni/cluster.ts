@@ -78,8 +78,11 @@ export async function startHaCluster(opts: { ttl?: number; log?: (line: string) 
     };
     for (const p of group) signal(p, "SIGTERM");
     const all = Promise.all(group.map((p) => p.exited));
-    if (await Promise.race([all.then(() => false), sleep(15_000).then(() => true)])) for (const p of group) signal(p, "SIGKILL");
-    await Promise.race([all, sleep(5_000)]);
+    // Bounds, not waits: unreferenced, so that they keep no test process alive once all exited.
+    if (await Promise.race([all.then(() => false), sleep(15_000, true, { ref: false })])) for (const p of group) signal(p, "SIGKILL");
+    await Promise.race([all, sleep(5_000, undefined, { ref: false })]);
+    // A PostgreSQL child may still hold the pipes Patroni was given: they are not waited for.
+    for (const p of group) { p.child.stdout?.destroy(); p.child.stderr?.destroy(); }
   };
   const stop = async () => {
     await end(procs.filter((p) => p.name !== "etcd"));
