@@ -4,13 +4,13 @@ import fastifyJwt from "@fastify/jwt";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { Config } from "./config.js";
-import type { Db } from "./db/client.js";
+import type { Db, DatabaseTopology } from "./db/client.js";
 import { securitySchemes } from "./http/auth.js";
 import { handleClientError, handleFrameworkError, registerErrorHandling } from "./http/errors.js";
 import { registerHooks } from "./http/hooks.js";
 import { idempotencyHashKey } from "./http/idempotency.js";
 import { compiledOnFirstUse } from "./http/lazy-compile.js";
-import { registerOpsRoutes } from "./http/ops.js";
+import { databaseMetrics, registerOpsRoutes } from "./http/ops.js";
 import { withDiscriminatorMappings } from "./http/openapi-mappings.js";
 import { PAYMENT_METHOD_COMPONENTS } from "./modules/charges/index.js";
 import { SUBSCRIPTION_METHOD_COMPONENTS } from "./modules/subscriptions/subscriptions.schemas.js";
@@ -38,6 +38,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** Answer 503 (Retry-After: 1) to every request until `app.openForRequests()` (main.ts). */
   holdRequests?: boolean;
+  /** PostgreSQL with a host list: the writable host and the failovers seen (Database.topology). */
+  topology?: () => DatabaseTopology;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -102,7 +104,8 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   // Schemas that routes name by $ref: components of the document, known to the validators.
   const shared = [ErrorBody, ...PAYMENT_METHOD_COMPONENTS, ...SUBSCRIPTION_METHOD_COMPONENTS];
   registerValidation(app, compilers, shared);
-  registerErrorHandling(app);
+  const database = databaseMetrics(deps.topology);
+  registerErrorHandling(app, database.countUnavailable);
   for (const schema of shared) app.addSchema(schema);
   // Every request hook, in the order a request meets them (src/http/hooks.ts); before any
   // route, so every route (the documentation plugin's too) passes the onRoute hooks.
@@ -110,7 +113,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   const ops = registerHooks(app, {
     db, holdRequests: deps.holdRequests ?? false, authenticator: services.merchants.authenticator, rateLimits,
     idempotency: { hashKey: idempotencyHashKey(config.encryptionKey), sealer: services.sealer, leaseMs: config.idempotencyLeaseMs },
-    gauges: { waitingCharges: services.charges.waitingOnProcessor, waitingNotices: services.modules.charges.notices.waiting, processors: services.processors },
+    gauges: { waitingCharges: services.charges.waitingOnProcessor, waitingNotices: services.modules.charges.notices.waiting, processors: services.processors, database },
     // The live adapters' keep-alive connections to the providers close with the app.
     closeProcessors: async () => services.processors.close(),
   });

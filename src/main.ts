@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   }
 
   const services = createServices({ config, db: database.db });
-  const app = role === "worker" ? undefined : await buildApp({ config, db: database.db, logStream: stream, holdRequests: true }, services);
+  const app = role === "worker" ? undefined : await buildApp({ config, db: database.db, logStream: stream, holdRequests: true, topology: database.topology }, services);
   const worker: Worker | undefined =
     // Each module declares its own tasks; the HTTP layer's one purges expired idempotency keys.
     role === "api" ? undefined : startWorker([...collectTasks(Object.values(services.modules), log), idempotencyPurgeTask(database.db)], log);

@@ -6,6 +6,8 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migratePostgres } from "./migrate-pg.js";
+import { clientOptions, newClient, type PgHost } from "./hosts.js";
+import { listenForever } from "./listener.js";
 import * as schema from "./schema.js";
 
 export type Schema = typeof schema;
@@ -27,8 +29,15 @@ export interface Database {
    */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   listens: boolean;
+  /**
+   * PostgreSQL with several hosts: the host connections go to now, and how many times the
+   * primary changed and a lost LISTEN was made again (src/db/hosts.ts, src/db/listener.ts).
+   */
+  topology?(): DatabaseTopology;
   close(): Promise<void>;
 }
+
+export interface DatabaseTopology { primary?: string; switches: number; relistens: number }
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
@@ -64,7 +73,13 @@ export function pooledThrough(client: object): pg.Pool | undefined {
 }
 
 function openPostgres(url: string, poolMode: "session" | "transaction", directUrl: string | undefined): Database {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const stats = { switches: 0, relistens: 0 };
+  const events = { onSwitch: () => { stats.switches++; } };
+  const pooled = clientOptions(url, events);
+  // Connections that died with their server (a failover) leave the pool when they fail; an idle
+  // one the server closed is dropped by its error event. keepAlive finds a host that vanished
+  // without closing its sockets.
+  const pool = new pg.Pool({ ...pooled.config, max: 10, keepAlive: true });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
   if (poolMode === "transaction") {
@@ -75,6 +90,9 @@ function openPostgres(url: string, poolMode: "session" | "transaction", directUr
   // LISTEN needs a session of its own: the direct URL when there is one, the pooled URL when it
   // keeps sessions, nothing behind a transaction-mode pooler.
   const sessionUrl = directUrl ?? (poolMode === "session" ? url : undefined);
+  const session = sessionUrl === undefined ? undefined
+    : sessionUrl === url ? pooled.locator : clientOptions(sessionUrl, events).locator;
+  const connectSession = () => newClient(sessionUrl ?? url, session);
   return {
     db,
     kind: "postgres",
@@ -82,7 +100,7 @@ function openPostgres(url: string, poolMode: "session" | "transaction", directUr
       // Straight to PostgreSQL when a direct URL is given; otherwise through DATABASE_URL, which
       // is safe behind a pooler too (one transaction, a transaction-scoped lock: migrate-pg.ts).
       if (directUrl) {
-        const client = new pg.Client({ connectionString: directUrl });
+        const client = connectSession();
         await client.connect();
         try {
           await migratePostgres(client, MIGRATIONS);
@@ -99,19 +117,18 @@ function openPostgres(url: string, poolMode: "session" | "transaction", directUr
       }
     },
     listens: sessionUrl !== undefined,
+    // A dedicated connection: LISTEN belongs to a session, and pooled ones come and go. It is
+    // made again on the new primary when it is lost (src/db/listener.ts).
     listen: async (channel, onNotify) => {
       if (!sessionUrl) return async () => undefined;
-      // A dedicated connection: LISTEN belongs to a session, and pooled ones come and go.
-      const client = new pg.Client({ connectionString: sessionUrl });
-      client.on("error", () => undefined); // the worker's polling covers a lost listener
-      client.on("notification", (n) => { if (n.channel === channel) onNotify(n.payload ?? ""); });
-      await client.connect();
-      await client.query(`listen ${channel}`);
-      return async () => { await client.end().catch(() => undefined); };
+      return listenForever(connectSession, channel, onNotify, { onRelisten: () => { stats.relistens++; } });
     },
+    topology: () => ({ primary: describe(pooled.locator?.host()), ...stats }),
     close: () => pool.end(),
   };
 }
+
+const describe = (h: PgHost | undefined) => (h ? `${h.host}:${h.port}` : undefined);
 
 /**
  * Runs fn in one transaction. Inside, use only `tx`: on PGlite the outer `db` waits for the

@@ -2,6 +2,7 @@ import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 import { maskCardNumbers, maskUrlPath } from "../lib/redact.js";
 import { AppError, statusOf, type ErrorCode } from "../core/errors.js";
+import { isDatabaseUnavailable } from "../db/unavailable.js";
 
 // The one handler: every error, from a service (AppError, src/core/errors.ts) or from Fastify, is
 // answered here in the shape {statusCode, message, error, code}.
@@ -29,8 +30,17 @@ const fastifyCodes: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "bad_request",
 };
 
+/** Seconds a request cut by a lost database is told to wait: a failover takes a few. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 function classify(err: FastifyError, body: unknown): { status: number; code: string; message: string } {
   if (err instanceof AppError) return { status: err.statusCode, code: err.code, message: err.message };
+  if (isDatabaseUnavailable(err)) {
+    return {
+      status: 503, code: "database_unavailable",
+      message: "The database is unavailable (failing over); retry in a few seconds with the same Idempotency-Key",
+    };
+  }
   if (err.validation) {
     return { status: 422, code: "validation_failed", message: validationMessage(err, body) };
   }
@@ -109,12 +119,15 @@ function kindOf(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** `onDatabaseUnavailable`: called on each 503 of a lost database (the metrics count them). */
+export function registerErrorHandling(app: FastifyInstance, onDatabaseUnavailable?: () => void): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const { status, code, message } = classify(err, req.body);
     // A 503 that says when to come back is load shed on purpose: one line, no stack (a flood of
     // them must not cost a stack trace each).
-    const later = err instanceof AppError ? err.retryAfterSeconds : undefined;
+    const later = err instanceof AppError ? err.retryAfterSeconds
+      : code === "database_unavailable" ? DATABASE_RETRY_AFTER_SECONDS : undefined;
+    if (code === "database_unavailable") onDatabaseUnavailable?.();
     if (later !== undefined) reply.header("retry-after", String(later));
     if (status >= 500 && later === undefined) req.log.error({ err, requestId: req.id }, "request failed");
     else if (status >= 500) req.log.warn({ code, status }, message);

@@ -87,7 +87,7 @@ export function registerHooks(app: FastifyInstance, deps: HookDeps) {
   const stopSweep = sweepExpiredCounters(app.log, deps.rateLimits);
   if (stopSweep) app.addHook("onClose", stopSweep);
   app.addHook("onClose", deps.closeProcessors);
-  return { draining: drain.draining, metrics: metrics.registry };
+  return { draining: drain.draining, metrics: metrics.registry, primary: deps.gauges.database?.primary };
 }
 
 async function echoRequestId(req: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -7,6 +7,7 @@ import { stableStringify } from "../lib/json.js";
 import type { Sealer } from "../lib/crypto.js";
 import type { Task } from "../jobs/runner.js";
 import { AppError } from "../core/errors.js";
+import { isDatabaseUnavailable } from "../db/unavailable.js";
 import type { Environment } from "../core/context.js";
 
 // Idempotency-Key on every POST (docs/guarantees.md), scoped per merchant, environment and
@@ -40,7 +41,11 @@ interface Claim {
   key: string;
   /** What seals the stored response (the AAD): bound to the key as typed, as it always was. */
   aad: string;
+  /** The lease this request holds (locked_until as PostgreSQL wrote it): only its holder releases it. */
+  lease?: string;
 }
+
+interface Held { seed: string; lease: string }
 
 interface ClaimRow {
   key: string;
@@ -172,13 +177,13 @@ export function idempotencyHooks(db: Db, opts: IdempotencyOptions) {
     const deadline = Date.now() + WAIT_MS;
     let backoff = 10;
     for (;;) {
-      const [inserted] = await queryRows<{ seed: string }>(db, sql`
+      const [inserted] = await queryRows<Held>(db, sql`
         insert into idempotency_keys (scope, environment, route, key, request_hash, state, seed, locked_until)
         select ${claim.scope}, ${claim.environment}, ${claim.route}, ${hashed}, ${requestHash}, 'processing', ${newSeed()}, now() + ${lease}
         where not exists (select 1 from idempotency_keys where ${typed})
         on conflict do nothing
-        returning seed`);
-      if (inserted) return hold(req, claim, inserted.seed, true);
+        returning seed, locked_until::text as lease`);
+      if (inserted) return hold(req, claim, inserted, true);
 
       const [row] = await queryRows<ClaimRow>(db, sql`
         select key, seed, state, request_hash, response_status, response_body, response_type,
@@ -208,12 +213,12 @@ export function idempotencyHooks(db: Db, opts: IdempotencyOptions) {
       if (row?.takeable) {
         // Abandoned by a process that died, or released after a 5xx: take it over, keeping the
         // seed. The guarded UPDATE lets exactly one of several racing retries win.
-        const [taken] = await queryRows<{ seed: string }>(db, sql`
+        const [taken] = await queryRows<Held>(db, sql`
           update idempotency_keys set locked_until = now() + ${lease}
           where ${where(claim)} and state = 'processing' and request_hash = ${requestHash}
             and (locked_until is null or locked_until < now())
-          returning seed`);
-        if (taken) return hold(req, claim, taken.seed, false);
+          returning seed, locked_until::text as lease`);
+        if (taken) return hold(req, claim, taken, false);
       }
       // Held by a request in flight (or gone in between, e.g. a 4xx dropped it): wait and look
       // again, boundedly.
@@ -228,29 +233,62 @@ export function idempotencyHooks(db: Db, opts: IdempotencyOptions) {
     }
   };
 
-  function hold(req: FastifyRequest, claim: Claim, seed: string, fresh: boolean): void {
-    req.idempotencyClaim = claim;
-    req.ctx = { ...req.ctx, idempotencySeed: seed, idempotencySeedFresh: fresh };
+  function hold(req: FastifyRequest, claim: Claim, held: Held, fresh: boolean): void {
+    req.idempotencyClaim = { ...claim, lease: held.lease };
+    req.ctx = { ...req.ctx, idempotencySeed: held.seed, idempotencySeedFresh: fresh };
+  }
+
+  // After a 5xx the claim is released (kept with its seed and body) so that the retry re-runs at
+  // once. When the 5xx is a lost database (a failover), the release cannot reach it either: it is
+  // tried again in the background until the new primary takes it, so the retry completes as soon
+  // as writes are taken again instead of waiting out the lease. Only this request's own lease is
+  // released (locked_until as it took it): once the lease has run out a retry may have taken the
+  // claim over, and that holder's lease is not this request's to end.
+  const release = (claim: Claim) => db.execute(sql`
+    update idempotency_keys set locked_until = null
+    where ${where(claim)} and state = 'processing' and locked_until = ${claim.lease ?? null}::timestamptz`);
+  async function releaseAfterFailure(req: FastifyRequest, claim: Claim): Promise<void> {
+    const until = Date.now() + opts.leaseMs;
+    for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+      await sleep(pause);
+      try {
+        await release(claim);
+        return;
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || Date.now() + pause >= until) {
+          req.log.warn({ err }, "idempotency claim not released; a retry takes it over when its lease runs out");
+          return;
+        }
+      }
+    }
+  }
+
+  async function keepAnswer(req: FastifyRequest, reply: FastifyReply, claim: Claim, payload: unknown): Promise<void> {
+    const text = typeof payload === "string" ? payload : String(payload ?? "");
+    // Secrets shown once are not kept for replays, not even sealed.
+    const paths = req.routeOptions.config?.secretFields ?? [];
+    const stored = paths.length > 0 ? redact(text, paths).body : text;
+    await db.execute(sql`
+      update idempotency_keys
+      set state = 'done', response_status = ${reply.statusCode}, response_body = ${sealer.seal(stored, claim.aad)},
+          response_type = ${String(reply.getHeader("content-type") ?? "application/json; charset=utf-8")}, locked_until = null
+      where ${where(claim)} and state = 'processing'`);
   }
 
   const store = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = req.idempotencyClaim;
     if (!claim) return payload;
     req.idempotencyClaim = undefined;
-    if (reply.statusCode >= 500) {
-      await db.execute(sql`update idempotency_keys set locked_until = null where ${where(claim)} and state = 'processing'`);
-    } else if (reply.statusCode >= 400) {
-      await db.execute(sql`delete from idempotency_keys where ${where(claim)} and state = 'processing'`);
-    } else {
-      const text = typeof payload === "string" ? payload : String(payload ?? "");
-      // Secrets shown once are not kept for replays, not even sealed.
-      const paths = req.routeOptions.config?.secretFields ?? [];
-      const stored = paths.length > 0 ? redact(text, paths).body : text;
-      await db.execute(sql`
-        update idempotency_keys
-        set state = 'done', response_status = ${reply.statusCode}, response_body = ${sealer.seal(stored, claim.aad)},
-            response_type = ${String(reply.getHeader("content-type") ?? "application/json; charset=utf-8")}, locked_until = null
-        where ${where(claim)} and state = 'processing'`);
+    try {
+      if (reply.statusCode >= 500) await release(claim);
+      else if (reply.statusCode >= 400) await db.execute(sql`delete from idempotency_keys where ${where(claim)} and state = 'processing'`);
+      else await keepAnswer(req, reply, claim, payload);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      // The database went away between the answer and this write. The answer stands (a 2xx did
+      // commit); the claim is released when the new primary takes writes, and a retry re-runs
+      // under the same seed: it finds what this request made and answers it.
+      void releaseAfterFailure(req, claim);
     }
     return payload;
   };

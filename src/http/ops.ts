@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import { Type } from "typebox";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Config } from "../config.js";
-import { queryRows, sql, type Db } from "../db/client.js";
+import { queryRows, sql, type Db, type DatabaseTopology } from "../db/client.js";
 import { safeEqual, sha256Hex } from "../lib/crypto.js";
 import type { ProcessorRegistry } from "../processors/registry.js";
 import { AppError } from "../core/errors.js";
@@ -86,6 +86,46 @@ export interface OpsGauges {
   waitingCharges(): number;
   waitingNotices(): number;
   processors?: Pick<ProcessorRegistry, "breakers">;
+  database?: DatabaseMetrics;
+}
+
+export type DatabaseMetrics = ReturnType<typeof databaseMetrics>;
+
+/**
+ * What a failover shows (docs/deploy.md, "High availability"): the requests answered 503 because
+ * the database was lost (`countUnavailable`, called by the error handler), and, with a host list,
+ * how many times the writable host changed and a lost LISTEN was made again. An alert on the first
+ * two rising says a failover happened; the 503s should stop within seconds of it.
+ */
+export function databaseMetrics(topology?: () => DatabaseTopology) {
+  const unavailable = new Counter({
+    name: "feira_database_unavailable_responses_total",
+    help: "Requests answered 503 because the database was lost under them (a failover)",
+    registers: [],
+  });
+  // Counters of the database client, read when scraped: each adds what is new since the last.
+  const fromTopology = (name: string, help: string, pick: (t: DatabaseTopology) => number) => {
+    let seen = 0;
+    return new Counter({
+      name, help, registers: [],
+      collect() {
+        const now = topology ? pick(topology()) : 0;
+        if (now > seen) this.inc(now - seen);
+        seen = now;
+      },
+    });
+  };
+  const counters = [
+    unavailable,
+    fromTopology("feira_database_primary_switches_total", "Times the writable host of DATABASE_URL's host list changed", (t) => t.switches),
+    fromTopology("feira_database_listen_reconnections_total", "Times a lost LISTEN connection was made again", (t) => t.relistens),
+  ];
+  return {
+    countUnavailable: () => unavailable.inc(),
+    /** The writable host connections go to now, with a host list ("host:port"). */
+    primary: () => topology?.().primary,
+    register: (registry: Registry) => { for (const c of counters) registry.registerMetric(c); },
+  };
 }
 
 /** The process's metrics; `observe` is the onResponse hook that times every request. */
@@ -100,6 +140,7 @@ export function processMetrics(db: Db, gauges: OpsGauges) {
     registers: [registry],
   });
   if (gauges.processors) registerBreakerMetrics(registry, gauges.processors);
+  gauges.database?.register(registry);
   // The charges waiting on a processor now, against PROCESSOR_MAX_WAITING: near the bound,
   // the processor is slower than the charges arriving, and new ones are about to be refused.
   new Gauge({
@@ -134,14 +175,21 @@ export function processMetrics(db: Db, gauges: OpsGauges) {
 // METRICS_TOKEN (docs/deploy.md).
 export function registerOpsRoutes(
   app: FastifyInstance, db: Db, config: Pick<Config, "production" | "metricsToken">,
-  state: { draining(): boolean; metrics: Registry },
+  state: { draining(): boolean; metrics: Registry; primary?: () => string | undefined },
 ): void {
   const registry = state.metrics;
   app.get("/health", {
     config: { auth: "public" },
     schema: {
       operationId: "health", tags: ["ops"], summary: "Health check",
-      response: { 200: Type.Object({ status: Type.Literal("ok") }, { examples: [{ status: "ok" }] }), 503: Type.Object({ status: Type.Literal("unavailable") }) },
+      response: {
+        200: Type.Object({
+          status: Type.Literal("ok"),
+          // With a host list in DATABASE_URL: the host that takes the writes now.
+          database: Type.Optional(Type.Object({ primary: Type.String() })),
+        }, { examples: [{ status: "ok" }] }),
+        503: Type.Object({ status: Type.Literal("unavailable") }),
+      },
     },
   }, async (_req, reply) => {
     if (state.draining() || app.startingUp()) {
@@ -150,7 +198,8 @@ export function registerOpsRoutes(
     }
     try {
       await queryRows(db, sql`select 1`);
-      return { status: "ok" as const };
+      const primary = state.primary?.();
+      return { status: "ok" as const, ...(primary ? { database: { primary } } : {}) };
     } catch {
       return reply.code(503).send({ status: "unavailable" as const });
     }

@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger } from "fastify";
+import { isDatabaseUnavailable } from "../db/unavailable.js";
 
 // The worker role: a set of periodic tasks over the database. A task returns how much work it
 // did; a busy task runs again at once, an idle one waits its interval. Tasks claim their rows
@@ -76,7 +77,10 @@ export function startWorker(tasks: Task[], log: FastifyBaseLogger): Worker {
       try {
         done = await task.run();
       } catch (err) {
-        log.error({ err, task: task.name }, "worker task failed");
+        // A lost database (a failover) fails every task's run once: expected, the next run goes
+        // to the new primary, and leases of the cut run expire as after a crash.
+        if (isDatabaseUnavailable(err)) log.warn({ task: task.name, err: (err as Error).message }, "worker task cut: database unavailable");
+        else log.error({ err, task: task.name }, "worker task failed");
       } finally {
         inRun.delete(task.name);
       }
