@@ -347,6 +347,8 @@ export const en = {
   "settings.softDescriptorHint": "The text on your buyers' card statements: up to {n} letters A to Z (no accents), digits and spaces. Leave it empty for none. It is stored for now: charges do not send it to the processor yet; a submerchant's own is set when it is registered in Connect.",
   "settings.softDescriptorRule": "Only letters A to Z without accents, digits and spaces.",
   "settings.saveProfile": "Save profile",
+  "settings.timezone": "Time zone",
+  "settings.timezoneHint": "Every date of the panel, today's sales, the chart's days and the CSV export's times are in this zone.",
   "settings.profileSaved": "Profile saved.",
   "settings.splitHint": "Applied to charges that carry no split: percentages of the net, at most 100 in all; the rest stays with you. Leave every row empty for none.",
   "settings.saveSplit": "Save default split",

@@ -348,6 +348,8 @@ export const ptBR: Record<MessageKey, string> = {
   "settings.softDescriptorHint": "O texto na fatura do cartão dos seus compradores: até {n} letras de A a Z (sem acentos), dígitos e espaços. Deixe vazio para nenhum. Por enquanto ele fica guardado: as cobranças ainda não o enviam ao processador; o de um subseller é definido no cadastro do Connect.",
   "settings.softDescriptorRule": "Apenas letras de A a Z sem acentos, dígitos e espaços.",
   "settings.saveProfile": "Salvar perfil",
+  "settings.timezone": "Fuso horário",
+  "settings.timezoneHint": "Todas as datas do painel, as vendas de hoje, os dias do gráfico e os horários da exportação CSV ficam neste fuso.",
   "settings.profileSaved": "Perfil salvo.",
   "settings.splitHint": "Aplicado às cobranças sem split: percentuais do líquido, até 100 no total; o resto fica com você. Deixe todas as linhas vazias para nenhum.",
   "settings.saveSplit": "Salvar split padrão",
