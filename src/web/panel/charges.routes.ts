@@ -4,6 +4,7 @@ import { CHARGE_STATUSES, ListChargesQuery, RefundBody, toChargeResponse } from 
 import { toCustomer } from "../../modules/customers/customers.service.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact } from "./forms.js";
+import { buyersOf } from "./buyers.js";
 import type { PanelKit } from "./kit.js";
 import { renderChargeDetail, type Timeline } from "./pages/charge-detail.js";
 import { chargesPage, type ChargeView, type ChargesFilter } from "./pages/charges.js";
@@ -86,7 +87,8 @@ export function chargeRoutes(kit: PanelKit) {
       const { query, errors, none } = await resolve(p, q, formErrors, 20);
       const page = errors || none ? { data: [], hasMore: false } : await services.charges.list(p.ctx, query);
       const exportQuery = new URLSearchParams(compact({ q: q.q, status: q.status, paymentMethod: q.paymentMethod, customerId: q.customerId, from: q.from, to: q.to }) as Record<string, string>).toString();
-      const body = chargesPage(p, { q, errors, noCustomer: none, page, exportQuery });
+      const buyers = await buyersOf(services, p, page.data);
+      const body = chargesPage(p, { q, errors, noCustomer: none, page, buyers, exportQuery });
       return kit.html(reply, renderPage(p, { title: p.t("nav.charges"), area: "charges", body, path: url }), errors ? 422 : 200);
     });
 
@@ -98,7 +100,7 @@ export function chargeRoutes(kit: PanelKit) {
       for (let i = 0; !errors && !none && i < 100; i++) {
         const page = await services.charges.list(p.ctx, { ...query, startingAfter: cursor });
         // The buyers of the page in one read: a spreadsheet of charges is read by who paid.
-        const buyers = await services.customers.getMany(p.ctx, page.data.flatMap((c) => (c.customerId ? [c.customerId] : [])));
+        const buyers = await buyersOf(services, p, page.data);
         for (const c of page.data) {
           const buyer = c.customerId ? buyers.get(c.customerId) : undefined;
           // Times in the merchant's zone with their offset (2026-12-07T22:30:00.000-03:00): the

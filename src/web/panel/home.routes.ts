@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { addDays, calendarDate, startOfDay } from "../../lib/calendar.js";
 import { currencyExponent } from "../../lib/money.js";
 import type { PanelCtx } from "./context.js";
+import { buyersOf } from "./buyers.js";
 import type { PanelKit } from "./kit.js";
 import type { ChargeView } from "./pages/charges.js";
 import { homePage } from "./pages/home.js";
@@ -63,8 +64,9 @@ export function homeRoutes(kit: PanelKit) {
         monthMinor += minor;
         if (day === today) { todayMinor += minor; todayCount++; }
       }
+      const buyers = await buyersOf(services, p, latest.data);
       const body = homePage(p, {
-        main, days, latest: latest.data, disputesToAnswer: toAnswer.meta.total,
+        main, days, latest: latest.data, buyers, disputesToAnswer: toAnswer.meta.total,
         today: { minor: todayMinor, count: todayCount }, month: { minor: monthMinor, count: mainSales.length },
         balances: currencies.map((currency) => ({ currency, available: amountOf(balance.available, currency), pending: amountOf(balance.pending, currency) })),
       });
