@@ -20,12 +20,12 @@ export const buyerCell = (b: Buyer | undefined): Html | string => (b ? html`${b.
 /** The charges of a list; with `buyers` (by customer id) a column says who paid each. */
 export function chargeTable(p: PanelCtx, rows: ChargeView[], buyers?: Map<string, Buyer>): Html {
   const { t } = p;
-  return table([t("col.id"), ...(buyers ? [t("col.customer")] : []), t("col.status"), t("col.amount"), t("col.method"), t("col.created")], rows.map((c) => [
+  // The method under the amount, not a column of its own: with the buyer's the table still fits a desktop card.
+  return table([t("col.id"), ...(buyers ? [t("col.customer")] : []), t("col.status"), t("col.amount"), t("col.created")], rows.map((c) => [
     link(`/panel/charges/${c.id}`, c.id),
     ...(buyers ? [buyerCell(c.customerId ? buyers.get(c.customerId) : undefined)] : []),
     badge(c.status, t(`status.${c.status}`)),
-    p.units(c.amount, c.currency),
-    t(`method.${c.paymentMethod.type}`),
+    html`${p.units(c.amount, c.currency)}<br><span class="muted">${t(`method.${c.paymentMethod.type}`)}</span>`,
     p.date(c.createdAt),
   ]), t("charges.empty"));
 }
