@@ -3,7 +3,6 @@ import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { basic, buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
-import { freePort } from "../helpers/process.js";
 import { admin, decidedTransfer, FEES, sandboxPayout, seedMaster } from "../connect/helpers.js";
 // run-suite: waits: a browser
 
@@ -25,9 +24,7 @@ const call = (method: "GET" | "POST", url: string, payload?: object) =>
 
 before(async () => {
   if (skip) return;
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ publicBaseUrl: base });
+  t = await buildTestApp();
   m = await seedMaster(t, FEES);
   // Two payouts of one submerchant: one paid by a Pix transfer (its end-to-end id shown), one rejected.
   const paid = await sandboxPayout(t, m.sandboxKey, 5000);
@@ -46,7 +43,7 @@ before(async () => {
     expectStatus(charge, 201);
     expectStatus(await call("POST", `/v1/sandbox/charges/${charge.json().id}/dispute`, { reason }), 201);
   }
-  await t.app.listen({ port, host: "127.0.0.1" });
+  base = await t.app.listen({ port: 0, host: "127.0.0.1" });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
