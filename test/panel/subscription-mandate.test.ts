@@ -43,12 +43,12 @@ test("the subscription page shows the mandate, its QR code while pending, and wh
   assert.match(active, /class="badge s-active">Active</);
   assert.doesNotMatch(active, /<svg|mandate-qr/);
 
-  // The next period's debit is issued 5 days before its due date: the charges list finds it by its method.
+  // The next period's debit is issued 5 days before its due date: the charges list finds it by its method (shown under its amount).
   await call(t, m.sandboxKey, "POST", "/v1/sandbox/clock/advance", { days: 28 });
   const listed = await c.get("/panel/charges?paymentMethod=pix_automatico");
   expectStatus(listed, 200);
   assert.match(listed.body, /<option value="pix_automatico" selected>Pix Automático<\/option>/);
-  assert.equal([...listed.body.matchAll(/<td data-label="Method">Pix Automático<\/td>/g)].length, 1, "the period's debit, and only it");
+  assert.equal([...listed.body.matchAll(/<td data-label="Amount">[^<]+<br><span class="muted">Pix Automático<\/span><\/td>/g)].length, 1, "the period's debit, and only it");
 
   expectStatus(await call(t, m.sandboxKey, "POST", `/v1/sandbox/mandates/${sub.mandate.id}/cancel`), 200);
   const cancelled = section((await c.get(`/panel/subscriptions/${sub.id}`, { "accept-language": "pt-BR" })).body);

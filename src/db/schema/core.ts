@@ -17,6 +17,8 @@ export const merchants = pgTable("merchants", {
   city: text("city").notNull().default("SAO PAULO"),
   /** The merchant's default text on buyers' card statements (PATCH /v1/merchant); null for none. */
   softDescriptor: text("soft_descriptor"),
+  /** The IANA time zone the panel shows dates and days in (PATCH /v1/merchant); Brasília by default. */
+  timezone: text("timezone").notNull().default("America/Sao_Paulo"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [uniqueIndex("merchants_email_uq").on(t.email)]);

@@ -57,7 +57,7 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
       config: { auth: "keyOrJwt" },
       schema: {
         operationId: "getMerchantProfile", tags: ["merchant"], summary: "Retrieve your merchant profile",
-        description: "The merchant the key or login token belongs to: name, e-mail, status, Connect access and default soft descriptor. The profile is one for both environments.",
+        description: "The merchant the key or login token belongs to: name, e-mail, status, Connect access, default soft descriptor and time zone. The profile is one for both environments.",
         response: { 200: s.MerchantProfile, ...errors(401, 403) },
       },
     }, async (req) => service.getProfile(req.ctx.merchantId));
@@ -67,7 +67,8 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
       schema: {
         operationId: "updateMerchantProfile", tags: ["merchant"], summary: "Update your merchant profile",
         description:
-          "Changes the merchant's name and its default soft descriptor (the text on the buyer's card statement: at most 13 letters A to Z, digits and spaces; null removes it). " +
+          "Changes the merchant's name, its default soft descriptor (the text on the buyer's card statement: at most 13 letters A to Z, digits and spaces; null removes it) " +
+          "and its time zone (an IANA name such as America/Sao_Paulo, the default: the panel's dates, today's sales and the CSV export's times are in it). " +
           "The profile is one for both environments, so a sandbox key changes it too. The soft descriptor is stored and shown in the panel; charges do not send it to the processor yet. " +
           "The e-mail, status and Connect access are the operator's (PATCH /v1/admin/merchants/{id}). Setting the same values again changes nothing, so no Idempotency-Key is needed.",
         body: s.PatchProfileBody,

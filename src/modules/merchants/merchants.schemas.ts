@@ -96,17 +96,23 @@ const SoftDescriptor = Type.String({
   description: SOFT_DESCRIPTOR_RULE,
 });
 
+const TIMEZONE_RULE = "The IANA time zone the panel shows dates, today's sales, the chart's days and the CSV export's times in; America/Sao_Paulo (Brasília) by default.";
+
 export const MerchantProfile = Type.Object({
   ...Merchant.properties,
   softDescriptor: Type.Union([Type.String(), Type.Null()], {
     description: "Default text on the buyer's card statement, or null for none. Stored only for now: charges do not carry it to the processor yet.",
   }),
+  timezone: Type.String({ description: TIMEZONE_RULE }),
   updatedAt: Type.String({ format: "date-time" }),
-}, { examples: [{ ...MERCHANT_EXAMPLE, softDescriptor: "LOJA EXEMPLO", updatedAt: "2026-11-24T09:00:00.000Z" }] });
+}, { examples: [{ ...MERCHANT_EXAMPLE, softDescriptor: "LOJA EXEMPLO", timezone: "America/Sao_Paulo", updatedAt: "2026-11-24T09:00:00.000Z" }] });
 
 export const PatchProfileBody = Type.Object({
   name: Type.Optional(Type.String({
     minLength: 1, maxLength: 200, pattern: "\\S", "x-pattern-message": "must not be blank", description: "The merchant's name, as shown in the panel.",
   })),
   softDescriptor: Type.Optional(Type.Union([SoftDescriptor, Type.Null()], { description: `${SOFT_DESCRIPTOR_RULE} null removes it.` })),
-}, { additionalProperties: false, minProperties: 1, examples: [{ name: "Loja Exemplo", softDescriptor: "LOJA EXEMPLO" }] });
+  timezone: Type.Optional(Type.String({
+    minLength: 1, maxLength: 64, description: `${TIMEZONE_RULE} A name that is no IANA zone (or a bare offset such as -03:00) is refused with 422; an alias is stored as its canonical name (Brazil/East as America/Sao_Paulo).`,
+  })),
+}, { additionalProperties: false, minProperties: 1, examples: [{ name: "Loja Exemplo", softDescriptor: "LOJA EXEMPLO", timezone: "America/Sao_Paulo" }] });

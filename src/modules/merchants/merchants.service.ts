@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
 import { sql, withTx, type Db, type Queryable } from "../../db/client.js";
-import { AppError, notFound } from "../../core/errors.js";
+import { AppError, invalid, notFound } from "../../core/errors.js";
+import { canonicalTimeZone } from "../../lib/calendar.js";
 import type { Authenticator, Environment, KeyPrincipal, Scope } from "../../core/context.js";
 import { safeEqual, sha256Hex, type Sealer } from "../../lib/crypto.js";
 import { newId, randomToken } from "../../lib/ids.js";
@@ -47,7 +48,7 @@ export function publicMerchant(m: repo.MerchantRow) {
 }
 
 export function profileOf(m: repo.MerchantRow) {
-  return { ...publicMerchant(m), softDescriptor: m.softDescriptor, updatedAt: m.updatedAt.toISOString() };
+  return { ...publicMerchant(m), softDescriptor: m.softDescriptor, timezone: m.timezone, updatedAt: m.updatedAt.toISOString() };
 }
 
 export function createMerchantService(deps: MerchantServiceDeps) {
@@ -156,19 +157,22 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   }
 
   /**
-   * The merchant's own profile (PATCH /v1/merchant, the panel's Settings): its name and default
-   * soft descriptor, one row shared by both environments. The descriptor is stored only: charges
-   * do not send it to the processor yet.
+   * The merchant's own profile (PATCH /v1/merchant, the panel's Settings): its name, default
+   * soft descriptor and time zone, one row shared by both environments. The descriptor is stored
+   * only: charges do not send it to the processor yet. The zone is checked against the runtime's
+   * IANA database (Intl) and stored by its canonical name.
    */
-  async function updateProfile(merchantId: string, patch: { name?: string; softDescriptor?: string | null }) {
-    return profileOf(await applyPatch(merchantId, { ...patch, ...(patch.name !== undefined ? { name: patch.name.trim() } : {}) }));
+  async function updateProfile(merchantId: string, patch: { name?: string; softDescriptor?: string | null; timezone?: string }) {
+    const timezone = patch.timezone === undefined ? undefined : canonicalTimeZone(patch.timezone.trim());
+    if (timezone === null) throw invalid(`timezone: ${JSON.stringify(patch.timezone)} is not an IANA time zone, such as America/Sao_Paulo`);
+    return profileOf(await applyPatch(merchantId, { ...patch, ...(patch.name !== undefined ? { name: patch.name.trim() } : {}), ...(timezone ? { timezone } : {}) }));
   }
 
   async function getProfile(merchantId: string) {
     return profileOf(await getMerchant(merchantId));
   }
 
-  async function applyPatch(merchantId: string, patch: Partial<Pick<repo.MerchantRow, "connectEnabled" | "status" | "name" | "softDescriptor">>) {
+  async function applyPatch(merchantId: string, patch: Partial<Pick<repo.MerchantRow, "connectEnabled" | "status" | "name" | "softDescriptor" | "timezone">>) {
     // A key lookup carries its merchant's status; the charge profile its Connect flag.
     const row = await configChanges.change(db, async (tx) => {
       const updated = await repo.updateMerchant(tx, merchantId, patch);

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from "fastify";
+import { calendarDate, endOfDay, isoInZone, startOfDay } from "../../lib/calendar.js";
 import { CHARGE_STATUSES, ListChargesQuery, RefundBody, toChargeResponse } from "../../modules/charges/index.js";
 import { toCustomer } from "../../modules/customers/customers.service.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact } from "./forms.js";
+import { buyersOf } from "./buyers.js";
 import type { PanelKit } from "./kit.js";
 import { renderChargeDetail, type Timeline } from "./pages/charge-detail.js";
 import { chargesPage, type ChargeView, type ChargesFilter } from "./pages/charges.js";
@@ -16,18 +18,23 @@ import { urlPath } from "../../lib/url-path.js";
 // charge with its refund and the sandbox simulator's actions. The pages are pages/charges.ts
 // and pages/charge-detail.ts.
 
-/** The API's list query from the filter form, with date fields as whole UTC days. */
-function listQuery(q: ChargesFilter, limit: number) {
+/** The API's list query from the filter form, with date fields as whole days of the merchant's zone. */
+function listQuery(q: ChargesFilter, limit: number, timeZone: string) {
   return compact({
     limit,
     status: CHARGE_STATUSES.find((s) => s === q.status),
     paymentMethod: q.paymentMethod,
     customerId: q.customerId,
-    createdGte: q.from ? `${q.from}T00:00:00.000Z` : undefined,
-    createdLte: q.to ? `${q.to}T23:59:59.999Z` : undefined,
+    createdGte: q.from ? dayEdge(q.from, timeZone, startOfDay) : undefined,
+    createdLte: q.to ? dayEdge(q.to, timeZone, endOfDay) : undefined,
     startingAfter: q.startingAfter,
     endingBefore: q.endingBefore,
   });
+}
+
+/** A day's first or last instant; a malformed day stays as typed, for the API's schema to refuse. */
+function dayEdge(day: string, timeZone: string, edge: (day: string, timeZone: string) => Date): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(Date.parse(day)) ? edge(day, timeZone).toISOString() : day;
 }
 
 /** A cell that a spreadsheet shows as text: a formula-like start is quoted (CSV injection). */
@@ -47,7 +54,7 @@ export function chargeRoutes(kit: PanelKit) {
   async function resolve(p: PanelCtx, q: ChargesFilter, formErrors: FieldErrors | null, limit: number) {
     const customerEmail = q.q?.includes("@") ? q.q : undefined;
     const none = customerEmail ? (await services.customers.list(p.ctx, { email: customerEmail, limit: 1 })).data.length === 0 : false;
-    const filters = listQuery(q, limit);
+    const filters = listQuery(q, limit, p.timeZone);
     const checked = formErrors ?? checkBody(ListChargesQuery, filters, p.t);
     const errors: FieldErrors | null = checked && Object.fromEntries(Object.entries(checked).map(([k, v]) => [k === "createdGte" ? "from" : k === "createdLte" ? "to" : k, v]));
     return { query: { ...filters, customerEmail }, errors, none };
@@ -81,7 +88,8 @@ export function chargeRoutes(kit: PanelKit) {
       const { query, errors, none } = await resolve(p, q, formErrors, 20);
       const page = errors || none ? { data: [], hasMore: false } : await services.charges.list(p.ctx, query);
       const exportQuery = new URLSearchParams(compact({ q: q.q, status: q.status, paymentMethod: q.paymentMethod, customerId: q.customerId, from: q.from, to: q.to }) as Record<string, string>).toString();
-      const body = chargesPage(p, { q, errors, noCustomer: none, page, exportQuery });
+      const buyers = await buyersOf(services, p, page.data);
+      const body = chargesPage(p, { q, errors, noCustomer: none, page, buyers, exportQuery });
       return kit.html(reply, renderPage(p, { title: p.t("nav.charges"), area: "charges", body, path: url }), errors ? 422 : 200);
     });
 
@@ -93,15 +101,18 @@ export function chargeRoutes(kit: PanelKit) {
       for (let i = 0; !errors && !none && i < 100; i++) {
         const page = await services.charges.list(p.ctx, { ...query, startingAfter: cursor });
         // The buyers of the page in one read: a spreadsheet of charges is read by who paid.
-        const buyers = await services.customers.getMany(p.ctx, page.data.flatMap((c) => (c.customerId ? [c.customerId] : [])));
+        const buyers = await buyersOf(services, p, page.data);
         for (const c of page.data) {
           const buyer = c.customerId ? buyers.get(c.customerId) : undefined;
-          lines.push([c.id, c.status, c.amount, c.amountRefunded, c.currency, c.paymentMethod.type, c.customerId, buyer?.name, buyer?.email, c.net, c.createdAt, c.paidAt].map(csvCell).join(","));
+          // Times in the merchant's zone with their offset (2026-12-07T22:30:00.000-03:00): the
+          // spreadsheet's day is the merchant's, and the instant is still exact.
+          const at = (iso: string | null) => iso && isoInZone(new Date(iso), p.timeZone);
+          lines.push([c.id, c.status, c.amount, c.amountRefunded, c.currency, c.paymentMethod.type, c.customerId, buyer?.name, buyer?.email, c.net, at(c.createdAt), at(c.paidAt)].map(csvCell).join(","));
         }
         if (!page.hasMore || page.data.length === 0) break;
         cursor = page.data[page.data.length - 1]!.id;
       }
-      const name = `charges-${p.ctx.environment}-${new Date().toISOString().slice(0, 10)}.csv`;
+      const name = `charges-${p.ctx.environment}-${calendarDate(new Date(), p.timeZone)}.csv`;
       return reply.code(errors ? 422 : 200).header("cache-control", "no-store").header("content-disposition", `attachment; filename="${name}"`)
         .type("text/csv; charset=utf-8").send(`${lines.join("\r\n")}\r\n`);
     });

@@ -37,11 +37,15 @@ export function connectRoutes(kit: PanelKit) {
   async function detail(p: PanelCtx, id: string, errors: { docs?: FieldErrors; payout?: FieldErrors } = {}, values: Record<string, unknown> = {}) {
     const s = await connect.get(p.ctx, id);
     const docs = await documents.list(s.id);
-    const notices = await services.webhooks.events.list(p.ctx, { type: "submerchant.*", limit: 100 });
-    const mine = await Promise.all(notices.data.filter((e) => e.objectId === s.id).slice(0, 10).map((e) => services.webhooks.events.get(p.ctx, e.id)));
+    // Its status notifications are the submerchant's own events (connect.service's setStatus
+    // records them under its id, as they go to its postback URL), not the master's: read in its
+    // scope, which connect.get has just checked is this master's, in this environment.
+    const own = { ...p.ctx, merchantId: s.id };
+    const notices = await services.webhooks.events.list(own, { type: "submerchant.*", limit: 10 });
+    const mine = await Promise.all(notices.data.map((e) => services.webhooks.events.get(own, e.id)));
     const payoutPage = await payouts.list(p.ctx, { merchantId: s.id, page: 1, size: 20 });
     const body = submerchantPage(p, { s, docs, deliveries: mine.flatMap((e) => e.deliveries), payouts: payoutPage.data }, errors, values);
-    return page(p, p.t("connect.submerchant"), body, `/panel/connect/${id}`);
+    return page(p, s.tradeName, body, `/panel/connect/${id}`);
   }
 
   return async (app: FastifyInstance) => {
@@ -75,7 +79,10 @@ export function connectRoutes(kit: PanelKit) {
       const query = compact({ status: q.status, merchantId: q.merchantId, createdAt: q.createdAt, page: integer(q.page) ?? 1, size: 20 });
       const errors = formErrors ?? checkBody(ListPayoutsQuery, query, p.t) ?? undefined;
       const list = errors ? { data: [], page: 1, pages: 0 } : await payouts.list(p.ctx, query as Parameters<typeof payouts.list>[1]);
-      return kit.html(reply, page(p, p.t("connect.payouts"), payoutsPage(p, q, errors, list), "/panel/connect/payouts"), errors ? 422 : 200);
+      // The submerchants by trade name (a page holds at most 20 payouts): a person knows shops, not ids.
+      const shops = await Promise.all([...new Set(list.data.map((r) => r.merchantId))].map((id) => connect.get(p.ctx, id)));
+      const names = new Map(shops.map((s) => [s.id, s.tradeName]));
+      return kit.html(reply, page(p, p.t("connect.payouts"), payoutsPage(p, q, errors, list, names), "/panel/connect/payouts"), errors ? 422 : 200);
     });
 
     route.get("/panel/connect/:id", NoFields, async ({ p, params }, reply) => {

@@ -11,10 +11,13 @@ export interface PanelCtx {
   lang: Lang;
   csrf: string;
   merchant: { id: string; name: string; email: string; connectEnabled: boolean };
+  /** The merchant's IANA time zone (Settings): every date, day and "today" of the panel is in it. */
+  timeZone: string;
   /** A notice (and at most one secret) carried over a redirect, shown once. */
   flash: Flash | null;
   money(minor: number, currency: string): string;
   units(units: number, currency: string): string;
+  /** An instant in the merchant's zone; a bare YYYY-MM-DD is a day already, shown as it is. */
   date(iso: string | Date | null | undefined, withTime?: boolean): string;
 }
 

@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { ListDisputesQuery } from "../../modules/disputes/disputes.schemas.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { attempt, checkBody, compact, integer } from "./forms.js";
+import { buyersOf } from "./buyers.js";
 import type { PanelKit } from "./kit.js";
+import type { Buyer } from "./pages/charges.js";
 import { disputePage, disputesPage, type DisputesFilter } from "./pages/disputes.js";
 import { messagePage, renderPage } from "./pages/layout.js";
 import { ConfirmForm, DisputesQuery, EvidenceForm, NoFields } from "./panel.schemas.js";
@@ -14,11 +16,22 @@ import { urlPath } from "../../lib/url-path.js";
 // sandbox, the issuer's decision. The pages are pages/disputes.ts.
 
 export function disputeRoutes(kit: PanelKit) {
-  const disputes = kit.deps.services.modules.disputes.service;
+  const { services } = kit.deps;
+  const disputes = services.modules.disputes.service;
 
   const notFound = (p: PanelCtx, reply: FastifyReply) => kit.html(reply, messagePage(p, {
     title: p.t("notFound.title"), area: "disputes", message: p.t("notFound.generic"), back: ["/panel/disputes", p.t("nav.disputes")], path: "/panel/disputes",
   }), 404);
+
+  /** Who disputed each charge of a page: its buyer, by charge id (a page is at most 20 charges). */
+  async function buyersByCharge(p: PanelCtx, list: readonly { chargeId: string }[]): Promise<Map<string, Buyer>> {
+    const charges = await Promise.all([...new Set(list.map((d) => d.chargeId))].map((id) => services.charges.get(p.ctx, id)));
+    const customers = await buyersOf(services, p, charges);
+    return new Map(charges.flatMap((c) => {
+      const b = c.customerId ? customers.get(c.customerId) : undefined;
+      return b ? [[c.id, b] as const] : [];
+    }));
+  }
 
   /** Whether the dispute is this merchant's, in this environment (another's answers 404, as the API does). */
   const owns = async (p: PanelCtx, id: string) => (await attempt(() => disputes.get(p.ctx, id), p.t)).ok;
@@ -40,7 +53,7 @@ export function disputeRoutes(kit: PanelKit) {
       const errors = formErrors ?? checkBody(ListDisputesQuery, query, p.t) ?? undefined;
       const list = errors ? { data: [], meta: { total: 0, page: 1, totalPages: 0 } }
         : await disputes.list(p.ctx, { ...(query as Parameters<typeof disputes.list>[1]), openFirst: true });
-      const body = disputesPage(p, { q: q as DisputesFilter, errors, now: await disputes.clockNow(p.ctx), list });
+      const body = disputesPage(p, { q: q as DisputesFilter, errors, now: await disputes.clockNow(p.ctx), list, buyers: await buyersByCharge(p, list.data) });
       return kit.html(reply, renderPage(p, { title: p.t("nav.disputes"), area: "disputes", body, path: "/panel/disputes" }), errors ? 422 : 200);
     });
 

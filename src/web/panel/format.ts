@@ -18,11 +18,18 @@ export function formatUnits(units: number, currency: string, locale: string): st
   return new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: exp, maximumFractionDigits: exp }).format(units);
 }
 
-export function formatDate(iso: string | Date | null | undefined, locale: string, withTime = true): string {
+/**
+ * An instant as the merchant's wall clock reads it, in `timeZone` (theirs, Brasília by default):
+ * a charge paid at 01:30 UTC is "22:30" of the day before in Brasília. A bare YYYY-MM-DD (a
+ * day of the sales chart) is a calendar day already: written as that day, with no zone.
+ */
+export function formatDate(iso: string | Date | null | undefined, locale: string, withTime: boolean, timeZone: string): string {
   if (!iso) return "—";
+  const day = typeof iso === "string" && /^\d{4}-\d{2}-\d{2}$/.test(iso);
   const d = typeof iso === "string" ? new Date(iso) : iso;
   if (Number.isNaN(d.getTime())) return "—";
-  return new Intl.DateTimeFormat(locale, withTime ? { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" } : { dateStyle: "medium", timeZone: "UTC" }).format(d) + (withTime ? " UTC" : "");
+  const zone = day ? "UTC" : timeZone;
+  return new Intl.DateTimeFormat(locale, withTime && !day ? { dateStyle: "medium", timeStyle: "short", timeZone: zone } : { dateStyle: "medium", timeZone: zone }).format(d);
 }
 
 export { formatDocument } from "../../lib/documents.js";

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { CreateLinkBody } from "../../modules/payment-links/payment-links.schemas.js";
 import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact, rowText } from "./forms.js";
+import { buyersOf } from "./buyers.js";
 import type { PanelKit } from "./kit.js";
 import { messagePage, renderPage } from "./pages/layout.js";
 import { linkPage, linksPage } from "./pages/links.js";
@@ -64,7 +65,7 @@ export function linkRoutes(kit: PanelKit) {
       const l = found.value;
       const payments = await links.payments(p.ctx, l.id, compact({ limit: 20, ...q }));
       const qr = await qrFigure(l.url, p.t("links.qr"));
-      return kit.html(reply, renderPage(p, { title: l.title, area: "links", body: linkPage(p, l, qr, q, payments), path: `/panel/links/${l.id}` }));
+      return kit.html(reply, renderPage(p, { title: l.title, area: "links", body: linkPage(p, l, qr, q, payments, await buyersOf(kit.deps.services, p, payments.data)), path: `/panel/links/${l.id}` }));
     });
 
     route.post("/panel/links/:id/deactivate", NoFields, async ({ p, params }, reply) => {

@@ -170,10 +170,11 @@ export function panelRoutes(deps: PanelDeps) {
         lang,
         csrf: keys.csrfFor(session.nonce),
         merchant: { id: merchant.id, name: merchant.name, email: merchant.email, connectEnabled: merchant.connectEnabled },
+        timeZone: merchant.timezone,
         flash: req.method === "GET" ? readFlash(req, reply, session, cookies) : null,
         money: (minor, currency) => formatMoney(minor, currency, locale),
         units: (units, currency) => formatUnits(units, currency, locale),
-        date: (iso, withTime = true) => formatDate(iso, locale, withTime),
+        date: (iso, withTime = true) => formatDate(iso, locale, withTime, merchant.timezone),
       };
     });
 

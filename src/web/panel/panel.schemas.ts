@@ -60,7 +60,7 @@ export const LinkForm = Type.Object({
   ...rows("products", LINK_PRODUCT_ROWS, { title: Text(), unitPrice: Text(50), quantity: Text(50), physical: Check(), width: Text(50), height: Text(50), length: Text(50), weight: Text(50) }),
 });
 
-export const ProfileForm = Type.Object({ name: Text(), softDescriptor: Text(100) });
+export const ProfileForm = Type.Object({ name: Text(), softDescriptor: Text(100), timezone: Text(100) });
 export const SPLIT_ROWS = 5;
 export const SplitForm = Type.Object(rows("defaultSplit", SPLIT_ROWS, { merchantId: Text(100), percentage: Text(50) }));
 

@@ -47,10 +47,10 @@ export function settingsRoutes(kit: PanelKit) {
 
     route.post("/panel/settings/profile", ProfileForm, async ({ p, form, errors: formErrors }, reply) => {
       // An empty soft descriptor removes it; an empty name is refused as the API refuses "".
-      const input = { name: form.name ?? "", softDescriptor: form.softDescriptor ?? null };
+      const input = { name: form.name ?? "", softDescriptor: form.softDescriptor ?? null, ...(form.timezone ? { timezone: form.timezone } : {}) };
       let errors = formErrors ?? checkBody(PatchProfileBody, input, p.t, { softDescriptor: p.t("settings.softDescriptorRule") });
       if (!errors) {
-        const done = await attempt(() => services.merchants.updateProfile(p.merchant.id, input), p.t, { name: "", softDescriptor: "" });
+        const done = await attempt(() => services.merchants.updateProfile(p.merchant.id, input), p.t, { name: "", softDescriptor: "", timezone: "" });
         if (done.ok) return kit.redirect(reply, p, "/panel/settings", { notice: p.t("settings.profileSaved") });
         errors = done.errors;
       }

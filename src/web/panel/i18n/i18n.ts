@@ -4,18 +4,19 @@ import { formatMoney } from "../format.js";
 import { disputesEn, disputesPtBR } from "./disputes.js";
 import { en as enBase, type MessageKey as BaseKey } from "./en.js";
 import { ptBR } from "./pt-br.js";
+import { reasonsEn, reasonsPtBR } from "./reasons.js";
 import { REFUSALS } from "./refusals.js";
 
 // Two languages: English by default, Brazilian Portuguese when the language cookie says so or,
 // without it, when Accept-Language prefers Portuguese.
 export type Lang = "en" | "pt-BR";
 export const LANGS: readonly Lang[] = ["en", "pt-BR"];
-export type MessageKey = BaseKey | keyof typeof disputesEn;
-const en: Record<MessageKey, string> = { ...enBase, ...disputesEn };
-const CATALOGS: Record<Lang, Record<MessageKey, string>> = { en, "pt-BR": { ...ptBR, ...disputesPtBR } };
+export type MessageKey = BaseKey | keyof typeof disputesEn | keyof typeof reasonsEn;
+const en: Record<MessageKey, string> = { ...enBase, ...disputesEn, ...reasonsEn };
+const CATALOGS: Record<Lang, Record<MessageKey, string>> = { en, "pt-BR": { ...ptBR, ...disputesPtBR, ...reasonsPtBR } };
 
 /** Keys made from a value (a status, a method): an unknown value shows as itself. */
-export type DynamicKey = `${"status" | "method" | "delivery" | "sub" | "sm" | "payout" | "event" | "dispute"}.${string}`;
+export type DynamicKey = `${"status" | "method" | "delivery" | "sub" | "sm" | "payout" | "event" | "dispute" | "reason"}.${string}`;
 type Vars = ErrorParams;
 export interface T {
   (key: MessageKey | DynamicKey, vars?: Vars): string;
@@ -26,13 +27,26 @@ export interface T {
 /** The Intl locale of a panel language: the format of its money, numbers and dates. */
 export const localeOf = (lang: Lang): string => (lang === "pt-BR" ? "pt-BR" : "en-US");
 
+/**
+ * A message with a count has its singular and plural forms apart: "{n} paid charge|{n} paid
+ * charges". Intl.PluralRules picks the form for the language, except that zero takes the plural
+ * in both (CLDR's Portuguese puts 0 with 1, but "0 cobranças pagas" is what Brazilians write).
+ */
+function pluralForm(text: string, n: unknown, rules: Intl.PluralRules): string {
+  const bar = text.indexOf("|");
+  if (bar < 0) return text;
+  const one = typeof n === "number" && n !== 0 && rules.select(n) === "one";
+  return one ? text.slice(0, bar) : text.slice(bar + 1);
+}
+
 export function translator(lang: Lang): T {
   const catalog = CATALOGS[lang];
   const refusals: Partial<Record<string, string>> = REFUSALS[lang];
   const locale = localeOf(lang);
+  const rules = new Intl.PluralRules(locale);
   // An amount ({minor, currency}) is written as money in this language's format.
   const fill = (text: string, vars?: Vars) => vars
-    ? text.replace(/\{(\w+)\}/g, (m, name: string) => {
+    ? pluralForm(text, vars.n, rules).replace(/\{(\w+)\}/g, (m, name: string) => {
       const v = vars[name];
       return v === undefined ? m : typeof v === "object" ? formatMoney(v.minor, v.currency, locale) : String(v);
     })

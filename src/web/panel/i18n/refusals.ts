@@ -13,8 +13,8 @@ export const REFUSALS: Record<"en" | "pt-BR", Partial<Record<ErrorCode, string>>
   },
   "pt-BR": {
     refund_exceeds_refundable: "O valor é maior que o que resta para reembolsar ({available}).",
-    insufficient_balance: "{amount} é mais que o saldo disponível do subseller.",
+    insufficient_balance: "{amount} é mais que o saldo disponível do vendedor.",
     amount_too_large: "O valor passa do máximo de {max}.",
-    submerchant_not_active: "O subseller ainda não está ativo: não pode cobrar em produção, pedir saques nem participar de um split em produção.",
+    submerchant_not_active: "O vendedor ainda não está ativo: não pode cobrar em produção, pedir saques nem participar de um split em produção.",
   },
 };

@@ -61,7 +61,7 @@ function renderTimeline(p: PanelCtx, c: ChargeView, events: Timeline): Html {
   const { t } = p;
   const steps: { at: string; html: HtmlValue }[] = [{ at: c.createdAt, html: t("timeline.created") }];
   if (c.paidAt) steps.push({ at: c.paidAt, html: t("timeline.paid") });
-  if (c.status !== "paid" && c.status !== "pending") steps.push({ at: c.updatedAt, html: html`${t("timeline.now")} ${badge(c.status, t(`status.${c.status}`))}${c.failureReason && html` (${c.failureReason})`}` });
+  if (c.status !== "paid" && c.status !== "pending") steps.push({ at: c.updatedAt, html: html`${t("timeline.now")} ${badge(c.status, t(`status.${c.status}`))}${c.failureReason && html` (${t(`reason.${c.failureReason}`)})`}` });
   for (const e of events) {
     const deliveries = e.deliveries.map((d) => {
       const attempts = d.attempts.map((a) => html`<li>${t("timeline.attempt", { n: a.attempt })} · ${p.date(a.startedAt)} · ${a.responseStatus ? `HTTP ${a.responseStatus}` : a.error ?? "—"}${a.responseExcerpt && html`<pre>${a.responseExcerpt}</pre>`}</li>`);
@@ -90,7 +90,7 @@ export function renderChargeDetail(
     [t("col.created"), p.date(c.createdAt)],
     [t("charges.paidAt"), p.date(c.paidAt)],
     ...(c.paymentLinkId ? [[t("nav.links"), link(`/panel/links/${c.paymentLinkId}`, c.paymentLinkId)] as [string, Html]] : []),
-    ...(c.failureReason ? [[t("charges.reason"), c.failureReason] as [string, string]] : []),
+    ...(c.failureReason ? [[t("charges.reason"), t(`reason.${c.failureReason}`)] as [string, string]] : []),
   ]);
   const items = Array.isArray(c.items) && c.items.length > 0
     && table([t("col.item"), t("col.quantity")], (c.items as { title?: string; name?: string; quantity?: number }[]).map((i) => [i.title ?? i.name ?? "", i.quantity ?? 1]), "");

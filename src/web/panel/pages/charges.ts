@@ -13,18 +13,24 @@ export type ChargesFilter = { q?: string; status?: string; paymentMethod?: strin
 
 const METHODS = ["credit_card", "debit_card", "pix", "pix_automatico", "boleto", "open_finance", "qr_code", "bank_transfer", "oxxo", "spei", "pse"];
 
-export function chargeTable(p: PanelCtx, rows: ChargeView[]): Html {
+/** A charge's buyer as a list shows them: the name, the e-mail under it. */
+export type Buyer = { name: string; email: string | null };
+export const buyerCell = (b: Buyer | undefined): Html | string => (b ? html`${b.name}${b.email && html`<br><span class="muted">${b.email}</span>`}` : "—");
+
+/** The charges of a list; with `buyers` (by customer id) a column says who paid each. */
+export function chargeTable(p: PanelCtx, rows: ChargeView[], buyers?: Map<string, Buyer>): Html {
   const { t } = p;
-  return table([t("col.id"), t("col.status"), t("col.amount"), t("col.method"), t("col.created")], rows.map((c) => [
+  // The method under the amount, not a column of its own: with the buyer's the table still fits a desktop card.
+  return table([t("col.id"), ...(buyers ? [t("col.customer")] : []), t("col.status"), t("col.amount"), t("col.created")], rows.map((c) => [
     link(`/panel/charges/${c.id}`, c.id),
+    ...(buyers ? [buyerCell(c.customerId ? buyers.get(c.customerId) : undefined)] : []),
     badge(c.status, t(`status.${c.status}`)),
-    p.units(c.amount, c.currency),
-    t(`method.${c.paymentMethod.type}`),
+    html`${p.units(c.amount, c.currency)}<br><span class="muted">${t(`method.${c.paymentMethod.type}`)}</span>`,
     p.date(c.createdAt),
   ]), t("charges.empty"));
 }
 
-export function chargesPage(p: PanelCtx, o: { q: ChargesFilter; errors: FieldErrors | null; noCustomer: boolean; page: { data: ChargeView[]; hasMore: boolean }; exportQuery: string }): Html {
+export function chargesPage(p: PanelCtx, o: { q: ChargesFilter; errors: FieldErrors | null; noCustomer: boolean; page: { data: ChargeView[]; hasMore: boolean }; buyers: Map<string, Buyer>; exportQuery: string }): Html {
   const { t } = p;
   const { q } = o;
   const errors = o.errors ?? undefined;
@@ -39,6 +45,6 @@ ${field({ name: "to", label: t("filter.to"), type: "date", value: q.to, errors }
 </form>`;
   return html`${filters}${formErrors(p, errors)}
 <p class="toolbar"><a class="button" href="/panel/charges.csv?${o.exportQuery}" download>${t("charges.export")}</a></p>
-${o.noCustomer ? html`<p class="empty">${t("charges.noCustomer")}</p>` : chargeTable(p, o.page.data)}
+${o.noCustomer ? html`<p class="empty">${t("charges.noCustomer")}</p>` : chargeTable(p, o.page.data, o.buyers)}
 ${cursorPager(p, "/panel/charges", q, o.page)}`;
 }

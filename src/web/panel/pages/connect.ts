@@ -26,11 +26,18 @@ function transferCell(p: PanelCtx, r: Payout): Html {
   return html`${r.transfer && badge(r.transfer.status, p.t(`transfer.${r.transfer.status}`))}${r.transfer && r.endToEndId && " "}${r.endToEndId && html`<code>${r.endToEndId}</code>`}`;
 }
 
-function payoutTable(p: PanelCtx, rows: Payout[]): Html {
+/**
+ * Payout requests. With `names` (the payouts page) the first column is the submerchant, by its
+ * trade name, with the payout's id under it: a column each for the two did not fit a desktop
+ * card beside the end-to-end id. On a submerchant's own page it is the id alone.
+ */
+function payoutTable(p: PanelCtx, rows: Payout[], names?: Map<string, string>): Html {
   const { t } = p;
-  return table([t("col.id"), t("connect.submerchant"), t("col.amount"), t("connect.fee"), t("charges.net"), t("col.status"), t("payout.transfer"), t("col.created")], rows.map((r) => [
-    html`<code>${r.id}</code>`, link(`/panel/connect/${r.merchantId}`, r.merchantId), p.money(r.amount, "BRL"), p.money(r.payoutFee, "BRL"),
-    p.money(r.netAmount, "BRL"), html`${badge(r.status, t(`payout.${r.status}`))}${r.reason && ` ${r.reason}`}`, transferCell(p, r), p.date(r.createdAt),
+  return table([names ? t("connect.submerchant") : t("col.id"), t("col.amount"), t("charges.net"), t("col.status"), t("payout.transfer"), t("col.created")], rows.map((r) => [
+    names ? html`${link(`/panel/connect/${r.merchantId}`, names.get(r.merchantId) ?? r.merchantId)}<br><code class="muted">${r.id}</code>` : html`<code>${r.id}</code>`,
+    // The fee under the amount it is taken from, not a column of its own (the table fits a desktop card).
+    html`${p.money(r.amount, "BRL")}<br><span class="muted">${t("connect.fee")}: ${p.money(r.payoutFee, "BRL")}</span>`,
+    p.money(r.netAmount, "BRL"), html`${badge(r.status, t(`payout.${r.status}`))}${r.reason && ` ${t(`reason.${r.reason}`)}`}`, transferCell(p, r), p.date(r.createdAt),
   ]), t("connect.noPayouts"));
 }
 
@@ -94,7 +101,7 @@ ${formErrors(p, docErr)}
 ${DOCUMENT_KINDS.map((k) => field({ name: k, label: t(`connect.doc.${k}`), type: "file", errors: docErr, attrs: { accept: "application/pdf,image/jpeg,image/png" }, prefix: "doc" }))}
 <p class="hint">${t("connect.docHint")}</p><button type="submit" class="primary">${t("connect.upload")}</button></form></section>
 <section class="card" aria-labelledby="notif"><h2 id="notif">${t("connect.notifications")}</h2>${s.postbackUrl ? html`<p>${t("connect.postbackTo", { url: s.postbackUrl })}</p>` : html`<p>${t("connect.noPostback")}</p>`}
-${deliveryList(p, v.deliveries, false)}</section>
+${deliveryList(p, v.deliveries, { resend: false, eventLinks: false })}</section>
 <section class="card" aria-labelledby="po"><h2 id="po">${t("connect.payouts")}</h2>${payoutTable(p, v.payouts)}
 ${formErrors(p, errors.payout)}
 <form method="post" action="/panel/connect/${s.id}/payouts">${csrfInput(p)}
@@ -103,11 +110,11 @@ ${p.ctx.environment === "production" && html`${checkbox({ name: "confirm", label
 <button type="submit">${t("connect.requestPayout")}</button></form></section>`;
 }
 
-export function payoutsPage(p: PanelCtx, q: Query, errors: FieldErrors | undefined, list: { data: Payout[]; page: number; pages: number }): Html {
+export function payoutsPage(p: PanelCtx, q: Query, errors: FieldErrors | undefined, list: { data: Payout[]; page: number; pages: number }, names: Map<string, string>): Html {
   const { t } = p;
   return html`<p>${link("/panel/connect", t("connect.back"))}</p><form method="get" action="/panel/connect/payouts" class="filters" role="search">
 ${select({ name: "status", label: t("col.status"), value: q.status, errors, options: [["", t("filter.any")], ...["pending", "approved", "rejected", "returned"].map((s): [string, string] => [s, t(`payout.${s}`)])] })}
 ${field({ name: "merchantId", label: t("connect.submerchant"), value: q.merchantId, errors })}${field({ name: "createdAt", label: t("connect.createdOn"), type: "date", value: q.createdAt, errors })}
 <div class="actions"><button type="submit" class="primary">${t("filter.apply")}</button></div></form>${formErrors(p, errors)}
-${payoutTable(p, list.data)}${numberPager(p, "/panel/connect/payouts", q, list.page, list.pages)}`;
+${payoutTable(p, list.data, names)}${numberPager(p, "/panel/connect/payouts", q, list.page, list.pages)}`;
 }

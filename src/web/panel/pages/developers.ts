@@ -36,5 +36,5 @@ export function eventPage(p: PanelCtx, e: EventRow & { data: unknown; deliveries
   return html`<p>${link("/panel/developers/events", t("dev.eventLog"))}</p>
 <section class="card" aria-labelledby="evd"><h2 id="evd">${e.type}</h2>${dl([[t("col.id"), html`<code>${e.id}</code>`], [t("dev.object"), e.objectId ?? "—"], [t("col.created"), p.date(e.createdAt)]])}
 <h3>${t("dev.request")}</h3><pre>${JSON.stringify(e.data, null, 2)}</pre></section>
-<section class="card" aria-labelledby="evdl"><h2 id="evdl">${t("dev.deliveries")}</h2>${deliveryList(p, e.deliveries, true)}</section>`;
+<section class="card" aria-labelledby="evdl"><h2 id="evdl">${t("dev.deliveries")}</h2>${deliveryList(p, e.deliveries, { resend: true })}</section>`;
 }

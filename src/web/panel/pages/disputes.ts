@@ -1,6 +1,7 @@
 import type { DisputeService } from "../../../modules/disputes/disputes.service.js";
 import { html, type Html } from "../../html.js";
 import type { FieldErrors, PanelCtx } from "../context.js";
+import type { Buyer } from "./charges.js";
 import { actionButton, badge, csrfInput, dl, field, formErrors, link, numberPager, select, table } from "../ui.js";
 
 // Disputes: the list (those needing a response first, with the days left to respond) and one
@@ -25,19 +26,27 @@ export function respondBy(p: PanelCtx, d: DisputeView, now: Date): Html {
 
 const statusBadge = (p: PanelCtx, d: DisputeView) => badge(d.status, p.t(`dispute.status.${d.status}`));
 
-export function disputesPage(p: PanelCtx, o: { q: DisputesFilter; errors?: FieldErrors; now: Date; list: { data: DisputeView[]; meta: { total: number; page: number; totalPages: number } } }): Html {
+/**
+ * The list says who disputed (the charge's buyer, with their e-mail) and links the dispute by
+ * that name; the dispute's and the charge's ids are on its page. Six columns that fit a desktop
+ * card (two 29-character ids did not, at 1280 px).
+ */
+export function disputesPage(p: PanelCtx, o: { q: DisputesFilter; errors?: FieldErrors; now: Date; buyers: Map<string, Buyer>; list: { data: DisputeView[]; meta: { total: number; page: number; totalPages: number } } }): Html {
   const { t } = p;
   const { q, errors, list } = o;
-  const rows = list.data.map((d) => [
-    link(`/panel/disputes/${d.id}`, d.id), statusBadge(p, d), respondBy(p, d, o.now), p.units(d.amount, d.currency),
-    t(`dispute.kind.${d.kind}`), d.reason, link(`/panel/charges/${d.chargeId}`, d.chargeId),
-  ]);
+  const rows = list.data.map((d) => {
+    const buyer = o.buyers.get(d.chargeId);
+    return [
+      html`${link(`/panel/disputes/${d.id}`, buyer?.name || d.id)}${buyer?.email && html`<br><span class="muted">${buyer.email}</span>`}`,
+      statusBadge(p, d), respondBy(p, d, o.now), p.units(d.amount, d.currency), t(`dispute.kind.${d.kind}`), t(`reason.${d.reason}`),
+    ];
+  });
   return html`<form method="get" action="/panel/disputes" class="filters" role="search">
 ${select({ name: "status", label: t("col.status"), value: q.status, errors, options: [["", t("filter.any")], ...DISPUTE_STATUSES.map((s): [string, string] => [s, t(`dispute.status.${s}`)])] })}
 ${select({ name: "kind", label: t("dispute.kindLabel"), value: q.kind, errors, options: [["", t("filter.any")], ...KINDS.map((k): [string, string] => [k, t(`dispute.kind.${k}`)])] })}
 <div class="actions"><button type="submit" class="primary">${t("filter.apply")}</button> ${link("/panel/disputes", t("filter.clear"))}</div></form>${formErrors(p, errors)}
 <section class="card" aria-labelledby="dl-title"><h2 id="dl-title">${t("dispute.list", { n: list.meta.total })}</h2><p class="muted">${t("dispute.openFirst")}</p>
-${table([t("col.id"), t("col.status"), t("dispute.dueBy"), t("col.amount"), t("dispute.kindLabel"), t("dispute.reason"), t("dispute.charge")], rows, t("dispute.empty"))}
+${table([t("col.customer"), t("col.status"), t("dispute.dueBy"), t("col.amount"), t("dispute.kindLabel"), t("dispute.reason")], rows, t("dispute.empty"))}
 ${numberPager(p, "/panel/disputes", q, list.meta.page, list.meta.totalPages)}</section>`;
 }
 
@@ -45,7 +54,7 @@ ${numberPager(p, "/panel/disputes", q, list.meta.page, list.meta.totalPages)}</s
 export function chargeDisputes(p: PanelCtx, list: DisputeView[]): Html | "" {
   const { t } = p;
   if (list.length === 0) return "";
-  const rows = list.map((d) => [link(`/panel/disputes/${d.id}`, d.id), statusBadge(p, d), p.units(d.amount, d.currency), t(`dispute.kind.${d.kind}`), d.reason]);
+  const rows = list.map((d) => [link(`/panel/disputes/${d.id}`, d.id), statusBadge(p, d), p.units(d.amount, d.currency), t(`dispute.kind.${d.kind}`), t(`reason.${d.reason}`)]);
   return html`<section class="card" aria-labelledby="cd-title"><h2 id="cd-title">${t("dispute.ofCharge")}</h2>
 ${table([t("col.id"), t("col.status"), t("col.amount"), t("dispute.kindLabel"), t("dispute.reason")], rows, "")}</section>`;
 }
@@ -87,7 +96,7 @@ export function disputePage(p: PanelCtx, o: { d: DisputeView; now: Date; errors?
   return html`<p>${link("/panel/disputes", t("dispute.back"))}</p>
 <section class="card" aria-labelledby="df-title"><h2 id="df-title">${t("charges.summary")}</h2>${dl([
     [t("col.status"), statusBadge(p, d)], [t("dispute.charge"), link(`/panel/charges/${d.chargeId}`, d.chargeId)],
-    [t("dispute.reason"), d.reason], [t("dispute.kindLabel"), t(`dispute.kind.${d.kind}`)], [t("col.amount"), p.units(d.amount, d.currency)],
+    [t("dispute.reason"), t(`reason.${d.reason}`)], [t("dispute.kindLabel"), t(`dispute.kind.${d.kind}`)], [t("col.amount"), p.units(d.amount, d.currency)],
     [t("dispute.dueBy"), respondBy(p, d, o.now)], [t("col.created"), p.date(d.createdAt)],
     [t("dispute.submittedAt"), p.date(d.submittedAt)], [t("dispute.closedAt"), p.date(d.closedAt)],
   ])}<p class="muted">${t("dispute.money")}</p></section>

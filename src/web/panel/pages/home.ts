@@ -1,7 +1,7 @@
 import { html, type Html } from "../../html.js";
 import type { PanelCtx } from "../context.js";
 import { link, table } from "../ui.js";
-import { chargeTable, type ChargeView } from "./charges.js";
+import { chargeTable, type Buyer, type ChargeView } from "./charges.js";
 
 // Home: balances per currency, today's and the last 30 days' sales with a chart (inline SVG made
 // here, nothing fetched from elsewhere), the latest charges, and the disputes waiting for an answer.
@@ -13,6 +13,8 @@ export interface HomeView {
   days: { day: string; minor: number }[];
   balances: { currency: string; available: number; pending: number }[];
   latest: ChargeView[];
+  /** The latest charges' buyers, by customer id. */
+  buyers: Map<string, Buyer>;
   /** Disputes in needs_response: money held until the merchant answers, by a deadline. */
   disputesToAnswer: number;
 }
@@ -47,5 +49,5 @@ export function homePage(p: PanelCtx, v: HomeView): Html {
 </section>
 <section class="card" aria-labelledby="chart-title"><h2 id="chart-title">${t("home.chartTitle", { currency: v.main })}</h2>${salesChart(p, v.days, v.main)}</section>
 <section class="card" aria-labelledby="bal-title"><h2 id="bal-title">${t("home.balances")}</h2>${balances}</section>
-<section class="card" aria-labelledby="latest-title"><h2 id="latest-title">${t("home.latest")}</h2>${chargeTable(p, v.latest)}<p>${link("/panel/charges", t("home.allCharges"))}</p></section>`;
+<section class="card" aria-labelledby="latest-title"><h2 id="latest-title">${t("home.latest")}</h2>${chargeTable(p, v.latest, v.buyers)}<p>${link("/panel/charges", t("home.allCharges"))}</p></section>`;
 }

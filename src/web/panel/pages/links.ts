@@ -2,7 +2,7 @@ import { html, type Html } from "../../html.js";
 import type { FieldErrors, PanelCtx } from "../context.js";
 import { LINK_PRODUCT_ROWS } from "../panel.schemas.js";
 import { actionButton, badge, checkbox, csrfInput, cursorPager, dl, field, fieldError, formErrors, link, select, table, type Attrs } from "../ui.js";
-import { chargeTable, type ChargeView } from "./charges.js";
+import { chargeTable, type Buyer, type ChargeView } from "./charges.js";
 
 // Payment links: the list and the creation form (products, freight mode, success URL), and one
 // link with its URL (a copy button and a QR code), deactivation and the payments made through it.
@@ -41,7 +41,7 @@ ${Array.from({ length: LINK_PRODUCT_ROWS }, (_, i) => productInputs(p, i, v, err
 }
 
 /** `qr` is the link's URL as a QR code (qrFigure). */
-export function linkPage(p: PanelCtx, l: LinkView, qr: Html, q: Cursor, payments: { data: ChargeView[]; hasMore: boolean }): Html {
+export function linkPage(p: PanelCtx, l: LinkView, qr: Html, q: Cursor, payments: { data: ChargeView[]; hasMore: boolean }, buyers: Map<string, Buyer>): Html {
   const { t } = p;
   const base = `/panel/links/${l.id}`;
   return html`<p>${link("/panel/links", t("links.back"))}</p>
@@ -55,5 +55,5 @@ ${qr}</section>
   ])}
 ${table([t("links.productTitle"), t("links.unitPrice"), t("col.quantity")], l.products.map((x) => [x.title, p.units(x.unitPrice, l.currency), x.quantity]), "")}
 ${l.active && actionButton(p, `${base}/deactivate`, t("links.deactivate"), { danger: true })}</section>
-<section class="card" aria-labelledby="lp"><h2 id="lp">${t("links.payments")}</h2>${chargeTable(p, payments.data)}${cursorPager(p, base, q, payments)}</section>`;
+<section class="card" aria-labelledby="lp"><h2 id="lp">${t("links.payments")}</h2>${chargeTable(p, payments.data, buyers)}${cursorPager(p, base, q, payments)}</section>`;
 }

@@ -8,12 +8,21 @@ import { csrfInput, dl, field, formErrors, select } from "../ui.js";
 // are the operator's, shown only) and the default split of charges that carry none (Connect).
 
 export type Form = { errors?: FieldErrors; values?: Record<string, unknown> };
-type Profile = { id: string; email: string; name: string; softDescriptor: string | null; connectEnabled: boolean };
+type Profile = { id: string; email: string; name: string; softDescriptor: string | null; timezone: string; connectEnabled: boolean };
+
+/** The runtime's IANA zones, Brazil's first (where most merchants are), the current one kept if the list lacks it. */
+function zoneOptions(current: unknown): [string, string][] {
+  const all = Intl.supportedValuesOf("timeZone");
+  const brazil = [...BRAZIL_ZONES].filter((z) => all.includes(z));
+  const chosen = typeof current === "string" && current && !all.includes(current) ? [current] : [];
+  return [...chosen, ...brazil, ...all.filter((z) => !BRAZIL_ZONES.has(z))].map((z): [string, string] => [z, z.replace(/_/g, " ")]);
+}
+const BRAZIL_ZONES = new Set(["America/Sao_Paulo", "America/Bahia", "America/Fortaleza", "America/Recife", "America/Belem", "America/Manaus", "America/Cuiaba", "America/Campo_Grande", "America/Porto_Velho", "America/Boa_Vista", "America/Rio_Branco", "America/Noronha"]);
 type Share = { merchantId: string; percentage: number };
 
 function profileForm(p: PanelCtx, profile: Profile, { errors, values }: Form): Html {
   const { t } = p;
-  const value = (k: "name" | "softDescriptor") => (values ? values[k] : profile[k]);
+  const value = (k: "name" | "softDescriptor" | "timezone") => (values ? values[k] ?? (k === "timezone" ? profile.timezone : undefined) : profile[k]);
   return html`<section class="card" aria-labelledby="pr"><h2 id="pr">${t("settings.profile")}</h2>${dl([
     [t("col.email"), profile.email], [t("col.id"), html`<code>${profile.id}</code>`],
     [t("nav.connect"), t(profile.connectEnabled ? "settings.connectOn" : "settings.connectOff")],
@@ -21,6 +30,7 @@ function profileForm(p: PanelCtx, profile: Profile, { errors, values }: Form): H
 <form method="post" action="/panel/settings/profile">${csrfInput(p)}
 ${field({ name: "name", label: t("col.name"), value: value("name"), errors, required: true, attrs: { maxlength: 200, autocomplete: "organization" }, prefix: "profile" })}
 ${field({ name: "softDescriptor", label: t("settings.softDescriptor"), value: value("softDescriptor"), errors, hint: t("settings.softDescriptorHint", { n: SOFT_DESCRIPTOR_MAX }), attrs: { maxlength: SOFT_DESCRIPTOR_MAX, autocapitalize: "characters", spellcheck: "false" }, prefix: "profile" })}
+${select({ name: "timezone", label: t("settings.timezone"), value: value("timezone"), options: zoneOptions(value("timezone")), errors, hint: t("settings.timezoneHint"), prefix: "profile" })}
 <button type="submit" class="primary">${t("settings.saveProfile")}</button></form></section>`;
 }
 

@@ -74,7 +74,7 @@ export function subscriptionPage(p: PanelCtx, s: Subscription, mandateQr: Html |
   const periods = new Map<string, typeof s.charges>();
   for (const c of s.charges) periods.set(c.periodStart, [...(periods.get(c.periodStart) ?? []), c]);
   const invoices = [...periods].map(([start, attempts]) => html`<li><strong>${p.date(start, false)} – ${p.date(attempts[0]!.periodEnd, false)}</strong><ul>${attempts.map((a) =>
-    html`<li>${t("timeline.attempt", { n: a.attempt })}: ${link(`/panel/charges/${a.chargeId}`, a.chargeId)} ${badge(a.status, t(`status.${a.status}`))}${a.reason && ` ${a.reason}`} · ${p.date(a.createdAt)}</li>`)}</ul></li>`);
+    html`<li>${t("timeline.attempt", { n: a.attempt })}: ${link(`/panel/charges/${a.chargeId}`, a.chargeId)} ${badge(a.status, t(`status.${a.status}`))}${a.reason && ` ${t(`reason.${a.reason}`)}`} · ${p.date(a.createdAt)}</li>`)}</ul></li>`);
   const base = `/panel/subscriptions/${s.id}`;
   const actions = [
     s.status === "active" && actionButton(p, `${base}/pause`, t("sub.pause")),

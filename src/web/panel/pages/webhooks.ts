@@ -15,11 +15,16 @@ export interface EndpointView {
   id: string; url: string; events: string[]; enabled: boolean; disabledReason?: string | null; description?: string | null; createdAt: string | Date;
 }
 
-export function deliveryList(p: PanelCtx, deliveries: DeliveryView[], resend: boolean): Html {
+/**
+ * `eventLinks` false where the events are not the merchant's own (a submerchant's status
+ * notifications, which the master's event pages would not find).
+ */
+export function deliveryList(p: PanelCtx, deliveries: DeliveryView[], o: { resend: boolean; eventLinks?: boolean }): Html {
   const { t } = p;
+  const { resend } = o;
   return table([t("col.created"), t("col.type"), t("col.status"), t("dev.answers"), ...(resend ? [t("col.actions")] : [])], deliveries.map((d) => [
     p.date(d.createdAt),
-    html`${link(`/panel/developers/events/${d.eventId}`, d.eventType)}<br><span class="muted">${d.url}</span>`,
+    html`${o.eventLinks === false ? d.eventType : link(`/panel/developers/events/${d.eventId}`, d.eventType)}<br><span class="muted">${d.url}</span>`,
     badge(d.status, t(`delivery.${d.status}`)),
     d.attempts.length === 0 ? t("dev.noAttempt") : html`<ul>${d.attempts.map((a) => html`<li>${t("timeline.attempt", { n: a.attempt })}: ${a.responseStatus ? `HTTP ${a.responseStatus}` : a.error ?? "—"}${a.durationMs !== null && ` · ${a.durationMs} ms`}${a.responseExcerpt && html`<pre>${a.responseExcerpt}</pre>`}</li>`)}</ul>`,
     ...(resend && d.endpointId ? [actionButton(p, `/panel/developers/webhooks/${d.endpointId}/resend`, t("dev.resend"), { hidden: { eventId: d.eventId } })] : resend ? [""] : []),
@@ -62,5 +67,5 @@ export function endpointPage(p: PanelCtx, e: EndpointView, q: Record<string, str
     [t("dev.description"), e.description ?? "—"], [t("dev.signingSecret"), t("dev.secretHidden")], [t("col.created"), p.date(e.createdAt)],
   ])}
 <div class="button-row">${actionButton(p, `${base}/${e.enabled ? "disable" : "enable"}`, t(e.enabled ? "dev.disable" : "dev.enable"))}${actionButton(p, `${base}/rotate`, t("dev.rotate"))}</div></section>
-<section class="card" aria-labelledby="dl"><h2 id="dl">${t("dev.deliveries")}</h2>${deliveryList(p, deliveries.data, true)}${cursorPager(p, base, q, deliveries)}</section>`;
+<section class="card" aria-labelledby="dl"><h2 id="dl">${t("dev.deliveries")}</h2>${deliveryList(p, deliveries.data, { resend: true })}${cursorPager(p, base, q, deliveries)}</section>`;
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "merchants" ADD COLUMN "timezone" text DEFAULT 'America/Sao_Paulo' NOT NULL;
