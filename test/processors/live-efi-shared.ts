@@ -21,6 +21,7 @@ export interface EfiWorld {
 /** The fake's account as config.live.processors.efi takes it. */
 export const efiAccount = (efi: FakeEfi) => ({
   clientId: efi.clientId, clientSecret: efi.clientSecret, certificate: efi.certs.client.pemFile, pixKey: efi.pixKey, apiUrl: efi.url, caFile: efi.certs.caFile,
+  accountNumber: efi.ctx.account.conta, accountType: efi.ctx.account.tipoConta, accountBranch: efi.ctx.account.agencia,
 });
 
 /** `mandates`: Pix Automático routed to Efí too (`pix_automatico=efi`). */

@@ -67,6 +67,9 @@ test("a live period's charge is its cobr, made once inside the window, and the p
   assert.equal(charge.status, "pending");
   const cobr = w.efi.ctx.cobrs.get(txid)!;
   assert.equal(cobr.calendario.dataDeVencimento, brDate(due));
+  // CobRSolicitada's required recebedor: the account of EFI_ACCOUNT_NUMBER, _TYPE and _BRANCH.
+  const sent = JSON.parse(w.efi.core.requests.find((r) => r.route === `PUT /v2/cobr/${txid}`)!.body) as { recebedor?: unknown };
+  assert.deepEqual(sent.recebedor, { conta: w.efi.ctx.account.conta, tipoConta: w.efi.ctx.account.tipoConta, agencia: w.efi.ctx.account.agencia });
   await bill();
   assert.equal(cobrsOf(rec).length, 1, "one cobr for the period, whatever the runs");
   w.efi.debit(txid, { ok: true });

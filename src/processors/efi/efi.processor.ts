@@ -3,6 +3,7 @@ import { badResponse, cancelResultOf, createFailureResult, madeNothing, refundFa
 import { providerDocument, type DocumentRules } from "../documents.js";
 import type { CallResult } from "../http-client.js";
 import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
+import type { EfiRecebedor } from "./account.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
 import { authorizeDebit, debitPaymentState } from "./debits.js";
 import { createEfiMandates } from "./mandates.js";
@@ -28,6 +29,8 @@ const absent = (f: ProcessorFailure) => f.status === 404 || (f.status === 400 &&
 export interface EfiProcessorOptions extends EfiClientOptions {
   /** The account's Pix key: every cob is payable to it. */
   pixKey: string;
+  /** The account a recurring charge (cobr) names as its `recebedor` (pix_automatico=efi). */
+  account?: EfiRecebedor;
 }
 
 export function cobBody(input: AuthorizeInput, pixKey: string): Record<string, unknown> {
@@ -67,7 +70,7 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
   const client = createEfiClient(opts);
   const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
 
-  const mandates = createEfiMandates(client);
+  const mandates = createEfiMandates(client, opts.account);
 
   async function lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> {
     const r = await client.getCob(txidOf(input));
