@@ -1,7 +1,7 @@
 import {
   brCode, brDate, cents, daysBetween, devedorProblem, e2eId, iso, isDate, locationUrl, newTxid, notFound, obj, problem, recId, solicRecId, TXID, valor, type Obj,
 } from "./fake-efi-model.js";
-import type { Cob, CobR, EfiContext, Move, Rec, Route } from "./fake-efi-context.js";
+import type { Cob, CobR, EfiContext, Move, PixReceived, Rec, Route } from "./fake-efi-context.js";
 import type { ApiRequest, Reply } from "./fake-provider.js";
 
 // Pix Automático as the Central Bank's OpenAPI (2.9.0) models it: locations for recurrences
@@ -257,7 +257,11 @@ export function recRoutes(ctx: EfiContext) {
       if (!c || !t) return c ? `cobr ${c.status} has no scheduled attempt` : "cobr not found";
       if (outcome.ok) {
         Object.assign(t, { status: "PAGA" });
-        c.pix = [{ endToEndId: t.endToEndId, txid, valor: c.valor.original, horario: iso(ctx.now()) }];
+        // CobRCompleta.pix[] (PixAutomatico): the Pix received, with its devoluções, which are
+        // asked for on its e2eid as for any received Pix (PUT /pix/{e2eid}/devolucao/{id}).
+        const p: PixReceived = { endToEndId: String(t.endToEndId), txid, valor: c.valor.original, horario: iso(ctx.now()) };
+        ctx.pix.set(p.endToEndId, p);
+        c.pix = [p];
         stamp(c, "CONCLUIDA");
       } else {
         const codigo = outcome.codigo ?? "AM02";

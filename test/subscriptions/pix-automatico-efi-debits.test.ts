@@ -151,3 +151,18 @@ test("a period's charge past its expiresAt while its cobr is still scheduled is 
   w.efi.debit(txid, { ok: false, codigo: "AM04" });
   await until("the charge refused as its debit failed", async () => (await statusOf(s.id, 1)) === "refused");
 });
+
+test("a paid period is refunded through its cobr's Pix (CobRCompleta.pix[]): a cancel with refund: true returns the debit", async () => {
+  const { s, txid, charge } = await periodIssued();
+  w.efi.debit(txid, { ok: true });
+  await until("paid", async () => (await statusOf(s.id, 1)) === "paid");
+  const res = await call(w.t, w.key, "POST", `/v1/subscriptions/${s.id}/cancel`, { refund: true });
+  expectStatus(res, 200);
+  assert.equal(res.json().status, "cancelled");
+  assert.equal(res.json().refunded, true);
+  const pix = (w.efi.ctx.cobrs.get(txid)!.pix as { endToEndId: string; devolucoes?: { valor: string; status: string }[] }[])[0]!;
+  assert.equal(pix.devolucoes?.length, 1, "one devolução, on the cobr's Pix");
+  assert.equal(pix.devolucoes![0]!.valor, w.efi.ctx.cobrs.get(txid)!.valor.original);
+  await until("the charge refunded", async () => (await statusOf(s.id, 1)) === "refunded");
+  assert.ok((await eventsOf(w.t, charge.chargeId)).some((e) => e.type === "charge.refunded"));
+});

@@ -212,7 +212,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       if (!paid?.currentChargeId) throw invalid("refund: the current period has no paid charge to refund");
       // Keyed by the subscription: a retry of this cancel finds the same refund, never makes two.
       const r = await deps.refunds.refund({ ...ctx, idempotencySeed: derivedSeed(s.id, "cancel-refund") }, paid.currentChargeId, undefined);
-      if (r.status !== "succeeded") throw new AppError("invalid_state", `refund: the processor refused the refund of ${paid.currentChargeId}; the subscription was not cancelled`);
+      // Pending is under way at the processor (a Pix devolução is settled after its answer): the
+      // refund's own events follow it; only a refusal leaves the subscription as it was.
+      if (r.status === "failed") throw new AppError("invalid_state", `refund: the processor refused the refund of ${paid.currentChargeId}; the subscription was not cancelled`);
       refunded = true;
     }
     // The merchant's cancel ends the mandate too: no later period may be debited. A live one is

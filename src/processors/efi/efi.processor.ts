@@ -5,7 +5,7 @@ import type { CallResult } from "../http-client.js";
 import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
 import type { EfiRecebedor } from "./account.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
-import { authorizeDebit, debitPaymentState } from "./debits.js";
+import { authorizeDebit, debitPaymentState, debitPix } from "./debits.js";
 import { createEfiMandates } from "./mandates.js";
 import { createEfiPayouts } from "./payouts.js";
 import { EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
@@ -81,11 +81,21 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     return debitPaymentState(debit);
   }
 
-  /** The end-to-end id of the Pix that paid the charge's cob; a failure, or null when unpaid. */
+  /**
+   * The end-to-end id of the Pix that paid the charge: its cob's, or, for a Pix Automático
+   * period, its cobr's (CobRCompleta.pix[], under the same txid); a failure, or null when unpaid.
+   */
   async function paidWith(input: RefundInput): Promise<{ e2eid: string } | { failure: ProcessorFailure } | null> {
-    const r = await client.getCob(txidOf(input));
-    if (!r.ok) return absent(r.failure) ? null : { failure: r.failure };
-    const e2eid = paidPix(r.body as EfiCob)?.endToEndId;
+    const txid = txidOf(input);
+    const r = await client.getCob(txid);
+    if (r.ok) {
+      const e2eid = paidPix(r.body as EfiCob)?.endToEndId;
+      return e2eid ? { e2eid } : null;
+    }
+    if (!absent(r.failure)) return { failure: r.failure };
+    const debit = await client.getCobr(txid);
+    if (!debit.ok) return absent(debit.failure) ? null : { failure: debit.failure };
+    const e2eid = debitPix(debit.body);
     return e2eid ? { e2eid } : null;
   }
 
