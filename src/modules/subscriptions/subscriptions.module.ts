@@ -10,7 +10,7 @@ import { createBillingEngine } from "./billing-engine.js";
 import { createSandboxClock } from "./clock.js";
 import { clockRoutes } from "./clock.routes.js";
 import { createLiveMandates, type MandateProvider } from "./live-mandates.js";
-import { createMandateReconciliation } from "./mandate-reconciliation.js";
+import { createMandateReconciliation, MANDATE_RECHECK_MS } from "./mandate-reconciliation.js";
 import { createMandates } from "./mandates.js";
 import { mandateRoutes } from "./mandates.routes.js";
 import { planRoutes } from "./plans.routes.js";
@@ -82,9 +82,10 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
       return rows.length;
     },
   }, {
-    // Live mandates whose notice was lost (or never sent) are read back from their processor.
+    // Live mandates whose notice was lost (or never sent) are read back from their processor,
+    // each once per MANDATE_RECHECK_MS.
     name: "subscriptions.mandates.reconcile",
-    intervalMs: 60_000,
+    intervalMs: MANDATE_RECHECK_MS,
     run: () => reconcile.run(),
   }];
 

@@ -11,6 +11,7 @@ import type { MerchantService } from "../merchants/index.js";
 import { ACTIVATION_WINDOW_MS, addDays, periodBounds, PIX_AUTO_WINDOW_DAYS, usesBillingDay } from "./billing.js";
 import type { BillingEngine, FirstPayment } from "./billing-engine.js";
 import { checkPlanCadence, type Mandates, type RetryPolicy } from "./mandates.js";
+import type { MandateState } from "../../processors/capabilities.js";
 import type { LiveMandates } from "./live-mandates.js";
 import { toMandate, type MandateRow } from "./mandates.repo.js";
 import type { PlanService } from "./plans.service.js";
@@ -236,11 +237,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   }
 
   /** The payer cancelled the mandate (the sandbox's route, or a live processor's state read back). */
-  async function payerCancelled(m: MandateRow) {
+  async function payerCancelled(m: MandateRow): Promise<boolean> {
     const s = (await repo.findSubscription(db, m, m.subscriptionId))!;
     const cancelMandate = (tx: Tx) => deps.mandates.cancelIn(tx, s.id, "payer");
-    if (s.status === "cancelled" || s.status === "expired") await withTx(db, cancelMandate);
-    else await move(s, "cancelled", { cancelledAt: await engine.clockNow(db, s), cancellationType: "mandate_cancelled", cancelAtPeriodEnd: false, nextRunAt: null, openInvoiceId: null }, "subscription.cancelled", cancelMandate);
+    if (s.status === "cancelled" || s.status === "expired") return (await withTx(db, cancelMandate)) !== null;
+    await move(s, "cancelled", { cancelledAt: await engine.clockNow(db, s), cancellationType: "mandate_cancelled", cancelAtPeriodEnd: false, nextRunAt: null, openInvoiceId: null }, "subscription.cancelled", cancelMandate);
+    return true;
   }
 
   /**
@@ -248,13 +250,14 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
    * reconciliation), applied by the transitions the sandbox's payer's bank uses; each is guarded
    * by the mandate's status, so the same state read twice changes it once.
    */
-  async function applyProviderState(m: MandateRow) {
+  async function applyProviderState(m: MandateRow): Promise<{ outcome: MandateState["outcome"]; changed: boolean }> {
     const state = await deps.liveMandates.read(m);
-    if (state.outcome === "active") await deps.mandates.activate(m);
-    else if (state.outcome === "rejected" || state.outcome === "expired") await deps.mandates.end(m, state.outcome);
+    let changed = false;
+    if (state.outcome === "active") changed = await deps.mandates.activate(m);
+    else if (state.outcome === "rejected" || state.outcome === "expired") changed = await deps.mandates.end(m, state.outcome);
     // The receiver's own cancel is finished by the merchant's request that made it (a retry of it after a crash finds it cancelled).
-    else if (state.outcome === "cancelled" && state.by === "payer" && (m.status === "pending" || m.status === "active")) await payerCancelled(m);
-    return state.outcome;
+    else if (state.outcome === "cancelled" && state.by === "payer" && (m.status === "pending" || m.status === "active")) changed = await payerCancelled(m);
+    return { outcome: state.outcome, changed };
   }
 
   async function pause(ctx: RequestCtx, id: string) {
