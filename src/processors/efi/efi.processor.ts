@@ -106,6 +106,12 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     return absent(r.failure) ? { outcome: "not_found" } : { outcome: "pending", refundRef: input.refundRef ?? null, failure: r.failure };
   }
 
+  /** A scheduled recurring charge cancelled (CobRRevisada: status CANCELADA). */
+  async function cancelDebit(txid: string) {
+    const status = (body: unknown) => String((body as { status?: unknown } | null)?.status ?? "");
+    return cancelResultOf(await client.reviseCobr(txid, { status: "CANCELADA" }), (body) => status(body) === "CANCELADA", status);
+  }
+
   async function refund(input: RefundInput): Promise<RefundResult> {
     const paid = await paidWith(input);
     if (!paid) return { outcome: "failed", reason: "processing_error", providerCode: "pix_nao_encontrado" };
@@ -139,12 +145,15 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
       return created(efiCobState(r.body as EfiCob));
     },
     lookup,
-    // Only an ATIVA cob can be removed; Efí refuses (400) one paid or removed already.
-    cancel: async (input) => cancelResultOf(
-      await client.reviseCob(txidOf(input), { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" }),
-      (body) => (body as EfiCob).status === "REMOVIDA_PELO_USUARIO_RECEBEDOR",
-      (body) => (body as EfiCob).status ?? "",
-    ),
+    // Only an ATIVA cob can be removed; Efí refuses (400) one paid or removed already. No cob
+    // under the txid: a Pix Automático period's cobr, cancelled with PATCH /v2/cobr (the Central
+    // Bank refuses it on or after the day of its first attempt: not_cancelable, read back).
+    async cancel(input) {
+      const txid = txidOf(input);
+      const r = await client.reviseCob(txid, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" });
+      if (!r.ok && absent(r.failure)) return cancelDebit(txid);
+      return cancelResultOf(r, (body) => (body as EfiCob).status === "REMOVIDA_PELO_USUARIO_RECEBEDOR", (body) => (body as EfiCob).status ?? "");
+    },
     refund,
     async refundStatus(input) {
       const paid = await paidWith(input);
