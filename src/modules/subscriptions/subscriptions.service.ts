@@ -69,6 +69,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     return {
       amountMinor: plan.price, currency: plan.currency, customer: body.customer, paymentMethod,
       metadata: { subscriptionId: id }, subscriptionId: id, ...(body.split ? { split: body.split } : {}),
+      ...(pm.type === "pix_automatico" ? { mandateProcessor: true as const } : {}),
     };
   }
 
