@@ -42,7 +42,7 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     mandateNotices: (processor, refs) => subscriptions.mandateNotices(processor, refs),
   });
   const subscriptions = createSubscriptionModule({
-    db, charges: charges.service, effects: charges.effects, refunds: charges.refunds, cards: cards.service, customers: customers.service,
+    db, charges: charges.service, effects: charges.effects, refunds: charges.refunds, cancelOpen: charges.cancelOpen, cards: cards.service, customers: customers.service,
     merchants: merchants.service, leaseMs: config.idempotencyLeaseMs, amountLimits: config.amountLimits,
     mandateProvider: (env) => processors.mandates(env)?.capability ?? null,
   });

@@ -162,15 +162,17 @@ export function parseProcessorRouting(
   }
   if (single && known.get(single)?.capabilities.mandates) mandateProvider = single;
   const processors = [...new Set([...Object.values(routes).flatMap((r) => r ?? []), ...(mandateProvider ? [mandateProvider] : [])])];
-  // The mandates' processor needs what its pix needs (a recurrence is received on the account's Pix key).
-  const required = problems.length > 0 ? [] : [...new Set([...requiredCredentials(routes, definitions), ...(mandateProvider ? requiredSettings(known.get(mandateProvider)!, ["pix"]) : [])])];
+  // The mandates' processor needs what its pix needs (a recurrence is received on the account's
+  // Pix key) and what its Pix Automático needs (Efí: the account a recurring charge names).
+  const mandateMethods: PaymentMethodType[] = ["pix", "pix_automatico"];
+  const required = problems.length > 0 ? [] : [...new Set([...requiredCredentials(routes, definitions), ...(mandateProvider ? requiredSettings(known.get(mandateProvider)!, mandateMethods) : [])])];
   for (const name of required) {
     if (!env[name]) problems.push(`${name} is required by ${single ? "PAYMENT_PROCESSOR" : "PAYMENT_ROUTES"} (${processors.join(", ")})`);
   }
   // Each routed processor's own rules over its options (a setting that needs another).
   if (problems.length === 0) {
     const served = servedMethods(routes);
-    if (mandateProvider && !served.has(mandateProvider)) served.set(mandateProvider, ["pix"]);
+    if (mandateProvider) served.set(mandateProvider, [...new Set([...(served.get(mandateProvider) ?? []), ...mandateMethods])]);
     for (const [p, methods] of served) problems.push(...(known.get(p)?.check(options[p] ?? {}, methods) ?? []));
   }
   if (problems.length > 0) return { routes: {}, processors, requiredCredentials: required, problems };

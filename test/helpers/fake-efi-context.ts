@@ -6,7 +6,7 @@ import type { Clock, Obj } from "./fake-efi-model.js";
 
 export interface Cob extends Obj { txid: string; status: string; valor: { original: string }; chave: string; calendario: { criacao: string; expiracao: number }; revisao: number; pix?: PixReceived[] }
 export interface Devolucao extends Obj { id: string; rtrId: string; valor: string; natureza?: string; status: string; horario: { solicitacao: string; liquidacao?: string }; motivo?: string }
-export interface PixReceived extends Obj { endToEndId: string; txid?: string; chave: string; valor: string; horario: string; devolucoes?: Devolucao[] }
+export interface PixReceived extends Obj { endToEndId: string; txid?: string; chave?: string; valor: string; horario: string; devolucoes?: Devolucao[] }
 export interface Send extends Obj { idEnvio: string; endToEndId: string; valor: string; chave: string; status: string; horario: { solicitacao: string; liquidacao?: string }; devolucoes?: Devolucao[] }
 export interface Rec extends Obj { idRec: string; status: string; politicaRetentativa: string; calendario: { dataInicial: string; dataFinal?: string; periodicidade: string }; valor?: { valorRec?: string }; atualizacao: { status: string; data: string }[] }
 export interface CobR extends Obj { idRec: string; txid: string; status: string; calendario: { criacao: string; dataDeVencimento: string }; valor: { original: string }; politicaRetentativa: string; atualizacao: { status: string; data: string }[]; tentativas: Obj[] }
@@ -18,6 +18,8 @@ export interface EfiContext {
   now: Clock;
   pixKey: string;
   merchant: { name: string; city: string; cnpj: string };
+  /** The account's bank details (DadosBancariosRecebedor): a cobr's `recebedor` must name this account. */
+  account: { conta: string; agencia: string; tipoConta: string };
   cobs: Map<string, Cob>;
   pix: Map<string, PixReceived>;
   sends: Map<string, Send>;

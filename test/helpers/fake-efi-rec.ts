@@ -1,7 +1,7 @@
 import {
   brCode, brDate, cents, daysBetween, devedorProblem, e2eId, iso, isDate, locationUrl, newTxid, notFound, obj, problem, recId, solicRecId, TXID, valor, type Obj,
 } from "./fake-efi-model.js";
-import type { Cob, CobR, EfiContext, Move, Rec, Route } from "./fake-efi-context.js";
+import type { Cob, CobR, EfiContext, Move, PixReceived, Rec, Route } from "./fake-efi-context.js";
 import type { ApiRequest, Reply } from "./fake-provider.js";
 
 // Pix Automático as the Central Bank's OpenAPI (2.9.0) models it: locations for recurrences
@@ -90,6 +90,23 @@ export function recRoutes(ctx: EfiContext) {
     return span === 0 ? Math.floor(daysBetween(rec.calendario.dataInicial, date) / 7) : Math.floor((months(date) - months(rec.calendario.dataInicial)) / span);
   }
 
+  /**
+   * Why `recebedor` is not this account's DadosBancariosRecebedor (CobRSolicitada requires it:
+   * conta up to 20, tipoConta CORRENTE | POUPANCA | PAGAMENTO, agencia up to 4), in the
+   * OpenAPI's violation words; undefined when it is.
+   */
+  function recebedorProblem(r: unknown): string | undefined {
+    const o = obj(r);
+    const text = (v: unknown, max: number) => typeof v === "string" && v !== "" && v.length <= max;
+    if (!o || !text(o.conta, 20) || !["CORRENTE", "POUPANCA", "PAGAMENTO"].includes(String(o.tipoConta)) || (o.agencia !== undefined && !text(o.agencia, 4))) {
+      return "O objeto cobr.recebedor não respeita o schema.";
+    }
+    if (o.conta !== ctx.account.conta || (o.agencia !== undefined && o.agencia !== ctx.account.agencia)) {
+      return "Os campos cobr.recebedor.conta e cobr.recebedor.agencia correspondem a uma conta que não pertence a este usuário recebedor.";
+    }
+    return undefined;
+  }
+
   function createCobr(req: ApiRequest, txid: string): Reply {
     if (!TXID.test(txid)) return cobrInvalid("O campo cobr.txid não respeita o schema.", "cobr.txid");
     const b = obj(req.json) ?? {};
@@ -103,13 +120,15 @@ export function recRoutes(ctx: EfiContext) {
     const amount = cents(obj(b.valor)?.original);
     if (amount === undefined) return cobrInvalid("O campo cobr.valor não respeita o schema.", "cobr.valor.original");
     if (rec.valor?.valorRec && cents(rec.valor.valorRec) !== amount) return cobrInvalid("O valor difere do valor fixo da recorrência.", "cobr.valor.original");
+    const receiver = recebedorProblem(b.recebedor);
+    if (receiver) return cobrInvalid(receiver, "cobr.recebedor");
     if (ctx.cobrs.has(txid)) return cobrInvalid("O campo cobr.txid encontra-se em uso.", "cobr.txid");
     const live = [...ctx.cobrs.values()].find((c) => c.idRec === rec.idRec && !["REJEITADA", "CANCELADA"].includes(c.status) && cycle(rec, c.calendario.dataDeVencimento) === cycle(rec, due));
     if (live) return cobrInvalid("Existe uma CobR com status diferente de REJEITADA e CANCELADA referente ao mesmo cobr.idRec no mesmo ciclo.", "cobr.calendario.dataDeVencimento");
     const cobr: CobR = {
       idRec: rec.idRec, txid, ...(typeof b.infoAdicional === "string" ? { infoAdicional: b.infoAdicional } : {}), calendario: { criacao: brDate(ctx.now()), dataDeVencimento: due },
       valor: { original: valor(amount) }, politicaRetentativa: rec.politicaRetentativa, ajusteDiaUtil: b.ajusteDiaUtil ?? true,
-      ...(b.devedor ? { devedor: b.devedor } : {}), recebedor: { cnpj: ctx.merchant.cnpj, ...(obj(b.recebedor) ?? {}) }, status: "CRIADA", atualizacao: [], tentativas: [],
+      ...(b.devedor ? { devedor: b.devedor } : {}), recebedor: { cnpj: ctx.merchant.cnpj, nome: ctx.merchant.name, ...obj(b.recebedor) }, status: "CRIADA", atualizacao: [], tentativas: [],
     };
     stamp(cobr, "CRIADA");
     ctx.cobrs.set(txid, cobr);
@@ -238,7 +257,11 @@ export function recRoutes(ctx: EfiContext) {
       if (!c || !t) return c ? `cobr ${c.status} has no scheduled attempt` : "cobr not found";
       if (outcome.ok) {
         Object.assign(t, { status: "PAGA" });
-        c.pix = [{ endToEndId: t.endToEndId, txid, valor: c.valor.original, horario: iso(ctx.now()) }];
+        // CobRCompleta.pix[] (PixAutomatico): the Pix received, with its devoluções, which are
+        // asked for on its e2eid as for any received Pix (PUT /pix/{e2eid}/devolucao/{id}).
+        const p: PixReceived = { endToEndId: String(t.endToEndId), txid, valor: c.valor.original, horario: iso(ctx.now()) };
+        ctx.pix.set(p.endToEndId, p);
+        c.pix = [p];
         stamp(c, "CONCLUIDA");
       } else {
         const codigo = outcome.codigo ?? "AM02";

@@ -94,7 +94,7 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
   const pixKey = opts.pixKey ?? randomUUID();
   const hooks = webhookRoutes(core, { now, pixKey, httpsOnly: opts.webhookHttpsOnly ?? false, probeTimeoutMs: 5000 });
   const ctx: EfiContext = {
-    now, pixKey, merchant: { name: "Loja Fake Efi", city: "SAO PAULO", cnpj: "12345678000195" },
+    now, pixKey, merchant: { name: "Loja Fake Efi", city: "SAO PAULO", cnpj: "12345678000195" }, account: { conta: "4815162", agencia: "0001", tipoConta: "CORRENTE" },
     cobs: new Map(), pix: new Map(), sends: new Map(), recs: new Map(), cobrs: new Map(), infracoes: new Map(),
     modes: { devolucao: opts.devolucaoMode ?? "auto", send: opts.sendMode ?? "auto", duplicateDevolucao: opts.duplicateDevolucao ?? "bcb-400", sendNeedsWebhook: opts.sendNeedsWebhook ?? true },
     notify: hooks.notify, hasPixWebhook: hooks.hasPixWebhook, onCobPaid: [],
@@ -188,6 +188,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   console.log(`fake Efí on ${fake.url} (mutual TLS; control API on ${fake.controlUrl}/__fake/...)`);
   console.log(`start feira with EFI_API_URL=${fake.url} EFI_CLIENT_ID=${fake.clientId} EFI_CLIENT_SECRET=${fake.clientSecret} `
     + `EFI_PIX_KEY=${fake.pixKey} EFI_CERTIFICATE=${fake.certs.client.pemFile} EFI_CA_FILE=${fake.certs.caFile} `
+    + `EFI_ACCOUNT_NUMBER=${fake.ctx.account.conta} EFI_ACCOUNT_TYPE=${fake.ctx.account.tipoConta} EFI_ACCOUNT_BRANCH=${fake.ctx.account.agencia} `
     + `(or EFI_CERTIFICATE=${fake.certs.client.p12File} EFI_CERTIFICATE_PASSWORD=${fake.certs.client.p12Password})`);
   process.once("SIGINT", () => { void fake.close().then(() => process.exit(0)); });
   process.once("SIGTERM", () => { void fake.close().then(() => process.exit(0)); });

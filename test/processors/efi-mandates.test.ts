@@ -18,6 +18,7 @@ before(async () => {
   f = await startFakeEfi({ webhookRetries: 0 });
   adapter = createEfiProcessor({
     clientId: f.clientId, clientSecret: f.clientSecret, caFile: f.certs.caFile, baseUrl: f.url, timeoutMs: 5_000, certificate: f.certs.client.pemFile, pixKey: f.pixKey,
+    account: { conta: f.ctx.account.conta, tipoConta: "CORRENTE", agencia: f.ctx.account.agencia },
   });
 });
 after(async () => { await adapter.close(); await f.close(); });

@@ -103,7 +103,8 @@ const recBody = (extra: Record<string, unknown> = {}) => ({
   vinculo: { contrato: "sub_123", devedor: { cpf: "12345678909", nome: "Maria Silva" }, objeto: "Plano mensal" },
   calendario: { dataInicial: "2026-04-01", periodicidade: "MENSAL" }, valor: { valorRec: "49.90" }, politicaRetentativa: "PERMITE_3R_7D", ...extra,
 });
-const cobrBody = (idRec: string, due: string) => ({ idRec, calendario: { dataDeVencimento: due }, valor: { original: "49.90" }, ajusteDiaUtil: true });
+const recebedor = () => ({ conta: f.ctx.account.conta, tipoConta: f.ctx.account.tipoConta, agencia: f.ctx.account.agencia });
+const cobrBody = (idRec: string, due: string, extra: Record<string, unknown> = {}) => ({ idRec, calendario: { dataDeVencimento: due }, valor: { original: "49.90" }, ajusteDiaUtil: true, recebedor: recebedor(), ...extra });
 
 test("Pix Automático: journey 3 (rec + first cob, approved by paying it); cobr only on an APROVADA rec, 2 to 10 days ahead; debits and retries", async () => {
   const first = txid();
@@ -133,8 +134,15 @@ test("Pix Automático: journey 3 (rec + first cob, approved by paying it); cobr 
     assert.equal(r.status, 400, why);
     assert.equal(r.body.violacoes[0].propriedade, "cobr.calendario.dataDeVencimento");
   }
+  // CobRSolicitada requires recebedor {conta, tipoConta, agencia?}, an account of this receiver.
+  for (const [receiver, why] of [[undefined, "no recebedor"], [{ conta: f.ctx.account.conta }, "no tipoConta"], [{ ...recebedor(), tipoConta: "CORRENTE_X" }, "a tipoConta off the enum"], [{ ...recebedor(), conta: "999999" }, "another receiver's account"]] as const) {
+    const r = await efi.call("PUT", `/v2/cobr/${txid()}`, cobrBody(idRec, "2026-03-04", { recebedor: receiver }));
+    assert.equal(r.status, 400, why);
+    assert.equal(r.body.violacoes[0].propriedade, "cobr.recebedor", why);
+  }
   const cobrId = txid();
   const cobr = await efi.call("PUT", `/v2/cobr/${cobrId}`, cobrBody(idRec, "2026-03-04"));
+  assert.equal(cobr.body.recebedor.conta, f.ctx.account.conta);
   assert.equal(cobr.status, 201);
   assert.equal(cobr.body.status, "CRIADA");
   assert.equal((await efi.call("PUT", `/v2/cobr/${cobrId}`, cobrBody(idRec, "2026-03-04"))).body.violacoes[0].propriedade, "cobr.txid", "a txid in use");

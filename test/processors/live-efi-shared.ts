@@ -21,15 +21,22 @@ export interface EfiWorld {
 /** The fake's account as config.live.processors.efi takes it. */
 export const efiAccount = (efi: FakeEfi) => ({
   clientId: efi.clientId, clientSecret: efi.clientSecret, certificate: efi.certs.client.pemFile, pixKey: efi.pixKey, apiUrl: efi.url, caFile: efi.certs.caFile,
+  accountNumber: efi.ctx.account.conta, accountType: efi.ctx.account.tipoConta, accountBranch: efi.ctx.account.agencia,
 });
 
-/** `mandates`: Pix Automático routed to Efí too (`pix_automatico=efi`). */
-export async function startEfiWorld(opts: { register?: boolean; mandates?: boolean } = {}): Promise<EfiWorld> {
+/**
+ * `mandates`: Pix Automático routed to Efí too (`pix_automatico=efi`). `routes`/`processors`: other
+ * processors' routes and accounts instead of `pix=efi` alone.
+ */
+export async function startEfiWorld(opts: { register?: boolean; mandates?: boolean; routes?: Record<string, string[]>; processors?: Record<string, Record<string, string>> } = {}): Promise<EfiWorld> {
   const efi = await startFakeEfi({ webhookRetries: 0 });
   const port = await freePort();
   const t = await buildTestApp({
     publicBaseUrl: `http://127.0.0.1:${port}`,
-    live: { ...NO_LIVE_PROCESSORS, routes: { pix: ["efi"] }, processors: { efi: efiAccount(efi) }, timeoutMs: 10_000, ...(opts.mandates ? { mandateProvider: "efi" } : {}) },
+    live: {
+      ...NO_LIVE_PROCESSORS, routes: opts.routes ?? { pix: ["efi"] }, processors: { ...opts.processors, efi: efiAccount(efi) }, timeoutMs: 10_000,
+      ...(opts.mandates ? { mandateProvider: "efi" } : {}),
+    },
   }, {
     noWorkerProcesses: "the test runs the reconciliation and expiry tasks by hand",
     // The topology's processes answer on a port of their own, not on PUBLIC_BASE_URL, which must

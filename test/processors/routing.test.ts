@@ -123,7 +123,7 @@ test("the start-up log shows the routes as the operator wrote them", () => {
 });
 
 test("pix_automatico=efi names the processor of live mandates, which needs the settings of Efí's Pix; a processor without mandates is refused", () => {
-  const efi = { EFI_CLIENT_ID: "id", EFI_CLIENT_SECRET: "s", EFI_CERTIFICATE: "cert.pem", EFI_PIX_KEY: "k" };
+  const efi = { EFI_CLIENT_ID: "id", EFI_CLIENT_SECRET: "s", EFI_CERTIFICATE: "cert.pem", EFI_PIX_KEY: "k", EFI_ACCOUNT_NUMBER: "4815162", EFI_ACCOUNT_TYPE: "CORRENTE" };
   const r = parseProcessorRouting({ ...CREDS, ...efi, PAYMENT_ROUTES: "credit_card=pagarme,pix_automatico=efi" }, PROCESSORS);
   assert.deepEqual(r.problems, []);
   assert.equal(r.mandateProvider, "efi");
@@ -140,4 +140,20 @@ test("pix_automatico=efi names the processor of live mandates, which needs the s
     assert.ok(bad.problems.some((p) => expected.test(p)), `${text}: ${bad.problems.join("; ")}`);
     assert.equal(bad.mandateProvider, undefined);
   }
+});
+
+test("pix_automatico=efi needs the account a recurring charge names (recebedor: EFI_ACCOUNT_NUMBER, EFI_ACCOUNT_TYPE); Efí's Pix alone does not", () => {
+  const pix = { EFI_CLIENT_ID: "id", EFI_CLIENT_SECRET: "s", EFI_CERTIFICATE: "cert.pem", EFI_PIX_KEY: "k" };
+  assert.deepEqual(parseProcessorRouting({ ...pix, PAYMENT_ROUTES: "pix=efi" }, PROCESSORS).problems, []);
+  for (const routing of [{ PAYMENT_ROUTES: "pix=efi,pix_automatico=efi" }, { PAYMENT_PROCESSOR: "efi" }]) {
+    const missing = parseProcessorRouting({ ...pix, ...routing }, PROCESSORS);
+    for (const v of ["EFI_ACCOUNT_NUMBER", "EFI_ACCOUNT_TYPE"]) assert.ok(missing.problems.some((p) => p.startsWith(`${v} is required`)), missing.problems.join("; "));
+    assert.equal(missing.problems.some((p) => p.startsWith("EFI_ACCOUNT_BRANCH")), false, "the branch is optional (CobRSolicitada's agencia)");
+    assert.equal(missing.mandateProvider, undefined);
+  }
+  const account = { EFI_ACCOUNT_NUMBER: "4815162", EFI_ACCOUNT_TYPE: "CORRENTE_X", EFI_ACCOUNT_BRANCH: "00001" };
+  const env = { ...pix, ...account, PAYMENT_ROUTES: "pix_automatico=efi" };
+  const bad = parseProcessorRouting(env, PROCESSORS, { efi: { accountNumber: account.EFI_ACCOUNT_NUMBER, accountType: account.EFI_ACCOUNT_TYPE, accountBranch: account.EFI_ACCOUNT_BRANCH } });
+  assert.ok(bad.problems.some((p) => /EFI_ACCOUNT_TYPE must be one of CORRENTE, POUPANCA, PAGAMENTO/.test(p)), bad.problems.join("; "));
+  assert.ok(bad.problems.some((p) => /EFI_ACCOUNT_BRANCH must be/.test(p)), bad.problems.join("; "));
 });

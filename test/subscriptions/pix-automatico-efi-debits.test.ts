@@ -9,7 +9,8 @@ import { brDate } from "../helpers/fake-efi-model.js";
 import { until } from "../helpers/wait.js";
 import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { runTask } from "../processors/live-shared.js";
-import { call, createPlan, customer, eventsOf, getSub, type Sub } from "./helpers.js";
+import { bill as billNow, chargeOf as chargeIn, periodDue as duePeriod, periodIssued as issuedPeriod, statusOf as statusIn, sub as subOf } from "./efi-periods.js";
+import { call, eventsOf } from "./helpers.js";
 
 // Live Pix Automático periods through Efí (pix_automatico=efi) against the Efí fake: each period's
 // charge is a pix_automatico charge made through the charge path, whose Efí authorize makes the
@@ -20,36 +21,12 @@ let w: EfiWorld;
 before(async () => { w = await startEfiWorld({ mandates: true }); });
 after(async () => w.close());
 
-const DAY = 86_400_000;
-type PixSub = Sub & { mandate: { id: string } };
-const sub = async (id: string) => (await getSub(w.t, w.key, id)) as PixSub;
-const chargeOf = async (id: string, attempt: number) => (await sub(id)).charges.find((c) => c.attempt === attempt);
-const bill = () => w.t.services.modules.subscriptions.tasks.find((x) => x.name === "subscriptions.bill")!.run();
+const sub = (id: string) => subOf(w, id);
+const chargeOf = (id: string, attempt: number) => chargeIn(w, id, attempt);
+const bill = () => billNow(w);
 const cobrsOf = (rec: Rec) => [...w.efi.ctx.cobrs.values()].filter((c) => c.idRec === rec.idRec);
-
-/** An active trial subscription (journey 2, approved) whose first period falls due 4 days from now, due to be billed. */
-async function periodDue() {
-  const res = await call(w.t, w.key, "POST", "/v1/subscriptions", { planId: (await createPlan(w.t, w.key, { trialDays: 7 })).id, customer, paymentMethod: { type: "pix_automatico" } });
-  expectStatus(res, 201);
-  const s = res.json() as PixSub;
-  const rec = [...w.efi.ctx.recs.values()].find((r) => (r.vinculo as { contrato?: string }).contrato === s.mandate.id)!;
-  w.efi.approveRec(rec.idRec);
-  await until("active", async () => (await sub(s.id)).status === "active");
-  // The trial ends (the period's due date) 4 days from now: its issue time, 5 days before, has passed.
-  const due = new Date(Date.now() + 4 * DAY);
-  await w.t.database.db.update(subscriptions).set({ anchorAt: due, currentPeriodEnd: due, nextRunAt: new Date(Date.now() - 60_000) }).where(eq(subscriptions.id, s.id));
-  return { s, rec, due };
-}
-
-/** periodDue's subscription billed: its period's charge issued and its cobr scheduled at the payer's bank. */
-async function periodIssued() {
-  const { s, rec, due } = await periodDue();
-  await until("the period's charge", async () => (await bill()) >= 0 && (await chargeOf(s.id, 1)) !== undefined);
-  const charge = (await chargeOf(s.id, 1))!;
-  const txid = efiIds.cobr(charge.chargeId);
-  await until("the cobr scheduled at the payer's bank", () => w.efi.ctx.cobrs.get(txid)?.status === "ATIVA");
-  return { s, rec, due, charge, txid };
-}
+const periodDue = () => duePeriod(w);
+const periodIssued = () => issuedPeriod(w);
 
 /** The engine's next step (a retry) brought to now, and run. */
 async function nextStep(subscriptionId: string, attempt: number) {
@@ -60,13 +37,16 @@ async function nextStep(subscriptionId: string, attempt: number) {
   await until(`attempt ${attempt}`, async () => (await bill()) >= 0 && (await chargeOf(subscriptionId, attempt)) !== undefined);
 }
 
-const statusOf = async (id: string, attempt: number) => (await chargeOf(id, attempt))?.status;
+const statusOf = (id: string, attempt: number) => statusIn(w, id, attempt);
 
 test("a live period's charge is its cobr, made once inside the window, and the payer's bank's debit pays it", async () => {
   const { s, rec, due, charge, txid } = await periodIssued();
   assert.equal(charge.status, "pending");
   const cobr = w.efi.ctx.cobrs.get(txid)!;
   assert.equal(cobr.calendario.dataDeVencimento, brDate(due));
+  // CobRSolicitada's required recebedor: the account of EFI_ACCOUNT_NUMBER, _TYPE and _BRANCH.
+  const sent = JSON.parse(w.efi.core.requests.find((r) => r.route === `PUT /v2/cobr/${txid}`)!.body) as { recebedor?: unknown };
+  assert.deepEqual(sent.recebedor, { conta: w.efi.ctx.account.conta, tipoConta: w.efi.ctx.account.tipoConta, agencia: w.efi.ctx.account.agencia });
   await bill();
   assert.equal(cobrsOf(rec).length, 1, "one cobr for the period, whatever the runs");
   w.efi.debit(txid, { ok: true });
@@ -147,4 +127,19 @@ test("a period's charge past its expiresAt while its cobr is still scheduled is 
   assert.equal(w.efi.ctx.cobrs.get(txid)!.status, "ATIVA");
   w.efi.debit(txid, { ok: false, codigo: "AM04" });
   await until("the charge refused as its debit failed", async () => (await statusOf(s.id, 1)) === "refused");
+});
+
+test("a paid period is refunded through its cobr's Pix (CobRCompleta.pix[]): a cancel with refund: true returns the debit", async () => {
+  const { s, txid, charge } = await periodIssued();
+  w.efi.debit(txid, { ok: true });
+  await until("paid", async () => (await statusOf(s.id, 1)) === "paid");
+  const res = await call(w.t, w.key, "POST", `/v1/subscriptions/${s.id}/cancel`, { refund: true });
+  expectStatus(res, 200);
+  assert.equal(res.json().status, "cancelled");
+  assert.equal(res.json().refunded, true);
+  const pix = (w.efi.ctx.cobrs.get(txid)!.pix as { endToEndId: string; devolucoes?: { valor: string; status: string }[] }[])[0]!;
+  assert.equal(pix.devolucoes?.length, 1, "one devolução, on the cobr's Pix");
+  assert.equal(pix.devolucoes![0]!.valor, w.efi.ctx.cobrs.get(txid)!.valor.original);
+  await until("the charge refunded", async () => (await statusOf(s.id, 1)) === "refunded");
+  assert.ok((await eventsOf(w.t, charge.chargeId)).some((e) => e.type === "charge.refunded"));
 });

@@ -1,6 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { idempotencyKeys, mandates, subscriptions } from "../../src/db/schema.js";
 import { efiIds } from "../../src/processors/efi/client.js";
 import { expectStatus, storedKey } from "../helpers/app.js";
@@ -31,6 +31,8 @@ async function signUp(plan: { id: string }, headers: Record<string, string> = {}
 const recOf = (mandateId: string): Rec[] => [...w.efi.ctx.recs.values()].filter((r) => (r.vinculo as { contrato?: string }).contrato === mandateId);
 const mandateRow = async (id: string) => (await w.t.database.db.select().from(mandates).where(eq(mandates.id, id)))[0]!;
 const sub = async (id: string) => (await getSub(w.t, w.key, id)) as PixSub;
+/** A reconciliation's time once every mandate's last read is an interval old. */
+const aMinuteOn = () => new Date(Date.now() + 61_000);
 
 /** A journey-2 subscription (a trial) whose recurrence the payer approved, active. */
 async function activeTrialSub() {
@@ -118,7 +120,7 @@ test("a rejection whose notice was lost is found by the reconciliation", async (
   w.efi.rejectRec(rec.idRec);
   await until("the notice dropped", () => w.efi.core.webhooks.sent.some((x) => x.label === "rec.REJEITADA"));
   assert.equal((await sub(s.id)).mandate.status, "pending");
-  await w.t.services.subscriptions.reconcileMandates();
+  await w.t.services.subscriptions.reconcileMandates(aMinuteOn());
   const read = await sub(s.id);
   assert.equal(read.mandate.status, "rejected");
   assert.equal(read.status, "pending_activation");
@@ -147,10 +149,31 @@ test("the receiver's own cancel at Efí (a merchant's cancel cut short) is never
   // As if feira's cancel died after Efí's answer: the rec is CANCELADA by the receiver, feira's mandate still active.
   await w.t.services.processors.mandates("production")!.capability.cancel({ mandateId: s.mandate.id, mandateRef: rec.idRec });
   await until("the notice answered", () => labels() > sent);
-  await w.t.services.subscriptions.reconcileMandates();
+  await w.t.services.subscriptions.reconcileMandates(aMinuteOn());
   assert.equal((await sub(s.id)).status, "active");
   expectStatus(await call(w.t, w.key, "POST", `/v1/subscriptions/${s.id}/cancel`, {}), 200);
   const after = await sub(s.id);
   assert.equal(after.cancellationType, "immediate");
   assert.equal(after.mandate.cancelledBy, "merchant");
+});
+
+test("the reconciliation reads each open mandate once per interval, and a run that changed nothing reports no work", async () => {
+  const plan = await createPlan(w.t, w.key, { trialDays: 7 });
+  const [a, b] = [await signUp(plan), await signUp(plan)];
+  const task = w.t.services.modules.subscriptions.tasks.find((x) => x.name === "subscriptions.mandates.reconcile")!;
+  // Both last read (made) an interval ago: due now.
+  await w.t.database.db.update(mandates).set({ updatedAt: new Date(Date.now() - 61_000) }).where(inArray(mandates.id, [a.mandate.id, b.mandate.id]));
+  const reads = () => w.efi.core.requests.filter((r) => r.method === "GET" && r.route.startsWith("GET /v2/rec/")).length;
+  const before = reads();
+  assert.equal(await task.run(), 0, "read, nothing changed: no work, so the worker waits its interval");
+  const once = reads() - before;
+  assert.ok(once >= 2, `each due mandate read (${once} reads)`);
+  assert.equal(await task.run(), 0);
+  assert.equal(reads() - before, once, "read again only an interval later");
+  // A change the notice missed is work.
+  w.efi.core.controls.setWebhookFault("drop", 1);
+  w.efi.rejectRec(recOf(a.mandate.id)[0]!.idRec);
+  await until("the notice dropped", () => w.efi.core.webhooks.sent.some((x) => x.label === "rec.REJEITADA"));
+  assert.equal(await w.t.services.subscriptions.reconcileMandates(aMinuteOn()), 1);
+  assert.equal((await sub(a.id)).mandate.status, "rejected");
 });

@@ -14,6 +14,7 @@ import { createChargeDisputes } from "./charge-disputes.js";
 import { chargeRoutes, type ChargeDisputesView } from "./create/charges.routes.js";
 import { createChargeService } from "./charges.service.js";
 import { createProcessorRecords } from "./processor-records.repo.js";
+import { createChargeCancel } from "./provider-state/charge-cancel.js";
 import { createLiveExpiry } from "./provider-state/live-expiry.js";
 import { createNoticeGate } from "./provider-state/provider-notices.js";
 import { createProviderSync, type ProviderSync } from "./provider-state/provider-sync.js";
@@ -53,6 +54,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const refunds = createRefundService({ db, effects, ledger: deps.ledger, processorFor: service.processorFor, amountLimits: config.amountLimits });
   const sync = createProviderSync({ db, effects, processors: deps.processors, ledger: deps.ledger });
   const liveExpiry = createLiveExpiry({ db, sync });
+  const chargeCancel = createChargeCancel({ sync });
   const disputeMoney = createChargeDisputes({ effects, ledger: deps.ledger });
   // A charge's view shows its disputes, which the disputes module (built after this one) lists.
   let disputesOf: ChargeDisputesView = async () => [];
@@ -94,7 +96,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   };
   // A provider's disputes go to the disputes module (built after this one), which registers itself.
   const handleDisputes = sync.handleDisputes;
-  return { service, refunds, effects, sync, notices, liveExpiry, disputeMoney, showDisputes, handleDisputes, routes, tasks };
+  return { service, refunds, effects, sync, notices, liveExpiry, cancelOpen: chargeCancel.cancelOpen, disputeMoney, showDisputes, handleDisputes, routes, tasks };
 }
 
 export type ChargesModule = ReturnType<typeof createChargesModule>;

@@ -5,6 +5,7 @@ export { createChargesModule, sandboxProcessorRecords, type ChargesModule, type 
 export type { ChargeCheck, ChargeService, PreparedCharge } from "./charges.service.js";
 export type { RefundService } from "./refunds/refunds.service.js";
 export type { ChargeEffects } from "./charge-effects.js";
+export type { ChargeCancel } from "./provider-state/charge-cancel.js";
 export type { ChargeDisputes } from "./charge-disputes.js";
 export type { ChargeDisputesView } from "./create/charges.routes.js";
 export type { ProviderDisputeHandler } from "./provider-state/provider-sync.js";

@@ -167,6 +167,8 @@ export function createBillingEngine(deps: EngineDeps) {
       amountMinor: inv.amount, currency: inv.currency, customer: { id: s.customerId }, paymentMethod,
       metadata: { subscriptionId: s.id, invoiceId: inv.id }, subscriptionId: s.id,
       ...(s.split ? { split: s.split } : {}),
+      // Journey 3's first Pix is the mandate processor's (its recurrence names it), whatever pix's route.
+      ...(pm.type === "pix_automatico" && !debit ? { mandateProcessor: true as const } : {}),
     };
   }
 

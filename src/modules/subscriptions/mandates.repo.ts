@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Queryable, Tx } from "../../db/client.js";
 import { inScope, type Scope } from "../../db/scope.js";
 import type { MandateStatus } from "../../db/schema/statuses.js";
@@ -93,9 +93,15 @@ export async function mandatesByProviderRef(q: Queryable, refs: readonly string[
   return q.select().from(mandates).where(and(eq(mandates.environment, "production"), inArray(mandates.providerRef, [...refs])));
 }
 
-/** Live mandates still pending or active, least recently changed first: the reconciliation's batch. */
-export async function openLiveMandates(q: Queryable, limit: number): Promise<MandateRow[]> {
+/**
+ * Live mandates still pending or active and not changed or read since `readBefore`, least
+ * recently first: the reconciliation's batch (each read touches updatedAt).
+ */
+export async function openLiveMandates(q: Queryable, limit: number, readBefore: Date): Promise<MandateRow[]> {
   return q.select().from(mandates)
-    .where(and(eq(mandates.environment, "production"), inArray(mandates.status, ["pending", "active"]), isNotNull(mandates.providerRef)))
+    .where(and(
+      eq(mandates.environment, "production"), inArray(mandates.status, ["pending", "active"]), isNotNull(mandates.providerRef),
+      lte(mandates.updatedAt, readBefore),
+    ))
     .orderBy(asc(mandates.updatedAt)).limit(limit);
 }

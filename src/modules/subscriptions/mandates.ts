@@ -110,11 +110,12 @@ export function createMandates(deps: MandateDeps) {
     sandboxOnly(ctx);
     const m = await find(ctx, id);
     if (m.status !== "pending") throw notPending(m);
-    if (m.firstChargeId) {
-      await deps.charges.pay(ctx, m.firstChargeId);
-      return get(ctx, id);
-    }
+    // The decision is one guarded transition (pending -> active), taken before the first payment:
+    // a reject or a cancel racing it either wins, and this answers 409, or comes after it.
     if (!(await activate(m))) throw notPending((await mrepo.findMandate(db, ctx, id))!);
+    // Journey 3: the payment that the approval is; its paid status activates the subscription.
+    // A cancel that ended the first QR before it is answered here as that charge's state (409).
+    if (m.firstChargeId) await deps.charges.pay(ctx, m.firstChargeId);
     return get(ctx, id);
   }
 
@@ -125,10 +126,12 @@ export function createMandates(deps: MandateDeps) {
    */
   async function activate(m: mrepo.MandateRow): Promise<boolean> {
     return withTx(db, async (tx) => {
+      // The subscription first, then its mandate: the order of every subscription change (a
+      // cancel racing this approval deadlocked when each took one and waited for the other).
+      const s = (await repo.lockSubscription(tx, m.subscriptionId))!;
       const active = await mrepo.moveMandate(tx, m.id, ["pending"], { status: "active" });
       if (!active) return false;
       await mrepo.recordMandateEvent(tx, "mandate.activated", active);
-      const s = (await repo.lockSubscription(tx, m.subscriptionId))!;
       if (m.firstChargeId || s.status !== "pending_activation") return true;
       const row = await engine.save(tx, s, { status: "active" }, null, "pending_activation");
       if (row) await emit(tx, deps.events, "subscription.activated", row);

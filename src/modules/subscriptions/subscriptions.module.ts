@@ -2,15 +2,16 @@ import type { Db } from "../../db/client.js";
 import type { Task } from "../../jobs/runner.js";
 import type { AmountLimits } from "../../lib/money.js";
 import type { CardService } from "../cards/index.js";
-import type { ChargeEffects, ChargeService, RefundService } from "../charges/index.js";
+import type { ChargeCancel, ChargeEffects, ChargeService, RefundService } from "../charges/index.js";
 import type { CustomerService } from "../customers/index.js";
 import type { MerchantService } from "../merchants/index.js";
 import { createBillingEngine } from "./billing-engine.js";
 import { createSandboxClock } from "./clock.js";
 import { clockRoutes } from "./clock.routes.js";
 import { createLiveMandates, type MandateProvider } from "./live-mandates.js";
-import { createMandateReconciliation } from "./mandate-reconciliation.js";
+import { createMandateReconciliation, MANDATE_RECHECK_MS } from "./mandate-reconciliation.js";
 import { createMandates } from "./mandates.js";
+import { createOpenPayments } from "./open-payments.js";
 import { mandateRoutes } from "./mandates.routes.js";
 import { planRoutes } from "./plans.routes.js";
 import { createPlanService } from "./plans.service.js";
@@ -25,6 +26,8 @@ export interface SubscriptionModuleDeps {
   charges: Pick<ChargeService, "check" | "submit" | "pay" | "refuseDebit" | "get">;
   effects: Pick<ChargeEffects, "onStatusChange">;
   refunds: Pick<RefundService, "refund">;
+  /** Cancels a charge still open at its processor (a cancelled subscription's first QR or scheduled debit). */
+  cancelOpen: ChargeCancel["cancelOpen"];
   cards: Pick<CardService, "create">;
   customers: Pick<CustomerService, "resolveForCharge" | "named">;
   merchants: Pick<MerchantService, "getMerchant">;
@@ -63,7 +66,8 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
   const plans = createPlanService({ db, amountLimits: deps.amountLimits });
   const liveMandates = createLiveMandates({ db, provider: deps.mandateProvider ?? (() => null), charges: deps.charges, customers: deps.customers });
   const mandates = createMandates({ db, engine, events, charges: deps.charges, merchants: deps.merchants, live: liveMandates });
-  const service = createSubscriptionService({ ...deps, engine, events, plans, mandates, liveMandates });
+  const openPayments = createOpenPayments({ db, charges: deps.charges, cancelOpen: deps.cancelOpen, refunds: deps.refunds });
+  const service = createSubscriptionService({ ...deps, engine, events, plans, mandates, liveMandates, openPayments });
   const reconcile = createMandateReconciliation({ db, service });
   const clock = createSandboxClock({ db, engine, leaseMs: deps.leaseMs, now: deps.now });
 
@@ -81,9 +85,10 @@ export function createSubscriptionModule(deps: SubscriptionModuleDeps) {
       return rows.length;
     },
   }, {
-    // Live mandates whose notice was lost (or never sent) are read back from their processor.
+    // Live mandates whose notice was lost (or never sent) are read back from their processor,
+    // each once per MANDATE_RECHECK_MS.
     name: "subscriptions.mandates.reconcile",
-    intervalMs: 60_000,
+    intervalMs: MANDATE_RECHECK_MS,
     run: () => reconcile.run(),
   }];
 

@@ -134,6 +134,13 @@ export const Subscription = Type.Object({
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
   charges: Type.Array(SubscriptionCharge, { description: "The charges of each period, newest first (at most 100)." }),
   mandate: Type.Union([Mandate, Type.Null()], { description: "The Pix Automático mandate (pix_automatico subscriptions only)." }),
+  pendingDebit: Type.Optional(Nullable(Type.Object({
+    chargeId: Type.String(),
+    dueDate: Nullable(Type.String({ description: "The day the payer's bank debits it (YYYY-MM-DD, Brasília)." })),
+    refundOnPayment: Type.Boolean({ description: "true (the cancel asked for a refund): refunded in full when it lands (charge.late_payment_refunded)." }),
+  }, {
+    description: "In a cancel's answer only: a Pix Automático debit already sent to the payer's bank that could not be cancelled (the Central Bank allows it until the day before its date), so the payer's bank may still debit it. null when nothing is left to be debited.",
+  }))),
 }, {
   examples: [{
     ...example, livemode: false, planId: "plan_01jd3k2m4n5p6q7r8s9t0v1w2x", nextPlanId: null, customerId: "cus_01jd3k2m4n9z8y7x6w5v4t3s2r",

@@ -1,6 +1,6 @@
 import type { Static } from "typebox";
 import { withTx, type Db, type Tx } from "../../db/client.js";
-import type { RequestCtx } from "../../core/context.js";
+import { systemCtx, type RequestCtx } from "../../core/context.js";
 import { AppError, invalid, notFound } from "../../core/errors.js";
 import { faultPoint } from "../../lib/faults.js";
 import { derivedSeed, seededId } from "../../lib/ids.js";
@@ -11,7 +11,9 @@ import type { MerchantService } from "../merchants/index.js";
 import { ACTIVATION_WINDOW_MS, addDays, periodBounds, PIX_AUTO_WINDOW_DAYS, usesBillingDay } from "./billing.js";
 import type { BillingEngine, FirstPayment } from "./billing-engine.js";
 import { checkPlanCadence, type Mandates, type RetryPolicy } from "./mandates.js";
+import type { MandateState } from "../../processors/capabilities.js";
 import type { LiveMandates } from "./live-mandates.js";
+import type { OpenPayments } from "./open-payments.js";
 import { toMandate, type MandateRow } from "./mandates.repo.js";
 import type { PlanService } from "./plans.service.js";
 import { emit, type EventContext } from "./subscription-events.js";
@@ -32,6 +34,7 @@ export interface SubscriptionServiceDeps {
   merchants: Pick<MerchantService, "getMerchant">;
   mandates: Mandates;
   liveMandates: LiveMandates;
+  openPayments: OpenPayments;
 }
 
 type CreateBody = Static<typeof CreateSubscriptionBody>;
@@ -66,6 +69,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     return {
       amountMinor: plan.price, currency: plan.currency, customer: body.customer, paymentMethod,
       metadata: { subscriptionId: id }, subscriptionId: id, ...(body.split ? { split: body.split } : {}),
+      ...(pm.type === "pix_automatico" ? { mandateProcessor: true as const } : {}),
     };
   }
 
@@ -184,7 +188,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   async function move(s: repo.SubscriptionRow, to: SubscriptionStatus, patch: Partial<repo.SubscriptionRow>, event: Parameters<typeof emit>[2], also?: (tx: Tx) => Promise<unknown>) {
     assertTransition(s.id, s.status, to);
     const row = await withTx(db, async (tx) => {
-      if (s.openInvoiceId) await repo.updateInvoice(tx, s.openInvoiceId, { status: "void", currentChargeId: null, nextAttemptAt: null });
+      // One lock order for everything a subscription's change touches: the subscription, then
+      // its invoice, then its mandate, as the charge listener and the mandate's decisions take
+      // them; two orders deadlocked a cancel racing its mandate's approval (a 500).
+      const locked = await repo.lockSubscription(tx, s.id);
+      if (locked?.status !== s.status) return undefined;
+      if (locked.openInvoiceId) await repo.updateInvoice(tx, locked.openInvoiceId, { status: "void", currentChargeId: null, nextAttemptAt: null });
       const moved = await repo.updateSubscription(tx, s.id, { ...patch, status: to }, s.status);
       if (moved && also) await also(tx);
       if (moved) await emit(tx, deps.events, event, moved);
@@ -207,24 +216,31 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     }
     assertTransition(id, s.status, "cancelled");
     let refunded = false;
-    if (body.refund) {
-      const paid = await repo.paidInvoiceOf(db, s.id, s.currentPeriodStart);
-      if (!paid?.currentChargeId) throw invalid("refund: the current period has no paid charge to refund");
+    const paid = body.refund ? await repo.paidInvoiceOf(db, s.id, s.currentPeriodStart) : undefined;
+    // A payment still open (journey 3's first QR, a period's debit at the payer's bank) is ended first.
+    const open = await deps.openPayments.end(ctx, s, body.refund === true && !paid?.currentChargeId);
+    if (open?.refunded) refunded = true;
+    if (body.refund && !paid?.currentChargeId && !open) throw invalid("refund: the current period has no paid charge to refund");
+    if (paid?.currentChargeId) {
       // Keyed by the subscription: a retry of this cancel finds the same refund, never makes two.
       // Its time part is the start of the period it gives back, which no retry of the cancel
       // changes (the subscription's own time would file it under the day it was created).
       const seed = derivedSeed(s.id, "cancel-refund", s.currentPeriodStart);
       const r = await deps.refunds.refund({ ...ctx, idempotencySeed: seed }, paid.currentChargeId, undefined);
-      if (r.status !== "succeeded") throw new AppError("invalid_state", `refund: the processor refused the refund of ${paid.currentChargeId}; the subscription was not cancelled`);
+      // Pending is under way at the processor (a Pix devolução is settled after its answer): the
+      // refund's own events follow it; only a refusal leaves the subscription as it was.
+      if (r.status === "failed") throw new AppError("invalid_state", `refund: the processor refused the refund of ${paid.currentChargeId}; the subscription was not cancelled`);
       refunded = true;
     }
     // The merchant's cancel ends the mandate too: no later period may be debited. A live one is
     // cancelled at the processor first (a cancel it does not confirm is a 503 and changes nothing).
     await deps.liveMandates.cancelAtProvider(await deps.mandates.ofSubscription(s.id));
-    await move(s, "cancelled", {
+    // Read again: a first payment that landed meanwhile activated it.
+    const fresh = open ? await find(ctx, id) : s;
+    await move(fresh, "cancelled", {
       cancelledAt: now, cancellationType: "immediate", cancelAtPeriodEnd: false, refunded, nextRunAt: null, openInvoiceId: null,
     }, "subscription.cancelled", (tx) => deps.mandates.cancelIn(tx, s.id, "merchant"));
-    return view(ctx, id);
+    return { ...(await view(ctx, id)), pendingDebit: open?.pendingDebit ?? null };
   }
 
   /** Sandbox: the payer cancels the mandate in the bank app, which cancels the subscription. */
@@ -237,11 +253,14 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   }
 
   /** The payer cancelled the mandate (the sandbox's route, or a live processor's state read back). */
-  async function payerCancelled(m: MandateRow) {
-    const s = (await repo.findSubscription(db, m, m.subscriptionId))!;
+  async function payerCancelled(m: MandateRow): Promise<boolean> {
+    let s = (await repo.findSubscription(db, m, m.subscriptionId))!;
+    // A subscription not yet active keeps nothing: its first QR is ended as a merchant's cancel ends it.
+    if (s.status === "pending_activation" && (await deps.openPayments.end(systemCtx(s, "mandate"), s, false))) s = (await repo.findSubscription(db, m, m.subscriptionId))!;
     const cancelMandate = (tx: Tx) => deps.mandates.cancelIn(tx, s.id, "payer");
-    if (s.status === "cancelled" || s.status === "expired") await withTx(db, cancelMandate);
-    else await move(s, "cancelled", { cancelledAt: await engine.clockNow(db, s), cancellationType: "mandate_cancelled", cancelAtPeriodEnd: false, nextRunAt: null, openInvoiceId: null }, "subscription.cancelled", cancelMandate);
+    if (s.status === "cancelled" || s.status === "expired") return (await withTx(db, cancelMandate)) !== null;
+    await move(s, "cancelled", { cancelledAt: await engine.clockNow(db, s), cancellationType: "mandate_cancelled", cancelAtPeriodEnd: false, nextRunAt: null, openInvoiceId: null }, "subscription.cancelled", cancelMandate);
+    return true;
   }
 
   /**
@@ -249,13 +268,14 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
    * reconciliation), applied by the transitions the sandbox's payer's bank uses; each is guarded
    * by the mandate's status, so the same state read twice changes it once.
    */
-  async function applyProviderState(m: MandateRow) {
+  async function applyProviderState(m: MandateRow): Promise<{ outcome: MandateState["outcome"]; changed: boolean }> {
     const state = await deps.liveMandates.read(m);
-    if (state.outcome === "active") await deps.mandates.activate(m);
-    else if (state.outcome === "rejected" || state.outcome === "expired") await deps.mandates.end(m, state.outcome);
+    let changed = false;
+    if (state.outcome === "active") changed = await deps.mandates.activate(m);
+    else if (state.outcome === "rejected" || state.outcome === "expired") changed = await deps.mandates.end(m, state.outcome);
     // The receiver's own cancel is finished by the merchant's request that made it (a retry of it after a crash finds it cancelled).
-    else if (state.outcome === "cancelled" && state.by === "payer" && (m.status === "pending" || m.status === "active")) await payerCancelled(m);
-    return state.outcome;
+    else if (state.outcome === "cancelled" && state.by === "payer" && (m.status === "pending" || m.status === "active")) changed = await payerCancelled(m);
+    return { outcome: state.outcome, changed };
   }
 
   async function pause(ctx: RequestCtx, id: string) {

@@ -179,6 +179,8 @@ export function createEfiClient(opts: EfiClientOptions) {
     reviseRec: (idRec: string, body: Record<string, unknown>) => call({ method: "PATCH", path: `/v2/rec/${encodeURIComponent(idRec)}`, body }),
     createCobr: (txid: string, body: Record<string, unknown>) => call({ method: "PUT", path: `/v2/cobr/${encodeURIComponent(txid)}`, body }),
     getCobr: (txid: string) => call({ method: "GET", path: `/v2/cobr/${encodeURIComponent(txid)}` }),
+    /** PATCH /cobr/{txid} (CobRRevisada): `{status: "CANCELADA"}` until the day before its first attempt. */
+    reviseCobr: (txid: string, body: Record<string, unknown>) => call({ method: "PATCH", path: `/v2/cobr/${encodeURIComponent(txid)}`, body }),
     /** A new attempt of a recurring charge on `date` (YYYY-MM-DD): POST /cobr/{txid}/retentativa/{data}. */
     retryCobr: (txid: string, date: string) => call({ method: "POST", path: `/v2/cobr/${encodeURIComponent(txid)}/retentativa/${encodeURIComponent(date)}` }),
     /** Efí's MED infractions on Pix the account received (GET /v2/gn/infracoes: inicio and fim required, the API Pix's paging). */

@@ -42,6 +42,13 @@ export function debitPaymentState(d: DebitState, made?: { details: Record<string
   }
 }
 
+/** The end-to-end id of the Pix a cobr received (CobRCompleta.pix[]: one per paid attempt). */
+export function debitPix(cobr: unknown): string | undefined {
+  const pix = (cobr as { pix?: unknown } | null)?.pix;
+  const paid = Array.isArray(pix) ? pix.find((p) => typeof (p as { endToEndId?: unknown })?.endToEndId === "string") : undefined;
+  return paid ? (paid as { endToEndId: string }).endToEndId : undefined;
+}
+
 /** The payer's instructions of a debit: its due date and mandate (the bank debits it, no code to read). */
 function pendingOf(input: AuthorizeInput): { details: Record<string, unknown>; expiresAt: Date } {
   const expiresAt = new Date(input.now.getTime() + (input.instrument.kind === "card" ? 0 : input.instrument.expiresIn) * 1000);

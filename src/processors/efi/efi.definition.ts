@@ -1,6 +1,7 @@
 import { createSecureContext } from "node:tls";
 import { defineProcessor } from "../definition.js";
 import { EFI_DEFAULT_URL, efiTls } from "./client.js";
+import { accountProblems, recebedorOf } from "./account.js";
 import { createEfiProcessor } from "./efi.processor.js";
 import { readEfiNotice, registerEfiNotices } from "./notices.js";
 
@@ -21,21 +22,27 @@ export const efi = defineProcessor({
     pixKey: { env: "EFI_PIX_KEY", required: true },
     apiUrl: { env: "EFI_API_URL", url: true, default: EFI_DEFAULT_URL },
     caFile: { env: "EFI_CA_FILE" },
+    // The account receiving Pix Automático debits: the Central Bank's CobRSolicitada requires
+    // `recebedor` {conta, tipoConta, agencia?} on every recurring charge (docs/processors.md).
+    accountNumber: { env: "EFI_ACCOUNT_NUMBER", required: ["pix_automatico"] },
+    accountType: { env: "EFI_ACCOUNT_TYPE", required: ["pix_automatico"] },
+    accountBranch: { env: "EFI_ACCOUNT_BRANCH" },
   },
-  check(o) {
-    if (!o.certificate) return [];
+  check(o, methods) {
+    const problems = methods.includes("pix_automatico") ? accountProblems(o) : [];
+    if (!o.certificate) return problems;
     try {
       createSecureContext(efiTls(o));
-      return [];
+      return problems;
     } catch (err) {
       // OpenSSL's and the file system's reasons name no secret (a path at most).
       const reason = (err as { code?: unknown }).code === "ENOENT" ? "no such file" : String((err as Error).message).slice(0, 120);
-      return [`EFI_CERTIFICATE (with EFI_CERTIFICATE_PASSWORD for a .p12) and EFI_CA_FILE must load as a client certificate with its key: ${reason}`];
+      return [...problems, `EFI_CERTIFICATE (with EFI_CERTIFICATE_PASSWORD for a .p12) and EFI_CA_FILE must load as a client certificate with its key: ${reason}`];
     }
   },
   create: (o, limits) => createEfiProcessor({
     clientId: o.clientId, clientSecret: o.clientSecret, certificate: o.certificate, certificatePassword: o.certificatePassword || undefined,
-    caFile: o.caFile || undefined, pixKey: o.pixKey, baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections,
+    caFile: o.caFile || undefined, pixKey: o.pixKey, account: recebedorOf(o), baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections,
   }),
   // Pix send pays payouts (PAYOUT_PROVIDER=efi): its adapter's payouts; Pix Automático
   // (pix_automatico=efi): its adapter's mandates.

@@ -3,8 +3,9 @@ import { badResponse, cancelResultOf, createFailureResult, madeNothing, refundFa
 import { providerDocument, type DocumentRules } from "../documents.js";
 import type { CallResult } from "../http-client.js";
 import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
+import type { EfiRecebedor } from "./account.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
-import { authorizeDebit, debitPaymentState } from "./debits.js";
+import { authorizeDebit, debitPaymentState, debitPix } from "./debits.js";
 import { createEfiInfractions } from "./infractions.js";
 import { createEfiMandates } from "./mandates.js";
 import { createEfiPayouts } from "./payouts.js";
@@ -29,6 +30,8 @@ const absent = (f: ProcessorFailure) => f.status === 404 || (f.status === 400 &&
 export interface EfiProcessorOptions extends EfiClientOptions {
   /** The account's Pix key: every cob is payable to it. */
   pixKey: string;
+  /** The account a recurring charge (cobr) names as its `recebedor` (pix_automatico=efi). */
+  account?: EfiRecebedor;
 }
 
 export function cobBody(input: AuthorizeInput, pixKey: string): Record<string, unknown> {
@@ -68,7 +71,7 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
   const client = createEfiClient(opts);
   const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
 
-  const mandates = createEfiMandates(client);
+  const mandates = createEfiMandates(client, opts.account);
   const infractions = createEfiInfractions(client);
 
   async function lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> {
@@ -81,11 +84,21 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     return debitPaymentState(debit);
   }
 
-  /** The end-to-end id of the Pix that paid the charge's cob; a failure, or null when unpaid. */
+  /**
+   * The end-to-end id of the Pix that paid the charge: its cob's, or, for a Pix Automático
+   * period, its cobr's (CobRCompleta.pix[], under the same txid); a failure, or null when unpaid.
+   */
   async function paidWith(input: RefundInput): Promise<{ e2eid: string } | { failure: ProcessorFailure } | null> {
-    const r = await client.getCob(txidOf(input));
-    if (!r.ok) return absent(r.failure) ? null : { failure: r.failure };
-    const e2eid = paidPix(r.body as EfiCob)?.endToEndId;
+    const txid = txidOf(input);
+    const r = await client.getCob(txid);
+    if (r.ok) {
+      const e2eid = paidPix(r.body as EfiCob)?.endToEndId;
+      return e2eid ? { e2eid } : null;
+    }
+    if (!absent(r.failure)) return { failure: r.failure };
+    const debit = await client.getCobr(txid);
+    if (!debit.ok) return absent(debit.failure) ? null : { failure: debit.failure };
+    const e2eid = debitPix(debit.body);
     return e2eid ? { e2eid } : null;
   }
 
@@ -94,6 +107,12 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     const r = await client.getDevolucao(e2eid, efiIds.devolucao(input.refundId));
     if (r.ok) return devolucaoResult(r.body as EfiDevolucao);
     return absent(r.failure) ? { outcome: "not_found" } : { outcome: "pending", refundRef: input.refundRef ?? null, failure: r.failure };
+  }
+
+  /** A scheduled recurring charge cancelled (CobRRevisada: status CANCELADA). */
+  async function cancelDebit(txid: string) {
+    const status = (body: unknown) => String((body as { status?: unknown } | null)?.status ?? "");
+    return cancelResultOf(await client.reviseCobr(txid, { status: "CANCELADA" }), (body) => status(body) === "CANCELADA", status);
   }
 
   async function refund(input: RefundInput): Promise<RefundResult> {
@@ -129,12 +148,15 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
       return created(efiCobState(r.body as EfiCob));
     },
     lookup,
-    // Only an ATIVA cob can be removed; Efí refuses (400) one paid or removed already.
-    cancel: async (input) => cancelResultOf(
-      await client.reviseCob(txidOf(input), { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" }),
-      (body) => (body as EfiCob).status === "REMOVIDA_PELO_USUARIO_RECEBEDOR",
-      (body) => (body as EfiCob).status ?? "",
-    ),
+    // Only an ATIVA cob can be removed; Efí refuses (400) one paid or removed already. No cob
+    // under the txid: a Pix Automático period's cobr, cancelled with PATCH /v2/cobr (the Central
+    // Bank refuses it on or after the day of its first attempt: not_cancelable, read back).
+    async cancel(input) {
+      const txid = txidOf(input);
+      const r = await client.reviseCob(txid, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" });
+      if (!r.ok && absent(r.failure)) return cancelDebit(txid);
+      return cancelResultOf(r, (body) => (body as EfiCob).status === "REMOVIDA_PELO_USUARIO_RECEBEDOR", (body) => (body as EfiCob).status ?? "");
+    },
     refund,
     async refundStatus(input) {
       const paid = await paidWith(input);

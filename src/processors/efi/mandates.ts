@@ -1,6 +1,7 @@
 import type { DebitState, MandateCapability, MandateInput, MandatePeriodicity, MandateState } from "../capabilities.js";
 import type { CallResult } from "../http-client.js";
 import type { ProcessorFailure } from "../processor.js";
+import type { EfiRecebedor } from "./account.js";
 import { efiIds, type EfiClient } from "./client.js";
 import { efiValor } from "./statuses.js";
 
@@ -79,7 +80,7 @@ export function cobrState(c: CobR): DebitState {
   }
 }
 
-export function createEfiMandates(client: EfiClient): MandateCapability {
+export function createEfiMandates(client: EfiClient, recebedor?: EfiRecebedor): MandateCapability {
   /** The rec with its BR Code when pending (journey 3's reads the cob's txid with it). */
   async function read(idRec: string): Promise<MandateState> {
     const r = await client.getRec(idRec);
@@ -158,6 +159,8 @@ export function createEfiMandates(client: EfiClient): MandateCapability {
         calendario: { dataDeVencimento: input.dueDate }, valor: { original: efiValor(input.amountMinor) },
         // No move to the next business day: the due date is the period's start, as feira bills it.
         ajusteDiaUtil: false,
+        // Required by the Central Bank's CobRSolicitada (the account the debit is paid into).
+        ...(recebedor ? { recebedor } : {}),
       });
       if (r.ok) return cobrState(r.body as CobR);
       // An earlier attempt's cobr (txid in use), or no answer: the cobr under this txid, if any, is the answer.

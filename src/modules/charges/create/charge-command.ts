@@ -33,6 +33,11 @@ export interface ChargeCommand {
   paymentLinkId?: string;
   /** The subscription whose period this charge bills (the billing engine only). */
   subscriptionId?: string;
+  /**
+   * Served by the processor of live Pix Automático mandates (`pix_automatico=`), whatever the
+   * method's route: journey 3's first Pix, which the mandate's recurrence names (the billing engine only).
+   */
+  mandateProcessor?: true;
 }
 
 /** A supported currency, upper-cased, or the 422 naming `field`. */

@@ -25,7 +25,7 @@ import type { WaitingCharges } from "./waiting-charges.js";
 export interface ChargeCreateDeps extends ChargePipelineDeps {
   db: Db;
   config: ChargePipelineDeps["config"] & Pick<Config, "publicBaseUrl">;
-  processors: Pick<ProcessorRegistry, "route" | "adapter">;
+  processors: Pick<ProcessorRegistry, "route" | "adapter" | "mandates">;
   merchants: Pick<MerchantService, "chargeProfile">;
   customers: ChargePipelineDeps["customers"] & Pick<CustomerService, "inlineForCharge">;
   effects: ChargeEffects;

@@ -32,7 +32,7 @@ import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, postalAd
 
 export interface ChargePipelineDeps {
   config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits">;
-  processors: Pick<ProcessorRegistry, "route">;
+  processors: Pick<ProcessorRegistry, "route" | "adapter" | "mandates">;
   customers: Pick<CustomerService, "get" | "validateInline">;
   cards: SavedCards;
   connect: Pick<ConnectService, "checkCharge">;
@@ -68,9 +68,15 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
   /** Step 3, for POST /v1/charges: the body, in currency units, as a command in minor units. */
   const toChargeCommand = (body: Static<typeof CreateChargeBody>): ChargeCommand => commandFromBody(body, deps.config.amountLimits);
 
-  /** What a new charge of the environment goes through (the simulator, or the live router). */
-  function routeFor(ctx: { environment: Environment }): ChargeRoute {
-    const route = deps.processors.route(ctx.environment);
+  /**
+   * What a new charge of the environment goes through (the simulator, or the live router). A
+   * live Pix Automático subscription's first Pix (journey 3) is the mandate processor's own
+   * payment, never another route's or a failover's: its recurrence names it (Efí: the cob whose
+   * txid the rec's ativacao.dadosJornada carries).
+   */
+  function routeFor(ctx: { environment: Environment }, cmd?: Pick<ChargeCommand, "mandateProcessor" | "subscriptionId">): ChargeRoute {
+    const mandates = cmd?.mandateProcessor && cmd.subscriptionId ? deps.processors.mandates(ctx.environment) : null;
+    const route = mandates ? deps.processors.adapter(ctx.environment, mandates.processor) : deps.processors.route(ctx.environment);
     if (!route) throw noProcessor();
     return route;
   }
@@ -112,13 +118,13 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
     const existingCustomer = cmd.customer.id ? await deps.customers.get(ctx, cmd.customer.id) : null;
     // The request's own problems come first, then what this environment's processor refuses.
     const method = await normalizeMethod(ctx, cmd.paymentMethod, { amountMinor, currency }, cmd.customer.id, {
-      cards: deps.cards, now: at, processor: deps.processors.route(ctx.environment),
+      cards: deps.cards, now: at, processor: cmd.mandateProcessor ? routeFor(ctx, cmd) : deps.processors.route(ctx.environment),
       customer: processorCustomer(existingCustomer, cmd.customer),
     });
     const postbackUrl = cmd.postbackUrl
       ? await checkDestination(cmd.postbackUrl, ctx.environment, deps.config, "postbackUrl")
       : null;
-    const processor = routeFor(ctx);
+    const processor = routeFor(ctx, cmd);
     return {
       scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split,
     };

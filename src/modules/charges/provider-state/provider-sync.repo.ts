@@ -46,13 +46,14 @@ export async function openLiveCharges(q: Queryable, limit: number, after?: OpenC
 
 /**
  * Settled live charges read at their provider least recently: paid ones since `paidSince` (a
- * chargeback may come months later) and expired ones since `expiredSince` (a boleto paid late).
+ * chargeback may come months later) and expired or cancelled ones since `expiredSince` (a boleto
+ * paid late, a debit cancelled too late to stop it).
  */
 export async function settledLiveCharges(q: Queryable, w: { paidSince: Date; expiredSince: Date }, limit: number): Promise<ChargeRow[]> {
   const lastRead = sql`coalesce(${charges.providerCheckedAt}, ${charges.updatedAt})`;
   return q.select().from(charges).where(and(
     eq(charges.environment, "production"), ne(charges.processor, SIMULATOR),
-    sql`(${charges.status} = 'paid' or (${charges.status} = 'failed' and ${charges.reason} = 'expired'))`,
+    sql`(${charges.status} = 'paid' or (${charges.status} = 'failed' and ${charges.reason} in ('expired', 'canceled')))`,
     sql`(${charges.paidAt} >= ${w.paidSince} or ${charges.expiresAt} >= ${w.expiredSince})`,
   )).orderBy(asc(lastRead)).limit(limit);
 }
