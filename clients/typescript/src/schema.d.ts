@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * Register feira's notice URL at a processor
-         * @description Registers `PUBLIC_BASE_URL/v1/processors/{name}/webhooks` (with the processor's secret, e.g. Efí's `hmac` parameter) at the processor through its API. Repeating it is safe: the registration is replaced. 404: no processor of that name registers notices through its API (register them in its dashboard); 409: no route and no PAYOUT_PROVIDER names the processor (its settings are not loaded); 422: the processor refused (Efí probes the URL first, so PUBLIC_BASE_URL must reach feira); 503: the processor gave no answer to rely on (send it again).
+         * @description Registers `PUBLIC_BASE_URL/v1/processors/{name}/webhooks` (with the processor's secret, e.g. Efí's `hmac` parameter) at the processor through its API. Repeating it is safe: the registration is replaced. A processor that makes several registrations (Efí: Pix, recurrences, recurring charges) reports each in `registrations`: the answer is 200 when the Pix one is registered, whatever the others; a refused one says why (for Efí, the scope the application lacks). 404: no processor of that name registers notices through its API (register them in its dashboard); 409: no route and no PAYOUT_PROVIDER names the processor (its settings are not loaded); 422: the processor refused (Efí probes the URL first, so PUBLIC_BASE_URL must reach feira); 503: the processor gave no answer to rely on (send it again).
          */
         post: operations["adminRegisterProcessorWebhook"];
         delete?: never;
@@ -718,7 +718,7 @@ export interface paths {
         };
         /**
          * Retrieve your merchant profile
-         * @description The merchant the key or login token belongs to: name, e-mail, status, Connect access and default soft descriptor. The profile is one for both environments.
+         * @description The merchant the key or login token belongs to: name, e-mail, status, Connect access, default soft descriptor and time zone. The profile is one for both environments.
          */
         get: operations["getMerchantProfile"];
         put?: never;
@@ -728,7 +728,7 @@ export interface paths {
         head?: never;
         /**
          * Update your merchant profile
-         * @description Changes the merchant's name and its default soft descriptor (the text on the buyer's card statement: at most 13 letters A to Z, digits and spaces; null removes it). The profile is one for both environments, so a sandbox key changes it too. The soft descriptor is stored and shown in the panel; charges do not send it to the processor yet. The e-mail, status and Connect access are the operator's (PATCH /v1/admin/merchants/{id}). Setting the same values again changes nothing, so no Idempotency-Key is needed.
+         * @description Changes the merchant's name, its default soft descriptor (the text on the buyer's card statement: at most 13 letters A to Z, digits and spaces; null removes it) and its time zone (an IANA name such as America/Sao_Paulo, the default: the panel's dates, today's sales and the CSV export's times are in it). The profile is one for both environments, so a sandbox key changes it too. The soft descriptor is stored and shown in the panel; charges do not send it to the processor yet. The e-mail, status and Connect access are the operator's (PATCH /v1/admin/merchants/{id}). Setting the same values again changes nothing, so no Idempotency-Key is needed.
          */
         patch: operations["updateMerchantProfile"];
         trace?: never;
@@ -2073,6 +2073,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        database?: {
+                            primary: string;
+                        };
                         /** @enum {string} */
                         status: "ok";
                     };
@@ -3070,7 +3073,8 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 100. */
                 size?: number;
-                status?: "pending" | "approved" | "rejected";
+                /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
+                status?: "pending" | "approved" | "rejected" | "returned";
                 /** @description Only requests whose transfer through a processor is in this state (`sending`: on their way). */
                 transferStatus?: "sending" | "sent" | "failed";
             };
@@ -3101,6 +3105,7 @@ export interface operations {
                      *           "createdAt": "2026-11-23T12:30:00.000Z",
                      *           "reason": null,
                      *           "endToEndId": null,
+                     *           "returnedAmount": 0,
                      *           "transfer": null,
                      *           "environment": "production",
                      *           "masterId": "mer_01jd59z0c1v2b3n4m5k6j7h8g9",
@@ -3142,7 +3147,10 @@ export interface operations {
                             processedAt: string | null;
                             /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                             reason: string | null;
-                            status: "pending" | "approved" | "rejected";
+                            /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
+                            returnedAmount: number;
+                            /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
+                            status: "pending" | "approved" | "rejected" | "returned";
                             /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
                             transfer: {
                                 status: "sending" | "sent" | "failed";
@@ -3299,7 +3307,10 @@ export interface operations {
                         processedAt: string | null;
                         /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
-                        status: "pending" | "approved" | "rejected";
+                        /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
+                        returnedAmount: number;
+                        /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
+                        status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
                         transfer: {
                             status: "sending" | "sent" | "failed";
@@ -3332,7 +3343,10 @@ export interface operations {
                         processedAt: string | null;
                         /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
-                        status: "pending" | "approved" | "rejected";
+                        /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
+                        returnedAmount: number;
+                        /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
+                        status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
                         transfer: {
                             status: "sending" | "sent" | "failed";
@@ -3562,7 +3576,10 @@ export interface operations {
                         processedAt: string | null;
                         /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
-                        status: "pending" | "approved" | "rejected";
+                        /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
+                        returnedAmount: number;
+                        /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
+                        status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
                         transfer: {
                             status: "sending" | "sent" | "failed";
@@ -3945,12 +3962,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "processor": "efi",
-                     *       "webhookUrl": "https://pay.example.com/v1/processors/efi/webhooks?hmac=***&ignorar="
+                     *       "webhookUrl": "https://pay.example.com/v1/processors/efi/webhooks?hmac=***&ignorar=",
+                     *       "registrations": [
+                     *         {
+                     *           "name": "pix",
+                     *           "outcome": "registered"
+                     *         },
+                     *         {
+                     *           "name": "rec",
+                     *           "outcome": "refused",
+                     *           "message": "Efí refused the recurrences' notices (Pix Automático) (403, code AcessoNegado): the Efí application lacks the scope webhookrec.write; enable it in Efí's dashboard (API, the application's scopes) and register again"
+                     *         },
+                     *         {
+                     *           "name": "cobr",
+                     *           "outcome": "registered"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
                         /** @description The processor's name. */
                         processor: string;
+                        /** @description Each registration on its own, when the processor makes several (Efí: the Pix notices decide the answer's status; a recurrence's or recurring charge's registration refused for a missing scope is reported here, naming the scope). */
+                        registrations?: {
+                            /** @description Why it is not registered. */
+                            message?: string;
+                            /** @description Which registration (Efí: `pix`, `rec` for recurrences, `cobr` for recurring charges). */
+                            name: string;
+                            /** @description refused: the provider said no (message says why, e.g. the scope the application lacks); unknown: no answer to rely on (registering again is safe). */
+                            outcome: "registered" | "refused" | "unknown";
+                        }[];
                         /** @description The URL registered at the provider, with its secret masked (`***`). */
                         webhookUrl: string;
                     };
@@ -11516,6 +11557,7 @@ export interface operations {
                      *       "parentId": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "softDescriptor": "LOJA EXEMPLO",
+                     *       "timezone": "America/Sao_Paulo",
                      *       "updatedAt": "2026-11-24T09:00:00.000Z"
                      *     }
                      */
@@ -11530,6 +11572,8 @@ export interface operations {
                         /** @description Default text on the buyer's card statement, or null for none. Stored only for now: charges do not carry it to the processor yet. */
                         softDescriptor: string | null;
                         status: "active" | "inactive" | "blocked";
+                        /** @description The IANA time zone the panel shows dates, today's sales, the chart's days and the CSV export's times in; America/Sao_Paulo (Brasília) by default. */
+                        timezone: string;
                         /** Format: date-time */
                         updatedAt: string;
                     };
@@ -11651,7 +11695,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "Loja Exemplo",
-                 *       "softDescriptor": "LOJA EXEMPLO"
+                 *       "softDescriptor": "LOJA EXEMPLO",
+                 *       "timezone": "America/Sao_Paulo"
                  *     }
                  */
                 "application/json": {
@@ -11659,6 +11704,8 @@ export interface operations {
                     name?: string;
                     /** @description Default text on the buyer's card statement: 1 to 13 letters (A to Z, no accents), digits and spaces. null removes it. */
                     softDescriptor?: string | null;
+                    /** @description The IANA time zone the panel shows dates, today's sales, the chart's days and the CSV export's times in; America/Sao_Paulo (Brasília) by default. A name that is no IANA zone (or a bare offset such as -03:00) is refused with 422; an alias is stored as its canonical name (Brazil/East as America/Sao_Paulo). */
+                    timezone?: string;
                 };
             };
         };
@@ -11679,6 +11726,7 @@ export interface operations {
                      *       "parentId": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "softDescriptor": "LOJA EXEMPLO",
+                     *       "timezone": "America/Sao_Paulo",
                      *       "updatedAt": "2026-11-24T09:00:00.000Z"
                      *     }
                      */
@@ -11693,6 +11741,8 @@ export interface operations {
                         /** @description Default text on the buyer's card statement, or null for none. Stored only for now: charges do not carry it to the processor yet. */
                         softDescriptor: string | null;
                         status: "active" | "inactive" | "blocked";
+                        /** @description The IANA time zone the panel shows dates, today's sales, the chart's days and the CSV export's times in; America/Sao_Paulo (Brasília) by default. */
+                        timezone: string;
                         /** Format: date-time */
                         updatedAt: string;
                     };
@@ -14368,7 +14418,8 @@ export interface operations {
                 processedAt?: string;
                 /** @description Items per page, 1 to 100. */
                 size?: number;
-                status?: "pending" | "approved" | "rejected";
+                /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
+                status?: "pending" | "approved" | "rejected" | "returned";
             };
             header?: never;
             path?: never;
@@ -14397,6 +14448,7 @@ export interface operations {
                      *           "createdAt": "2026-11-23T12:30:00.000Z",
                      *           "reason": null,
                      *           "endToEndId": null,
+                     *           "returnedAmount": 0,
                      *           "transfer": null
                      *         }
                      *       ],
@@ -14426,7 +14478,10 @@ export interface operations {
                             processedAt: string | null;
                             /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                             reason: string | null;
-                            status: "pending" | "approved" | "rejected";
+                            /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
+                            returnedAmount: number;
+                            /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
+                            status: "pending" | "approved" | "rejected" | "returned";
                             /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
                             transfer: {
                                 status: "sending" | "sent" | "failed";
@@ -14581,7 +14636,10 @@ export interface operations {
                         processedAt: string | null;
                         /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
-                        status: "pending" | "approved" | "rejected";
+                        /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
+                        returnedAmount: number;
+                        /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
+                        status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
                         transfer: {
                             status: "sending" | "sent" | "failed";
@@ -23026,7 +23084,10 @@ export interface operations {
                         processedAt: string | null;
                         /** @description Why it was rejected, when it was: the operator's reason, `Pix transfer failed: ...`, or `balance_reversed` (a refund, chargeback or dispute took back money its reserve was needed for). */
                         reason: string | null;
-                        status: "pending" | "approved" | "rejected";
+                        /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
+                        returnedAmount: number;
+                        /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
+                        status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
                         transfer: {
                             status: "sending" | "sent" | "failed";
@@ -23985,6 +24046,12 @@ export interface operations {
                             cardId?: string;
                             type: string;
                         };
+                        pendingDebit?: {
+                            chargeId: string;
+                            dueDate: string | null;
+                            /** @description true (the cancel asked for a refund): refunded in full when it lands (charge.late_payment_refunded). */
+                            refundOnPayment: boolean;
+                        } | null;
                         plan: {
                             currency: string;
                             name: string;
@@ -24344,6 +24411,12 @@ export interface operations {
                             cardId?: string;
                             type: string;
                         };
+                        pendingDebit?: {
+                            chargeId: string;
+                            dueDate: string | null;
+                            /** @description true (the cancel asked for a refund): refunded in full when it lands (charge.late_payment_refunded). */
+                            refundOnPayment: boolean;
+                        } | null;
                         plan: {
                             currency: string;
                             name: string;
@@ -24668,6 +24741,12 @@ export interface operations {
                             cardId?: string;
                             type: string;
                         };
+                        pendingDebit?: {
+                            chargeId: string;
+                            dueDate: string | null;
+                            /** @description true (the cancel asked for a refund): refunded in full when it lands (charge.late_payment_refunded). */
+                            refundOnPayment: boolean;
+                        } | null;
                         plan: {
                             currency: string;
                             name: string;
@@ -25051,6 +25130,12 @@ export interface operations {
                             cardId?: string;
                             type: string;
                         };
+                        pendingDebit?: {
+                            chargeId: string;
+                            dueDate: string | null;
+                            /** @description true (the cancel asked for a refund): refunded in full when it lands (charge.late_payment_refunded). */
+                            refundOnPayment: boolean;
+                        } | null;
                         plan: {
                             currency: string;
                             name: string;
@@ -25413,6 +25498,12 @@ export interface operations {
                             cardId?: string;
                             type: string;
                         };
+                        pendingDebit?: {
+                            chargeId: string;
+                            dueDate: string | null;
+                            /** @description true (the cancel asked for a refund): refunded in full when it lands (charge.late_payment_refunded). */
+                            refundOnPayment: boolean;
+                        } | null;
                         plan: {
                             currency: string;
                             name: string;
@@ -25775,6 +25866,12 @@ export interface operations {
                             cardId?: string;
                             type: string;
                         };
+                        pendingDebit?: {
+                            chargeId: string;
+                            dueDate: string | null;
+                            /** @description true (the cancel asked for a refund): refunded in full when it lands (charge.late_payment_refunded). */
+                            refundOnPayment: boolean;
+                        } | null;
                         plan: {
                             currency: string;
                             name: string;
@@ -26214,7 +26311,7 @@ export interface operations {
                      */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "payout.returned" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url: string;
                 };
@@ -26857,7 +26954,7 @@ export interface operations {
                     /** @description true re-enables an endpoint disabled by the service (410 Gone, or failing for days) and clears disabledReason. */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "payout.returned" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url?: string;
                 };
