@@ -59,10 +59,6 @@ export function registerHooks(app: FastifyInstance, deps: HookDeps) {
   // 4. The per-key limit: after 3, as it counts per key (req.ctx).
   const perKey = limitPerKey(deps.rateLimits);
   if (perKey) app.addHook("onRequest", perKey);
-  // 5. With DATABASE_REPLICA_URL, a request that may write holds its caller's lists on the
-  //    primary until its write is recorded (src/http/read-your-writes.ts).
-  const writes = readYourWritesHooks(deps.db);
-  app.addHook("onRequest", writes.began);
 
   // preValidation: the body is parsed, the schema not yet checked.
   // 1. The body's own guard (and card numbers outside card fields), before any claim is stored.
@@ -84,6 +80,10 @@ export function registerHooks(app: FastifyInstance, deps: HookDeps) {
   app.addHook("onSend", idempotency.store);
   // 3. A draining process closes each connection it answers.
   app.addHook("onSend", drain.closeConnection);
+  // 4. With DATABASE_REPLICA_URL, a request that may have written holds its caller's lists on
+  //    the primary until its write is recorded, in onResponse (src/http/read-your-writes.ts).
+  const writes = readYourWritesHooks(deps.db);
+  app.addHook("onSend", writes.began);
 
   // onResponse: the request's duration, by route and status.
   app.addHook("onResponse", metrics.observe);

@@ -4,11 +4,12 @@ import type { Db } from "../db/client.js";
 import { callerOf, readRouterOf } from "../db/replica.js";
 
 // With DATABASE_REPLICA_URL (src/db/replica.ts): every request that may write marks its caller
-// (the merchant and environment it acts for, which covers each of its API keys) as writing from
-// its start to its end, when the primary's WAL position is kept for it; that caller's lists read
-// the primary meanwhile, and the standby afterwards only once it has replayed that far. The end is
-// taken after the answer is sent, so the write's answer is not delayed by the extra query: the
-// caller stays "writing", on the primary, until it is done.
+// (the merchant and environment it acts for, which covers each of its API keys and its panel
+// session) as writing from the moment its answer is ready (onSend: whatever it wrote is committed,
+// and the caller cannot have read the answer yet) until the primary's WAL position is kept for it,
+// after the answer is sent (onResponse), so the write's answer is not delayed by that query. The
+// caller's lists read the primary meanwhile, and the standby afterwards only once it has replayed
+// that far. onSend, not onRequest: a panel request has its ctx only from its plugin's preHandler.
 
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 const marked = new WeakSet<FastifyRequest>();
@@ -16,13 +17,14 @@ const marked = new WeakSet<FastifyRequest>();
 export function readYourWritesHooks(db: Db) {
   const router = readRouterOf(db);
   return {
-    /** onRequest, after authentication (req.ctx). */
-    began: async (req: FastifyRequest) => {
-      if (!router || READS.has(req.method)) return;
+    /** onSend: the handler is done (req.ctx is set, its writes committed), the answer not yet sent. */
+    began: async (req: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+      if (!router || READS.has(req.method) || marked.has(req)) return payload;
       const caller = callerOf(req.ctx);
-      if (!caller) return;
+      if (!caller) return payload;
       router.writeBegan(caller);
       marked.add(req);
+      return payload;
     },
     /** onResponse: the request committed whatever it did. */
     ended: async (req: FastifyRequest, _reply: FastifyReply) => {
