@@ -35,7 +35,8 @@ const pair = await startReplicaPair();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "feira-bench-replicas-"));
 let server: ServerProcess | undefined;
 try {
-  const secrets = serverEnv({ port: 0, dataDir, databaseUrl: pair.primaryUrl() });
+  // No per-key limit: one key sends all the load, as in bench/growth.ts.
+  const secrets = serverEnv({ port: 0, dataDir, databaseUrl: pair.primaryUrl(), extra: { RATE_LIMIT_PER_KEY: "0" } });
   const start = async (withReplica: boolean, keys?: Omit<BenchServer, "baseUrl">) => {
     const port = await freePort();
     const env = { ...secrets, PORT: String(port), ...(withReplica ? { DATABASE_REPLICA_URL: pair.standbyUrl() } : {}) };

@@ -1,17 +1,20 @@
 import type pg from "pg";
 import { isDatabaseUnavailable } from "./unavailable.js";
 
-// DATABASE_REPLICA_URL (docs/deploy.md, "Read replicas"): lists and searches may read a standby, and never
-// miss what the same caller wrote before. After every write request of a caller (its API key, or
-// its merchant for a panel session) the primary's WAL insert position is kept, in this process's
-// memory; a list of that caller reads the standby only once the standby has replayed up to it
+// DATABASE_REPLICA_URL (docs/deploy.md, "Read replicas"): lists and searches may read a standby,
+// and never miss what the same caller wrote before. After every write request of a caller (its
+// merchant and environment) the primary's WAL insert position is kept, in this process's memory;
+// a list of that caller reads the standby only once the standby has replayed up to it
 // (pg_last_wal_replay_lsn() >= the position), otherwise the primary. While a write of the caller
-// is in flight, and for a caller this process saw no write of (another process of the deployment
-// may have written for it), the position is the primary's current one, read at the list: safe
-// whoever wrote, at the price of one small query to the primary. With WEB_CONCURRENCY > 1 every
-// list takes that path, as the caller's writes may have gone through another process.
-// Money decisions (balances, payouts, idempotency) never come here: only the list reads do
-// (readForList's callers), and a standby that fails a read sends it to the primary.
+// is in flight its lists read the primary. A caller with no position kept needs the standby to
+// have replayed the floor: the primary's position when the router first looked (so everything
+// committed before this process served anyone), raised to every position forgotten to bound the
+// memory. That holds while this process is the only one that takes the callers' writes; with
+// WEB_CONCURRENCY > 1 (`perCaller` false), or for a caller whose position could not be read,
+// the position is the primary's current one, asked at each list: safe whoever wrote, at the
+// price of one small query to the primary. Money decisions (balances, payouts, idempotency)
+// never come here: only the list reads do (readForList's callers), and a standby that fails a
+// read sends it to the primary.
 
 export interface ReplicaLag { bytes: number | null; seconds: number | null }
 export interface ReplicaStats { replicaReads: number; primaryReads: number }
@@ -68,6 +71,10 @@ export function openReadRouter<D extends object>(
   const { primary, primaryPool, replica, pool } = sides;
   opts.forgetReplay(() => { replayed = 0n; });
   const written = new Map<string, bigint>();
+  // Callers whose last write's position could not be read: held to the primary's current one.
+  const unsure = new Set<string>();
+  let floor: Promise<bigint> | undefined;
+  let raised = 0n;
   const inFlight = new Map<string, number>();
   // The standby's replay position last seen: it only moves forward, so a position at or below it
   // needs no new question. Forgotten when the replica URL's host changes.
@@ -88,6 +95,15 @@ export function openReadRouter<D extends object>(
     if (now > replayed) replayed = now;
     return now >= target;
   };
+  // The position the standby must have replayed for `caller`'s list.
+  const targetOf = async (caller: string | undefined): Promise<bigint> => {
+    if (!opts.perCaller || caller === undefined || unsure.has(caller)) return primaryPosition();
+    const known = written.get(caller);
+    if (known !== undefined) return known;
+    floor ??= primaryPosition().catch((err: unknown) => { floor = undefined; throw err; });
+    const base = await floor;
+    return base > raised ? base : raised;
+  };
   const onPrimary = <T>(fn: (q: D) => Promise<T>) => { stats.primaryReads++; return fn(primary); };
 
   return {
@@ -96,20 +112,27 @@ export function openReadRouter<D extends object>(
       try {
         const lsn = await primaryPosition();
         written.delete(caller);
-        if (written.size >= MAX_CALLERS) written.delete(written.keys().next().value!);
+        if (written.size >= MAX_CALLERS) {
+          // The oldest is forgotten; the floor covers its writes from now on.
+          const [oldest, at] = written.entries().next().value!;
+          written.delete(oldest);
+          if (at > raised) raised = at;
+        }
         written.set(caller, lsn);
+        unsure.delete(caller);
       } catch {
-        written.delete(caller); // unknown now: the next list asks the primary
+        written.delete(caller);
+        unsure.add(caller); // unknown now: its lists ask the primary until its next write is kept
       } finally {
         const n = (inFlight.get(caller) ?? 1) - 1;
         if (n > 0) inFlight.set(caller, n); else inFlight.delete(caller);
       }
     },
     async read(caller, fn) {
+      if (caller !== undefined && inFlight.has(caller)) return onPrimary(fn);
       let target: bigint;
       try {
-        const known = caller !== undefined && opts.perCaller && !inFlight.has(caller) ? written.get(caller) : undefined;
-        target = known ?? await primaryPosition();
+        target = await targetOf(caller);
         if (!await caughtUp(target)) return await onPrimary(fn);
       } catch (err) {
         if (!isDatabaseUnavailable(err)) throw err;
