@@ -26,6 +26,11 @@ export interface Config {
    * in transaction mode (workers poll) and migrations run through the pooler.
    */
   databaseDirectUrl: string | undefined;
+  /**
+   * DATABASE_REPLICA_URL: standbys (one host or a host list) that lists and searches may read
+   * when they have replayed the caller's writes (src/db/replica.ts); PostgreSQL only.
+   */
+  databaseReplicaUrl: string | undefined;
   adminApiKey: string | undefined;
   jwtSecret: string;
   encryptionKey: string;
@@ -156,6 +161,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, processors: readonly Processo
   const databaseDirectUrl = env.DATABASE_DIRECT_URL || undefined;
   if (databaseDirectUrl && !/^postgres(ql)?:\/\//.test(databaseDirectUrl)) problems.push("DATABASE_DIRECT_URL must start with postgres://");
   if (databaseDirectUrl && !databaseUrl) problems.push("DATABASE_DIRECT_URL needs DATABASE_URL (the pooled connection it goes with)");
+  const databaseReplicaUrl = env.DATABASE_REPLICA_URL || undefined;
+  if (databaseReplicaUrl && !/^postgres(ql)?:\/\//.test(databaseReplicaUrl)) problems.push("DATABASE_REPLICA_URL must start with postgres://");
+  if (databaseReplicaUrl && !databaseUrl) problems.push("DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database (PGlite) has no standbys; set DATABASE_URL to the primary or unset DATABASE_REPLICA_URL");
   const poolMode = env.DATABASE_POOL_MODE || "session";
   if (poolMode !== "session" && poolMode !== "transaction") problems.push('DATABASE_POOL_MODE must be "session" or "transaction"');
   if (poolMode === "transaction" && !databaseUrl) problems.push("DATABASE_POOL_MODE=transaction needs DATABASE_URL (a pooler in front of PostgreSQL)");
@@ -212,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, processors: readonly Processo
     databaseUrl,
     databasePoolMode: poolMode === "transaction" ? "transaction" : "session",
     databaseDirectUrl,
+    databaseReplicaUrl,
     adminApiKey: env.ADMIN_API_KEY || undefined,
     jwtSecret: secrets.jwtSecret,
     encryptionKey: secrets.encryptionKey,

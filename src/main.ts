@@ -43,6 +43,8 @@ async function main(): Promise<void> {
   const unlock = config.databaseUrl ? () => undefined : await lockDataDir(config.dataDir);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMode: config.databasePoolMode, directUrl: config.databaseDirectUrl,
+    // Several API processes take one caller's writes in turn: none can know them all (src/db/replica.ts).
+    replicaUrl: config.databaseReplicaUrl, replicaPerCaller: config.webConcurrency <= 1,
   });
   if (!childRole) await database.migrate(); // the primary migrated before forking
 

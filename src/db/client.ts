@@ -8,6 +8,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migratePostgres } from "./migrate-pg.js";
 import { clientOptions, newClient, type PgHost } from "./hosts.js";
 import { listenForever } from "./listener.js";
+import { openReadRouter, registerReadRouter } from "./replica.js";
 import * as schema from "./schema.js";
 
 export type Schema = typeof schema;
@@ -49,8 +50,17 @@ export async function openDatabase(opts: {
   databaseUrl?: string; dataDir?: string; pglite?: PGlite;
   /** PostgreSQL only: DATABASE_POOL_MODE and DATABASE_DIRECT_URL (see config.ts). */
   poolMode?: "session" | "transaction"; directUrl?: string;
+  /**
+   * DATABASE_REPLICA_URL: standbys that list reads may use (src/db/replica.ts); `replicaPerCaller`
+   * false when other processes of this deployment take the same callers' writes (WEB_CONCURRENCY > 1).
+   */
+  replicaUrl?: string; replicaPerCaller?: boolean;
 }): Promise<Database> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolMode ?? "session", opts.directUrl);
+  if (opts.databaseUrl) {
+    const database = openPostgres(opts.databaseUrl, opts.poolMode ?? "session", opts.directUrl);
+    return opts.replicaUrl ? withReplica(database, opts.replicaUrl, opts.replicaPerCaller ?? true) : database;
+  }
+  if (opts.replicaUrl) throw new Error("DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no standbys");
   const { openPglite } = await import("./pglite.js");
   return openPglite(opts);
 }
@@ -72,7 +82,7 @@ export function pooledThrough(client: object): pg.Pool | undefined {
   return unnamedClients.get(client);
 }
 
-function openPostgres(url: string, poolMode: "session" | "transaction", directUrl: string | undefined): Database {
+function openPostgres(url: string, poolMode: "session" | "transaction", directUrl: string | undefined): Database & { primaryPool: pg.Pool } {
   const stats = { switches: 0, relistens: 0 };
   const events = { onSwitch: () => { stats.switches++; } };
   const pooled = clientOptions(url, events);
@@ -125,7 +135,24 @@ function openPostgres(url: string, poolMode: "session" | "transaction", directUr
     },
     topology: () => ({ primary: describe(pooled.locator?.host()), ...stats }),
     close: () => pool.end(),
+    primaryPool: pool,
   };
+}
+
+/** Adds the read router of DATABASE_REPLICA_URL to an open PostgreSQL database. */
+function withReplica(database: Database & { primaryPool: pg.Pool }, replicaUrl: string, perCaller: boolean): Database {
+  let forget = () => undefined as void;
+  const options = clientOptions(replicaUrl, { onSwitch: () => forget() });
+  const pool = new pg.Pool({ ...options.config, max: 10, keepAlive: true });
+  pool.on("error", () => undefined); // a standby's idle connection lost: the pool replaces it
+  const replica = drizzlePg(pool, { schema }) as unknown as Db;
+  const router = openReadRouter(
+    { primary: database.db, primaryPool: database.primaryPool, replica, pool },
+    { perCaller, forgetReplay: (f) => { forget = f; } },
+  );
+  registerReadRouter(database.db, router);
+  const close = database.close;
+  return { ...database, close: async () => { await router.close().catch(() => undefined); await close(); } };
 }
 
 const describe = (h: PgHost | undefined) => (h ? `${h.host}:${h.port}` : undefined);

@@ -8,6 +8,7 @@ import { idempotencyHooks, type IdempotencyOptions } from "./idempotency.js";
 import { guardBody, guardHeadersAndQuery } from "./input-guard.js";
 import { drainSwitch, processMetrics, startHold, type OpsGauges } from "./ops.js";
 import { limitPerKey, sweepExpiredCounters, type RateLimits } from "./rate-limit.js";
+import { readYourWritesHooks } from "./read-your-writes.js";
 
 // Every hook of the app, in the order a request meets them. Fastify runs hooks of one kind in
 // the order they were added, so the order below is the order of the checks: what is cheap and
@@ -79,9 +80,15 @@ export function registerHooks(app: FastifyInstance, deps: HookDeps) {
   app.addHook("onSend", idempotency.store);
   // 3. A draining process closes each connection it answers.
   app.addHook("onSend", drain.closeConnection);
+  // 4. With DATABASE_REPLICA_URL, a request that may have written holds its caller's lists on
+  //    the primary until its write is recorded, in onResponse (src/http/read-your-writes.ts).
+  const writes = readYourWritesHooks(deps.db);
+  app.addHook("onSend", writes.began);
 
   // onResponse: the request's duration, by route and status.
   app.addHook("onResponse", metrics.observe);
+  // The caller's write is recorded: its lists may read a standby that has replayed it.
+  app.addHook("onResponse", writes.ended);
 
   // The app's close: stop the counters' sweep, close the providers' connections.
   const stopSweep = sweepExpiredCounters(app.log, deps.rateLimits);

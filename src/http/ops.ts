@@ -8,6 +8,7 @@ import { safeEqual, sha256Hex } from "../lib/crypto.js";
 import type { ProcessorRegistry } from "../processors/registry.js";
 import { AppError } from "../core/errors.js";
 import { errorBody } from "./errors.js";
+import { registerReplicaMetrics, replicaHealth } from "./read-your-writes.js";
 import { plannedUnavailable } from "./request-log.js";
 
 declare module "fastify" {
@@ -141,6 +142,7 @@ export function processMetrics(db: Db, gauges: OpsGauges) {
   });
   if (gauges.processors) registerBreakerMetrics(registry, gauges.processors);
   gauges.database?.register(registry);
+  registerReplicaMetrics(registry, db);
   // The charges waiting on a processor now, against PROCESSOR_MAX_WAITING: near the bound,
   // the processor is slower than the charges arriving, and new ones are about to be refused.
   new Gauge({
@@ -187,6 +189,12 @@ export function registerOpsRoutes(
           status: Type.Literal("ok"),
           // With a host list in DATABASE_URL: the host that takes the writes now.
           database: Type.Optional(Type.Object({ primary: Type.String() })),
+          // With DATABASE_REPLICA_URL: how far the standby's replay is behind the primary (null
+          // when it does not answer; lists then read the primary).
+          replica: Type.Optional(Type.Object({
+            lagBytes: Type.Union([Type.Integer(), Type.Null()]),
+            lagSeconds: Type.Union([Type.Number(), Type.Null()]),
+          })),
         }, { examples: [{ status: "ok" }] }),
         503: Type.Object({ status: Type.Literal("unavailable") }),
       },
@@ -199,7 +207,7 @@ export function registerOpsRoutes(
     try {
       await queryRows(db, sql`select 1`);
       const primary = state.primary?.();
-      return { status: "ok" as const, ...(primary ? { database: { primary } } : {}) };
+      return { status: "ok" as const, ...(primary ? { database: { primary } } : {}), ...await replicaHealth(db) };
     } catch {
       return reply.code(503).send({ status: "unavailable" as const });
     }

@@ -223,6 +223,16 @@ test("DATABASE_POOL_MODE is session by default or transaction; DATABASE_DIRECT_U
   ]);
 });
 
+test("DATABASE_REPLICA_URL goes with DATABASE_URL: the embedded database has no standbys", () => {
+  const pg = { ...secrets(), DATABASE_URL: "postgres://u:p@db1:5432/feira" };
+  assert.equal(loadConfig(pg).databaseReplicaUrl, undefined);
+  assert.equal(loadConfig({ ...pg, DATABASE_REPLICA_URL: "postgres://u:p@db2:5432,db3:5432/feira" }).databaseReplicaUrl, "postgres://u:p@db2:5432,db3:5432/feira");
+  assert.deepEqual(problemsOf({ ...pg, DATABASE_REPLICA_URL: "mysql://db2/feira" }), ["DATABASE_REPLICA_URL must start with postgres://"]);
+  assert.deepEqual(problemsOf({ DATA_DIR: tempDir(), DATABASE_REPLICA_URL: "postgres://db2/feira" }), [
+    "DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database (PGlite) has no standbys; set DATABASE_URL to the primary or unset DATABASE_REPLICA_URL",
+  ]);
+});
+
 test("live processors: PAYMENT_PROCESSOR or PAYMENT_ROUTES with their credentials and the call bounds", () => {
   const dataDir = tempDir();
   const none = loadConfig({ DATA_DIR: dataDir });

@@ -18,6 +18,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     databaseUrl: undefined,
     databasePoolMode: "session",
     databaseDirectUrl: undefined,
+    databaseReplicaUrl: undefined,
     adminApiKey: "adm_test_" + randomBytes(16).toString("hex"),
     jwtSecret: randomBytes(32).toString("hex"),
     encryptionKey: randomBytes(32).toString("base64"),

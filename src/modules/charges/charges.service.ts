@@ -5,6 +5,7 @@ import { toChargeResponse, type ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
 import type { ConnectService } from "../connect/index.js";
 import { createSandboxActions } from "./sandbox/sandbox-actions.js";
+import { readForList } from "../../db/replica.js";
 
 export type { ChargeCheck, PreparedCharge } from "./create/charge-pipeline.js";
 
@@ -35,7 +36,7 @@ export function createChargeService(deps: ChargeServiceDeps) {
   }
 
   async function list(ctx: RequestCtx, query: repo.ChargeListQuery) {
-    const page = await repo.listCharges(db, ctx, query);
+    const page = await readForList(db, ctx, (q) => repo.listCharges(q, ctx, query));
     return { data: page.data.map(toChargeResponse), hasMore: page.hasMore };
   }
 

@@ -8,6 +8,7 @@ import { normalizeDocument } from "../../lib/documents.js";
 import { newId } from "../../lib/ids.js";
 import type { ChargeBuyer } from "../../db/schema.js";
 import * as repo from "./customers.repo.js";
+import { readForList } from "../../db/replica.js";
 
 export type { CustomerRow } from "./customers.repo.js";
 type CustomerRow = repo.CustomerRow;
@@ -184,7 +185,7 @@ export function createCustomerService(deps: { db: Db }) {
   }
 
   async function list(ctx: RequestCtx, query: PageQuery & { email?: string; documentId?: string }) {
-    const page = await repo.listCustomers(db, ctx, query);
+    const page = await readForList(db, ctx, (q) => repo.listCustomers(q, ctx, query));
     return { data: page.data.map(toCustomer), hasMore: page.hasMore };
   }
 

@@ -15,6 +15,7 @@ import { assertDisputeTransition, canMove, type DisputeStatus } from "./dispute-
 import { checkEvidence, type EvidenceFile } from "./disputes.evidence.js";
 import { toDisputeEventData, toDisputeResponse, type DisputeRow } from "./disputes.mapper.js";
 import * as repo from "./disputes.repo.js";
+import { readForList } from "../../db/replica.js";
 
 // Disputes: opened by a provider's notice or the sandbox, each with its money moves (opening
 // takes the amount, won gives it back, lost keeps it and ends the charge: charge-disputes.ts) and
@@ -263,7 +264,7 @@ export function createDisputeService(deps: DisputeDeps) {
   async function list(ctx: RequestCtx, q: { status?: DisputeStatus; chargeId?: string; kind?: string; page?: number; limit?: number; openFirst?: boolean }) {
     const page = q.page ?? 1;
     const limit = q.limit ?? 10;
-    const { rows, total } = await repo.listDisputes(db, ctx, { ...q, page, limit });
+    const { rows, total } = await readForList(db, ctx, (r) => repo.listDisputes(r, ctx, { ...q, page, limit }));
     return { data: rows.map(toDisputeResponse), meta: { total, page, limit, totalPages: Math.ceil(total / limit) } };
   }
 

@@ -15,6 +15,7 @@ import { postalCodeDigits, type ShippingService } from "../shipping/index.js";
 import { checkBrowserDestination } from "../webhooks/index.js";
 import * as repo from "./payment-links.repo.js";
 import type * as s from "./payment-links.schemas.js";
+import { readForList } from "../../db/replica.js";
 
 // Payment links (docs/decisions.md): a merchant's reusable checkout. Each payment is an ordinary charge
 // made through the charge service (idempotency, processors, ledger, events), carrying the link
@@ -137,7 +138,7 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
   }
 
   async function list(ctx: RequestCtx, query: PageQuery & { active?: boolean }) {
-    const page = await repo.listLinks(db, ctx, query);
+    const page = await readForList(db, ctx, (q) => repo.listLinks(q, ctx, query));
     return { data: page.data.map(toLink), hasMore: page.hasMore };
   }
 

@@ -9,6 +9,7 @@ import type { AmountLimits } from "../../lib/money.js";
 import { normalizeMoney } from "../../core/amounts.js";
 import * as repo from "./plans.repo.js";
 import type { CreatePlanBody, UpdatePlanBody } from "./plans.schemas.js";
+import { readForList } from "../../db/replica.js";
 
 export type { PlanRow } from "./plans.repo.js";
 
@@ -82,7 +83,7 @@ export function createPlanService(deps: { db: Db; amountLimits: AmountLimits }) 
   }
 
   async function list(ctx: RequestCtx, query: PageQuery & { archived?: boolean }) {
-    const page = await repo.listPlans(db, ctx, query);
+    const page = await readForList(db, ctx, (q) => repo.listPlans(q, ctx, query));
     return { data: page.data.map(toPlan), hasMore: page.hasMore };
   }
 

@@ -21,6 +21,7 @@ import { assertTransition, type SubscriptionStatus } from "./subscription-status
 import { toListItem, toSubscription } from "./subscriptions.mapper.js";
 import * as repo from "./subscriptions.repo.js";
 import type { CancelBody, CreateSubscriptionBody, ListSubscriptionsQuery, UpdateSubscriptionBody } from "./subscriptions.schemas.js";
+import { readForList } from "../../db/replica.js";
 
 export interface SubscriptionServiceDeps {
   db: Db;
@@ -178,9 +179,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     }
     const page = q.page ?? 1;
     const limit = q.limit ?? 10;
-    const { rows, total } = await repo.listSubscriptions(db, {
+    const { rows, total } = await readForList(db, ctx, (r) => repo.listSubscriptions(r, {
       merchantId, environment: ctx.environment, customerId: q.customerId, status: q.status, search: q.search, page, limit,
-    });
+    }));
     return { data: rows.map(toListItem), meta: { total, page, limit, totalPages: Math.ceil(total / limit) } };
   }
 

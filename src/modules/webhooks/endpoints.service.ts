@@ -10,6 +10,7 @@ import * as repo from "./endpoints.repo.js";
 import { MAX_ENDPOINTS } from "./endpoints.schemas.js";
 import { SECRET_OVERLAP_MS, type Secrets } from "./secrets.js";
 import { generateWebhookSecret } from "./signing.js";
+import { readForList } from "../../db/replica.js";
 
 export interface EndpointServiceDeps {
   db: Db;
@@ -76,7 +77,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
   }
 
   async function list(ctx: RequestCtx, query: PageQuery) {
-    const page = await repo.listEndpoints(db, ctx, query);
+    const page = await readForList(db, ctx, (q) => repo.listEndpoints(q, ctx, query));
     return { data: page.data.map(toEndpoint), hasMore: page.hasMore };
   }
 

@@ -9,6 +9,7 @@ import * as deliveries from "./deliveries.repo.js";
 import * as endpoints from "./endpoints.repo.js";
 import * as repo from "./events.repo.js";
 import { nextAttemptDelayMs } from "./retry-schedule.js";
+import { readForList } from "../../db/replica.js";
 
 export interface EventServiceDeps {
   db: Db;
@@ -80,7 +81,7 @@ export function createEventService(deps: EventServiceDeps) {
   }
 
   async function list(ctx: RequestCtx, query: PageQuery & { type?: string }) {
-    const page = await repo.listEvents(db, ctx, query);
+    const page = await readForList(db, ctx, (q) => repo.listEvents(q, ctx, query));
     return { data: page.data.map(toEvent), hasMore: page.hasMore };
   }
 

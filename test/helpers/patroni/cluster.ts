@@ -268,7 +268,8 @@ function postmasterPid(n: HaNode): number | undefined {
   }
 }
 
-function postgresUser(): { uid: number; gid: number } {
+/** The postgres user's ids, which PostgreSQL and Patroni run as when the tests run as root. */
+export function postgresUser(): { uid: number; gid: number } {
   const id = (flag: string) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
   const uid = id("-u");
   const gid = id("-g");
