@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticator } from "../core/context.js";
 import type { Db } from "../db/client.js";
+import { readRouterOf } from "../db/replica.js";
 import { authenticateRequest, declareAuthMode } from "./auth.js";
 import { documentErrors } from "./error-docs.js";
 import { routeTable } from "./errors.js";
@@ -82,13 +83,14 @@ export function registerHooks(app: FastifyInstance, deps: HookDeps) {
   app.addHook("onSend", drain.closeConnection);
   // 4. With DATABASE_REPLICA_URL, a request that may have written holds its caller's lists on
   //    the primary until its write is recorded, in onResponse (src/http/read-your-writes.ts).
-  const writes = readYourWritesHooks(deps.db);
-  app.addHook("onSend", writes.began);
+  //    Without a standby no hook is added: a request pays nothing for it.
+  const writes = readRouterOf(deps.db) ? readYourWritesHooks(deps.db) : undefined;
+  if (writes) app.addHook("onSend", writes.began);
 
   // onResponse: the request's duration, by route and status.
   app.addHook("onResponse", metrics.observe);
   // The caller's write is recorded: its lists may read a standby that has replayed it.
-  app.addHook("onResponse", writes.ended);
+  if (writes) app.addHook("onResponse", writes.ended);
 
   // The app's close: stop the counters' sweep, close the providers' connections.
   const stopSweep = sweepExpiredCounters(app.log, deps.rateLimits);
