@@ -2076,6 +2076,10 @@ export interface operations {
                         database?: {
                             primary: string;
                         };
+                        replica?: {
+                            lagBytes: number | null;
+                            lagSeconds: number | null;
+                        };
                         /** @enum {string} */
                         status: "ok";
                     };
