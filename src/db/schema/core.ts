@@ -182,9 +182,10 @@ export const charges = pgTable("charges", {
   // own id: this one. Partial: sandbox charges never reach a provider (charges/provider-state/provider-sync.repo.ts).
   index("charges_live_psp_ref_idx").on(t.pspRefId).where(sql`${t.environment} = 'production' and ${t.pspRefId} is not null`),
   // Reconciliation's sweep of settled live charges, least recently read first: paid ones
-  // (chargebacks) and expired ones (payments that land late).
+  // (chargebacks), expired ones and those a cancel ended (payments that land late: a Pix
+  // Automático debit the payer's bank made after the merchant's cancel).
   index("charges_live_sweep_idx").on(sql`coalesce(${t.providerCheckedAt}, ${t.updatedAt})`)
-    .where(sql`${t.environment} = 'production' and (${t.status} = 'paid' or (${t.status} = 'failed' and ${t.reason} = 'expired'))`),
+    .where(sql`${t.environment} = 'production' and (${t.status} = 'paid' or (${t.status} = 'failed' and ${t.reason} in ('expired', 'canceled')))`),
   // Reconciliation's round over live charges still waiting for the provider's word, in id order
   // from where the last round stopped. Partial: a charge leaves it when it settles, so it holds
   // only the open live charges however many were ever made (without it, a Seq Scan of charges).

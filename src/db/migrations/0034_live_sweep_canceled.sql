@@ -1,0 +1,2 @@
+DROP INDEX "charges_live_sweep_idx";--> statement-breakpoint
+CREATE INDEX "charges_live_sweep_idx" ON "charges" USING btree (coalesce("provider_checked_at", "updated_at")) WHERE "charges"."environment" = 'production' and ("charges"."status" = 'paid' or ("charges"."status" = 'failed' and "charges"."reason" in ('expired', 'canceled')));
