@@ -46,7 +46,7 @@ export function startHold(app: FastifyInstance, hold: boolean): onRequestAsyncHo
   app.decorate("openForRequests", () => { starting = false; });
   app.decorate("startingUp", () => starting);
   return async (req, reply) => {
-    if (!starting || req.routeOptions.url === "/health") return; // /health says 503 in its own shape
+    if (!starting || req.routeOptions.url === "/health" || req.routeOptions.url === "/ready") return; // they say 503 in their own shape
     plannedUnavailable(reply);
     const err = new AppError("unavailable", "feira is starting (first start: making the keys and the demo history); retry in a moment");
     err.retryAfterSeconds = 1;
@@ -180,38 +180,45 @@ export function registerOpsRoutes(
   state: { draining(): boolean; metrics: Registry; primary?: () => string | undefined },
 ): void {
   const registry = state.metrics;
-  app.get("/health", {
-    config: { auth: "public" },
-    schema: {
-      operationId: "health", tags: ["ops"], summary: "Health check",
-      response: {
-        200: Type.Object({
-          status: Type.Literal("ok"),
-          // With a host list in DATABASE_URL: the host that takes the writes now.
-          database: Type.Optional(Type.Object({ primary: Type.String() })),
-          // With DATABASE_REPLICA_URL: how far the standby's replay is behind the primary (null
-          // when it does not answer; lists then read the primary).
-          replica: Type.Optional(Type.Object({
-            lagBytes: Type.Union([Type.Integer(), Type.Null()]),
-            lagSeconds: Type.Union([Type.Number(), Type.Null()]),
-          })),
-        }, { examples: [{ status: "ok" }] }),
-        503: Type.Object({ status: Type.Literal("unavailable") }),
-      },
-    },
-  }, async (_req, reply) => {
+  // /health: the process serves and its database answers. /ready: the same, and the database it
+  // writes to takes writes now (not a standby, not a primary demoted by a failover and reached
+  // without target_session_attrs): a load balancer that routes writes checks /ready.
+  const probe = (ready: boolean) => async (_req: FastifyRequest, reply: FastifyReply) => {
     if (state.draining() || app.startingUp()) {
       plannedUnavailable(reply);
       return reply.code(503).send({ status: "unavailable" as const });
     }
     try {
-      await queryRows(db, sql`select 1`);
+      const [row] = await queryRows<{ standby: boolean }>(db, sql`select pg_is_in_recovery() as standby`);
+      if (ready && row?.standby !== false) return reply.code(503).send({ status: "unavailable" as const });
       const primary = state.primary?.();
       return { status: "ok" as const, ...(primary ? { database: { primary } } : {}), ...await replicaHealth(db) };
     } catch {
       return reply.code(503).send({ status: "unavailable" as const });
     }
+  };
+  const probeSchema = (operationId: string, summary: string) => ({
+    operationId, tags: ["ops"], summary,
+    response: {
+      200: Type.Object({
+        status: Type.Literal("ok"),
+        // With a host list in DATABASE_URL: the host that takes the writes now.
+        database: Type.Optional(Type.Object({ primary: Type.String() })),
+        // With DATABASE_REPLICA_URL: how far the standby's replay is behind the primary (null
+        // when it does not answer; lists then read the primary).
+        replica: Type.Optional(Type.Object({
+          lagBytes: Type.Union([Type.Integer(), Type.Null()]),
+          lagSeconds: Type.Union([Type.Number(), Type.Null()]),
+        })),
+      }, { examples: [{ status: "ok" }] }),
+      503: Type.Object({ status: Type.Literal("unavailable") }),
+    },
   });
+  app.get("/health", { config: { auth: "public" }, schema: probeSchema("health", "Health check") }, probe(false));
+  app.get("/ready", {
+    config: { auth: "public" },
+    schema: probeSchema("ready", "Readiness: serving, and the database written to takes writes"),
+  }, probe(true));
 
   const allowed = metricsAccess(config);
   app.get("/metrics", { config: { auth: "public" }, schema: { hide: true } }, async (req, reply) => {

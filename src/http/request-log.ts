@@ -5,7 +5,7 @@ import { maskUrlPath } from "../lib/redact.js";
 // (bound by Fastify to every line of a request) reqId, in place of Fastify's pair of lines. The
 // path is masked here, where it is still a URL: the logger's own mask reads no percent-encoding.
 // The API page's assets and health checks are noise at info level: they are logged at debug.
-const QUIET = /^\/(docs(\/|$)|health$|metrics$|favicon\.ico$)/;
+const QUIET = /^\/(docs(\/|$)|health$|ready$|metrics$|favicon\.ico$)/;
 
 // A 503 the process answers on purpose (it is starting or draining) is not an error of the
 // process: its line keeps the level of any other answer, so that "level 50" stays a fault.

@@ -165,3 +165,22 @@ test("money paths never read the standby: a charge, its refund and the balance a
     await resume();
   }
 });
+
+test("/ready refuses a process whose DATABASE_URL reaches a standby, which /health still calls healthy", { skip }, async () => {
+  // What a failover without target_session_attrs leads to: the database answers, takes no writes.
+  const onStandby = await openDatabase({ databaseUrl: pair.standbyUrl() });
+  const config = testConfig({ databaseUrl: pair.standbyUrl() });
+  const app = await buildApp({ config, db: onStandby.db }, createServices({ config, db: onStandby.db }));
+  try {
+    await app.ready();
+    const health = await app.inject({ url: "/health" });
+    assert.equal(health.statusCode, 200, health.body);
+    const ready = await app.inject({ url: "/ready" });
+    assert.equal(ready.statusCode, 503, ready.body);
+    assert.deepEqual(ready.json(), { status: "unavailable" });
+    expectStatus(await t.app.inject({ url: "/ready" }), 200);
+  } finally {
+    await app.close();
+    await onStandby.close();
+  }
+});

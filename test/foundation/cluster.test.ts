@@ -87,6 +87,8 @@ test("a draining process answers /health 503 and closes every connection after i
   assert.equal(health.statusCode, 503, health.body);
   assert.deepEqual(health.json(), { status: "unavailable" });
   assert.equal(health.headers.connection, "close");
+  const ready = await app.app.inject({ method: "GET", url: "/ready" });
+  assert.equal(ready.statusCode, 503, ready.body);
   const other = await app.app.inject({ method: "GET", url: "/v1/customers", headers: { authorization: basicAuth(app.admin) } });
   assert.equal(other.headers.connection, "close", "every answer, not only /health");
 });

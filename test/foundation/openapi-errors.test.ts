@@ -71,9 +71,9 @@ test("every error example of the document has the error shape of its status", ()
       for (const status of errorStatuses(method, path)) {
         const media = op.responses[status]?.content?.["application/json"];
         const value = (media?.example ?? Object.values(media?.examples ?? {})[0]?.value) as ErrorAnswer | undefined;
-        // /health's 503 is {status: "unavailable"}, and the sandbox bank's pages answer a payer
+        // /health's and /ready's 503 is {status: "unavailable"}, and the sandbox bank's pages answer a payer
         // in HTML: not error bodies.
-        if ((path === "/health" && status === 503) || typeof value === "string") continue;
+        if (((path === "/health" || path === "/ready") && status === 503) || typeof value === "string") continue;
         checked++;
         if (!value) problems.push(`${method} ${path} ${status}: no example`);
         else if (value.statusCode !== status || value.error !== STATUS_CODES[status] || !codesOf(status).includes(value.code as never) || !value.message) {

@@ -80,6 +80,7 @@ test("security follows each route's authentication", () => {
   assert.deepEqual(security("post", "/v1/admin/merchants"), [{ adminKey: [] }]);
   assert.deepEqual(security("post", "/v1/auth/login"), []);
   assert.deepEqual(security("get", "/health"), []);
+  assert.deepEqual(security("get", "/ready"), []);
 });
 
 test("every $ref resolves inside the document", () => {
@@ -122,6 +123,12 @@ test("/docs serves the Swagger UI page without credentials", async () => {
 
 test("/health answers 200 {status: ok}", async () => {
   const res = await t.app.inject({ url: "/health" });
+  expectStatus(res, 200);
+  assert.deepEqual(res.json(), { status: "ok" });
+});
+
+test("/ready answers 200 {status: ok} when the database written to takes writes, and is public", async () => {
+  const res = await t.app.inject({ url: "/ready" });
   expectStatus(res, 200);
   assert.deepEqual(res.json(), { status: "ok" });
 });
