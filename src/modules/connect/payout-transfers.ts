@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { withTx, type Db, type Tx } from "../../db/client.js";
 import { AppError, invalid } from "../../core/errors.js";
 import { normalizeDocument, formatDocument } from "../../lib/documents.js";
@@ -98,7 +97,7 @@ export function createPayoutTransfers(deps: TransferDeps) {
     const claimed = await withTx(db, async (tx) => {
       if (sender.oneAtATime) {
         // Serializes the claims of this processor's sends across processes: one on its way at a time.
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`feira_payout_sends:${sender.processor}`}))`);
+        await repo.lockSends(tx, sender.processor);
         if (await repo.otherOnItsWay(tx, sender.processor, p.id)) return undefined;
       }
       return repo.claimAttempt(tx, p.id, now(), later(deps.sendLeaseMs));

@@ -113,6 +113,11 @@ export async function endAttempt(tx: Queryable, id: string, attempt: number, end
     .where(and(eq(payoutRequests.id, id), eq(payoutRequests.transferStatus, "sending"), eq(payoutRequests.transferAttempts, attempt)));
 }
 
+/** Serializes the claims of one processor's sends across processes, until the transaction ends. */
+export async function lockSends(tx: Queryable, processor: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`feira_payout_sends:${processor}`}))`);
+}
+
 /** Another transfer of this processor that a send was made for and that has not ended: the one on its way. */
 export async function otherOnItsWay(q: Queryable, processor: string, id: string): Promise<string | undefined> {
   const [row] = await q.select({ id: payoutRequests.id }).from(payoutRequests)
