@@ -28,6 +28,8 @@ export interface ReadRouter<D = object> {
   read<T>(caller: string | undefined, fn: (q: D) => Promise<T>): Promise<T>;
   lag(): Promise<ReplicaLag | undefined>;
   stats(): ReplicaStats;
+  /** Write requests whose position is not kept yet (onResponse runs after the answer is sent). */
+  writesInFlight(): number;
   close(): Promise<void>;
 }
 
@@ -164,6 +166,7 @@ export function openReadRouter<D extends object>(
       }
     },
     stats: () => ({ ...stats }),
+    writesInFlight: () => [...inFlight.values()].reduce((a, b) => a + b, 0),
     close: () => pool.end(),
   };
 }

@@ -50,8 +50,13 @@ after(async () => {
 
 const pause = () => pair.standby.query("select pg_wal_replay_pause()");
 const resume = () => pair.standby.query("select pg_wal_replay_resume()");
-/** Waits until the standby has replayed all the primary has written now. */
+/**
+ * Waits until the standby has replayed all the primary has written now. The router keeps a write's
+ * position after its answer is sent (onResponse), so a list right after inject() may still see the
+ * write in flight: wait for that first, or the list goes to the primary by design.
+ */
 async function caughtUp() {
+  await until("the router to keep the writes' positions", async () => router.writesInFlight() === 0, 20_000);
   const { rows } = await primary.query<{ lsn: string }>("select pg_current_wal_insert_lsn()::text as lsn");
   await until("the standby to replay the primary's writes", async () =>
     (await pair.standby.query<{ ok: boolean }>("select pg_last_wal_replay_lsn() >= $1::pg_lsn as ok", [rows[0]!.lsn])).rows[0]!.ok, 20_000);
