@@ -1,3 +1,5 @@
+import type { ProviderSplit } from "./provider-split.js";
+
 // The narrow interface every payment processor implements, split in two: what a new charge needs
 // from a route of processors, and what one adapter offers (its optional capabilities declared,
 // not stubbed). The simulator is one adapter; live ones plug in through their definitions
@@ -62,6 +64,12 @@ export interface AuthorizeInput {
    * and the charge then exist together or not at all; a resumed call records as before.
    */
   recordWith?: (record: PendingRecord) => void;
+  /**
+   * `provider` settlement (CONTRACT.md section 12): the sellers' shares, in cents computed by
+   * feira, that the processor pays to each seller's own account there. Absent: the whole amount
+   * is the operator's (platform settlement, or no split).
+   */
+  split?: ProviderSplit;
 }
 
 /** A processor's record of an answer, written by the caller (ProcessorRecords' table). */

@@ -3,3 +3,5 @@
 export { computeChargeFees, computePayoutFee, type FeeDefinition } from "./fees.js";
 export type { LedgerService, PayoutPosting, Reversal } from "./ledger.service.js";
 export type { SplitRule } from "./split.js";
+export { sharesHeldAt } from "./reversals.js";
+export { Balance } from "./ledger.schemas.js";

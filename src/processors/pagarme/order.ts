@@ -3,6 +3,7 @@ import { boletoDueDate, brazilianPhone } from "../instructions.js";
 import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CustomerInput, InstrumentCheck } from "../processor.js";
 import { PAGARME_DOCUMENTS, PAGARME_PERSON_TYPE } from "./documents.js";
+import { pagarmeSplit } from "./split.js";
 
 // feira's authorization -> the body of Pagar.me's POST /orders (wire names). One order, one
 // item (the charge), one payment; `code` is feira's charge id, the reference lookups search by.
@@ -82,13 +83,18 @@ function paymentOf(input: AuthorizeInput): Record<string, unknown> {
   throw new Error(`pagarme does not serve ${instrument.kind}`);
 }
 
-export function orderBody(input: AuthorizeInput): Record<string, unknown> {
+export function orderBody(input: AuthorizeInput, operatorRecipientId = ""): Record<string, unknown> {
+  const payment = paymentOf(input);
+  if (input.split) {
+    if (!operatorRecipientId) throw new Error("a split charge through pagarme needs PAGARME_RECIPIENT_ID, the operator's recipient");
+    payment.split = pagarmeSplit(input.split, operatorRecipientId);
+  }
   return {
     code: input.chargeId,
     closed: true,
     items: [{ amount: input.amountMinor, description: input.description || `Charge ${input.chargeId}`, quantity: 1, code: input.chargeId }],
     customer: customerOf(input.customer, input.chargeId),
-    payments: [paymentOf(input)],
+    payments: [payment],
     metadata: { feira_charge_id: input.chargeId, feira_merchant_id: input.merchant.id },
   };
 }
