@@ -301,6 +301,8 @@ export interface DisputeCapability {
 export interface ChargeRoute {
   /** The adapter's name; a route's answers carry `servedBy` instead. */
   readonly name: string;
+  /** A route's processors for a method, in the order it tries them; absent: only `name`. */
+  candidates?(method: PaymentMethodType): readonly string[];
   /** Whether this processor serves the method in that currency (checked before anything else). */
   supports(method: PaymentMethodType, currency: string): boolean;
   /**

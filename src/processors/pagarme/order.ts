@@ -3,6 +3,7 @@ import { boletoDueDate, brazilianPhone } from "../instructions.js";
 import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CustomerInput, InstrumentCheck } from "../processor.js";
 import { PAGARME_DOCUMENTS, PAGARME_PERSON_TYPE } from "./documents.js";
+import { sharesAt } from "../provider-split.js";
 import { pagarmeSplit } from "./split.js";
 
 // feira's authorization -> the body of Pagar.me's POST /orders (wire names). One order, one
@@ -86,8 +87,11 @@ function paymentOf(input: AuthorizeInput): Record<string, unknown> {
 export function orderBody(input: AuthorizeInput, operatorRecipientId = ""): Record<string, unknown> {
   const payment = paymentOf(input);
   if (input.split) {
+    // The charge path refused the split before any call unless every seller has a recipient here.
+    const shares = sharesAt(input.split, "pagarme");
+    if (!shares) throw new Error(`charge ${input.chargeId}: a seller of the split has no recipient at pagarme`);
     if (!operatorRecipientId) throw new Error("a split charge through pagarme needs PAGARME_RECIPIENT_ID, the operator's recipient");
-    payment.split = pagarmeSplit(input.split, operatorRecipientId);
+    payment.split = pagarmeSplit(input.split, shares, operatorRecipientId);
   }
   return {
     code: input.chargeId,

@@ -1,4 +1,4 @@
-import type { ProviderSplit } from "../provider-split.js";
+import type { ProviderSplit, ResolvedShare } from "../provider-split.js";
 
 // Pagar.me's split dialect (docs/processors.md, "Split dialects"): `payments[].split[]` of
 // CreateSplitRequest {type, amount, recipient_id, options: {liable, charge_processing_fee,
@@ -8,13 +8,13 @@ import type { ProviderSplit } from "../provider-split.js";
 // remainder, and with it the remainder fee. Pagar.me wants the rules to add up to the charge's
 // amount, so the operator's rule is always sent, even when its part is zero cents.
 
-export function pagarmeSplit(split: ProviderSplit, operatorRecipientId: string): Record<string, unknown>[] {
+export function pagarmeSplit(split: ProviderSplit, shares: readonly ResolvedShare[], operatorRecipientId: string): Record<string, unknown>[] {
   // The operator pays the processing fee unless a seller's rule takes it, and stays liable in
   // any case (CONTRACT.md section 12: "the originator is liable and bears the fee unless a rule
   // says so"; the safe choice, as a seller made liable does not release the marketplace).
-  const sellersPayFee = split.shares.some((s) => s.feeBearer);
+  const sellersPayFee = shares.some((s) => s.feeBearer);
   return [
-    ...split.shares.map((s) => ({
+    ...shares.map((s) => ({
       type: "flat", amount: s.amountMinor, recipient_id: s.account,
       options: { liable: s.liable, charge_processing_fee: s.feeBearer, charge_remainder_fee: false },
     })),
