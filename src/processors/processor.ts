@@ -65,7 +65,7 @@ export interface AuthorizeInput {
    */
   recordWith?: (record: PendingRecord) => void;
   /**
-   * `provider` settlement (CONTRACT.md section 12): the sellers' shares, in cents computed by
+   * `provider` settlement (docs/guarantees.md, "Money in provider settlement"): the sellers' shares, in cents computed by
    * feira, that the processor pays to each seller's own account there. Absent: the whole amount
    * is the operator's (platform settlement, or no split).
    */

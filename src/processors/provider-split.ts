@@ -1,4 +1,4 @@
-// A split as a processor takes it in `provider` settlement (CONTRACT.md section 12): the
+// A split as a processor takes it in `provider` settlement (docs/guarantees.md, "Money in provider settlement"): the
 // sellers' shares in cents, computed by feira (modules/ledger/split.ts), so that the processor's
 // books and feira's agree to the cent. Each adapter writes it in its own dialect
 // (docs/processors.md, "Split dialects"). A share names the seller's account at every processor

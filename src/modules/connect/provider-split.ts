@@ -7,7 +7,7 @@ import { activeProviderAccount } from "./provider-accounts.repo.js";
 import { connectSettlement } from "./settlement.js";
 import type { SplitRule } from "./split-rules.js";
 
-// Provider settlement, at the charge's check (CONTRACT.md section 12): a checked split goes to
+// Provider settlement, at the charge's check (docs/guarantees.md, "Money in provider settlement"): a checked split goes to
 // the processor with each seller's account there, or the charge is refused before any call
 // and nothing is written. `candidates` are the processors the charge's route would try, the
 // chosen one first: the chosen one must take the split; a failover only goes to those that can

@@ -25,7 +25,7 @@ export type Account = "pending" | "available" | "payout_reserved" | "processor_r
   | AtProviderAccount;
 
 /**
- * A seller's money the processor holds for it in `provider` settlement (CONTRACT.md section 12):
+ * A seller's money the processor holds for it in `provider` settlement (docs/guarantees.md, "Money in provider settlement"):
  * its share of charges settled at that processor, paid to it by the processor, never by a feira
  * payout. One account per processor, so the balance names where the money is.
  */

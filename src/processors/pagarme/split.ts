@@ -10,7 +10,7 @@ import type { ProviderSplit, ResolvedShare } from "../provider-split.js";
 
 export function pagarmeSplit(split: ProviderSplit, shares: readonly ResolvedShare[], operatorRecipientId: string): Record<string, unknown>[] {
   // The operator pays the processing fee unless a seller's rule takes it, and stays liable in
-  // any case (CONTRACT.md section 12: "the originator is liable and bears the fee unless a rule
+  // any case (docs/guarantees.md, "Money in provider settlement": "the originator is liable and bears the fee unless a rule
   // says so"; the safe choice, as a seller made liable does not release the marketplace).
   const sellersPayFee = shares.some((s) => s.feeBearer);
   return [
