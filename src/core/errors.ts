@@ -27,6 +27,9 @@ const STATUS_OF = {
   method_not_supported: 422, // no processor serves this method in this environment
   submerchant_not_active: 422, // a submerchant that is not active cannot charge live, be paid out or receive a share of a split
   insufficient_balance: 422, // a payout above the available balance
+  paid_by_provider: 422, // a payout that would take a seller's money a processor holds and pays (provider settlement)
+  submerchant_not_at_provider: 422, // provider settlement: a split names a submerchant with no active account at the processor chosen
+  split_not_supported: 422, // provider settlement: a split the processor chosen cannot carry (Mercado Pago: one seller per payment)
   refund_exceeds_refundable: 422, // a refund above what is left of the charge to refund
   rate_limited: 429,
   internal: 500,

@@ -1,3 +1,5 @@
+import type { ProviderSplit } from "./provider-split.js";
+
 // The narrow interface every payment processor implements, split in two: what a new charge needs
 // from a route of processors, and what one adapter offers (its optional capabilities declared,
 // not stubbed). The simulator is one adapter; live ones plug in through their definitions
@@ -62,6 +64,12 @@ export interface AuthorizeInput {
    * and the charge then exist together or not at all; a resumed call records as before.
    */
   recordWith?: (record: PendingRecord) => void;
+  /**
+   * `provider` settlement (docs/guarantees.md, "Money in provider settlement"): the sellers' shares, in cents computed by
+   * feira, that the processor pays to each seller's own account there. Absent: the whole amount
+   * is the operator's (platform settlement, or no split).
+   */
+  split?: ProviderSplit;
 }
 
 /** A processor's record of an answer, written by the caller (ProcessorRecords' table). */
@@ -293,6 +301,8 @@ export interface DisputeCapability {
 export interface ChargeRoute {
   /** The adapter's name; a route's answers carry `servedBy` instead. */
   readonly name: string;
+  /** A route's processors for a method, in the order it tries them; absent: only `name`. */
+  candidates?(method: PaymentMethodType): readonly string[];
   /** Whether this processor serves the method in that currency (checked before anything else). */
   supports(method: PaymentMethodType, currency: string): boolean;
   /**

@@ -266,7 +266,7 @@ export interface paths {
         };
         /**
          * Retrieve the balance
-         * @description Pending (paid, not yet settled) and available amounts per currency, in cents.
+         * @description Pending (paid, not yet settled) and available amounts per currency, in cents; atProvider: shares of charges in provider settlement that processors hold and pay (never available to a payout request).
          */
         get: operations["getBalance"];
         put?: never;
@@ -1535,6 +1535,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/submerchants/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a submerchant's balance
+         * @description A master's submerchant's balances in cents: pending, available (what payout requests may take) and atProvider, its shares of charges in provider settlement, held and paid by each processor in the seller's own account there. Another master's submerchant answers 404.
+         */
+        get: operations["getSubmerchantBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/submerchants/{id}/document": {
         parameters: {
             query?: never;
@@ -1939,7 +1959,7 @@ export interface components {
         };
         /** @description Every error has this shape. */
         ErrorBody: {
-            /** @description Machine-readable error code: bad_request (400), unauthorized (401), forbidden (403), not_found (404), method_not_allowed (405), conflict (409), invalid_state (409), idempotency_in_progress (409), payload_too_large (413), headers_too_large (431), request_timeout (408), unsupported_media_type (415), validation_failed (422), idempotency_mismatch (422), card_number_in_text (422), amount_too_large (422), currency_not_supported (422), method_not_supported (422), submerchant_not_active (422), insufficient_balance (422), refund_exceeds_refundable (422), rate_limited (429), internal (500), unavailable (503), processor_busy (503). card_number_in_text: a card number in a field not meant for card data (the message names the field); amount_too_large: an amount above the currency's maximum (the message names the field and the maximum). */
+            /** @description Machine-readable error code: bad_request (400), unauthorized (401), forbidden (403), not_found (404), method_not_allowed (405), conflict (409), invalid_state (409), idempotency_in_progress (409), payload_too_large (413), headers_too_large (431), request_timeout (408), unsupported_media_type (415), validation_failed (422), idempotency_mismatch (422), card_number_in_text (422), amount_too_large (422), currency_not_supported (422), method_not_supported (422), submerchant_not_active (422), insufficient_balance (422), paid_by_provider (422), submerchant_not_at_provider (422), split_not_supported (422), refund_exceeds_refundable (422), rate_limited (429), internal (500), unavailable (503), processor_busy (503). card_number_in_text: a card number in a field not meant for card data (the message names the field); amount_too_large: an amount above the currency's maximum (the message names the field and the maximum). */
             code: string;
             /** @description HTTP reason phrase, e.g. Unprocessable Entity */
             error: string;
@@ -4820,10 +4840,24 @@ export interface operations {
                      *           "currency": "BRL",
                      *           "amount": 11881
                      *         }
+                     *       ],
+                     *       "atProvider": [
+                     *         {
+                     *           "processor": "pagarme",
+                     *           "currency": "BRL",
+                     *           "amount": 9000
+                     *         }
                      *       ]
                      *     }
                      */
                     "application/json": {
+                        atProvider: {
+                            /** @description Cents (minor units): the shares it paid to the seller, less what refunds and disputes took back. */
+                            amount: number;
+                            currency: string;
+                            /** @description The processor that holds the money in the seller's own account there (provider settlement). */
+                            processor: string;
+                        }[];
                         available: {
                             /** @description Cents (minor units). */
                             amount: number;
@@ -22068,6 +22102,205 @@ export interface operations {
                             key: string;
                         }[];
                         merchantId: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSubmerchantBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "available": [
+                     *         {
+                     *           "currency": "BRL",
+                     *           "amount": 4761
+                     *         }
+                     *       ],
+                     *       "pending": [
+                     *         {
+                     *           "currency": "BRL",
+                     *           "amount": 11881
+                     *         }
+                     *       ],
+                     *       "atProvider": [
+                     *         {
+                     *           "processor": "pagarme",
+                     *           "currency": "BRL",
+                     *           "amount": 9000
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        atProvider: {
+                            /** @description Cents (minor units): the shares it paid to the seller, less what refunds and disputes took back. */
+                            amount: number;
+                            currency: string;
+                            /** @description The processor that holds the money in the seller's own account there (provider settlement). */
+                            processor: string;
+                        }[];
+                        available: {
+                            /** @description Cents (minor units). */
+                            amount: number;
+                            currency: string;
+                        }[];
+                        pending: {
+                            /** @description Cents (minor units). */
+                            amount: number;
+                            currency: string;
+                        }[];
                     };
                 };
             };

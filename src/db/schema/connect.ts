@@ -61,9 +61,49 @@ export const submerchantDocuments = pgTable("submerchant_documents", {
 export const connectSettings = pgTable("connect_settings", {
   merchantId: text("merchant_id").notNull(),
   environment: text("environment").$type<"sandbox" | "production">().notNull(),
-  defaultSplit: jsonb("default_split").$type<{ merchantId: string; percentage: number }[]>().notNull(),
+  defaultSplit: jsonb("default_split").$type<{ merchantId: string; percentage: number }[]>().notNull().default(sql`'[]'::jsonb`),
+  /**
+   * A master's: `platform`, every sale lands in the operator's processor account and reaches its
+   * sellers by payout; `provider`, the processor pays each seller's share to the seller's own
+   * account there (connect/settlement.ts). Read for charges created after a change.
+   */
+  settlement: text("settlement").$type<"platform" | "provider">().notNull().default("platform"),
   updatedAt: updatedAt(),
 }, (t) => [primaryKey({ columns: [t.merchantId, t.environment] })]);
+
+// A submerchant's accounts at processors, one per processor (connect/provider-accounts.ts). The
+// row is written before the processor is called (status pending, no external_id): a retry after
+// a lost answer finds it and reads the processor back (Pagar.me: recipients by `code` = the
+// submerchant id) instead of creating a second account. Nothing of the bank account is kept but
+// its last four digits (details); a seller's OAuth tokens only sealed (AES-256-GCM, the AAD
+// naming the submerchant, the processor and the purpose).
+export const submerchantProviderAccounts = pgTable("submerchant_provider_accounts", {
+  submerchantId: text("submerchant_id").notNull().references(() => submerchants.id),
+  processor: text("processor").notNull(),
+  /** The submerchant's master and environment (the scope that manages the account). */
+  parentId: text("parent_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  status: text("status").$type<"pending" | "active" | "refused">().notNull(),
+  /** The processor's reason for a refusal, as it gave it. */
+  reason: text("reason"),
+  /** The account's id at the processor: Pagar.me's recipient id, Efí's account number, Mercado Pago's user id. */
+  externalId: text("external_id"),
+  /** What may be shown: the bank account's last four digits, the recipient's status as the processor named it. */
+  details: jsonb("details").$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+  /** Mercado Pago: the nonce of the OAuth state in flight, consumed once by the callback. */
+  stateNonce: text("state_nonce"),
+  accessTokenSealed: text("access_token_sealed"),
+  refreshTokenSealed: text("refresh_token_sealed"),
+  tokenExpiresAt: ts("token_expires_at"),
+  /** When feira last read the account back from the processor. */
+  checkedAt: ts("checked_at"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+}, (t) => [
+  primaryKey({ columns: [t.submerchantId, t.processor] }),
+  index("submerchant_provider_accounts_parent_idx").on(t.parentId, t.environment),
+  uniqueIndex("submerchant_provider_accounts_nonce_uq").on(t.stateNonce),
+]);
 
 // Payout requests: the amount is reserved on the ledger when the request is
 // made, paid out (by Pix to the submerchant's CNPJ) on approval, released on rejection.

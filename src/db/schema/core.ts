@@ -154,6 +154,11 @@ export const charges = pgTable("charges", {
   expiresAt: ts("expires_at"),
   /** A live charge's payment that arrived after feira failed it, and its automatic refund. */
   latePayment: text("late_payment").$type<LatePaymentStatus>(),
+  /**
+   * The root merchant's settlement when the charge was created (connect/settlement.ts): a change
+   * of the setting applies to later charges only, so what a charge's money does is read here.
+   */
+  settlement: text("settlement").$type<"platform" | "provider">().notNull().default("platform"),
   /** When reconciliation last read this paid live charge at its provider (chargebacks). */
   providerCheckedAt: ts("provider_checked_at"),
   createdAt: createdAt(),

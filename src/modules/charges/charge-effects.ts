@@ -3,7 +3,7 @@ import { WriteBatch, insertInto, isUniqueViolation, type Sink, type Statement } 
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
 import { AppError } from "../../core/errors.js";
 import type { CustomerRow, CustomerService } from "../customers/index.js";
-import type { LedgerService } from "../ledger/index.js";
+import { sharesHeldAt, type LedgerService } from "../ledger/index.js";
 import { type EventType, recordEvents } from "../webhooks/index.js";
 import { assertTransition, type ChargeStatus } from "./charge-status.js";
 import { toEventData, toLegacyData, type ChargeRow } from "./charges.mapper.js";
@@ -98,6 +98,7 @@ export function createChargeEffects(deps: EffectDeps) {
         id: next.id, merchantId: next.merchantId, environment: next.environment, currency: next.currency,
         amount: next.amount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
         paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(), split: next.split,
+        atProvider: sharesHeldAt(next),
       });
     }
     const types = [

@@ -21,7 +21,7 @@ export interface ConnectModuleDeps {
   config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits" | "live">;
   sealer: Sealer;
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
-  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "onReversal">;
+  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "balanceOf" | "onReversal">;
   processors: ProcessorRegistry;
   configChanges: ConfigChanges;
 }

@@ -14,6 +14,7 @@ import { checkDestination, recordEvent } from "../webhooks/index.js";
 import * as repo from "./connect.repo.js";
 import type { CreateSubmerchantBody, ListSubmerchantsQuery } from "./connect.schemas.js";
 import { SORTABLE } from "./connect.schemas.js";
+import { providerSplitAccounts } from "./provider-split.js";
 import { checkSplitRules, type SplitRule } from "./split-rules.js";
 import {
   assertSubmerchantTransition, NEEDS_DOCUMENTS, NOTIFIED, publicStatus, STAMP_OF,
@@ -206,6 +207,16 @@ export function createConnectService(deps: ConnectDeps) {
    * merchant's default) must name members of the originator's Connect. Returns the split to
    * apply, or null.
    */
+  /**
+   * The split's sellers' accounts at the processors of the charge's route when the Connect is in
+   * provider settlement (null in platform settlement); refuses what the chosen one cannot take.
+   */
+  async function providerAccounts(ctx: RequestCtx, split: readonly SplitRule[], candidates: readonly string[]) {
+    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
+    if (!account) throw new AppError("unauthorized", "Unauthorized");
+    return providerSplitAccounts(db, ctx, account, split, candidates);
+  }
+
   async function checkCharge(ctx: RequestCtx, split: SplitRule[] | undefined): Promise<SplitRule[] | null> {
     // Read on every charge, changed rarely: cached (configChanges forgets it on a change).
     // A submerchant that may not charge is not kept: made active, it charges at once everywhere.
@@ -268,7 +279,7 @@ export function createConnectService(deps: ConnectDeps) {
 
   return {
     requireConnect, requireMaster, ownSubmerchant, create, list, get, apiKeys, feesInfo,
-    getSettings, putSettings, checkCharge, checkCanResend, setStatus,
+    getSettings, putSettings, checkCharge, providerAccounts, checkCanResend, setStatus,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
+import { Balance } from "../ledger/index.js";
 import type { PayoutService } from "./payouts.service.js";
 import * as s from "./payouts.schemas.js";
 
@@ -40,6 +41,16 @@ export function payoutRoutes(payouts: PayoutService) {
         response: { 200: s.PayoutList, ...errors(401, 403, 422) },
       },
     }, async (req) => payouts.list(req.ctx, req.query));
+
+    app.get("/v1/submerchants/:id/balance", {
+      schema: {
+        operationId: "getSubmerchantBalance", tags: ["connect"], summary: "Retrieve a submerchant's balance",
+        description: "A master's submerchant's balances in cents: pending, available (what payout requests may take) and atProvider, "
+          + "its shares of charges in provider settlement, held and paid by each processor in the seller's own account there. Another master's submerchant answers 404.",
+        params: IdParams,
+        response: { 200: Balance, ...errors(401, 403, 404) },
+      },
+    }, async (req) => payouts.balance(req.ctx, req.params.id));
 
     app.get("/v1/payout-requests/:id", {
       schema: {

@@ -32,7 +32,7 @@ import { publicStatus, type SubmerchantStatus } from "./submerchant-status.js";
 export interface PayoutDeps {
   db: Db;
   connect: Pick<ConnectService, "requireConnect">;
-  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance">;
+  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "balanceOf">;
   merchants: Pick<MerchantService, "getFees">;
   processors: Pick<ProcessorRegistry, "payouts">;
   /** The ceiling on one payout (config.amountLimits, BRL). */
@@ -134,8 +134,8 @@ export function createPayoutService(deps: PayoutDeps) {
         id, merchantId, parentId: submerchant.parentId, environment: ctx.environment, amount, currency: CURRENCY,
         payoutFee: fee.payoutFee, netAmount: fee.netAmount, status: "pending" as const, pixKey: submerchant.companyTaxId,
       };
-      const { reserved, available } = await deps.ledger.reservePayout(tx, { ...row, owner: merchantId });
-      if (!reserved) throw insufficient(merchantId, amount, available);
+      const { reserved, available, atProvider } = await deps.ledger.reservePayout(tx, { ...row, owner: merchantId });
+      if (!reserved) throw atProvider && atProvider > 0 ? paidByProvider(merchantId, amount, available, atProvider) : insufficient(merchantId, amount, available);
       // PAYOUT_AUTO_APPROVE: the decision to send is this transaction's too, committed before the call.
       return repo.insertPayout(tx, autoSender ? { ...row, ...transfers.sendingFields(id, autoSender.processor) } : row);
     });
@@ -294,6 +294,11 @@ export function createPayoutService(deps: PayoutDeps) {
     : `amount of ${amount} cents exceeds the available balance of submerchant ${merchantId} (${available} cents)`,
     { amount: { minor: amount, currency: CURRENCY } });
 
+  /** A payout beyond the available balance of a seller whose other money a processor holds and pays. */
+  const paidByProvider = (merchantId: string, amount: number, available: number, atProvider: number) => new AppError("paid_by_provider",
+    `amount of ${amount} cents exceeds the available balance of submerchant ${merchantId} (${available} cents); its ${atProvider} cents at processors (atProvider) are paid to it by the processor, never by a payout request`,
+    { amount: { minor: amount, currency: CURRENCY } });
+
   const usedElsewhere = (endToEndId: string, payoutId: string) =>
     new AppError("conflict", `endToEndId ${endToEndId} is already recorded on payout request ${payoutId}: one Pix transfer pays one payout`);
 
@@ -313,7 +318,14 @@ export function createPayoutService(deps: PayoutDeps) {
     return envelope(rows.map(operatorView), total, window);
   }
 
-  return { create, list, get, approve, reject, listForOperator, coverReversal, transfers };
+  /** GET /v1/submerchants/{id}/balance: a master's own submerchant's, else 404. */
+  async function balance(ctx: RequestCtx, id: string) {
+    const submerchant = await connectRepo.findSubmerchant(db, ctx, id);
+    if (!submerchant) throw notFound("Submerchant", id);
+    return deps.ledger.balanceOf({ merchantId: id, environment: ctx.environment });
+  }
+
+  return { create, list, get, balance, approve, reject, listForOperator, coverReversal, transfers };
 }
 
 export type PayoutService = ReturnType<typeof createPayoutService>;

@@ -21,7 +21,16 @@ export interface EntryInput {
  * approval); the platform's are the processor receivable, fee revenue, paid_out (payouts sent)
  * and refund_payable (late payments owed back to their payers until the refund is confirmed).
  */
-export type Account = "pending" | "available" | "payout_reserved" | "processor_receivable" | "fee_revenue" | "paid_out" | "refund_payable";
+export type Account = "pending" | "available" | "payout_reserved" | "processor_receivable" | "fee_revenue" | "paid_out" | "refund_payable"
+  | AtProviderAccount;
+
+/**
+ * A seller's money the processor holds for it in `provider` settlement (docs/guarantees.md, "Money in provider settlement"):
+ * its share of charges settled at that processor, paid to it by the processor, never by a feira
+ * payout. One account per processor, so the balance names where the money is.
+ */
+export type AtProviderAccount = `at_provider:${string}`;
+export const atProviderAccount = (processor: string): AtProviderAccount => `at_provider:${processor}`;
 
 /**
  * Writes one balanced ledger transaction. Throws when the entries do not sum to zero: an
@@ -110,6 +119,20 @@ export async function accountBalance(q: Queryable, scope: Scope, a: { currency: 
       union all
       select amount from ledger_entries
       where ${inScopeSql(scope, "owner")} and currency = ${a.currency} and account = ${a.account} and not rolled_up
+    ) b`);
+  return Number(row?.amount ?? 0);
+}
+
+/** What an owner's sellers' accounts at processors hold in one currency (every atProvider account). */
+export async function atProviderTotal(q: Queryable, scope: Scope, currency: string): Promise<number> {
+  const like = `${atProviderAccount("")}%`;
+  const [row] = await queryRows<{ amount: string }>(q, sql`
+    select coalesce(sum(amount), 0)::text as amount from (
+      select amount from ledger_rollups
+      where ${inScopeSql(scope, "owner")} and currency = ${currency} and account like ${like}
+      union all
+      select amount from ledger_entries
+      where ${inScopeSql(scope, "owner")} and currency = ${currency} and account like ${like} and not rolled_up
     ) b`);
   return Number(row?.amount ?? 0);
 }

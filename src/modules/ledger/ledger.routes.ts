@@ -3,9 +3,9 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { AppError } from "../../core/errors.js";
 import { errors, ListOf, ListQuery } from "../../http/schemas.js";
+import { Balance } from "./ledger.schemas.js";
 import type { LedgerService } from "./ledger.service.js";
 
-const Amounts = Type.Array(Type.Object({ currency: Type.String(), amount: Type.Integer({ description: "Cents (minor units)." }) }));
 const BalanceTransaction = Type.Object({
   id: Type.String(),
   type: Type.String({ description: "charge, refund or settlement." }),
@@ -21,9 +21,6 @@ const BalanceTransaction = Type.Object({
 // a paid card charge of R$ 49,90 settled on its date (pending -> available).
 const PIX_ID = "ch_01jd3m7q2w4e6r8t0y2v4x6z8b";
 const CARD_ID = "ch_01m83z4fb49ymhph6hwrvbtqq2";
-const Balance = Type.Object({ available: Amounts, pending: Amounts }, {
-  examples: [{ available: [{ currency: "BRL", amount: 4761 }], pending: [{ currency: "BRL", amount: 11881 }] }],
-});
 const BalanceTransactions = ListOf(BalanceTransaction, {
   data: [
     { id: "le_01jd3mf8k0n2q4s6v8x0z2b4d6", type: "charge", balance: "pending", amount: 11881, currency: "BRL", sourceId: PIX_ID, transactionId: "ltx_01jd3mf8k0a2c4e6g8j0m2p4r6", createdAt: "2026-11-23T12:03:10.000Z" },
@@ -40,7 +37,7 @@ export function ledgerRoutes(ledger: LedgerService) {
     app.get("/v1/balance", {
       schema: {
         operationId: "getBalance", tags: ["balance"], summary: "Retrieve the balance",
-        description: "Pending (paid, not yet settled) and available amounts per currency, in cents.",
+        description: "Pending (paid, not yet settled) and available amounts per currency, in cents; atProvider: shares of charges in provider settlement that processors hold and pay (never available to a payout request).",
         response: { 200: Balance, ...errors(401, 403) },
       },
     }, async (req) => ledger.balance(req.ctx));

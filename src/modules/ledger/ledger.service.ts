@@ -40,6 +40,12 @@ export interface PaidCharge {
   paidAt: Date;
   /** Shares of the net for other merchants of the originator's Connect (validated before). */
   split?: readonly SplitRule[] | null;
+  /**
+   * `provider` settlement: the processor that paid the shares to the sellers' own accounts. The
+   * shares are then booked to each seller's atProvider balance at it, with no settlement rows:
+   * they never reach feira's available balance, and no payout can take them.
+   */
+  atProvider?: string | null;
 }
 
 export interface PayoutPosting {
@@ -64,13 +70,20 @@ export function settlementDates(method: string, installments: number, paidAt: Da
   return [new Date(paidAt.getTime() + DAY_MS)];
 }
 
+/** The atProvider balances among an owner's balance rows: one per processor and currency. */
+function atProviderOf(rows: readonly { currency: string; account: string; amount: string }[]) {
+  return rows.filter((r) => r.account.startsWith(repo.atProviderAccount("")))
+    .map((r) => ({ processor: r.account.slice(repo.atProviderAccount("").length), currency: r.currency, amount: Number(r.amount) }));
+}
+
 export function createLedgerService(deps: { db: Db }) {
   const { db } = deps;
   const reversals = createReversals();
 
   async function postChargePaid(sink: Sink, c: PaidCharge): Promise<void> {
     const { shares, originator } = splitShares(c.net, c.split);
-    const owners = [{ owner: c.merchantId, amount: originator }, ...shares];
+    const atProvider = c.atProvider ? repo.atProviderAccount(c.atProvider) : null;
+    const owners = [{ owner: c.merchantId, amount: originator }, ...(atProvider ? [] : shares)];
     const dates = settlementDates(c.paymentMethodType, c.installments, c.paidAt);
     // Every owner's part settles on the charge's dates; the first installment absorbs the
     // rounding remainder (splitInstallments).
@@ -86,6 +99,7 @@ export function createLedgerService(deps: { db: Db }) {
       entries: [
         { owner: PLATFORM, account: "processor_receivable", amount: -c.amount },
         ...owners.map((o) => ({ owner: o.owner, account: "pending" as const, amount: o.amount })),
+        ...(atProvider ? shares.map((s) => ({ owner: s.owner, account: atProvider, amount: s.amount })) : []),
         { owner: PLATFORM, account: "fee_revenue", amount: c.spread + c.anticipationFee },
       ],
     }, settlementRows);
@@ -114,9 +128,13 @@ export function createLedgerService(deps: { db: Db }) {
    * submerchant's row), so two requests cannot both see the same balance. Answers the available
    * balance it read; when that does not cover the amount nothing is written.
    */
-  async function reservePayout(tx: Tx, p: PayoutPosting): Promise<{ reserved: boolean; available: number }> {
+  async function reservePayout(tx: Tx, p: PayoutPosting): Promise<{ reserved: boolean; available: number; atProvider?: number }> {
     const available = await availableBalance(tx, p);
-    if (available < p.amount) return { reserved: false, available };
+    // What the processor holds for the seller (provider settlement) is told apart: the processor
+    // pays it, and no payout of feira's may take it (paid_by_provider).
+    if (available < p.amount) {
+      return { reserved: false, available, atProvider: await repo.atProviderTotal(tx, { merchantId: p.owner, environment: p.environment }, p.currency) };
+    }
     await repo.postTransaction(tx, {
       environment: p.environment, currency: p.currency, type: "payout", sourceId: p.id, description: `payout ${p.id} requested`,
       entries: [
@@ -209,10 +227,15 @@ export function createLedgerService(deps: { db: Db }) {
   }
 
   async function balance(ctx: RequestCtx) {
-    const rows = await repo.balances(db, scopeOf(ctx));
+    return balanceOf(scopeOf(ctx));
+  }
+
+  /** An owner's balances: pending, available and what processors hold for it (atProvider). */
+  async function balanceOf(scope: { merchantId: string; environment: Environment }) {
+    const rows = await repo.balances(db, scope);
     const pick = (account: string) =>
       rows.filter((r) => r.account === account).map((r) => ({ currency: r.currency, amount: Number(r.amount) }));
-    return { available: pick("available"), pending: pick("pending") };
+    return { available: pick("available"), pending: pick("pending"), atProvider: atProviderOf(rows) };
   }
 
   async function transactions(ctx: RequestCtx, query: PageQuery & { type?: string }) {
@@ -232,7 +255,7 @@ export function createLedgerService(deps: { db: Db }) {
     };
   }
 
-  return { ...reversals, postChargePaid, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, returnPayout, settle, rollUp, balance, transactions };
+  return { ...reversals, postChargePaid, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, returnPayout, settle, rollUp, balance, balanceOf, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;

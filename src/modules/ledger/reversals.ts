@@ -24,6 +24,19 @@ export interface RefundedCharge {
   amountRefunded?: number;
   /** Taken so far by the charge's disputes (their holds). */
   amountDisputed?: number;
+  /**
+   * `provider` settlement (the charge's own column: a later change of the setting moves nothing
+   * booked): the shares are in the sellers' accounts at `processor`, and a reversal takes each
+   * seller's part from its atProvider balance there, as the processor debits the seller's
+   * recipient (docs/guarantees.md, "Money in provider settlement").
+   */
+  settlement?: string | null;
+  processor?: string;
+}
+
+/** The processor whose sellers' accounts hold a charge's shares, or null (platform settlement). */
+export function sharesHeldAt(c: Pick<RefundedCharge, "settlement" | "processor">): string | null {
+  return c.settlement === "provider" && c.processor ? c.processor : null;
 }
 
 /** The owners whose available balance a reversal debited, in one environment and currency. */
@@ -83,7 +96,8 @@ export function createReversals() {
     const held = await repo.entriesOfOnce(tx, "dispute", disputeId);
     await repo.postTransaction(tx, {
       environment: c.environment, currency: c.currency, type: "dispute_won", sourceId: disputeId, description: `dispute ${disputeId} of ${c.id} won`,
-      entries: held.map((e) => ({ owner: e.owner, account: e.owner === repo.PLATFORM ? e.account : "available", amount: -e.amount })),
+      // A seller's part held at the processor goes back there (the processor credits the recipient).
+      entries: held.map((e) => ({ owner: e.owner, account: e.owner === repo.PLATFORM || e.account.startsWith(repo.atProviderAccount("")) ? e.account : "available", amount: -e.amount })),
     });
   }
 
@@ -105,9 +119,12 @@ export function createReversals() {
       ? refundShares({ amount: c.amount, net: c.net, split: c.split }, before, amount)
       : [];
     const fromRecipients = recipients.reduce((sum, r) => sum + r.amount, 0);
-    const entries: repo.EntryInput[] = [];
-    for (const part of [{ owner: c.merchantId, amount: amount - fromRecipients }, ...recipients]) {
-      entries.push(...(await takeBack(tx, c.id, part.owner, part.amount)));
+    const entries: repo.EntryInput[] = await takeBack(tx, c.id, c.merchantId, amount - fromRecipients);
+    const heldAt = sharesHeldAt(c);
+    for (const part of recipients) {
+      entries.push(...(heldAt
+        ? [{ owner: part.owner, account: repo.atProviderAccount(heldAt), amount: -part.amount }]
+        : await takeBack(tx, c.id, part.owner, part.amount)));
     }
     await repo.postTransaction(tx, {
       environment: c.environment, currency: c.currency, ...t,

@@ -3,6 +3,8 @@ import { boletoDueDate, brazilianPhone } from "../instructions.js";
 import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CustomerInput, InstrumentCheck } from "../processor.js";
 import { PAGARME_DOCUMENTS, PAGARME_PERSON_TYPE } from "./documents.js";
+import { sharesAt } from "../provider-split.js";
+import { pagarmeSplit } from "./split.js";
 
 // feira's authorization -> the body of Pagar.me's POST /orders (wire names). One order, one
 // item (the charge), one payment; `code` is feira's charge id, the reference lookups search by.
@@ -82,13 +84,21 @@ function paymentOf(input: AuthorizeInput): Record<string, unknown> {
   throw new Error(`pagarme does not serve ${instrument.kind}`);
 }
 
-export function orderBody(input: AuthorizeInput): Record<string, unknown> {
+export function orderBody(input: AuthorizeInput, operatorRecipientId = ""): Record<string, unknown> {
+  const payment = paymentOf(input);
+  if (input.split) {
+    // The charge path refused the split before any call unless every seller has a recipient here.
+    const shares = sharesAt(input.split, "pagarme");
+    if (!shares) throw new Error(`charge ${input.chargeId}: a seller of the split has no recipient at pagarme`);
+    if (!operatorRecipientId) throw new Error("a split charge through pagarme needs PAGARME_RECIPIENT_ID, the operator's recipient");
+    payment.split = pagarmeSplit(input.split, shares, operatorRecipientId);
+  }
   return {
     code: input.chargeId,
     closed: true,
     items: [{ amount: input.amountMinor, description: input.description || `Charge ${input.chargeId}`, quantity: 1, code: input.chargeId }],
     customer: customerOf(input.customer, input.chargeId),
-    payments: [paymentOf(input)],
+    payments: [payment],
     metadata: { feira_charge_id: input.chargeId, feira_merchant_id: input.merchant.id },
   };
 }

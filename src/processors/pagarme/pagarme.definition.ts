@@ -12,8 +12,10 @@ export const pagarme = defineProcessor({
   settings: {
     secretKey: { env: "PAGARME_SECRET_KEY", required: true },
     apiUrl: { env: "PAGARME_API_URL", url: true, default: "https://api.pagar.me/core/v5" },
+    // The operator's own recipient: the remainder of a split charge in provider settlement.
+    recipientId: { env: "PAGARME_RECIPIENT_ID" },
   },
-  create: (o, limits) => createPagarmeProcessor({ secretKey: o.secretKey, baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections }),
+  create: (o, limits) => createPagarmeProcessor({ secretKey: o.secretKey, baseUrl: o.apiUrl, recipientId: o.recipientId, timeoutMs: limits.timeoutMs, connections: limits.connections }),
   notices: {
     description: "Pagar.me (`pagarme`): register `/v1/processors/pagarme/webhooks` as a webhook of the Pagar.me account (events `order.*` and `charge.*`). "
       + "Pagar.me v5 signs nothing: the body (`{ id, type, data: order or charge }`) only names the order or charge (`data.code`, `data.order.code` = feira's charge id, or `data.id`), "

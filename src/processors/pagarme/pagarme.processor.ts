@@ -73,7 +73,10 @@ function refundOutcome(charge: PagarmeCharge): RefundResult {
   return refundResultOf(outcome, tx.id ?? charge.id ?? null, `${charge.status ?? ""}/${tx.status ?? ""}`);
 }
 
-export type PagarmeProcessorOptions = PagarmeClientOptions;
+export type PagarmeProcessorOptions = PagarmeClientOptions & {
+  /** The operator's recipient (PAGARME_RECIPIENT_ID): takes the remainder of a split charge. */
+  recipientId?: string;
+};
 
 export function createPagarmeProcessor(opts: PagarmeProcessorOptions): Serves<"cancel" | "capture" | "refund" | "refundStatus" | "disputes"> & { close(): Promise<void> } {
   const client = createPagarmeClient(opts);
@@ -109,7 +112,7 @@ export function createPagarmeProcessor(opts: PagarmeProcessorOptions): Serves<"c
     supports: (method, currency) => SERVED.has(method) && currency === "BRL",
     checkInstrument: checkPagarmeInstrument,
     async authorize(input) {
-      const r = await client.createOrder(orderBody(input), input.chargeId);
+      const r = await client.createOrder(orderBody(input, opts.recipientId), input.chargeId);
       if (!r.ok) return createConflictResult(r.failure, () => lookup({ chargeId: input.chargeId }));
       const charge = firstCharge(r.body);
       if (!charge) return { outcome: "unknown", failure: badResponse("the processor's order had no charge") };

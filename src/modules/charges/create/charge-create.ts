@@ -7,7 +7,9 @@ import type { AuthorizeResult, PaymentProcessor, PendingRecord } from "../../../
 import type { ProcessorRegistry } from "../../../processors/registry.js";
 import { feeMethodOf } from "../../../processors/methods.js";
 import type { CustomerService } from "../../customers/index.js";
-import { computeChargeFees } from "../../ledger/index.js";
+import { computeChargeFees, splitShares, type SplitRule } from "../../ledger/index.js";
+import type { SplitAccounts } from "../../connect/index.js";
+import type { ProviderSplit } from "../../../processors/provider-split.js";
 import type { MerchantService } from "../../merchants/index.js";
 import { createdOf, type ChargeEffects } from "../charge-effects.js";
 import type { ChargeRow } from "../charges.mapper.js";
@@ -83,7 +85,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
       throw new Error("a charge checked for one merchant and environment was created for another");
     }
     const id = seededId("ch", ctx.idempotencySeed);
-    const { cmd, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, at } = prepared;
+    const { cmd, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, splitAccounts, at } = prepared;
     const { merchant, fees: feeTable } = await deps.merchants.chargeProfile(ctx.merchantId);
     const fees = computeChargeFees(feeTable, {
       amountMinor, currency, paymentMethod: feeMethodOf(method.methodType), brand: method.brand, installments: method.installments,
@@ -103,6 +105,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
       // The same condition as committed(): a seed used before may have reached a processor.
       resumed: Boolean(ctx.idempotencySeed) && !ctx.idempotencySeedFresh,
       recordWith: (record) => records.push(record),
+      ...(splitAccounts && split ? { split: providerSplit(amountMinor, fees.net, split, splitAccounts) } : {}),
     });
     // A live processor answers over the network, in hundreds of ms or, when it is in trouble,
     // not before the timeout: a slot is taken before anything is written (past the bound, a 503
@@ -123,7 +126,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
       paymentMethod: method.methodView, installments: method.installments, processor: result.servedBy ?? processor.name,
       spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
       items: cmd.items ?? null, shippingAddress: cmd.shippingAddress ?? null, trackingInfo: cmd.trackingInfo ?? null,
-      metadata: cmd.metadata ?? null, postbackUrl, split, createdAt: at, updatedAt: at, ...(repo.createdApart(id, at) ? { createdApart: true } : {}),
+      metadata: cmd.metadata ?? null, postbackUrl, split, ...(splitAccounts ? { settlement: "provider" as const } : {}), createdAt: at, updatedAt: at, ...(repo.createdApart(id, at) ? { createdApart: true } : {}),
       freightAmount: cmd.freight?.amountMinor ?? null, freightDetails: cmd.freight?.details ?? null,
       paymentLinkId: cmd.paymentLinkId ?? null, subscriptionId: cmd.subscriptionId ?? null,
       ...outcome(result, method.methodType, method.methodView, at),
@@ -135,6 +138,18 @@ export function createChargePath(deps: ChargeCreateDeps) {
     return createdOf(charge);
   }
 
+
+  /**
+   * Provider settlement: the shares in cents as the ledger books them (split.ts, the same
+   * function), so the processor's books and feira's agree to the cent; the operator's part is
+   * the rest of the amount, fees included.
+   */
+  function providerSplit(amountMinor: number, net: number, split: readonly SplitRule[], accounts: SplitAccounts): ProviderSplit {
+    const shares = splitShares(net, split).shares.filter((s) => s.amount > 0).map((s) => ({
+      submerchantId: s.owner, amountMinor: s.amount, liable: false, feeBearer: false, at: accounts.get(s.owner) ?? {},
+    }));
+    return { shares, operatorMinor: amountMinor - shares.reduce((sum, s) => sum + s.amountMinor, 0) };
+  }
 
   /** The processor's answer as the charge's first status and fields. */
   function outcome(r: AuthorizeResult, methodType: string, view: Record<string, unknown>, at: Date) {

@@ -6,7 +6,7 @@ import type { Environment, RequestCtx } from "../../../core/context.js";
 import type { ChargeRoute, CustomerInput } from "../../../processors/processor.js";
 import type { ProcessorRegistry } from "../../../processors/registry.js";
 import type { CustomerRow, CustomerService } from "../../customers/index.js";
-import type { ConnectService } from "../../connect/index.js";
+import type { ConnectService, SplitAccounts } from "../../connect/index.js";
 import type { SplitRule } from "../../ledger/index.js";
 import { checkDestination } from "../../webhooks/index.js";
 import type { CreateChargeBody } from "../charges.schemas.js";
@@ -35,7 +35,7 @@ export interface ChargePipelineDeps {
   processors: Pick<ProcessorRegistry, "route" | "adapter" | "mandates">;
   customers: Pick<CustomerService, "get" | "validateInline">;
   cards: SavedCards;
-  connect: Pick<ConnectService, "checkCharge">;
+  connect: Pick<ConnectService, "checkCharge" | "providerAccounts">;
   now: () => Date;
 }
 
@@ -125,8 +125,13 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
       ? await checkDestination(cmd.postbackUrl, ctx.environment, deps.config, "postbackUrl")
       : null;
     const processor = routeFor(ctx, cmd);
+    // Provider settlement: every seller of the split needs an account at the processor chosen
+    // (else 422, before any call); the accounts at the route's other processors bound its failover.
+    const splitAccounts = split
+      ? await deps.connect.providerAccounts(ctx, split, processor.candidates?.(method.methodType) ?? [processor.name])
+      : null;
     return {
-      scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split,
+      scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, splitAccounts,
     };
   }
 
@@ -153,6 +158,8 @@ export interface PreparedCharge {
   readonly processor: ChargeRoute;
   readonly existingCustomer: CustomerRow | null;
   readonly split: SplitRule[] | null;
+  /** Provider settlement: the split's sellers' accounts by processor; null in platform settlement. */
+  readonly splitAccounts: SplitAccounts | null;
 }
 
 export type ChargeCheck =

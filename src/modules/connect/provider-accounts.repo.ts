@@ -1,0 +1,71 @@
+import { and, asc, eq, isNotNull, lt } from "drizzle-orm";
+import type { Queryable } from "../../db/client.js";
+import { submerchantProviderAccounts as accounts } from "../../db/schema.js";
+import { inScope, type Environment, type Scope } from "../../db/scope.js";
+
+// SQL of a submerchant's accounts at processors (schema/connect.ts tells the row's life). A
+// submerchant's accounts are managed in its master's scope (parent_id, environment).
+
+export type ProviderAccountRow = typeof accounts.$inferSelect;
+export type ProviderAccountStatus = ProviderAccountRow["status"];
+
+const SCOPE = { merchantId: accounts.parentId, environment: accounts.environment };
+
+/** A submerchant's account at a processor when it is active: what a split at that processor names. */
+export async function activeProviderAccount(
+  q: Queryable, key: { submerchantId: string; processor: string; environment: Environment },
+): Promise<(ProviderAccountRow & { externalId: string }) | undefined> {
+  const [row] = await q.select().from(accounts).where(and(
+    eq(accounts.submerchantId, key.submerchantId), eq(accounts.processor, key.processor),
+    eq(accounts.status, "active"), inScope({ merchantId: accounts.submerchantId, environment: accounts.environment }, { merchantId: key.submerchantId, environment: key.environment }),
+  ));
+  return row?.externalId ? { ...row, externalId: row.externalId } : undefined;
+}
+
+/** Every account of a submerchant (any status), by processor. */
+export async function listProviderAccounts(q: Queryable, scope: Scope, submerchantId: string): Promise<ProviderAccountRow[]> {
+  return q.select().from(accounts)
+    .where(and(inScope(SCOPE, scope), eq(accounts.submerchantId, submerchantId)))
+    .orderBy(asc(accounts.processor));
+}
+
+export async function findProviderAccount(q: Queryable, scope: Scope, submerchantId: string, processor: string): Promise<ProviderAccountRow | undefined> {
+  const [row] = await q.select().from(accounts)
+    .where(and(inScope(SCOPE, scope), eq(accounts.submerchantId, submerchantId), eq(accounts.processor, processor)));
+  return row;
+}
+
+/** Claims the account before the processor is called; undefined when one exists already. */
+export async function insertProviderAccount(q: Queryable, row: typeof accounts.$inferInsert): Promise<ProviderAccountRow | undefined> {
+  const [inserted] = await q.insert(accounts).values(row).onConflictDoNothing().returning();
+  return inserted;
+}
+
+type AccountChange = Partial<Pick<ProviderAccountRow,
+  "status" | "reason" | "externalId" | "details" | "stateNonce" | "accessTokenSealed" | "refreshTokenSealed" | "tokenExpiresAt" | "checkedAt">>;
+
+export async function updateProviderAccount(q: Queryable, scope: Scope, submerchantId: string, processor: string, change: AccountChange): Promise<ProviderAccountRow | undefined> {
+  const [row] = await q.update(accounts).set({ ...change, updatedAt: new Date() })
+    .where(and(inScope(SCOPE, scope), eq(accounts.submerchantId, submerchantId), eq(accounts.processor, processor)))
+    .returning();
+  return row;
+}
+
+/**
+ * Consumes an OAuth state's nonce once: the account it names, or undefined when the nonce is
+ * unknown or already used (a replayed callback connects nothing).
+ */
+export async function consumeStateNonce(q: Queryable, nonce: string): Promise<ProviderAccountRow | undefined> {
+  const [row] = await q.update(accounts).set({ stateNonce: null, updatedAt: new Date() })
+    .where(eq(accounts.stateNonce, nonce)).returning();
+  return row;
+}
+
+/** Accounts with a sealed token that expires before `before` (the refresh job's list). */
+export async function tokensExpiringBefore(q: Queryable, processor: string, before: Date): Promise<ProviderAccountRow[]> {
+  return q.select().from(accounts).where(and(
+    eq(accounts.processor, processor), eq(accounts.status, "active"),
+    isNotNull(accounts.refreshTokenSealed), lt(accounts.tokenExpiresAt, before),
+  ));
+}
+

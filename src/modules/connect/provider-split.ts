@@ -1,0 +1,53 @@
+import type { Queryable } from "../../db/client.js";
+import type { RequestCtx } from "../../core/context.js";
+import { AppError } from "../../core/errors.js";
+import type { ProviderAccountRef } from "../../processors/provider-split.js";
+import type { ConnectAccount } from "./connect.repo.js";
+import { activeProviderAccount } from "./provider-accounts.repo.js";
+import { connectSettlement } from "./settlement.js";
+import type { SplitRule } from "./split-rules.js";
+
+// Provider settlement, at the charge's check (docs/guarantees.md, "Money in provider settlement"): a checked split goes to
+// the processor with each seller's account there, or the charge is refused before any call
+// and nothing is written. `candidates` are the processors the charge's route would try, the
+// chosen one first: the chosen one must take the split; a failover only goes to those that can
+// (router.ts skips the others).
+
+/** A split's sellers' accounts per processor, for a charge in provider settlement. */
+export type SplitAccounts = ReadonlyMap<string, Readonly<Record<string, ProviderAccountRef>>>;
+
+/**
+ * Mercado Pago's marketplace model charges on one seller's account (its OAuth token) and keeps
+ * an application fee for the marketplace: one seller per payment (docs/processors.md, "Split
+ * dialects").
+ */
+const ONE_SELLER_PER_PAYMENT = new Set(["mercadopago"]);
+
+export async function providerSplitAccounts(
+  q: Queryable, ctx: Pick<RequestCtx, "environment">, originator: ConnectAccount, split: readonly SplitRule[], candidates: readonly string[],
+): Promise<SplitAccounts | null> {
+  const root = originator.parentId ?? originator.id;
+  if (split.length === 0 || (await connectSettlement(q, root, ctx.environment)) !== "provider") return null;
+  const chosen = candidates[0];
+  if (!chosen) return null;
+  if (ONE_SELLER_PER_PAYMENT.has(chosen) && split.length > 1) {
+    throw new AppError("split_not_supported", `split names ${split.length} sellers, and ${chosen} takes one seller per payment (its marketplace model charges on the seller's account): split the sale into one charge per seller`);
+  }
+  const accounts = new Map<string, Record<string, ProviderAccountRef>>();
+  for (const [i, rule] of split.entries()) {
+    // The master's own share is the operator's: its money is the operator's account at the processor.
+    if (rule.merchantId === root) {
+      throw new AppError("split_not_supported", `split.${i}.merchantId ${rule.merchantId} is the master: in provider settlement the master's part is the operator's remainder at the processor, not a share`);
+    }
+    const at: Record<string, ProviderAccountRef> = {};
+    for (const processor of candidates) {
+      const found = await activeProviderAccount(q, { submerchantId: rule.merchantId, processor, environment: ctx.environment });
+      if (found) at[processor] = { account: found.externalId };
+    }
+    if (!at[chosen]) {
+      throw new AppError("submerchant_not_at_provider", `split.${i}.merchantId ${rule.merchantId} has no active account at ${chosen}, the processor of this charge: create it with POST /v1/submerchants/${rule.merchantId}/provider-accounts {processor: "${chosen}"}`);
+    }
+    accounts.set(rule.merchantId, at);
+  }
+  return accounts;
+}

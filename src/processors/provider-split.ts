@@ -1,0 +1,49 @@
+// A split as a processor takes it in `provider` settlement (docs/guarantees.md, "Money in provider settlement"): the
+// sellers' shares in cents, computed by feira (modules/ledger/split.ts), so that the processor's
+// books and feira's agree to the cent. Each adapter writes it in its own dialect
+// (docs/processors.md, "Split dialects"). A share names the seller's account at every processor
+// where it has an active one: a route's failover only tries processors where every share has
+// one (router.ts), and each adapter reads its own (sharesAt).
+
+/** A seller's account at one processor. */
+export interface ProviderAccountRef {
+  /** Pagar.me's recipient id, Efí's account number, Mercado Pago's user id, the sandbox's id. */
+  account: string;
+  /** The seller's CNPJ (Efí's split names the favorecido by it). */
+  taxId?: string;
+  /** Mercado Pago: the seller's OAuth access token; the payment is made on its account. */
+  accessToken?: string;
+}
+
+export interface ProviderShare {
+  submerchantId: string;
+  amountMinor: number;
+  /** Answers for chargebacks and refunds at the processor (Pagar.me's `liable`). */
+  liable: boolean;
+  /** Pays the processor's fee (Pagar.me's `charge_processing_fee`). */
+  feeBearer: boolean;
+  /** The seller's accounts by processor name (active ones only). */
+  at: Readonly<Record<string, ProviderAccountRef>>;
+}
+
+export interface ProviderSplit {
+  shares: readonly ProviderShare[];
+  /** The operator's part: the charge's amount less the shares (fees included). */
+  operatorMinor: number;
+}
+
+export type ResolvedShare = Omit<ProviderShare, "at"> & ProviderAccountRef;
+
+/** The shares with their accounts at `processor`, or null when a seller has none there. */
+export function sharesAt(split: ProviderSplit, processor: string): ResolvedShare[] | null {
+  const out: ResolvedShare[] = [];
+  for (const { at, ...share } of split.shares) {
+    const ref = at[processor];
+    if (!ref) return null;
+    out.push({ ...share, ...ref });
+  }
+  return out;
+}
+
+/** Whether `processor` can take the split: every seller has an active account there. */
+export const takesSplit = (split: ProviderSplit | undefined, processor: string): boolean => !split || sharesAt(split, processor) !== null;
