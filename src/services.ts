@@ -52,7 +52,7 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     clock: { now: subscriptions.engine.clockNow, onAdvance: subscriptions.clock.onAdvance },
   });
   const shipping = createShippingModule({ db, config, sealer, merchants: merchants.service });
-  const mail = createMailModule({ db, config, reactions: webhooks.reactions });
+  const mail = createMailModule({ db, config, reactions: webhooks.reactions, clock: subscriptions.clock });
   const paymentLinks = createPaymentLinksModule({ db, config, charges: charges.service, merchants: merchants.service, shipping: shipping.service });
   return {
     sealer, configChanges, webhooks, cards, mail, connect, subscriptions, paymentLinks,

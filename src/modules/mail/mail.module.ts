@@ -1,8 +1,10 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
+import type { Scope } from "../../db/scope.js";
 import type { Task } from "../../jobs/runner.js";
 import type { Reactions } from "../webhooks/index.js";
+import { createReminders } from "./mail.reminders.js";
 import { createMailSender } from "./mail.sender.js";
 import { mailRoutes } from "./mail.routes.js";
 import { createMailService } from "./mail.service.js";
@@ -11,21 +13,30 @@ import { createMailService } from "./mail.service.js";
  * E-mails to buyers (CONTRACT.md section 13): the outbox's `mail` subscriber queues them, once
  * per charge and kind; the `mail.send` task sends them over SMTP.
  */
-export function createMailModule(deps: { db: Db; config: Config; reactions: Reactions; leaseMs?: number }) {
+export function createMailModule(deps: {
+  db: Db; config: Config; reactions: Reactions; leaseMs?: number;
+  /** The sandbox's test clock: its advance runs the reminders of the merchant's sandbox before it answers. */
+  clock: { onAdvance(listener: (scope: Scope) => Promise<unknown>): void };
+}) {
   const service = createMailService(deps);
   // The lease outlasts an SMTP exchange (nodemailer's timeouts: 10 s to connect and greet,
   // 20 s of silence) with room to record it.
   const sender = createMailSender({ db: deps.db, config: deps.config, options: { leaseMs: deps.leaseMs ?? 60_000 } });
   deps.reactions.subscribe("mail", service.onEvent);
-  const tasks: Task[] = [sender.task()];
+  const reminders = createReminders({ db: deps.db, queue: service.queue });
+  deps.clock.onAdvance((scope) => reminders.run(scope.merchantId));
+  // Due dates are days: a look a minute is plenty, and cheap (settings with reminders first).
+  const remind: Task = { name: "mail.remind", intervalMs: 60_000, run: () => reminders.run() };
+  const tasks: Task[] = [sender.task(), remind];
   return {
     routes: async (app: FastifyInstance) => {
       await app.register(mailRoutes(service));
     },
     tasks,
-    workerTasks: (log: FastifyBaseLogger): Task[] => [sender.task(log)],
+    workerTasks: (log: FastifyBaseLogger): Task[] => [sender.task(log), remind],
     service,
     sender,
+    reminders,
   };
 }
 

@@ -69,3 +69,40 @@ export async function listEmails(q: Queryable, scope: Scope, query: PageQuery & 
   return toPage(rows, query, reversed);
 }
 
+
+/** An unpaid charge with a due date whose merchant asked for reminders or overdue notices. */
+export interface DueCharge {
+  id: string;
+  environment: "sandbox" | "production";
+  due_date: string;
+  reminder_days_before: number | null;
+  overdue: boolean;
+  /** The merchant's sandbox clock offset (0 in production, where real time rules). */
+  offset_ms: number;
+  has_reminder: boolean;
+  has_overdue: boolean;
+}
+
+/**
+ * Pending boletos and Pix with a due date (paymentDetails.dueDate) of merchants whose settings
+ * ask for a reminder or an overdue notice, which still lack one of those e-mails; `merchantId`
+ * narrows it to one merchant's sandbox (the test clock's advance).
+ */
+export async function dueCharges(q: Queryable, limit: number, merchantId?: string): Promise<DueCharge[]> {
+  const one = merchantId ? sql`and c.merchant_id = ${merchantId} and c.environment = 'sandbox'` : sql``;
+  return queryRows<DueCharge>(q, sql`
+    select c.id, c.environment, c.payment_details ->> 'dueDate' as due_date, s.reminder_days_before, s.overdue,
+      case when c.environment = 'sandbox' then coalesce(k.offset_ms, 0)::float8 else 0 end as offset_ms,
+      exists (select 1 from emails e where e.charge_id = c.id and e.kind = 'reminder') as has_reminder,
+      exists (select 1 from emails e where e.charge_id = c.id and e.kind = 'overdue') as has_overdue
+    from notification_settings s
+    join charges c on c.merchant_id = s.merchant_id and c.environment = s.environment
+    left join sandbox_clocks k on k.merchant_id = c.merchant_id
+    where (s.reminder_days_before is not null or s.overdue)
+      and c.status = 'pending' and c.payment_method_type in ('boleto', 'pix')
+      and c.payment_details ->> 'dueDate' is not null ${one}
+      and not (exists (select 1 from emails e where e.charge_id = c.id and e.kind = 'reminder')
+           and exists (select 1 from emails e where e.charge_id = c.id and e.kind = 'overdue'))
+    order by c.id
+    limit ${limit}`);
+}
