@@ -11,6 +11,8 @@ export interface CaughtMail { from: string; to: string[]; raw: string; headers: 
 export interface SmtpCatcher {
   url: string;
   ca: string;
+  /** The CA in a PEM file (SMTP_CA_FILE for a feira process). */
+  caFile: string;
   mails: CaughtMail[];
   failNext(n: number): void;
   close(): Promise<void>;
@@ -61,6 +63,7 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
   return {
     url: `smtp://feira:s3cret@localhost:${port}`,
     ca: certs.ca,
+    caFile: certs.caFile,
     mails,
     failNext: (n) => { failing = n; },
     close: async () => {

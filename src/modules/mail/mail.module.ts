@@ -19,9 +19,10 @@ export function createMailModule(deps: {
   clock: { onAdvance(listener: (scope: Scope) => Promise<unknown>): void };
 }) {
   const service = createMailService(deps);
-  // The lease outlasts an SMTP exchange (nodemailer's timeouts: 10 s to connect and greet,
-  // 20 s of silence) with room to record it.
-  const sender = createMailSender({ db: deps.db, config: deps.config, options: { leaseMs: deps.leaseMs ?? 60_000 } });
+  // The lease outlasts an SMTP exchange (mail.sender.ts's timeouts: 5 s to connect, 5 s for the
+  // greeting, 10 s of silence per step) with room to record it; a worker that died holds its
+  // e-mails this long before another sends them.
+  const sender = createMailSender({ db: deps.db, config: deps.config, options: { leaseMs: deps.leaseMs ?? 30_000 } });
   deps.reactions.subscribe("mail", service.onEvent);
   const reminders = createReminders({ db: deps.db, queue: service.queue });
   deps.clock.onAdvance((scope) => reminders.run(scope.merchantId));

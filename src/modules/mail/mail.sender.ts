@@ -4,6 +4,7 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import { claimLeased, finishLeased, type Claimed } from "../../db/leased-queue.js";
 import { headerText, isEmailAddress } from "../../lib/email-address.js";
+import { faultPoint } from "../../lib/faults.js";
 import type { Task } from "../../jobs/runner.js";
 import * as repo from "./mail.repo.js";
 
@@ -31,7 +32,7 @@ export function createMailSender(deps: { db: Db; config: Config; options: Sender
         // STARTTLS is used whenever the server offers it (nodemailer's default for smtp://);
         // smtps:// is TLS from the first byte.
         tls: config.smtpCa ? { ca: [config.smtpCa] } : undefined,
-        connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000,
+        connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000,
       })
     : undefined;
 
@@ -59,6 +60,7 @@ export function createMailSender(deps: { db: Db; config: Config; options: Sender
         disableFileAccess: true,
         disableUrlAccess: true,
       });
+      faultPoint("mail.after-send");
       await finishLeased(db, "emails", c, { status: "sent", sentAt: true });
     } catch (err) {
       const code = (err as { responseCode?: number }).responseCode;
