@@ -144,6 +144,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
         { name: "sandbox", description: "Sandbox-only actions standing in for payers, issuers and settlement" },
         { name: "webhooks", description: "Webhook endpoints and their delivery logs" },
         { name: "events", description: "Events recorded for the merchant" },
+        { name: "emails", description: "E-mails to buyers (receipts, payment instructions, reminders) and their settings" },
         { name: "connect", description: "Marketplace: submerchants, KYC documents, split, payouts and fees of sub-accounts" },
         { name: "merchant", description: "The merchant's own profile: name and default soft descriptor" },
         { name: "auth", description: "Merchant login" },
@@ -182,6 +183,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(services.connect.routes);
   await app.register(modules.shipping.routes);
   await app.register(services.paymentLinks.routes);
+  await app.register(modules.mail.routes);
   await app.register(processorAdminRoutes(services.processors, config.publicBaseUrl));
   await app.register(panelRoutes({ services, config, db, loginThrottle: rateLimits.login }));
   return app;

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { isEmailAddress } from "./lib/email-address.js";
 import { currencyExponent, DEFAULT_MAX_AMOUNT_MINOR, type AmountLimits } from "./lib/money.js";
 import { settingsFromEnv, type ProcessorDefinition } from "./processors/definition.js";
 import { PROCESSORS } from "./processors/registry.js";
@@ -44,6 +45,14 @@ export interface Config {
   shippingUserAgentEmail?: string;
   webhookRetryScale: number;
   webhookAllowPrivateUrls: boolean;
+  /**
+   * SMTP_URL (smtp:// or smtps://, user and password in it) and MAIL_FROM: where e-mails to
+   * buyers go out. Unset, no production e-mail is sent (the sandbox keeps its outbox anyway).
+   */
+  smtpUrl?: string;
+  mailFrom?: string;
+  /** SMTP_CA_FILE's PEM: a CA trusted for the SMTP server's certificate besides the system's (a private relay). */
+  smtpCa?: string;
   /** PAYMENT_PROCESSOR as given (the registry's test adapters are chosen by it). */
   productionProcessor: string | undefined;
   /** The live processors: routes per method (none: live charges are refused) and their accounts. */
@@ -153,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, processors: readonly Processo
   const scaleRaw = env.WEBHOOK_RETRY_SCALE;
   const webhookRetryScale = scaleRaw === undefined || scaleRaw === "" ? 1 : Number(scaleRaw);
   if (!Number.isFinite(webhookRetryScale) || webhookRetryScale < 0) problems.push("WEBHOOK_RETRY_SCALE must be a number >= 0");
+  const mail = parseMail(env, problems);
   const logLevel = env.LOG_LEVEL || "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -230,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, processors: readonly Processo
     shippingUserAgentEmail: env.SHIPPING_USER_AGENT_EMAIL || undefined,
     webhookRetryScale,
     webhookAllowPrivateUrls,
+    ...mail,
     productionProcessor: env.PAYMENT_PROCESSOR || undefined,
     live,
     logLevel,
@@ -245,6 +256,31 @@ export function loadConfig(env: NodeJS.ProcessEnv, processors: readonly Processo
     webhookConcurrency,
     metricsToken: env.METRICS_TOKEN || undefined,
   };
+}
+
+/** SMTP_URL, MAIL_FROM and SMTP_CA_FILE: both of the first two or neither. */
+function parseMail(env: NodeJS.ProcessEnv, problems: string[]): Pick<Config, "smtpUrl" | "mailFrom" | "smtpCa"> {
+  const smtpUrl = env.SMTP_URL || undefined;
+  const mailFrom = env.MAIL_FROM || undefined;
+  if (smtpUrl) {
+    try {
+      const u = new URL(smtpUrl);
+      if (u.protocol !== "smtp:" && u.protocol !== "smtps:") throw new Error();
+    } catch {
+      problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
+    }
+  }
+  if (Boolean(smtpUrl) !== Boolean(mailFrom)) problems.push("SMTP_URL and MAIL_FROM go together: set both or neither");
+  if (mailFrom && !isEmailAddress(mailFrom)) problems.push("MAIL_FROM must be an e-mail address");
+  let smtpCa: string | undefined;
+  if (env.SMTP_CA_FILE) {
+    try {
+      smtpCa = readFileSync(env.SMTP_CA_FILE, "utf8");
+    } catch {
+      problems.push("SMTP_CA_FILE must name a readable PEM file");
+    }
+  }
+  return { smtpUrl, mailFrom, smtpCa };
 }
 
 // Every known processor's settings are read (a malformed URL stops the start even when it is not

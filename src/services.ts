@@ -8,6 +8,7 @@ import { createConnectModule } from "./modules/connect/connect.module.js";
 import { createDisputesModule } from "./modules/disputes/disputes.module.js";
 import { createCustomersModule } from "./modules/customers/customers.module.js";
 import { createLedgerModule } from "./modules/ledger/ledger.module.js";
+import { createMailModule } from "./modules/mail/mail.module.js";
 import { createMerchantsModule } from "./modules/merchants/merchants.module.js";
 import { createPaymentLinksModule } from "./modules/payment-links/payment-links.module.js";
 import { createProcessorRegistry } from "./processors/registry.js";
@@ -51,12 +52,13 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     clock: { now: subscriptions.engine.clockNow, onAdvance: subscriptions.clock.onAdvance },
   });
   const shipping = createShippingModule({ db, config, sealer, merchants: merchants.service });
+  const mail = createMailModule({ db, config, reactions: webhooks.reactions, clock: subscriptions.clock });
   const paymentLinks = createPaymentLinksModule({ db, config, charges: charges.service, merchants: merchants.service, shipping: shipping.service });
   return {
-    sealer, configChanges, webhooks, cards, connect, subscriptions, paymentLinks,
+    sealer, configChanges, webhooks, cards, mail, connect, subscriptions, paymentLinks,
     merchants: merchants.service, customers: customers.service, ledger: ledger.service, charges: charges.service,
     refunds: charges.refunds, shipping: shipping.service, processors,
     // Every module, in the order the worker takes their tasks (collectTasks).
-    modules: { merchants, customers, cards, webhooks, subscriptions, ledger, connect, charges, disputes, shipping, paymentLinks },
+    modules: { merchants, customers, cards, webhooks, subscriptions, ledger, connect, charges, disputes, shipping, paymentLinks, mail },
   };
 }

@@ -6,7 +6,7 @@ const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 export type IdPrefix =
   | "mer" | "key" | "cus" | "card" | "ch" | "re" | "evt" | "whe" | "whd" | "wha" | "inv"
-  | "ltx" | "le" | "stl" | "fee" | "adm" | "po" | "sm" | "doc" | "sub" | "plan" | "pl" | "req" | "dp" | "dpf" | "mdt";
+  | "ltx" | "le" | "stl" | "fee" | "adm" | "po" | "sm" | "doc" | "sub" | "plan" | "pl" | "req" | "dp" | "dpf" | "mdt" | "rea" | "eml";
 
 function encodeTime(ms: number): string {
   let out = "";

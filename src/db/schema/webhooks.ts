@@ -1,4 +1,4 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, ts, updatedAt } from "./columns.js";
 
 // Transactional outbox: an event row is written in the same transaction as the change it
@@ -96,3 +96,25 @@ export const eventStreams = pgTable("event_streams", {
   environment: text("environment").$type<"sandbox" | "production">().notNull(),
   expiresAt: ts("expires_at").notNull(),
 }, (t) => [index("event_streams_scope_idx").on(t.merchantId, t.environment)]);
+
+// Subscribers' share of the outbox (docs/architecture.md, "Reacting to events"): one row per
+// event and subscriber that the catalog says reacts to its type, written in the same statement
+// as the event, claimed by the worker under a lease as deliveries are. A subscriber never runs
+// inside the transaction of the change it reacts to.
+export const eventReactions = pgTable("event_reactions", {
+  id: text("id").primaryKey(),
+  eventId: text("event_id").notNull(),
+  subscriber: text("subscriber").notNull(),
+  merchantId: text("merchant_id").notNull(),
+  environment: text("environment").$type<"sandbox" | "production">().notNull(),
+  /** "pending" (due at next_attempt_at, or claimed while lease_until is ahead), "done" or "failed". */
+  status: text("status").notNull().default("pending"),
+  attempts: integer("attempts").notNull().default(0),
+  nextAttemptAt: ts("next_attempt_at").notNull().defaultNow(),
+  leaseUntil: ts("lease_until"),
+  lastError: text("last_error"),
+  createdAt: createdAt(),
+}, (t) => [
+  index("event_reactions_due_idx").on(t.status, t.nextAttemptAt),
+  uniqueIndex("event_reactions_event_subscriber_idx").on(t.eventId, t.subscriber),
+]);

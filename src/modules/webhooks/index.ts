@@ -3,3 +3,4 @@
 export type { EventType } from "./catalog.js";
 export { checkBrowserDestination, checkDestination } from "./destination.js";
 export { recordEvent, recordEvents } from "./outbox.js";
+export type { ReactedEvent, Reactions, Subscriber } from "./reactions.js";

@@ -3,6 +3,7 @@ import { events, webhookDeliveries } from "../../db/schema.js";
 import type { Environment } from "../../core/context.js";
 import { newId } from "../../lib/ids.js";
 import { EVENT_CATALOG, type EventType } from "./catalog.js";
+import { reactionRows } from "./reactions.js";
 
 export interface EventInput {
   merchantId: string;
@@ -38,6 +39,8 @@ export async function recordEvents(sink: Sink, inputs: EventInput[]): Promise<st
       }]
     : []);
   const toEndpoints = rows.filter((r) => r.spec.toEndpoints);
+  // The subscribers' reactions (reactions.ts) are one more part of the same statement.
+  const reactions = reactionRows(rows.map(({ input, id }) => ({ id, type: input.type, merchantId: input.merchantId, environment: input.environment })));
   await write(sink, () => {
     const parts = [insertInto(events, rows.map(({ input, id, spec }) => ({
       id, merchantId: input.merchantId, environment: input.environment, type: input.type, envelope: spec.envelope,
@@ -45,6 +48,7 @@ export async function recordEvents(sink: Sink, inputs: EventInput[]): Promise<st
     })))];
     if (toEndpoints.length > 0) parts.push(endpointDeliveries(toEndpoints.map(({ input, id }) => [id, input.type, input.merchantId, input.environment])));
     if (postbacks.length > 0) parts.push(insertInto(webhookDeliveries, postbacks));
+    if (reactions) parts.push(reactions);
     return parts;
   });
   return rows.map((r) => r.id);

@@ -1,8 +1,9 @@
 import { and, inArray, sql } from "drizzle-orm";
 import { queryRows, type Queryable } from "../../db/client.js";
-import { events, webhookAttempts, webhookDeliveries } from "../../db/schema.js";
+import { eventReactions, events, webhookAttempts, webhookDeliveries } from "../../db/schema.js";
 
-// Retention (EVENT_RETENTION_DAYS): events, their deliveries and the attempts of those are
+// Retention (EVENT_RETENTION_DAYS): events, their deliveries, the attempts of those and their
+// subscribers' reactions are
 // deleted together once the event is older than the retention, so the delivery log never
 // shows a delivery whose event is gone (the log joins them) and the tables stop growing.
 
@@ -30,6 +31,7 @@ export async function pruneEvents(tx: Queryable, days: number, limit: number): P
         select 1 from webhook_deliveries d
         where d.event_id = e.id and d.status in ('pending', 'delivering')
       )
+      and not exists (select 1 from event_reactions r where r.event_id = e.id and r.status = 'pending')
     order by e.created_at
     limit ${limit}
     for update of e skip locked`);
@@ -44,6 +46,7 @@ export async function pruneEvents(tx: Queryable, days: number, limit: number): P
   const deliveries = tx.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids));
   await tx.delete(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveries));
   await tx.delete(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids));
+  await tx.delete(eventReactions).where(inArray(eventReactions.eventId, ids));
   await tx.delete(events).where(inArray(events.id, ids));
   return ids.length;
 }

@@ -12,6 +12,7 @@ import { eventStreamRoutes } from "./event-stream.routes.js";
 import { eventRoutes } from "./events.routes.js";
 import { createEventService } from "./events.service.js";
 import { pruneEvents, PRUNE_BATCH } from "./retention.repo.js";
+import { createReactions } from "./reactions.js";
 import { createSecrets } from "./secrets.js";
 
 // A receiver gets 10 s to answer (Svix allows 15 s, Standard Webhooks suggests 15-30 s; our
@@ -50,7 +51,10 @@ export function createWebhookModule(deps: WebhookModuleDeps) {
   // One batch per run, each its own short transaction; the runner repeats a run that did work.
   const prune = (limit = PRUNE_BATCH) => withTx(db, (tx) => pruneEvents(tx, config.eventRetentionDays, limit));
   const pruneTask = { name: "webhooks.prune", intervalMs: 60 * 60 * 1000, run: () => prune() };
-  const tasks: Task[] = [deliver, pruneTask];
+  // Subscribers' reactions to events (reactions.ts): a lease long enough for a handler that
+  // calls out (an SMTP exchange), after which a dead worker's claims are taken over.
+  const reactions = createReactions(db, { leaseMs: 60_000, retryScale: config.webhookRetryScale });
+  const tasks: Task[] = [deliver, pruneTask, reactions.task(config.workerPollMs)];
 
   return {
     routes: async (app: FastifyInstance) => {
@@ -60,11 +64,12 @@ export function createWebhookModule(deps: WebhookModuleDeps) {
     },
     tasks,
     /** The tasks the worker runs: these, and the delivery log's summary in the worker's log. */
-    workerTasks: (log: FastifyBaseLogger): Task[] => [...tasks, deliveryLogTask(delivery, log)],
+    workerTasks: (log: FastifyBaseLogger): Task[] => [deliver, pruneTask, reactions.task(config.workerPollMs, log), deliveryLogTask(delivery, log)],
     endpoints,
     events,
     streams,
     delivery,
+    reactions,
     prune,
     options,
   };

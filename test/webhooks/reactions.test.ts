@@ -1,0 +1,45 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
+import { queryRows } from "../../src/db/client.js";
+import type { ReactedEvent } from "../../src/modules/webhooks/index.js";
+import { buildTestApp, seedMerchant, type TestApp } from "../helpers/app.js";
+import { createCharge, methodCharge } from "../helpers/charges.js";
+import { until } from "../helpers/wait.js";
+
+// The seam for reacting to events (docs/architecture.md, "Reacting to events"): the reaction
+// rows commit with the event, in its statement; the subscriber runs later, in the worker, never
+// in the request that made the change; a subscriber that throws is retried and then done.
+
+let t: TestApp;
+before(async () => {
+  t = await buildTestApp({}, { noWorkerProcesses: "the test is the worker: it runs the reactions by hand", inProcessOnly: "replaces a subscriber's handler" });
+});
+after(() => t.close());
+
+test("a charge's events get their subscribers' reactions in the same statement; the subscriber runs in the worker, retried until it succeeds", async () => {
+  const { sandboxKey } = await seedMerchant(t);
+  const seen: ReactedEvent[] = [];
+  let failures = 1;
+  t.services.webhooks.reactions.subscribe("mail", async (event) => {
+    seen.push(event);
+    if (failures-- > 0) throw new Error("the subscriber's own trouble");
+  });
+  const charge = await createCharge(t, sandboxKey, methodCharge({ type: "boleto" }));
+  assert.deepEqual(seen, [], "nothing ran inside the request");
+  const rows = await queryRows<{ type: string; subscriber: string; status: string }>(t.database.db, sql`
+    select e.type, r.subscriber, r.status from event_reactions r join events e on e.id = r.event_id where e.object_id = ${charge.id} order by e.id`);
+  // charge.created has no subscriber; charge.pending has the mail subscriber's.
+  assert.deepEqual(rows, [{ type: "charge.pending", subscriber: "mail", status: "pending" }]);
+
+  await t.services.webhooks.reactions.runOnce();
+  assert.equal(seen.length, 1);
+  const [failed] = await queryRows<{ status: string; attempts: number; last_error: string }>(t.database.db, sql`select status, attempts, last_error from event_reactions`);
+  assert.deepEqual([failed!.status, Number(failed!.attempts), failed!.last_error], ["pending", 1, "the subscriber's own trouble"]);
+  // The retry waits 5 s x WEBHOOK_RETRY_SCALE (0.001 in tests).
+  await until("the reaction was retried", async () => (await t.services.webhooks.reactions.runOnce(), seen.length === 2));
+  assert.equal(seen[1]!.objectId, charge.id);
+  assert.equal(seen[1]!.type, "charge.pending");
+  const [done] = await queryRows<{ status: string }>(t.database.db, sql`select status from event_reactions`);
+  assert.equal(done!.status, "done");
+});
