@@ -6,7 +6,7 @@ import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from ".
 import { methodCharge } from "../helpers/charges.js";
 import { activate, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
 
-// Payout schedules (CONTRACT.md section 12) in platform settlement, over HTTP: the PATCH's
+// Payout schedules in platform settlement, over HTTP: the PATCH's
 // validation, the due days of daily, weekly and monthly schedules as the sandbox's test clock
 // passes 06:00 Brasília time, the minimum, and exactly one payout per submerchant and day
 // however many runs race or repeat. Each test has its own master: the test clock is per master.

@@ -1,7 +1,7 @@
 import { addDays, calendarDate, offsetMinutes } from "../../lib/calendar.js";
 import { invalid } from "../../core/errors.js";
 
-// A submerchant's payout schedule (CONTRACT.md section 12): on each due day at 06:00 Brasília
+// A submerchant's payout schedule: on each due day at 06:00 Brasília
 // time feira requests the payout of the whole available balance, if it reaches the minimum.
 // Days are Brasília's calendar days (America/Sao_Paulo); weekDay is ISO 8601's 1 = Monday ..
 // 7 = Sunday; monthDay stops at 28 so that every month has the day. Pure: no I/O.

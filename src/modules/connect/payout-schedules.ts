@@ -11,7 +11,7 @@ import { dueInstant, latestDueDay, nextDueAt, parseSchedule, type PayoutSchedule
 import * as repo from "./payout-schedules.repo.js";
 import type { PayoutService } from "./payouts.service.js";
 
-// Payout schedules in platform settlement (CONTRACT.md section 12; the rules of days and times
+// Payout schedules in platform settlement (docs/guarantees.md; the rules of days and times
 // are in payout-schedule.ts). A worker task claims the submerchants whose due time has come (by
 // real time, or in the sandbox by the master's test clock, whose advance runs it too) and
 // requests, through the payout requests' own path, the payout of the whole available balance.
