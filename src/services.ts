@@ -35,7 +35,11 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
   const cards = createCardModule({ db, sealer, customers: customers.service });
   const ledger = createLedgerModule({ db });
   const processors = createProcessorRegistry({ live: config.live, definitions: deps.processors, sandboxRecords: sandboxProcessorRecords(db) });
-  const connect = createConnectModule({ db, config, sealer, merchants: merchants.service, ledger: ledger.service, processors, configChanges });
+  const connect = createConnectModule({
+    db, config, sealer, merchants: merchants.service, ledger: ledger.service, processors, configChanges,
+    // The test clock belongs to the subscriptions module, made below; scheduled payouts read it only once both exist.
+    clockNow: (q, scope) => subscriptions.engine.clockNow(q, scope),
+  });
   const charges = createChargesModule({
     db, config, processors, merchants: merchants.service, customers: customers.service, cards: cards.service, ledger: ledger.service, connect: connect.service,
     payoutNotices: connect.payouts.transfers.notice,
@@ -47,6 +51,8 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     merchants: merchants.service, leaseMs: config.idempotencyLeaseMs, amountLimits: config.amountLimits,
     mandateProvider: (env) => processors.mandates(env)?.capability ?? null,
   });
+  // Advancing a sandbox clock past a due day's 06:00 requests its scheduled payouts before it answers.
+  subscriptions.clock.onAdvance((scope) => connect.schedules.runDue(scope.merchantId));
   const disputes = createDisputesModule({
     db, sealer, charges: charges.service, chargeModule: charges, processors,
     clock: { now: subscriptions.engine.clockNow, onAdvance: subscriptions.clock.onAdvance },

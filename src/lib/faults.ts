@@ -11,13 +11,14 @@ export type FaultPoint =
   | "subscription.after-card" // a subscription's card is in the vault; the subscription is not written
   | "payout.after-sending" // a payout's transfer is committed as sending; the processor was not called
   | "payout.after-send" // the processor took the transfer; its answer is not recorded
+  | "payout.schedule.after-request" // a scheduled payout's request is committed; the schedule's run is not completed
   | "dispute.after-open" // the dispute and its hold are committed; the response is not stored or sent
   | "dispute.after-close" // the dispute's decision and its money are committed; the response is not stored or sent
   | "mail.after-send"; // the SMTP server took an e-mail; that it was sent is not recorded
 
 export const FAULT_POINTS: readonly FaultPoint[] = [
   "charge.after-authorize", "charge.after-commit", "refund.after-reserve", "refund.after-processor", "delivery.after-send",
-  "subscription.after-card", "payout.after-sending", "payout.after-send", "dispute.after-open", "dispute.after-close",
+  "subscription.after-card", "payout.after-sending", "payout.after-send", "payout.schedule.after-request", "dispute.after-open", "dispute.after-close",
   "mail.after-send",
 ];
 

@@ -1512,7 +1512,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a submerchant
+         * @description The master changes a submerchant's settings. payoutSchedule: manual (the default: payouts only when requested), daily, weekly (weekDay, 1 = Monday .. 7 = Sunday) or monthly (monthDay, 1 to 28); on each due day at 06:00 Brasília time feira requests the payout of the whole available balance if it reaches minimumAmount (cents), once per day, approved like any other request (sent at once with PAYOUT_AUTO_APPROVE). In the sandbox the test clock drives it. A due day missed while no worker ran is paid once, as the latest due day, when a worker runs again.
+         */
+        patch: operations["updateSubmerchant"];
         trace?: never;
     };
     "/v1/submerchants/{id}/api-keys": {
@@ -4378,7 +4382,13 @@ export interface operations {
                      *       "blockedAt": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z",
-                     *       "totalSales": 0
+                     *       "totalSales": 0,
+                     *       "payoutSchedule": {
+                     *         "interval": "weekly",
+                     *         "weekDay": 5,
+                     *         "monthDay": null,
+                     *         "minimumAmount": 10000
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -4403,6 +4413,15 @@ export interface operations {
                         id: string;
                         inactivatedAt: string | null;
                         legalName: string;
+                        /** @description When feira requests this submerchant's payouts by itself (platform settlement): on each due day at 06:00 Brasília time, once per day. */
+                        payoutSchedule: {
+                            /** @enum {string} */
+                            interval: "manual" | "daily" | "weekly" | "monthly";
+                            /** @description In cents. */
+                            minimumAmount: number;
+                            monthDay: number | null;
+                            weekDay: number | null;
+                        };
                         postbackUrl: string | null;
                         productDescription: string;
                         /** @enum {string} */
@@ -21374,7 +21393,13 @@ export interface operations {
                      *           "blockedAt": null,
                      *           "createdAt": "2026-11-23T12:00:00.000Z",
                      *           "updatedAt": "2026-11-23T12:00:00.000Z",
-                     *           "totalSales": 0
+                     *           "totalSales": 0,
+                     *           "payoutSchedule": {
+                     *             "interval": "weekly",
+                     *             "weekDay": 5,
+                     *             "monthDay": null,
+                     *             "minimumAmount": 10000
+                     *           }
                      *         }
                      *       ],
                      *       "page": 1,
@@ -21406,6 +21431,15 @@ export interface operations {
                             id: string;
                             inactivatedAt: string | null;
                             legalName: string;
+                            /** @description When feira requests this submerchant's payouts by itself (platform settlement): on each due day at 06:00 Brasília time, once per day. */
+                            payoutSchedule: {
+                                /** @enum {string} */
+                                interval: "manual" | "daily" | "weekly" | "monthly";
+                                /** @description In cents. */
+                                minimumAmount: number;
+                                monthDay: number | null;
+                                weekDay: number | null;
+                            };
                             postbackUrl: string | null;
                             productDescription: string;
                             /** @enum {string} */
@@ -21617,7 +21651,13 @@ export interface operations {
                      *       "blockedAt": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z",
-                     *       "totalSales": 0
+                     *       "totalSales": 0,
+                     *       "payoutSchedule": {
+                     *         "interval": "weekly",
+                     *         "weekDay": 5,
+                     *         "monthDay": null,
+                     *         "minimumAmount": 10000
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -21642,6 +21682,15 @@ export interface operations {
                         id: string;
                         inactivatedAt: string | null;
                         legalName: string;
+                        /** @description When feira requests this submerchant's payouts by itself (platform settlement): on each due day at 06:00 Brasília time, once per day. */
+                        payoutSchedule: {
+                            /** @enum {string} */
+                            interval: "manual" | "daily" | "weekly" | "monthly";
+                            /** @description In cents. */
+                            minimumAmount: number;
+                            monthDay: number | null;
+                            weekDay: number | null;
+                        };
                         postbackUrl: string | null;
                         productDescription: string;
                         /** @enum {string} */
@@ -21874,7 +21923,13 @@ export interface operations {
                      *       "blockedAt": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z",
-                     *       "totalSales": 0
+                     *       "totalSales": 0,
+                     *       "payoutSchedule": {
+                     *         "interval": "weekly",
+                     *         "weekDay": 5,
+                     *         "monthDay": null,
+                     *         "minimumAmount": 10000
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -21899,6 +21954,15 @@ export interface operations {
                         id: string;
                         inactivatedAt: string | null;
                         legalName: string;
+                        /** @description When feira requests this submerchant's payouts by itself (platform settlement): on each due day at 06:00 Brasília time, once per day. */
+                        payoutSchedule: {
+                            /** @enum {string} */
+                            interval: "manual" | "daily" | "weekly" | "monthly";
+                            /** @description In cents. */
+                            minimumAmount: number;
+                            monthDay: number | null;
+                            weekDay: number | null;
+                        };
                         postbackUrl: string | null;
                         productDescription: string;
                         /** @enum {string} */
@@ -22012,6 +22076,296 @@ export interface operations {
                      * @example {
                      *       "statusCode": 422,
                      *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateSubmerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    payoutSchedule?: {
+                        /**
+                         * @description manual: payouts only when requested (the default); otherwise feira requests the payout of the whole available balance on each due day at 06:00 Brasília time (America/Sao_Paulo).
+                         * @enum {string}
+                         */
+                        interval: "manual" | "daily" | "weekly" | "monthly";
+                        /** @description In cents: a due day whose available balance is below it requests nothing (default 0). Not for manual. */
+                        minimumAmount?: number;
+                        /** @description The monthly schedule's day of the month, 1 to 28 (required for monthly, refused otherwise). */
+                        monthDay?: number;
+                        /** @description The weekly schedule's day (required for weekly, refused otherwise), ISO 8601: 1 = Monday .. 7 = Sunday. */
+                        weekDay?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
+                     *       "tradeName": "Padaria Aurora",
+                     *       "legalName": "Aurora Alimentos LTDA",
+                     *       "companyTaxId": "11222333000181",
+                     *       "averageMonthlyRevenue": 50000,
+                     *       "averageOrderValue": 35.5,
+                     *       "productType": "physical",
+                     *       "website": "https://padaria-aurora.example.com",
+                     *       "gatewayId": "mer_01jd59z0c1v2b3n4m5k6j7h8g9",
+                     *       "approvedAt": null,
+                     *       "inactivatedAt": null,
+                     *       "status": "pending",
+                     *       "accreditationStatus": "pending",
+                     *       "statusReason": null,
+                     *       "contactEmail": "financeiro@padaria-aurora.example.com",
+                     *       "productDescription": "Breads, cakes and coffee delivered in Sao Paulo",
+                     *       "softDescriptor": "PADARIAAURORA",
+                     *       "postbackUrl": "https://padaria-aurora.example.com/feira/notifications",
+                     *       "currency": "BRL",
+                     *       "rejectedAt": null,
+                     *       "blockedAt": null,
+                     *       "createdAt": "2026-11-23T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-23T12:00:00.000Z",
+                     *       "totalSales": 0,
+                     *       "payoutSchedule": {
+                     *         "interval": "weekly",
+                     *         "weekDay": 5,
+                     *         "monthDay": null,
+                     *         "minimumAmount": 10000
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The status with the review stage: pre_approved shows as pending in status.
+                         * @enum {string}
+                         */
+                        accreditationStatus: "pending" | "pre_approved" | "active" | "rejected" | "blocked" | "inactive";
+                        approvedAt: string | null;
+                        averageMonthlyRevenue: number;
+                        averageOrderValue: number;
+                        blockedAt: string | null;
+                        /** @description CNPJ without punctuation. */
+                        companyTaxId: string;
+                        contactEmail: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        currency: string;
+                        /** @description The master merchant the submerchant belongs to. */
+                        gatewayId: string;
+                        /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
+                        id: string;
+                        inactivatedAt: string | null;
+                        legalName: string;
+                        /** @description When feira requests this submerchant's payouts by itself (platform settlement): on each due day at 06:00 Brasília time, once per day. */
+                        payoutSchedule: {
+                            /** @enum {string} */
+                            interval: "manual" | "daily" | "weekly" | "monthly";
+                            /** @description In cents. */
+                            minimumAmount: number;
+                            monthDay: number | null;
+                            weekDay: number | null;
+                        };
+                        postbackUrl: string | null;
+                        productDescription: string;
+                        /** @enum {string} */
+                        productType: "digital" | "physical" | "both";
+                        rejectedAt: string | null;
+                        softDescriptor: string | null;
+                        /** @enum {string} */
+                        status: "active" | "pending" | "inactive" | "rejected" | "blocked";
+                        statusReason: string | null;
+                        /** @description Paid charges (refunded ones included) of the submerchant in the key's environment. */
+                        totalSales: number;
+                        tradeName: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        website: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "payoutSchedule.weekDay is required when interval is weekly (1 = Monday .. 7 = Sunday)",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }

@@ -33,6 +33,14 @@ export const submerchants = pgTable("submerchants", {
   rejectedAt: ts("rejected_at"),
   blockedAt: ts("blocked_at"),
   inactivatedAt: ts("inactivated_at"),
+  /** PATCH payoutSchedule (connect/payout-schedule.ts); null: manual, the default. */
+  payoutSchedule: jsonb("payout_schedule").$type<{ interval: "daily" | "weekly" | "monthly"; weekDay: number | null; monthDay: number | null; minimumAmount: number }>(),
+  /**
+   * The next due day's 06:00 in Brasília (by the master's test clock in the sandbox), null when
+   * manual; payout_claimed_until is a worker's lease on the run (connect/payout-schedules.ts).
+   */
+  payoutDueAt: ts("payout_due_at"),
+  payoutClaimedUntil: ts("payout_claimed_until"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [
@@ -42,6 +50,8 @@ export const submerchants = pgTable("submerchants", {
   // A CNPJ once per Connect and environment: a registration in one environment neither blocks
   // nor reveals one in the other.
   uniqueIndex("submerchants_tax_id_env_uq").on(t.parentId, t.environment, t.companyTaxId),
+  // The scheduled payouts' claim reads only the submerchants with a schedule, by due time.
+  index("submerchants_payout_due_idx").on(t.payoutDueAt).where(sql`${t.payoutDueAt} is not null`),
 ]);
 
 // KYC files, sealed (AES-256-GCM, AAD naming the submerchant and the kind); the latest upload of

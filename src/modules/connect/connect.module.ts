@@ -1,7 +1,8 @@
 import type { ConfigChanges } from "../../db/config-changes.js";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
-import type { Db } from "../../db/client.js";
+import type { Db, Queryable } from "../../db/client.js";
+import type { Scope } from "../../db/scope.js";
 import type { Task } from "../../jobs/runner.js";
 import type { Sealer } from "../../lib/crypto.js";
 import type { LedgerService } from "../ledger/index.js";
@@ -10,6 +11,7 @@ import type { ProcessorRegistry } from "../../processors/registry.js";
 import { connectRoutes } from "./connect.routes.js";
 import { createConnectService, salesRollupTask } from "./connect.service.js";
 import { createDocumentService } from "./documents.js";
+import { createPayoutSchedules } from "./payout-schedules.js";
 import { payoutRoutes } from "./payouts.routes.js";
 import { createPayoutService } from "./payouts.service.js";
 
@@ -24,9 +26,12 @@ export interface ConnectModuleDeps {
   ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "balanceOf" | "onReversal">;
   processors: ProcessorRegistry;
   configChanges: ConfigChanges;
+  /** "now" for a scope: real time, or the merchant's sandbox test clock (the subscriptions module's). */
+  clockNow(q: Queryable, scope: Scope): Promise<Date>;
 }
 
 const READ_BACK_INTERVAL_MS = 2_000;
+const SCHEDULE_INTERVAL_MS = 60_000;
 
 export function createConnectModule(deps: ConnectModuleDeps) {
   const service = createConnectService(deps);
@@ -39,15 +44,18 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   // Every refund, chargeback or dispute that takes an owner's available balance below zero first
   // draws on its pending payout requests, in the reversal's transaction.
   deps.ledger.onReversal(payouts.coverReversal);
+  // A scheduled run may send its payout (PAYOUT_AUTO_APPROVE): its lease outlasts a send's.
+  const schedules = createPayoutSchedules({ db: deps.db, payouts, ledger: deps.ledger, clockNow: deps.clockNow, leaseMs: 4 * deps.config.live.timeoutMs });
   const routes = async (app: FastifyInstance) => {
-    await app.register(connectRoutes(service, documents));
+    await app.register(connectRoutes(service, documents, schedules));
     await app.register(payoutRoutes(payouts));
   };
   // Submerchants' totalSales: the charges' sales tail folded into running counts, like ledger.rollup.
   // Transfers still being sent are read back where they were sent: lost answers, crashes and
   // missed notices only delay a payout's decision.
-  const tasks: Task[] = [salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS)];
-  return { service, documents, payouts, routes, tasks };
+  // Scheduled payouts: due ones each minute, and at once when the worker starts (a missed day).
+  const tasks: Task[] = [salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS), schedules.task(SCHEDULE_INTERVAL_MS)];
+  return { service, documents, payouts, schedules, routes, tasks };
 }
 
 export type ConnectModule = ReturnType<typeof createConnectModule>;

@@ -7,6 +7,7 @@ import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
 import * as s from "./connect.schemas.js";
 import type { ConnectService } from "./connect.service.js";
 import { isDocumentKind, type DocumentService } from "./documents.js";
+import type { PayoutSchedules } from "./payout-schedules.js";
 import type { DocumentKind } from "./connect.schemas.js";
 
 const KINDS = s.DOCUMENT_KINDS.join(", ");
@@ -28,7 +29,7 @@ async function readDocumentParts(req: FastifyRequest): Promise<{ kind: DocumentK
   return files;
 }
 
-export function connectRoutes(connect: ConnectService, documents: DocumentService) {
+export function connectRoutes(connect: ConnectService, documents: DocumentService, schedules: Pick<PayoutSchedules, "set">) {
   return async (base: FastifyInstance) => {
     await uploads.register(base);
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -62,6 +63,23 @@ export function connectRoutes(connect: ConnectService, documents: DocumentServic
         response: { 200: s.Submerchant, ...errors(401, 403, 404) },
       },
     }, async (req) => connect.get(req.ctx, req.params.id));
+
+    app.patch("/v1/submerchants/:id", {
+      schema: {
+        operationId: "updateSubmerchant", tags: ["connect"], summary: "Update a submerchant",
+        description:
+          "The master changes a submerchant's settings. payoutSchedule: manual (the default: payouts only when requested), daily, weekly (weekDay, " +
+          "1 = Monday .. 7 = Sunday) or monthly (monthDay, 1 to 28); on each due day at 06:00 Brasília time feira requests the payout of the whole " +
+          "available balance if it reaches minimumAmount (cents), once per day, approved like any other request (sent at once with PAYOUT_AUTO_APPROVE). " +
+          "In the sandbox the test clock drives it. A due day missed while no worker ran is paid once, as the latest due day, when a worker runs again.",
+        params: IdParams, body: s.UpdateSubmerchantBody,
+        response: { 200: s.Submerchant, ...errors(401, 403, 404, { 422: "payoutSchedule.weekDay is required when interval is weekly (1 = Monday .. 7 = Sunday)" }) },
+      },
+    }, async (req) => {
+      let target = await connect.ownSubmerchant(req.ctx, req.params.id);
+      if (req.body.payoutSchedule) target = await schedules.set(req.ctx, target, req.body.payoutSchedule);
+      return connect.viewOne(req.ctx, target);
+    });
 
     const upload = (path: string, operationId: string, summary: string) => app.post(path, {
       // An upload replaces the documents of the kinds it carries, so repeating it is harmless;

@@ -36,7 +36,32 @@ export const SUBMERCHANT_EXAMPLE = {
   createdAt: "2026-11-23T12:00:00.000Z",
   updatedAt: "2026-11-23T12:00:00.000Z",
   totalSales: 0,
+  payoutSchedule: { interval: "weekly", weekDay: 5, monthDay: null, minimumAmount: 10000 },
 };
+
+const INTERVALS = ["manual", "daily", "weekly", "monthly"] as const;
+const WEEK_DAY = "ISO 8601: 1 = Monday .. 7 = Sunday";
+
+export const PayoutScheduleBody = Type.Object({
+  interval: Literals(INTERVALS, "manual: payouts only when requested (the default); otherwise feira requests the payout of the whole available balance on each due day at 06:00 Brasília time (America/Sao_Paulo)."),
+  weekDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 7, description: `The weekly schedule's day (required for weekly, refused otherwise), ${WEEK_DAY}.` })),
+  monthDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 28, description: "The monthly schedule's day of the month, 1 to 28 (required for monthly, refused otherwise)." })),
+  minimumAmount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000_000, description: "In cents: a due day whose available balance is below it requests nothing (default 0). Not for manual." })),
+}, { additionalProperties: false });
+
+export const PayoutSchedule = Type.Object({
+  interval: Literals(INTERVALS),
+  weekDay: Type.Union([Type.Integer({ description: WEEK_DAY }), Type.Null()]),
+  monthDay: Type.Union([Type.Integer(), Type.Null()]),
+  minimumAmount: Type.Integer({ description: "In cents." }),
+}, { description: "When feira requests this submerchant's payouts by itself (platform settlement): on each due day at 06:00 Brasília time, once per day." });
+
+export const UpdateSubmerchantBody = Type.Object({
+  payoutSchedule: Type.Optional(PayoutScheduleBody),
+}, {
+  additionalProperties: false, minProperties: 1,
+  examples: [{ payoutSchedule: { interval: "weekly", weekDay: 5, minimumAmount: 10000 } }, { payoutSchedule: { interval: "monthly", monthDay: 1 } }],
+});
 
 export const CreateSubmerchantBody = Type.Object({
   tradeName: Type.String({ minLength: 1, maxLength: 200 }),
@@ -86,6 +111,7 @@ export const Submerchant = Type.Object({
   createdAt: DateTime(),
   updatedAt: DateTime(),
   totalSales: Type.Integer({ description: "Paid charges (refunded ones included) of the submerchant in the key's environment." }),
+  payoutSchedule: PayoutSchedule,
 }, { examples: [SUBMERCHANT_EXAMPLE] });
 
 const DateFilter = (what: string) => Type.Optional(Type.String({ format: "date", description: `Only submerchants whose ${what} falls on this day (UTC), YYYY-MM-DD.` }));

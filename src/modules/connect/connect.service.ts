@@ -22,6 +22,7 @@ import {
 } from "./submerchant-status.js";
 import { documentsView } from "./documents.js";
 import { dayRange, envelope, pageWindow } from "./paging.js";
+import { showSchedule } from "./payout-schedule.js";
 
 export interface ConnectDeps {
   db: Db;
@@ -80,6 +81,7 @@ export function createConnectService(deps: ConnectDeps) {
       contactEmail: s.contactEmail, productDescription: s.productDescription, softDescriptor: s.softDescriptor,
       postbackUrl: s.postbackUrl, currency: s.currency, rejectedAt: iso(s.rejectedAt), blockedAt: iso(s.blockedAt),
       createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString(), totalSales,
+      payoutSchedule: showSchedule(s.payoutSchedule),
     };
   }
 
@@ -278,7 +280,7 @@ export function createConnectService(deps: ConnectDeps) {
   }
 
   return {
-    requireConnect, requireMaster, ownSubmerchant, create, list, get, apiKeys, feesInfo,
+    requireConnect, requireMaster, ownSubmerchant, viewOne, create, list, get, apiKeys, feesInfo,
     getSettings, putSettings, checkCharge, providerAccounts, checkCanResend, setStatus,
   };
 }
