@@ -1,19 +1,15 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { cardCharge, CARDS, methodCharge, post } from "../helpers/charges.js";
-import { freePort, ROOT } from "../helpers/process.js";
+import { expectAccessible as axe, launchChromium, skipWithoutChromium as skip } from "../helpers/browser.js";
+import { freePort } from "../helpers/process.js";
 // run-suite: waits: a browser
 
 // The buyer's page of a charge in a real browser (Debian's Chromium through playwright-core):
 // the Pix and boleto pages with their copy buttons, the receipt, English, the 404 page; axe-core
 // on each, under the page's own CSP (only axe itself is let in), with no third-party request.
-const CHROMIUM = "/usr/bin/chromium";
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install -y chromium)`;
-const AXE = path.join(ROOT, "node_modules/axe-core/axe.min.js");
 
 let t: TestApp;
 let m: SeededMerchant;
@@ -29,10 +25,7 @@ before(async () => {
   t = await buildTestApp({ publicBaseUrl: base });
   m = await seedMerchant(t, { name: "Cerâmica <Vila> Madalena" });
   await t.app.listen({ port, host: "127.0.0.1" });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   // bypassCSP lets the test inject axe-core; the pages themselves run under their CSP.
   context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: "pt-BR", bypassCSP: true });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
@@ -58,15 +51,6 @@ async function open(url: string, extra: { locale?: string } = {}): Promise<Page>
   page.on("request", (req) => { if (!req.url().startsWith(base) && !req.url().startsWith("data:")) problems.push(`third-party request ${req.url()}`); });
   await page.goto(url);
   return page;
-}
-
-async function axe(page: Page, label: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
-    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-  });
-  assert.deepEqual(result, [], `axe on ${label}`);
 }
 
 test("Pix: the QR code shows, the copy button copies the code and says so; paid, the page is the receipt", { skip }, async () => {
