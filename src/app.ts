@@ -21,6 +21,7 @@ import { registerValidation } from "./http/validation.js";
 import { randomToken } from "./lib/ids.js";
 import { maskCardNumbers, maskUrlPath, redactDeep } from "./lib/redact.js";
 import { processorAdminRoutes } from "./modules/admin/processors.routes.js";
+import { chargePageRoutes } from "./web/charge-page.routes.js";
 import { panelRoutes } from "./web/panel/panel.routes.js";
 import { createServices } from "./services.js";
 
@@ -184,6 +185,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(modules.shipping.routes);
   await app.register(services.paymentLinks.routes);
   await app.register(modules.mail.routes);
+  await app.register(chargePageRoutes(modules.charges.page));
   await app.register(processorAdminRoutes(services.processors, config.publicBaseUrl));
   await app.register(panelRoutes({ services, config, db, loginThrottle: rateLimits.login }));
   return app;

@@ -18,8 +18,8 @@ export const PAGE_CSP = [
   "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'",
 ].join("; ");
 
-/** The hosted checkout's document: its stylesheet and script, no referrer. */
-export function page(opts: { title: string; body: Html; lang?: string }): string {
+/** The hosted pages' document (the checkout's, the buyer's page of a charge): the stylesheet, one script of /pay/assets, no referrer. */
+export function page(opts: { title: string; body: Html; lang?: string; script?: "checkout.js" | "charge.js" }): string {
   return String(html`<!doctype html>
 <html lang="${opts.lang ?? "pt-BR"}">
 <head>
@@ -29,7 +29,7 @@ export function page(opts: { title: string; body: Html; lang?: string }): string
 <link rel="icon" href="data:,">
 <title>${opts.title}</title>
 <link rel="stylesheet" href="/pay/assets/checkout.css">
-<script src="/pay/assets/checkout.js" defer></script>
+<script src="/pay/assets/${opts.script ?? "checkout.js"}" defer></script>
 </head>
 <body>
 ${opts.body}

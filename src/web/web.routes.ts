@@ -5,10 +5,12 @@ import type { PaymentLinkService } from "../modules/payment-links/payment-links.
 import { renderCheckout, renderNotFound } from "./checkout.page.js";
 import { PAGE_CSP } from "./page.js";
 
-// The hosted checkout page and its two same-origin assets. Not part of the API document.
+// The hosted checkout page and the hosted pages' same-origin assets (the buyer's page of a charge,
+// charge-page.routes.ts, uses them too). Not part of the API document.
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), "utf8");
 
-function secure(reply: FastifyReply): FastifyReply {
+/** The hosted pages' security headers: the CSP of page.ts and no sniffing, referrer or framing. */
+export function secure(reply: FastifyReply): FastifyReply {
   return reply
     .header("content-security-policy", PAGE_CSP)
     .header("x-content-type-options", "nosniff")
@@ -20,11 +22,14 @@ function secure(reply: FastifyReply): FastifyReply {
 export function webRoutes(links: Pick<PaymentLinkService, "checkoutView">) {
   const script = asset("checkout.js");
   const style = asset("checkout.css");
+  const chargeScript = asset("charge.js");
   return async (app: FastifyInstance) => {
     const hidden = { config: { auth: "public" as const }, schema: { hide: true } };
 
     app.get("/pay/assets/checkout.js", hidden, async (_req, reply) =>
       secure(reply).header("cache-control", "public, max-age=300").type("text/javascript; charset=utf-8").send(script));
+    app.get("/pay/assets/charge.js", hidden, async (_req, reply) =>
+      secure(reply).header("cache-control", "public, max-age=300").type("text/javascript; charset=utf-8").send(chargeScript));
     app.get("/pay/assets/checkout.css", hidden, async (_req, reply) =>
       secure(reply).header("cache-control", "public, max-age=300").type("text/css; charset=utf-8").send(style));
 

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { expectAccessible, launchChromium, skipWithoutChromium as skip } from "../helpers/browser.js";
 import { basic, expectStatus } from "../helpers/app.js";
 import { brokenWords } from "./broken-words.js";
-import { freePort, ROOT } from "../helpers/process.js";
+import { freePort } from "../helpers/process.js";
 import { shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
 import { seedDemo } from "../../src/web/panel/demo-seed.js";
 import { screenshot } from "../helpers/screenshots.js";
@@ -17,9 +18,6 @@ import { tempDir } from "../helpers/temp-dirs.js";
 // through the fake Melhor Envio, a submerchant with documents, a plan and a subscription, a
 // payment link, production and back, Portuguese, 390 px, sign out; axe-core on every page. It
 // also takes the screenshots in docs/panel/ when asked (`npm run screenshots`).
-const CHROMIUM = "/usr/bin/chromium";
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install -y chromium)`;
-const AXE = path.join(ROOT, "node_modules/axe-core/axe.min.js");
 
 let w: ShippingWorld;
 let browser: Browser;
@@ -39,10 +37,7 @@ before(async () => {
   await seedDemo(w.t.services, demo.merchantId, w.t.database.db);
   await w.t.app.listen({ port, host: "127.0.0.1" });
   files = tempDir("feira-panel-");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   // bypassCSP lets the test inject axe-core; the pages themselves run under their CSP.
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US", bypassCSP: true });
   page = await context.newPage();
@@ -61,14 +56,7 @@ after(async () => {
   if (files) rmSync(files, { recursive: true, force: true });
 });
 
-async function axe(label: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
-    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-  });
-  assert.deepEqual(result, [], `axe on ${label}`);
-}
+const axe = (label: string) => expectAccessible(page, label);
 
 async function visit(url: string, shot?: string): Promise<void> {
   await page.goto(`${base}${url}`);

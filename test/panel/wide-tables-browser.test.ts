@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium, skipWithoutChromium as skip } from "../helpers/browser.js";
 import { basic, buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { admin, decidedTransfer, FEES, sandboxPayout, seedMaster } from "../connect/helpers.js";
 // run-suite: waits: a browser
@@ -9,8 +9,6 @@ import { admin, decidedTransfer, FEES, sandboxPayout, seedMaster } from "../conn
 // The desktop tables that held the most (disputes with two ids, payouts with an id, a
 // submerchant id and an end-to-end id) fit their card at 1280 px in both languages: the card's
 // table wrapper does not scroll sideways. Debian's Chromium through playwright-core.
-const CHROMIUM = "/usr/bin/chromium";
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install -y chromium)`;
 
 let t: TestApp;
 let m: SeededMerchant;
@@ -44,10 +42,7 @@ before(async () => {
     expectStatus(await call("POST", `/v1/sandbox/charges/${charge.json().id}/dispute`, { reason }), 201);
   }
   base = await t.app.listen({ port: 0, host: "127.0.0.1" });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US" })).newPage();
   await page.goto(`${base}/panel/login`);
   await page.getByLabel("E-mail").fill(m.email);

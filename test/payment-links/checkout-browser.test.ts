@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium, skipWithoutChromium as skip } from "../helpers/browser.js";
 import { basic, expectStatus, seedMerchant } from "../helpers/app.js";
 import { screenshot } from "../helpers/screenshots.js";
 import { call, checkoutLink, connectMerchant, shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
@@ -10,8 +10,6 @@ import { call, checkoutLink, connectMerchant, shippingWorld, type ShippingWorld 
 // The whole checkout in a real browser (Debian's Chromium driven by playwright-core): CEP, live
 // freight from the fake Melhor Envio, card with installments, Pix with the sandbox payer, and
 // the receipt. It also takes docs/checkout.png when asked (`npm run screenshots`).
-const CHROMIUM = "/usr/bin/chromium";
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install -y chromium)`;
 
 let w: ShippingWorld;
 let browser: Browser;
@@ -26,10 +24,7 @@ before(async () => {
   // A real-looking shop for docs/checkout.png.
   const { merchant } = await connectMerchant(w, { merchant: await seedMerchant(w.t, { name: "Cerâmica Vila Madalena" }) });
   key = basic(merchant.sandboxKey);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   if (skip) return;

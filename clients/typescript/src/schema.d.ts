@@ -5617,11 +5617,17 @@ export interface operations {
                      *         "expirationYear": "2030",
                      *         "expirationMonth": "12"
                      *       },
-                     *       "reason": null
+                     *       "reason": null,
+                     *       "pageUrl": "https://pay.example.com/r/7Lq0vX2bN9sQeW4rT6yU8iO1pA3sD5fG7hJ9kL0zX2c"
                      *     }
                      */
                     "application/json": {
                         id: string;
+                        /**
+                         * Format: uri
+                         * @description The charge's page for the buyer: amount due, how to pay (boleto line, Pix QR) and, once paid, the receipt. No key needed; the link is unguessable and shows this charge only, so send it to the buyer alone.
+                         */
+                        pageUrl: string;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -5922,6 +5928,7 @@ export interface operations {
                      *       "expiresAt": null,
                      *       "createdAt": "2026-11-23T12:00:01.000Z",
                      *       "updatedAt": "2026-11-23T12:00:01.000Z",
+                     *       "pageUrl": "https://pay.example.com/r/7Lq0vX2bN9sQeW4rT6yU8iO1pA3sD5fG7hJ9kL0zX2c",
                      *       "disputes": []
                      *     }
                      */
@@ -5988,6 +5995,11 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        /**
+                         * Format: uri
+                         * @description The charge's page for the buyer: amount due, how to pay (boleto line, Pix QR) and, once paid, the receipt. No key needed; the link is unguessable and shows this charge only, so send it to the buyer alone.
+                         */
+                        pageUrl: string;
                         paidAt: string | null;
                         paymentDetails: {
                             [key: string]: unknown;

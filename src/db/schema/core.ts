@@ -168,7 +168,13 @@ export const charges = pgTable("charges", {
   // an idempotency claim long after the first attempt made the id, a sandbox renewal on the test
   // clock, a demo charge moved back): a marker only, since lists order by created_at.
   createdApart: boolean("created_apart").notNull().default(false),
+  // The buyer's page (GET /r/{token}): 256 bits hashed from two version-4 UUIDs (244 random bits,
+  // PostgreSQL's pg_strong_random), made by the charge's own insert, so the charge path writes it
+  // without a statement of its own, and every charge made before it got one too.
+  pageToken: text("page_token").notNull()
+    .default(sql`rtrim(translate(encode(sha256(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())), 'base64'), '+/', '-_'), '=')`),
 }, (t) => [
+  uniqueIndex("charges_page_token_uq").on(t.pageToken),
   // GET /v1/charges is newest first by creation, (created_at, id), and its filters are each
   // followed by both: a filtered page reads its 11 rows in index order however rare the value
   // (without them, a status no charge has made the planner walk the merchant's whole history).

@@ -18,10 +18,11 @@ export interface EffectDeps {
 }
 
 /** What creating a charge answers: the fields of its first answer (POST /v1/charges' 201). */
-export type CreatedCharge = Pick<ChargeRow, "id" | "status" | "paymentDetails" | "reason">;
-const CREATED_COLUMNS = `"id", "status", "payment_details", "reason"`;
+export type CreatedCharge = Pick<ChargeRow, "id" | "status" | "paymentDetails" | "reason" | "pageToken">;
+// The page token is the column's default, made by this insert: returned, it costs no statement.
+const CREATED_COLUMNS = `"id", "status", "payment_details", "reason", "page_token"`;
 export const createdOf = (c: CreatedCharge): CreatedCharge =>
-  ({ id: c.id, status: c.status, paymentDetails: c.paymentDetails, reason: c.reason });
+  ({ id: c.id, status: c.status, paymentDetails: c.paymentDetails, reason: c.reason, pageToken: c.pageToken });
 
 /** Which event reports a charge in a status (resend-webhook uses the same map). */
 export const EVENT_FOR_STATUS: Record<ChargeStatus, EventType> = {

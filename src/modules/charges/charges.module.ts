@@ -11,6 +11,7 @@ import type { LedgerService } from "../ledger/index.js";
 import type { MerchantService } from "../merchants/index.js";
 import { createChargeEffects } from "./charge-effects.js";
 import { createChargeDisputes } from "./charge-disputes.js";
+import { chargePageUrl, createChargePage } from "./charge-page.js";
 import { chargeRoutes, type ChargeDisputesView } from "./create/charges.routes.js";
 import { createChargeService } from "./charges.service.js";
 import { createProcessorRecords } from "./processor-records.repo.js";
@@ -33,7 +34,7 @@ export interface ChargesModuleDeps {
   db: Db;
   config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production" | "amountLimits" | "idempotencyLeaseMs" | "live" | "databaseUrl">;
   processors: ProcessorRegistry;
-  merchants: Pick<MerchantService, "chargeProfile">;
+  merchants: Pick<MerchantService, "chargeProfile" | "getProfile">;
   customers: Pick<CustomerService, "get" | "inlineForCharge" | "named" | "validateInline">;
   cards: Pick<CardService, "cardForCharge">;
   ledger: LedgerService;
@@ -56,6 +57,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const liveExpiry = createLiveExpiry({ db, sync });
   const chargeCancel = createChargeCancel({ sync });
   const disputeMoney = createChargeDisputes({ effects, ledger: deps.ledger });
+  const page = createChargePage({ db, merchants: deps.merchants });
   // A charge's view shows its disputes, which the disputes module (built after this one) lists.
   let disputesOf: ChargeDisputesView = async () => [];
   const showDisputes = (view: ChargeDisputesView) => { disputesOf = view; };
@@ -88,7 +90,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
     db, sync: withRefunds, limits: config.live.webhookLookups, store: config.databaseUrl ? postgresLeases(db) : memoryLeases(),
   });
   const routes = async (app: FastifyInstance) => {
-    await app.register(chargeRoutes(service, (scope, id) => disputesOf(scope, id)));
+    await app.register(chargeRoutes(service, (scope, id) => disputesOf(scope, id), (token) => chargePageUrl(config, token)));
     await app.register(refundRoutes(refunds));
     await app.register(sandboxRoutes(service));
     await app.register(sandboxBankRoutes(service));
@@ -96,7 +98,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   };
   // A provider's disputes go to the disputes module (built after this one), which registers itself.
   const handleDisputes = sync.handleDisputes;
-  return { service, refunds, effects, sync, notices, liveExpiry, cancelOpen: chargeCancel.cancelOpen, disputeMoney, showDisputes, handleDisputes, routes, tasks };
+  return { service, refunds, effects, sync, notices, page, liveExpiry, cancelOpen: chargeCancel.cancelOpen, disputeMoney, showDisputes, handleDisputes, routes, tasks };
 }
 
 export type ChargesModule = ReturnType<typeof createChargesModule>;

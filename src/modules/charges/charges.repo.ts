@@ -21,6 +21,12 @@ export async function findCharge(q: Queryable, ctx: Pick<RequestCtx, "merchantId
   return row;
 }
 
+/** The charge a buyer's page token names (any merchant: the token alone is the key); never a deleted one. */
+export async function findByPageToken(q: Queryable, token: string): Promise<ChargeRow | undefined> {
+  const [row] = await q.select().from(charges).where(and(eq(charges.pageToken, token), isNull(charges.deletedAt)));
+  return row;
+}
+
 /** Whether a charge with this id exists, in any scope (ids are unique across merchants). */
 export async function chargeExists(q: Queryable, id: string): Promise<boolean> {
   const [row] = await q.select({ id: charges.id }).from(charges).where(eq(charges.id, id));

@@ -82,11 +82,19 @@ export const CreateChargeBody = Type.Object({
   }],
 });
 
+/** The buyer's page of a charge (GET /r/{token}), on the answers that create and read one charge. */
+const PageUrl = Type.String({
+  format: "uri",
+  description: "The charge's page for the buyer: amount due, how to pay (boleto line, Pix QR) and, once paid, the receipt. No key needed; the link is unguessable and shows this charge only, so send it to the buyer alone.",
+});
+const PAGE_URL_EXAMPLE = "https://pay.example.com/r/7Lq0vX2bN9sQeW4rT6yU8iO1pA3sD5fG7hJ9kL0zX2c";
+
 export const ChargeCreated = Type.Object({
   id: Type.String(),
   status: Status,
   paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown())),
   reason: Nullable(Type.String()),
+  pageUrl: PageUrl,
 }, {
   description: "Card paymentDetails: firstSix, lastFour, expirationMonth, expirationYear, holderName, installments, brand. Pix: qrCode, qrCodeImage, expiresAt, txid. pix_automatico (a subscription's debit): dueDate, mandateId, txid, expiresAt.",
   examples: [{
@@ -94,6 +102,7 @@ export const ChargeCreated = Type.Object({
     status: "paid",
     paymentDetails: { brand: "visa", firstSix: "411111", lastFour: "1111", holderName: "MARIA SILVA", installments: 1, expirationYear: "2030", expirationMonth: "12" },
     reason: null,
+    pageUrl: PAGE_URL_EXAMPLE,
   }],
 });
 
@@ -198,8 +207,9 @@ export const Charge = Type.Object({
 /** A charge as GET /v1/charges/{id} answers it: with its disputes. */
 export const ChargeWithDisputes = Type.Object({
   ...Charge.properties,
+  pageUrl: PageUrl,
   disputes: Type.Array(Dispute, { description: "The charge's disputes, newest first." }),
-}, { examples: [{ ...CARD_CHARGE_EXAMPLE, disputes: [] }] });
+}, { examples: [{ ...CARD_CHARGE_EXAMPLE, pageUrl: PAGE_URL_EXAMPLE, disputes: [] }] });
 
 export const ListChargesQuery = Type.Object({
   ...ListQuery,

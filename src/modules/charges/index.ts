@@ -16,3 +16,4 @@ export { toChargeResponse, type ChargeRow } from "./charges.mapper.js";
 // Wire schemas other routes embed (a link's or a subscription's charge, customer and method).
 export { CARD_CHARGE_EXAMPLE, Charge, ChargeCustomer, CreateChargeBody, ListChargesQuery, RefundBody, ShippingAddressInput, SplitRule } from "./charges.schemas.js";
 export { discriminatedByType, PAYMENT_METHOD_COMPONENTS, PaymentMethodInput } from "./create/payment-methods.schemas.js";
+export { amountDueOf, chargePageUrl, type ChargePage, type ChargePageView, type HowToPay } from "./charge-page.js";

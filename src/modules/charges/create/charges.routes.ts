@@ -14,7 +14,10 @@ import * as s from "../charges.schemas.js";
 /** The disputes of a charge, as GET /v1/charges/{id} shows them (the disputes module answers). */
 export type ChargeDisputesView = (scope: Scope, chargeId: string) => Promise<Static<typeof Dispute>[]>;
 
-export function chargeRoutes(charges: ChargeService, disputesOf: ChargeDisputesView) {
+/** The buyer's page of a charge, from its token (charge-page.ts's chargePageUrl under the config). */
+export type PageUrlOf = (token: string) => string;
+
+export function chargeRoutes(charges: ChargeService, disputesOf: ChargeDisputesView, pageUrlOf: PageUrlOf) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -37,7 +40,10 @@ export function chargeRoutes(charges: ChargeService, disputesOf: ChargeDisputesV
           }),
         },
       },
-    }, async (req, reply) => reply.code(201).send(await charges.submit(req.ctx, charges.toChargeCommand(req.body))));
+    }, async (req, reply) => {
+      const created = await charges.submit(req.ctx, charges.toChargeCommand(req.body));
+      return reply.code(201).send({ ...created, pageUrl: pageUrlOf(created.pageToken) });
+    });
 
     app.get("/v1/charges", {
       schema: {
@@ -57,7 +63,7 @@ export function chargeRoutes(charges: ChargeService, disputesOf: ChargeDisputesV
       },
     }, async (req) => {
       const charge = await charges.get(req.ctx, req.params.id);
-      return { ...toChargeResponse(charge), disputes: await disputesOf(req.ctx, charge.id) };
+      return { ...toChargeResponse(charge), pageUrl: pageUrlOf(charge.pageToken), disputes: await disputesOf(req.ctx, charge.id) };
     });
   };
 }

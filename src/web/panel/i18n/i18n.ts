@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { ErrorParams } from "../../../core/errors.js";
 import { formatMoney } from "../format.js";
+import { chargePageEn, chargePagePtBR } from "./charge-page.js";
 import { disputesEn, disputesPtBR } from "./disputes.js";
 import { en as enBase, type MessageKey as BaseKey } from "./en.js";
 import { ptBR } from "./pt-br.js";
@@ -11,9 +12,9 @@ import { REFUSALS } from "./refusals.js";
 // without it, when Accept-Language prefers Portuguese.
 export type Lang = "en" | "pt-BR";
 export const LANGS: readonly Lang[] = ["en", "pt-BR"];
-export type MessageKey = BaseKey | keyof typeof disputesEn | keyof typeof reasonsEn;
-const en: Record<MessageKey, string> = { ...enBase, ...disputesEn, ...reasonsEn };
-const CATALOGS: Record<Lang, Record<MessageKey, string>> = { en, "pt-BR": { ...ptBR, ...disputesPtBR, ...reasonsPtBR } };
+export type MessageKey = BaseKey | keyof typeof disputesEn | keyof typeof reasonsEn | keyof typeof chargePageEn;
+const en: Record<MessageKey, string> = { ...enBase, ...disputesEn, ...reasonsEn, ...chargePageEn };
+const CATALOGS: Record<Lang, Record<MessageKey, string>> = { en, "pt-BR": { ...ptBR, ...disputesPtBR, ...reasonsPtBR, ...chargePagePtBR } };
 
 /** Keys made from a value (a status, a method): an unknown value shows as itself. */
 export type DynamicKey = `${"status" | "method" | "delivery" | "sub" | "sm" | "payout" | "event" | "dispute" | "reason"}.${string}`;
@@ -58,7 +59,11 @@ export function translator(lang: Lang): T {
   return Object.assign(t, { refusal: (code: string, params?: Vars) => (refusals[code] === undefined ? null : fill(refusals[code], params)) });
 }
 
-export function pickLang(req: FastifyRequest, cookie: string | undefined): Lang {
+/**
+ * The language a person chose (the panel's cookie, the buyer's page's ?lang=), else the one
+ * Accept-Language prefers among ours, else `fallback`.
+ */
+export function pickLang(req: FastifyRequest, cookie: string | undefined, fallback: Lang = "en"): Lang {
   if (cookie === "pt-BR" || cookie === "en") return cookie;
   const header = String(req.headers["accept-language"] ?? "");
   // The first language listed with the highest q that we speak.
@@ -71,5 +76,5 @@ export function pickLang(req: FastifyRequest, cookie: string | undefined): Lang 
     if (tag.startsWith("pt")) return "pt-BR";
     if (tag.startsWith("en")) return "en";
   }
-  return "en";
+  return fallback;
 }

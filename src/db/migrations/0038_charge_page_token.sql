@@ -1,0 +1,2 @@
+ALTER TABLE "charges" ADD COLUMN "page_token" text DEFAULT rtrim(translate(encode(sha256(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())), 'base64'), '+/', '-_'), '=') NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "charges_page_token_uq" ON "charges" USING btree ("page_token");
