@@ -46,6 +46,8 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
     merchants: merchants.service, leaseMs: config.idempotencyLeaseMs, amountLimits: config.amountLimits,
     mandateProvider: (env) => processors.mandates(env)?.capability ?? null,
   });
+  // A sandbox charge's amount due is computed on the test clock's day.
+  charges.useClock(subscriptions.engine.clockNow);
   const disputes = createDisputesModule({
     db, sealer, charges: charges.service, chargeModule: charges, processors,
     clock: { now: subscriptions.engine.clockNow, onAdvance: subscriptions.clock.onAdvance },

@@ -98,6 +98,7 @@ export function createChargeEffects(deps: EffectDeps) {
         id: next.id, merchantId: next.merchantId, environment: next.environment, currency: next.currency,
         amount: next.amount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
         paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(), split: next.split,
+        ...(next.paidBreakdown ? { collected: next.paidBreakdown.fine + next.paidBreakdown.interest - next.paidBreakdown.discount } : {}),
       });
     }
     const types = [
