@@ -84,9 +84,15 @@ function chargeBrCode(input: InstructionsInput): { qrCode: string; txid: string 
 async function pix(input: InstructionsInput, expiresAt: Date) {
   const { qrCode, txid } = chargeBrCode(input);
   const dueDate = optionalString(input.instrument.options, "dueDate");
-  const payableUntil = optionalString(input.instrument.options, "payableUntil");
-  const until = dueDate ? endOfDay(payableUntil ?? dueDate, BOLETO_TIME_ZONE) : expiresAt;
-  return { qrCode, qrCodeImage: await qrCodeDataUrl(qrCode), expiresAt: until.toISOString(), txid, ...(dueDate ? { dueDate } : {}) };
+  return { qrCode, qrCodeImage: await qrCodeDataUrl(qrCode), expiresAt: expiresAt.toISOString(), txid, ...(dueDate ? { dueDate } : {}) };
+}
+
+/** When a charge stops being payable: a Pix with a due date at the end of its last day, else expiresIn on. */
+function expiryOf(input: InstructionsInput): Date {
+  const { options, expiresIn } = input.instrument;
+  const dueDate = input.instrument.kind === "pix" ? optionalString(options, "dueDate") : undefined;
+  if (dueDate) return endOfDay(optionalString(options, "payableUntil") ?? dueDate, BOLETO_TIME_ZONE);
+  return secondsLater(input.now, expiresIn);
 }
 
 function openFinance(input: InstructionsInput, expiresAt: Date) {
@@ -261,7 +267,7 @@ export async function buildInstructions(input: InstructionsInput): Promise<Instr
   if (!Number.isInteger(expiresIn) || expiresIn < 1) throw new Error(`expiresIn must be a positive integer of seconds, got ${expiresIn}`);
   if (kind === "boleto") return boleto(input);
 
-  const expiresAt = secondsLater(input.now, expiresIn);
+  const expiresAt = expiryOf(input);
   const details = await BUILDERS[kind](input, expiresAt);
   return { details, expiresAt };
 }
