@@ -1894,14 +1894,39 @@ export interface components {
              */
             type: "bank_transfer";
         };
-        /** @description Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode. BRL. */
+        /** @description Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode, and a Pix BR Code for the same charge (paymentDetails.pixQrCode). BRL. May carry a fine, interest and a discount. */
         BoletoPaymentMethod: {
+            /** @description Exactly one of amount or percent. */
+            discount?: {
+                /** @description Currency units off the amount; less than amount. */
+                amount?: number;
+                /** @description Percent off the amount. */
+                percent?: number;
+                /**
+                 * Format: date
+                 * @description The last day (YYYY-MM-DD, Brasília) the discount applies; not after dueDate.
+                 */
+                until: string;
+            };
             /**
              * Format: date
              * @description YYYY-MM-DD; 3 days from today by default.
              */
             dueDate?: string;
+            fine?: {
+                /** @description Charged once, on any day after dueDate: percent of amount, at most 2 (Brazil's consumer code, art. 52). */
+                percent: number;
+            };
             instructions?: string;
+            interest?: {
+                /** @description Simple interest per month after dueDate, pro rata die (monthlyPercent / 30 per calendar day), at most 1. */
+                monthlyPercent: number;
+            };
+            /**
+             * Format: date
+             * @description The last day it can be paid (YYYY-MM-DD, Brasília); not before dueDate. Default: dueDate without fine or interest, else 30 days after it. The charge expires after it.
+             */
+            payableUntil?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1968,10 +1993,40 @@ export interface components {
              */
             type: "oxxo";
         };
-        /** @description Pix: a BR Code (copia e cola) and its QR image. BRL. */
+        /** @description Pix: a BR Code (copia e cola) and its QR image. BRL. With dueDate, a Pix with due date that may carry a fine, interest and a discount. */
         PixPaymentMethod: {
+            /** @description Exactly one of amount or percent. */
+            discount?: {
+                /** @description Currency units off the amount; less than amount. */
+                amount?: number;
+                /** @description Percent off the amount. */
+                percent?: number;
+                /**
+                 * Format: date
+                 * @description The last day (YYYY-MM-DD, Brasília) the discount applies; not after dueDate.
+                 */
+                until: string;
+            };
+            /**
+             * Format: date
+             * @description A Pix with due date (the Central Bank's cobv), YYYY-MM-DD: needs customer.document and customer.name; expiresIn does not apply.
+             */
+            dueDate?: string;
             /** @description Seconds until the BR Code expires. */
             expiresIn?: number;
+            fine?: {
+                /** @description Charged once, on any day after dueDate: percent of amount, at most 2 (Brazil's consumer code, art. 52). */
+                percent: number;
+            };
+            interest?: {
+                /** @description Simple interest per month after dueDate, pro rata die (monthlyPercent / 30 per calendar day), at most 1. */
+                monthlyPercent: number;
+            };
+            /**
+             * Format: date
+             * @description The last day it can be paid (YYYY-MM-DD, Brasília); not before dueDate. Default: dueDate without fine or interest, else 30 days after it. The charge expires after it.
+             */
+            payableUntil?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -5262,6 +5317,7 @@ export interface operations {
                         data: {
                             /** @description Currency units. */
                             amount: number;
+                            amountDue: number | null;
                             amountRefunded: number;
                             anticipationFeeEstimated: number;
                             /** Format: date-time */
@@ -5290,7 +5346,14 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             net: number;
+                            paidAmount: number | null;
                             paidAt: string | null;
+                            paidBreakdown: {
+                                discount: number;
+                                fine: number;
+                                interest: number;
+                                principal: number;
+                            } | null;
                             paymentDetails: {
                                 [key: string]: unknown;
                             } | null;
@@ -5298,14 +5361,29 @@ export interface operations {
                             paymentMethod: {
                                 brand?: string;
                                 cardId?: string;
+                                discount?: {
+                                    amount?: number;
+                                    percent?: number;
+                                    until: string;
+                                };
+                                /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                                dueDate?: string;
                                 expirationMonth?: string;
                                 expirationYear?: string;
+                                fine?: {
+                                    percent: number;
+                                };
                                 firstSix?: string;
                                 holderName?: string;
                                 installments?: number;
+                                interest?: {
+                                    monthlyPercent: number;
+                                };
                                 lastFour?: string;
                                 /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                                 mandateId?: string;
+                                /** @description The last day it can be paid; it expires after it. */
+                                payableUntil?: string;
                                 /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                                 type: string;
                                 walletType?: string;
@@ -5875,6 +5953,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -5935,7 +6014,14 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -5943,14 +6029,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
@@ -14079,6 +14180,7 @@ export interface operations {
                         data: {
                             /** @description Currency units. */
                             amount: number;
+                            amountDue: number | null;
                             amountRefunded: number;
                             anticipationFeeEstimated: number;
                             /** Format: date-time */
@@ -14107,7 +14209,14 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             net: number;
+                            paidAmount: number | null;
                             paidAt: string | null;
+                            paidBreakdown: {
+                                discount: number;
+                                fine: number;
+                                interest: number;
+                                principal: number;
+                            } | null;
                             paymentDetails: {
                                 [key: string]: unknown;
                             } | null;
@@ -14115,14 +14224,29 @@ export interface operations {
                             paymentMethod: {
                                 brand?: string;
                                 cardId?: string;
+                                discount?: {
+                                    amount?: number;
+                                    percent?: number;
+                                    until: string;
+                                };
+                                /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                                dueDate?: string;
                                 expirationMonth?: string;
                                 expirationYear?: string;
+                                fine?: {
+                                    percent: number;
+                                };
                                 firstSix?: string;
                                 holderName?: string;
                                 installments?: number;
+                                interest?: {
+                                    monthlyPercent: number;
+                                };
                                 lastFour?: string;
                                 /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                                 mandateId?: string;
+                                /** @description The last day it can be paid; it expires after it. */
+                                payableUntil?: string;
                                 /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                                 type: string;
                                 walletType?: string;
@@ -16591,6 +16715,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -16619,7 +16744,14 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -16627,14 +16759,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
@@ -17196,6 +17343,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -17224,7 +17372,14 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -17232,14 +17387,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
@@ -17519,6 +17689,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -17547,7 +17718,14 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -17555,14 +17733,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
@@ -17863,6 +18056,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -17891,7 +18085,14 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -17899,14 +18100,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
