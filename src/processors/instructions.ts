@@ -81,7 +81,7 @@ export function parseInstant(value: unknown): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
-/** Which of a boleto's or Pix's collection terms (CONTRACT.md section 13) a processor carries. */
+/** Which of a boleto's or Pix's collection terms (docs/processors.md, "Collection terms") a processor carries. */
 export interface ServedTerms {
   /** A Pix with a due date (the Central Bank's cobv). */
   pixDueDate: boolean;

@@ -6,7 +6,7 @@ import { DEFAULT_EXPIRES_IN } from "../../../processors/methods.js";
 import type { CustomerInput } from "../../../processors/processor.js";
 import type { DueTerms } from "../amount-due.js";
 
-// A boleto's or a Pix's collection terms (CONTRACT.md section 13): checked once, at the charge's
+// A boleto's or a Pix's collection terms (docs/processors.md, "Collection terms"): checked once, at the charge's
 // creation, before anything is written; stored in the charge's payment method view in the
 // request's own words (percent, currency units), and read back as DueTerms for the arithmetic.
 

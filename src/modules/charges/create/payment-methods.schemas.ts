@@ -23,7 +23,7 @@ export const CreditCardMethod = Type.Object({
   })),
 }, { $id: "CreditCardPaymentMethod", additionalProperties: false, description: "Credit card: plain (number...), saved (cardId) or wallet (wallet.token)." });
 
-// A boleto's or a Pix's collection terms (CONTRACT.md section 13; create/due-terms.ts checks
+// A boleto's or a Pix's collection terms (docs/processors.md, "Collection terms"; create/due-terms.ts checks
 // what a schema cannot: dates in order, at most 2 decimals, one of amount or percent).
 const Day = (description: string) => Type.String({ format: "date", description });
 const dueTerms = {
