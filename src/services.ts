@@ -53,6 +53,8 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
   });
   // Advancing a sandbox clock past a due day's 06:00 requests its scheduled payouts before it answers.
   subscriptions.clock.onAdvance((scope) => connect.schedules.runDue(scope.merchantId));
+  // A sandbox charge's amount due is computed on the test clock's day.
+  charges.useClock(subscriptions.engine.clockNow);
   const disputes = createDisputesModule({
     db, sealer, charges: charges.service, chargeModule: charges, processors,
     clock: { now: subscriptions.engine.clockNow, onAdvance: subscriptions.clock.onAdvance },

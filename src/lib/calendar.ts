@@ -22,6 +22,13 @@ export function offsetMinutes(instant: Date, timeZone: string): number {
   return (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
 }
 
+/** Whether `text` is a real calendar date written YYYY-MM-DD. */
+export function isIsoDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+}
+
 /** The day `n` days after `date` (before, when negative): calendar arithmetic, no instants. */
 export function addDays(date: string, n: number): string {
   const [y, mo, d] = date.split("-").map(Number) as [number, number, number];

@@ -1,6 +1,7 @@
 import { formatDigitableLine } from "../lib/boleto.js";
 import { qrCodeDataUrl } from "../lib/pix.js";
 import { BRAZIL_TIME_ZONE, calendarDate, endOfDay } from "./calendar.js";
+import type { InstrumentCheck } from "./processor.js";
 
 // Payment instructions that real processors hand out, in the shape the sandbox gives them
 // (paymentDetails of a pending Pix or boleto), so a client reads both the same way.
@@ -78,4 +79,28 @@ export function parseInstant(value: unknown): Date | null {
   if (typeof value !== "string") return null;
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** Which of a boleto's or Pix's collection terms (docs/processors.md, "Collection terms") a processor carries. */
+export interface ServedTerms {
+  /** A Pix with a due date (the Central Bank's cobv). */
+  pixDueDate: boolean;
+  /** A boleto's fine, interest and discount. */
+  boletoTerms: boolean;
+}
+
+/**
+ * The 422 naming the field and the processor when a charge's terms are more than its processor
+ * carries, or null: a processor never drops a fine or a due date silently.
+ */
+export function unservedTerms(input: InstrumentCheck, processor: string, serves: ServedTerms): string | null {
+  const o = input.options;
+  if (input.method === "pix" && o.dueDate !== undefined && !serves.pixDueDate) {
+    return `paymentMethod.dueDate: a Pix with a due date is not served by processor ${processor}`;
+  }
+  if (input.method === "boleto" && !serves.boletoTerms) {
+    const field = ["fine", "interest", "discount"].find((f) => o[f] !== undefined);
+    if (field) return `paymentMethod.${field}: a boleto's ${field} is not served by processor ${processor}`;
+  }
+  return null;
 }

@@ -1918,14 +1918,39 @@ export interface components {
              */
             type: "bank_transfer";
         };
-        /** @description Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode. BRL. */
+        /** @description Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode, and a Pix BR Code for the same charge (paymentDetails.pixQrCode). BRL. May carry a fine, interest and a discount. */
         BoletoPaymentMethod: {
+            /** @description Exactly one of amount or percent. */
+            discount?: {
+                /** @description Currency units off the amount; less than amount. */
+                amount?: number;
+                /** @description Percent off the amount. */
+                percent?: number;
+                /**
+                 * Format: date
+                 * @description The last day (YYYY-MM-DD, Brasília) the discount applies; not after dueDate.
+                 */
+                until: string;
+            };
             /**
              * Format: date
              * @description YYYY-MM-DD; 3 days from today by default.
              */
             dueDate?: string;
+            fine?: {
+                /** @description Charged once, on any day after dueDate: percent of amount, at most 2 (Brazil's consumer code, art. 52). */
+                percent: number;
+            };
             instructions?: string;
+            interest?: {
+                /** @description Simple interest per month after dueDate, pro rata die (monthlyPercent / 30 per calendar day), at most 1. */
+                monthlyPercent: number;
+            };
+            /**
+             * Format: date
+             * @description The last day it can be paid (YYYY-MM-DD, Brasília); not before dueDate. Default: dueDate without fine or interest, else 30 days after it. The charge expires after it.
+             */
+            payableUntil?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1992,10 +2017,40 @@ export interface components {
              */
             type: "oxxo";
         };
-        /** @description Pix: a BR Code (copia e cola) and its QR image. BRL. */
+        /** @description Pix: a BR Code (copia e cola) and its QR image. BRL. With dueDate, a Pix with due date that may carry a fine, interest and a discount. */
         PixPaymentMethod: {
+            /** @description Exactly one of amount or percent. */
+            discount?: {
+                /** @description Currency units off the amount; less than amount. */
+                amount?: number;
+                /** @description Percent off the amount. */
+                percent?: number;
+                /**
+                 * Format: date
+                 * @description The last day (YYYY-MM-DD, Brasília) the discount applies; not after dueDate.
+                 */
+                until: string;
+            };
+            /**
+             * Format: date
+             * @description A Pix with due date (the Central Bank's cobv), YYYY-MM-DD: needs customer.document and customer.name; expiresIn does not apply.
+             */
+            dueDate?: string;
             /** @description Seconds until the BR Code expires. */
             expiresIn?: number;
+            fine?: {
+                /** @description Charged once, on any day after dueDate: percent of amount, at most 2 (Brazil's consumer code, art. 52). */
+                percent: number;
+            };
+            interest?: {
+                /** @description Simple interest per month after dueDate, pro rata die (monthlyPercent / 30 per calendar day), at most 1. */
+                monthlyPercent: number;
+            };
+            /**
+             * Format: date
+             * @description The last day it can be paid (YYYY-MM-DD, Brasília); not before dueDate. Default: dueDate without fine or interest, else 30 days after it. The charge expires after it.
+             */
+            payableUntil?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -5315,6 +5370,7 @@ export interface operations {
                         data: {
                             /** @description Currency units. */
                             amount: number;
+                            amountDue: number | null;
                             amountRefunded: number;
                             anticipationFeeEstimated: number;
                             /** Format: date-time */
@@ -5343,7 +5399,14 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             net: number;
+                            paidAmount: number | null;
                             paidAt: string | null;
+                            paidBreakdown: {
+                                discount: number;
+                                fine: number;
+                                interest: number;
+                                principal: number;
+                            } | null;
                             paymentDetails: {
                                 [key: string]: unknown;
                             } | null;
@@ -5351,14 +5414,29 @@ export interface operations {
                             paymentMethod: {
                                 brand?: string;
                                 cardId?: string;
+                                discount?: {
+                                    amount?: number;
+                                    percent?: number;
+                                    until: string;
+                                };
+                                /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                                dueDate?: string;
                                 expirationMonth?: string;
                                 expirationYear?: string;
+                                fine?: {
+                                    percent: number;
+                                };
                                 firstSix?: string;
                                 holderName?: string;
                                 installments?: number;
+                                interest?: {
+                                    monthlyPercent: number;
+                                };
                                 lastFour?: string;
                                 /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                                 mandateId?: string;
+                                /** @description The last day it can be paid; it expires after it. */
+                                payableUntil?: string;
                                 /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                                 type: string;
                                 walletType?: string;
@@ -5935,6 +6013,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -6000,7 +6079,14 @@ export interface operations {
                          * @description The charge's page for the buyer: amount due, how to pay (boleto line, Pix QR) and, once paid, the receipt. No key needed; the link is unguessable and shows this charge only, so send it to the buyer alone.
                          */
                         pageUrl: string;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -6008,14 +6094,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
@@ -14144,6 +14245,7 @@ export interface operations {
                         data: {
                             /** @description Currency units. */
                             amount: number;
+                            amountDue: number | null;
                             amountRefunded: number;
                             anticipationFeeEstimated: number;
                             /** Format: date-time */
@@ -14172,7 +14274,14 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             net: number;
+                            paidAmount: number | null;
                             paidAt: string | null;
+                            paidBreakdown: {
+                                discount: number;
+                                fine: number;
+                                interest: number;
+                                principal: number;
+                            } | null;
                             paymentDetails: {
                                 [key: string]: unknown;
                             } | null;
@@ -14180,14 +14289,29 @@ export interface operations {
                             paymentMethod: {
                                 brand?: string;
                                 cardId?: string;
+                                discount?: {
+                                    amount?: number;
+                                    percent?: number;
+                                    until: string;
+                                };
+                                /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                                dueDate?: string;
                                 expirationMonth?: string;
                                 expirationYear?: string;
+                                fine?: {
+                                    percent: number;
+                                };
                                 firstSix?: string;
                                 holderName?: string;
                                 installments?: number;
+                                interest?: {
+                                    monthlyPercent: number;
+                                };
                                 lastFour?: string;
                                 /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                                 mandateId?: string;
+                                /** @description The last day it can be paid; it expires after it. */
+                                payableUntil?: string;
                                 /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                                 type: string;
                                 walletType?: string;
@@ -16656,6 +16780,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -16684,7 +16809,14 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -16692,14 +16824,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
@@ -17261,6 +17408,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -17289,7 +17437,14 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -17297,14 +17452,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
@@ -17584,6 +17754,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -17612,7 +17783,14 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -17620,14 +17798,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;
@@ -17928,6 +18121,7 @@ export interface operations {
                     "application/json": {
                         /** @description Currency units. */
                         amount: number;
+                        amountDue: number | null;
                         amountRefunded: number;
                         anticipationFeeEstimated: number;
                         /** Format: date-time */
@@ -17956,7 +18150,14 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         net: number;
+                        paidAmount: number | null;
                         paidAt: string | null;
+                        paidBreakdown: {
+                            discount: number;
+                            fine: number;
+                            interest: number;
+                            principal: number;
+                        } | null;
                         paymentDetails: {
                             [key: string]: unknown;
                         } | null;
@@ -17964,14 +18165,29 @@ export interface operations {
                         paymentMethod: {
                             brand?: string;
                             cardId?: string;
+                            discount?: {
+                                amount?: number;
+                                percent?: number;
+                                until: string;
+                            };
+                            /** @description A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília). */
+                            dueDate?: string;
                             expirationMonth?: string;
                             expirationYear?: string;
+                            fine?: {
+                                percent: number;
+                            };
                             firstSix?: string;
                             holderName?: string;
                             installments?: number;
+                            interest?: {
+                                monthlyPercent: number;
+                            };
                             lastFour?: string;
                             /** @description pix_automatico: the mandate (GET /v1/mandates/{id}) the debit is made under. */
                             mandateId?: string;
+                            /** @description The last day it can be paid; it expires after it. */
+                            payableUntil?: string;
                             /** @description A request's method, or pix_automatico: a subscription's period debited under its Pix Automático mandate (made by the billing engine only; POST /v1/charges answers 422 for it). */
                             type: string;
                             walletType?: string;

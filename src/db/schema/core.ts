@@ -151,6 +151,8 @@ export const charges = pgTable("charges", {
   /** Set by the billing engine only, for a subscription's charge; never from a client's body. */
   subscriptionId: text("subscription_id"),
   paidAt: ts("paid_at"),
+  /** What a charge with collection terms was paid with, in minor units (amount-due.ts); null for any other. */
+  paidBreakdown: jsonb("paid_breakdown").$type<{ principal: number; discount: number; fine: number; interest: number }>(),
   expiresAt: ts("expires_at"),
   /** A live charge's payment that arrived after feira failed it, and its automatic refund. */
   latePayment: text("late_payment").$type<LatePaymentStatus>(),

@@ -100,6 +100,7 @@ export function createChargeEffects(deps: EffectDeps) {
         amount: next.amount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
         paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(), split: next.split,
         atProvider: sharesHeldAt(next),
+        ...(next.paidBreakdown ? { collected: next.paidBreakdown.fine + next.paidBreakdown.interest - next.paidBreakdown.discount } : {}),
       });
     }
     const types = [

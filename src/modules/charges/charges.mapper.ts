@@ -1,5 +1,9 @@
 import { charges } from "../../db/schema.js";
+import { calendarDate } from "../../lib/calendar.js";
 import { toMajor } from "../../lib/money.js";
+import { BRAZIL_TIME_ZONE } from "../../processors/calendar.js";
+import { amountDueOn, type AmountDue } from "./amount-due.js";
+import { dueTermsOf } from "./create/due-terms.js";
 import type { CustomerRow } from "../customers/index.js";
 
 // Pure shapes of a charge: the API (camelCase, currency units), the standard webhook data
@@ -11,8 +15,29 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 /** Why a charge failed or was refused (e.g. "expired", "card_declined"); null otherwise. */
 const failureReason = (c: ChargeRow) => (c.status === "failed" || c.status === "refused" ? c.reason : null);
 
-export function toChargeResponse(c: ChargeRow) {
+/** The payer's calendar day at an instant: due dates and amounts due are days in Brasília. */
+export const payerDay = (at: Date) => calendarDate(at, BRAZIL_TIME_ZONE);
+
+/** A charge's collection terms (a boleto's or Pix's due date, fine, interest, discount), or null. */
+export const termsOfCharge = (c: ChargeRow) => dueTermsOf(c.paymentMethod, c.currency);
+
+/**
+ * What the payer has paid, in minor units: the breakdown kept when a charge with terms was paid,
+ * else the amount alone. Null while unpaid.
+ */
+export function paidBreakdownOf(c: ChargeRow): AmountDue | null {
+  if (!c.paidAt) return null;
+  const b = c.paidBreakdown ?? { principal: c.amount, discount: 0, fine: 0, interest: 0 };
+  return { ...b, total: b.principal - b.discount + b.fine + b.interest };
+}
+
+/**
+ * `day` (YYYY-MM-DD, Brasília) is the day the amount due is computed for: today, or the sandbox
+ * test clock's day (GET /v1/charges/{id} reads it for a charge with terms).
+ */
+export function toChargeResponse(c: ChargeRow, day: string = payerDay(new Date())) {
   const units = (minor: number) => toMajor(minor, c.currency);
+  const paid = paidBreakdownOf(c);
   return {
     id: c.id,
     livemode: c.environment === "production",
@@ -22,6 +47,9 @@ export function toChargeResponse(c: ChargeRow) {
     isBlocked: c.isBlocked,
     amount: units(c.amount),
     amountRefunded: units(c.amountRefunded),
+    amountDue: c.status === "pending" ? units(amountDueOn(c.amount, termsOfCharge(c), day).total) : null,
+    paidAmount: paid ? units(paid.total) : null,
+    paidBreakdown: paid ? { principal: units(paid.principal), discount: units(paid.discount), fine: units(paid.fine), interest: units(paid.interest) } : null,
     currency: c.currency,
     spread: units(c.spread),
     anticipationFeeEstimated: units(c.anticipationFee),
@@ -72,7 +100,7 @@ function customerOf(charge: ChargeRow, row: CustomerRow | null) {
 // fetched with GET /v1/charges/{id}.
 function eventDetails(c: ChargeRow): Record<string, unknown> | null {
   if (!c.paymentDetails) return null;
-  const { qrCodeImage: _img, ...rest } = c.paymentDetails as Record<string, unknown>;
+  const { qrCodeImage: _img, pixQrCodeImage: _pixImg, ...rest } = c.paymentDetails as Record<string, unknown>;
   return rest;
 }
 

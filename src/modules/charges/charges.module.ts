@@ -98,7 +98,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   };
   // A provider's disputes go to the disputes module (built after this one), which registers itself.
   const handleDisputes = sync.handleDisputes;
-  return { service, refunds, effects, sync, notices, page, liveExpiry, cancelOpen: chargeCancel.cancelOpen, disputeMoney, showDisputes, handleDisputes, routes, tasks };
+  return { service, useClock: service.useClock, refunds, effects, sync, notices, page, liveExpiry, cancelOpen: chargeCancel.cancelOpen, disputeMoney, showDisputes, handleDisputes, routes, tasks };
 }
 
 export type ChargesModule = ReturnType<typeof createChargesModule>;

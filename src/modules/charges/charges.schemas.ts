@@ -159,6 +159,11 @@ export const Charge = Type.Object({
   isBlocked: Type.Boolean(),
   amount: Type.Number({ description: "Currency units." }),
   amountRefunded: Type.Number(),
+  amountDue: Nullable(Type.Number({ description: "A pending charge: what the payer owes today (on the test clock's day in the sandbox), currency units: the amount, less a discount until discount.until, plus the fine and the interest after dueDate. Null once the charge is no longer pending." })),
+  paidAmount: Nullable(Type.Number({ description: "A paid charge: what the payer paid, currency units (principal - discount + fine + interest). Null while unpaid." })),
+  paidBreakdown: Nullable(Type.Object({
+    principal: Type.Number(), discount: Type.Number(), fine: Type.Number(), interest: Type.Number(),
+  }, { description: "A paid charge: paidAmount's parts, currency units. The fine and the interest are the originator's, never split." })),
   currency: Type.String(),
   spread: Type.Number(),
   anticipationFeeEstimated: Type.Number(),
@@ -176,6 +181,11 @@ export const Charge = Type.Object({
     installments: Type.Optional(Type.Integer()),
     cardId: Type.Optional(Type.String()),
     walletType: Type.Optional(Type.String()),
+    dueDate: Type.Optional(Type.String({ description: "A boleto or Pix with collection terms: its due date (YYYY-MM-DD, Brasília)." })),
+    payableUntil: Type.Optional(Type.String({ description: "The last day it can be paid; it expires after it." })),
+    fine: Type.Optional(Type.Object({ percent: Type.Number() })),
+    interest: Type.Optional(Type.Object({ monthlyPercent: Type.Number() })),
+    discount: Type.Optional(Type.Object({ amount: Type.Optional(Type.Number()), percent: Type.Optional(Type.Number()), until: Type.String() })),
   }),
   paymentDetails: Nullable(Type.Record(Type.String(), Type.Unknown(), {
     description: "What the payer needs, by method: Pix qrCode, qrCodeImage, expiresAt, txid; boleto barcode, digitableLine, dueDate; card firstSix, lastFour, brand. pix_automatico: dueDate (YYYY-MM-DD, Brasília time: the day the payer's bank debits it, the period's start), mandateId, txid, expiresAt.",

@@ -1,13 +1,18 @@
 import { notFound } from "../../core/errors.js";
 import type { RequestCtx } from "../../core/context.js";
 import { createChargePath, type ChargeCreateDeps } from "./create/charge-create.js";
-import { toChargeResponse, type ChargeRow } from "./charges.mapper.js";
+import { payerDay, termsOfCharge, toChargeResponse, type ChargeRow } from "./charges.mapper.js";
+import type { Queryable } from "../../db/client.js";
+import type { Scope } from "../../db/scope.js";
 import * as repo from "./charges.repo.js";
 import type { ConnectService } from "../connect/index.js";
 import { createSandboxActions } from "./sandbox/sandbox-actions.js";
 import { readForList } from "../../db/replica.js";
 
 export type { ChargeCheck, PreparedCharge } from "./create/charge-pipeline.js";
+
+/** The sandbox test clock's time for a merchant's environment (real time in production). */
+export type SandboxClockNow = (q: Queryable, scope: Scope) => Promise<Date>;
 
 export interface ChargeServiceDeps extends Omit<ChargeCreateDeps, "now" | "connect"> {
   connect: Pick<ConnectService, "checkCharge" | "providerAccounts" | "checkCanResend">;
@@ -37,15 +42,30 @@ export function createChargeService(deps: ChargeServiceDeps) {
 
   async function list(ctx: RequestCtx, query: repo.ChargeListQuery) {
     const page = await readForList(db, ctx, (q) => repo.listCharges(q, ctx, query));
-    return { data: page.data.map(toChargeResponse), hasMore: page.hasMore };
+    return { data: page.data.map((c) => toChargeResponse(c)), hasMore: page.hasMore };
   }
 
-  const sandbox = createSandboxActions({ db, effects: deps.effects, connect: deps.connect, get, processorFor: path.processorFor, now });
+  // The sandbox's test clock (the subscriptions module's, made after this one): the day a sandbox
+  // charge's amount due is computed for. Until it is wired, real time.
+  let clockNow: SandboxClockNow = async () => now();
+  const useClock = (clock: SandboxClockNow) => { clockNow = clock; };
+
+  /**
+   * The payer's day a charge's amount due is computed for: today in Brasília, or the test clock's
+   * day for a sandbox charge with collection terms (the only ones whose amount changes by day,
+   * so no other charge's read costs a statement more).
+   */
+  async function dayFor(ctx: Scope, c: ChargeRow): Promise<string> {
+    const clocked = c.environment === "sandbox" && termsOfCharge(c) !== null;
+    return payerDay(clocked ? await clockNow(db, ctx) : now());
+  }
+
+  const sandbox = createSandboxActions({ db, effects: deps.effects, connect: deps.connect, get, processorFor: path.processorFor, now, dayFor });
 
   /** Production charges of this process waiting on a processor now (a gauge of /metrics). */
   const waitingOnProcessor = () => deps.waiting.waiting();
 
-  return { ...path, ...sandbox, get, findForLink, list, waitingOnProcessor };
+  return { ...path, ...sandbox, get, dayFor, useClock, findForLink, list, waitingOnProcessor };
 }
 
 export type ChargeService = ReturnType<typeof createChargeService>;

@@ -46,6 +46,11 @@ export interface PaidCharge {
    * they never reach feira's available balance, and no payout can take them.
    */
   atProvider?: string | null;
+  /**
+   * What the payer paid beyond the amount (a late boleto's or Pix's fine and interest), less what
+   * it paid under it (an early payment's discount): the originator's alone, never split, no fee.
+   */
+  collected?: number;
 }
 
 export interface PayoutPosting {
@@ -83,7 +88,8 @@ export function createLedgerService(deps: { db: Db }) {
   async function postChargePaid(sink: Sink, c: PaidCharge): Promise<void> {
     const { shares, originator } = splitShares(c.net, c.split);
     const atProvider = c.atProvider ? repo.atProviderAccount(c.atProvider) : null;
-    const owners = [{ owner: c.merchantId, amount: originator }, ...(atProvider ? [] : shares)];
+    const collected = c.collected ?? 0;
+    const owners = [{ owner: c.merchantId, amount: originator + collected }, ...(atProvider ? [] : shares)];
     const dates = settlementDates(c.paymentMethodType, c.installments, c.paidAt);
     // Every owner's part settles on the charge's dates; the first installment absorbs the
     // rounding remainder (splitInstallments).
@@ -97,7 +103,7 @@ export function createLedgerService(deps: { db: Db }) {
     await repo.postTransaction(sink, {
       environment: c.environment, currency: c.currency, type: "charge", sourceId: c.id,
       entries: [
-        { owner: PLATFORM, account: "processor_receivable", amount: -c.amount },
+        { owner: PLATFORM, account: "processor_receivable", amount: -(c.amount + collected) },
         ...owners.map((o) => ({ owner: o.owner, account: "pending" as const, amount: o.amount })),
         ...(atProvider ? shares.map((s) => ({ owner: s.owner, account: atProvider, amount: s.amount })) : []),
         { owner: PLATFORM, account: "fee_revenue", amount: c.spread + c.anticipationFee },

@@ -1,3 +1,4 @@
+import { unservedTerms } from "../instructions.js";
 import type { MandateCapability } from "../capabilities.js";
 import { badResponse, cancelResultOf, createFailureResult, madeNothing, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { providerDocument, type DocumentRules } from "../documents.js";
@@ -133,7 +134,8 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
   return {
     name: "efi",
     supports: (method, currency) => (method === "pix" || method === "pix_automatico") && currency === "BRL",
-    checkInstrument: () => null,
+    // A Pix with a due date would be a cobv (PUT /v2/cobv/{txid}), which this adapter does not make yet.
+    checkInstrument: (input) => unservedTerms(input, "efi", { pixDueDate: false, boletoTerms: false }),
     async authorize(input) {
       if (input.instrument.kind === "pix_automatico") return authorizeDebit(mandates, input);
       const r = await client.createCob(efiIds.txid(input.chargeId), cobBody(input, opts.pixKey));

@@ -1,5 +1,5 @@
 import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
-import { boletoDueDate, toDecimal } from "../instructions.js";
+import { boletoDueDate, toDecimal, unservedTerms } from "../instructions.js";
 import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CardInstrument, CustomerInput, InstrumentCheck } from "../processor.js";
 import { MERCADOPAGO_DOCUMENTS } from "./documents.js";
@@ -19,6 +19,8 @@ export const MERCADOPAGO_CARD_METHODS: Readonly<Record<string, string>> = {
 };
 
 export function checkMercadoPagoInstrument(input: InstrumentCheck): string | null {
+  const terms = unservedTerms(input, "mercadopago", { pixDueDate: false, boletoTerms: false });
+  if (terms) return terms;
   const c = input.customer;
   if (!c?.email) return `customer.email is required for a ${input.method} payment through mercadopago`;
   if (input.method === "pix") {

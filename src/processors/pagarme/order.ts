@@ -1,5 +1,5 @@
 import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
-import { boletoDueDate, brazilianPhone } from "../instructions.js";
+import { boletoDueDate, brazilianPhone, unservedTerms } from "../instructions.js";
 import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CustomerInput, InstrumentCheck } from "../processor.js";
 import { PAGARME_DOCUMENTS, PAGARME_PERSON_TYPE } from "./documents.js";
@@ -13,6 +13,8 @@ const digits = (s: string | null | undefined) => (s ?? "").replace(/\D/g, "");
 
 /** Pix needs the payer's phone (Pagar.me's Pix request sends `customer.phones`); documents per documents.ts. */
 export function checkPagarmeInstrument(input: InstrumentCheck): string | null {
+  const terms = unservedTerms(input, "pagarme", { pixDueDate: false, boletoTerms: false });
+  if (terms) return terms;
   if (input.method === "pix" && !brazilianPhone(input.customer?.phone)) {
     return "customer.phone is required for a Pix through pagarme (a Brazilian number with area code)";
   }

@@ -63,7 +63,8 @@ function optionalString(options: Record<string, unknown>, name: string): string 
   return value;
 }
 
-async function pix(input: InstructionsInput, expiresAt: Date) {
+/** The charge's Pix BR Code (a Pix, or the Pix on a boleto), under the txid derived from the charge. */
+function chargeBrCode(input: InstructionsInput): { qrCode: string; txid: string } {
   const txid = pixTxid(input.chargeId);
   const qrCode = buildPixBrCode({
     key: input.merchant.pixKey,
@@ -72,7 +73,26 @@ async function pix(input: InstructionsInput, expiresAt: Date) {
     amountMinor: input.amountMinor,
     txid,
   });
-  return { qrCode, qrCodeImage: await qrCodeDataUrl(qrCode), expiresAt: expiresAt.toISOString(), txid };
+  return { qrCode, txid };
+}
+
+/**
+ * A Pix; with a due date (the Central Bank's cobv) it is payable until the end of its
+ * payableUntil in Brasília time, whatever expiresIn says. The sandbox's code carries the amount
+ * itself: a live cobv's code is dynamic and its location answers the amount due on the day.
+ */
+async function pix(input: InstructionsInput, expiresAt: Date) {
+  const { qrCode, txid } = chargeBrCode(input);
+  const dueDate = optionalString(input.instrument.options, "dueDate");
+  return { qrCode, qrCodeImage: await qrCodeDataUrl(qrCode), expiresAt: expiresAt.toISOString(), txid, ...(dueDate ? { dueDate } : {}) };
+}
+
+/** When a charge stops being payable: a Pix with a due date at the end of its last day, else expiresIn on. */
+function expiryOf(input: InstructionsInput): Date {
+  const { options, expiresIn } = input.instrument;
+  const dueDate = input.instrument.kind === "pix" ? optionalString(options, "dueDate") : undefined;
+  if (dueDate) return endOfDay(optionalString(options, "payableUntil") ?? dueDate, BOLETO_TIME_ZONE);
+  return secondsLater(input.now, expiresIn);
 }
 
 function openFinance(input: InstructionsInput, expiresAt: Date) {
@@ -114,7 +134,19 @@ async function qrCode(input: InstructionsInput, expiresAt: Date) {
   return { qrCode: code, qrCodeImage: await qrCodeDataUrl(code), expiresAt: expiresAt.toISOString() };
 }
 
-function boleto(input: InstructionsInput): Instructions {
+/** What the bank's clerk reads on a boleto that says nothing: its terms after the due date. */
+function defaultInstructions(options: Record<string, unknown>, dueDate: string): string {
+  const until = optionalString(options, "payableUntil");
+  if (!until || until === dueDate) return DEFAULT_BOLETO_INSTRUCTIONS;
+  const pct = (v: unknown) => (typeof v === "number" ? String(v).replace(".", ",") : null);
+  const fine = pct((options.fine as { percent?: unknown } | undefined)?.percent);
+  const interest = pct((options.interest as { monthlyPercent?: unknown } | undefined)?.monthlyPercent);
+  const terms = [fine && `multa de ${fine}%`, interest && `juros de ${interest}% ao mês`].filter(Boolean).join(" e ");
+  const [y, m, d] = until.split("-");
+  return `${terms ? `Após o vencimento, ${terms}. ` : ""}Não receber após ${d}/${m}/${y}.`;
+}
+
+async function boleto(input: InstructionsInput): Promise<Instructions> {
   const { options, expiresIn } = input.instrument;
   const requested = optionalString(options, "dueDate");
   const dueDate = requested ?? calendarDate(secondsLater(input.now, expiresIn), BOLETO_TIME_ZONE);
@@ -128,7 +160,11 @@ function boleto(input: InstructionsInput): Instructions {
     // Banco do Brasil's campo livre for 7-digit convênios: six zeros, nosso número, carteira.
     ourNumber: "000000" + ourNumber + BOLETO_CARTEIRA,
   });
-  const expiresAt = endOfDay(dueDate, BOLETO_TIME_ZONE);
+  // Payable until its last day (payableUntil, when the boleto carries a fine or interest).
+  const expiresAt = endOfDay(optionalString(options, "payableUntil") ?? dueDate, BOLETO_TIME_ZONE);
+  // The boleto with Pix: the same charge also answers a Pix under its own txid; whichever the
+  // payer uses first settles it.
+  const { qrCode: pixQrCode, txid } = chargeBrCode(input);
   return {
     expiresAt,
     details: {
@@ -140,7 +176,10 @@ function boleto(input: InstructionsInput): Instructions {
       bankName: BOLETO_BANK.name,
       ourNumber,
       beneficiary: input.merchant.name,
-      instructions: optionalString(options, "instructions")?.trim() || DEFAULT_BOLETO_INSTRUCTIONS,
+      instructions: optionalString(options, "instructions")?.trim() || defaultInstructions(options, dueDate),
+      pixQrCode,
+      pixQrCodeImage: await qrCodeDataUrl(pixQrCode),
+      txid,
       expiresAt: expiresAt.toISOString(),
     },
   };
@@ -228,7 +267,7 @@ export async function buildInstructions(input: InstructionsInput): Promise<Instr
   if (!Number.isInteger(expiresIn) || expiresIn < 1) throw new Error(`expiresIn must be a positive integer of seconds, got ${expiresIn}`);
   if (kind === "boleto") return boleto(input);
 
-  const expiresAt = secondsLater(input.now, expiresIn);
+  const expiresAt = expiryOf(input);
   const details = await BUILDERS[kind](input, expiresAt);
   return { details, expiresAt };
 }

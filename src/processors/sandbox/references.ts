@@ -103,9 +103,4 @@ export function accountCheckDigit(digits: string): string {
 // Calendar days in a time zone, through Intl: Brazil has had no daylight saving time since
 // 2019, but reading the offset from the tz database keeps this right if that changes.
 
-/** Whether `text` is a real calendar date written YYYY-MM-DD. */
-export function isIsoDate(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
-}
+export { isIsoDate } from "../../lib/calendar.js";

@@ -4,6 +4,7 @@ import type { RequestCtx } from "../../../core/context.js";
 import { inspectCard } from "../../../lib/cards.js";
 import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../../processors/methods.js";
 import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../../processors/processor.js";
+import { checkDueTerms } from "./due-terms.js";
 import type { PaymentMethodCommand } from "./payment-methods.schemas.js";
 
 // The rules of a charge the schema cannot express, which the charge pipeline runs in its order
@@ -94,11 +95,14 @@ export async function normalizeMethod(
   // problems are answered (processorFor, in the charge service).
   if (pm.type !== "credit_card") {
     const { type, ...options } = pm as { type: string; expiresIn?: number } & Record<string, unknown>;
+    // A boleto's or Pix's due date, fine, interest and discount: the view keeps them (the amount
+    // due is read from it), the processor gets them with the defaulted payableUntil.
+    const terms = checkDueTerms(pm, money, deps.now, deps.customer);
     return {
       methodType: pm.type,
-      instrument: { kind: pm.type, expiresIn: options.expiresIn ?? DEFAULT_EXPIRES_IN[pm.type], options },
+      instrument: { kind: pm.type, expiresIn: options.expiresIn ?? DEFAULT_EXPIRES_IN[pm.type], options: terms ? { ...options, ...terms } : options },
       // A debit names the mandate it is made under; other methods' options stay out of the view.
-      methodView: pm.type === "pix_automatico" ? { type, mandateId: pm.mandateId } : { type },
+      methodView: pm.type === "pix_automatico" ? { type, mandateId: pm.mandateId } : { type, ...terms },
       brand: null,
       installments: 1,
     };

@@ -63,7 +63,7 @@ export function chargeRoutes(charges: ChargeService, disputesOf: ChargeDisputesV
       },
     }, async (req) => {
       const charge = await charges.get(req.ctx, req.params.id);
-      return { ...toChargeResponse(charge), pageUrl: pageUrlOf(charge.pageToken), disputes: await disputesOf(req.ctx, charge.id) };
+      return { ...toChargeResponse(charge, await charges.dayFor(req.ctx, charge)), pageUrl: pageUrlOf(charge.pageToken), disputes: await disputesOf(req.ctx, charge.id) };
     });
   };
 }

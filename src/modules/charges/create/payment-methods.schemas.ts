@@ -23,10 +23,30 @@ export const CreditCardMethod = Type.Object({
   })),
 }, { $id: "CreditCardPaymentMethod", additionalProperties: false, description: "Credit card: plain (number...), saved (cardId) or wallet (wallet.token)." });
 
+// A boleto's or a Pix's collection terms (docs/processors.md, "Collection terms"; create/due-terms.ts checks
+// what a schema cannot: dates in order, at most 2 decimals, one of amount or percent).
+const Day = (description: string) => Type.String({ format: "date", description });
+const dueTerms = {
+  fine: Type.Optional(Type.Object({
+    percent: Type.Number({ exclusiveMinimum: 0, maximum: 2, description: "Charged once, on any day after dueDate: percent of amount, at most 2 (Brazil's consumer code, art. 52)." }),
+  }, { additionalProperties: false })),
+  interest: Type.Optional(Type.Object({
+    monthlyPercent: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "Simple interest per month after dueDate, pro rata die (monthlyPercent / 30 per calendar day), at most 1." }),
+  }, { additionalProperties: false })),
+  discount: Type.Optional(Type.Object({
+    amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Currency units off the amount; less than amount." })),
+    percent: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 99.99, description: "Percent off the amount." })),
+    until: Day("The last day (YYYY-MM-DD, Brasília) the discount applies; not after dueDate."),
+  }, { additionalProperties: false, description: "Exactly one of amount or percent." })),
+  payableUntil: Type.Optional(Day("The last day it can be paid (YYYY-MM-DD, Brasília); not before dueDate. Default: dueDate without fine or interest, else 30 days after it. The charge expires after it.")),
+};
+
 export const PixMethod = Type.Object({
   type: Type.Literal("pix"),
   expiresIn: expiresIn(7 * 86400, "BR Code"),
-}, { $id: "PixPaymentMethod", additionalProperties: false, description: "Pix: a BR Code (copia e cola) and its QR image. BRL." });
+  dueDate: Type.Optional(Day("A Pix with due date (the Central Bank's cobv), YYYY-MM-DD: needs customer.document and customer.name; expiresIn does not apply.")),
+  ...dueTerms,
+}, { $id: "PixPaymentMethod", additionalProperties: false, description: "Pix: a BR Code (copia e cola) and its QR image. BRL. With dueDate, a Pix with due date that may carry a fine, interest and a discount." });
 
 export const OpenFinanceMethod = Type.Object({
   type: Type.Literal("open_finance"),
@@ -43,7 +63,8 @@ export const BoletoMethod = Type.Object({
   type: Type.Literal("boleto"),
   dueDate: Type.Optional(Type.String({ format: "date", description: "YYYY-MM-DD; 3 days from today by default." })),
   instructions: Type.Optional(Type.String({ maxLength: 255 })),
-}, { $id: "BoletoPaymentMethod", additionalProperties: false, description: "Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode. BRL." });
+  ...dueTerms,
+}, { $id: "BoletoPaymentMethod", additionalProperties: false, description: "Boleto bancário (voucher): 47-digit linha digitável and 44-digit barcode, and a Pix BR Code for the same charge (paymentDetails.pixQrCode). BRL. May carry a fine, interest and a discount." });
 
 export const BankTransferMethod = Type.Object({
   type: Type.Literal("bank_transfer"),

@@ -5,7 +5,8 @@ import type { PaymentProcessor } from "../../../processors/processor.js";
 import type { ConnectService } from "../../connect/index.js";
 import { EVENT_FOR_STATUS, type ChargeEffects } from "../charge-effects.js";
 import { EXPIRY, type ChargeStatus } from "../charge-status.js";
-import { toChargeResponse, type ChargeRow } from "../charges.mapper.js";
+import { amountDueOn } from "../amount-due.js";
+import { termsOfCharge, toChargeResponse, type ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
 
 // The sandbox's actions: what stands in for the payer, the issuer's 3DS page, the risk review,
@@ -21,6 +22,8 @@ export interface SandboxActionDeps {
   /** The adapter that served a charge (3DS capture). */
   processorFor(ctx: RequestCtx, processorName?: string | null): PaymentProcessor;
   now: () => Date;
+  /** The payer's day a charge's amount due is computed for (the test clock's, in the sandbox). */
+  dayFor(ctx: RequestCtx, c: ChargeRow): Promise<string>;
 }
 
 const SANDBOX_ONLY = () => new AppError("forbidden", "Forbidden: sandbox endpoints need a sandbox (sk_test_) key");
@@ -46,9 +49,16 @@ export function createSandboxActions(deps: SandboxActionDeps) {
     return toChargeResponse(await withTx(db, (tx) => effects.moveTo(tx, charge, to, patch)));
   }
 
+  // The payer pays what is due on the test clock's day: less the discount before its date, plus
+  // the fine and interest after the due date; nothing past payableUntil (the charge expired).
   const pay = (ctx: RequestCtx, id: string) => sandboxAct(ctx, id, async (c) => {
     if (c.paymentMethodType === "credit_card") throw new AppError("invalid_state", `Charge ${c.id} is a card charge; only payer-paid methods (Pix, boleto, ...) are paid this way`);
-    return { to: "paid", patch: { paidAt: now() } };
+    const terms = termsOfCharge(c);
+    if (!terms) return { to: "paid", patch: { paidAt: now() } };
+    const day = await deps.dayFor(ctx, c);
+    if (day > terms.payableUntil) throw new AppError("invalid_state", `Charge ${c.id} was payable until ${terms.payableUntil}; the test clock is at ${day}`);
+    const { total: _total, ...paidBreakdown } = amountDueOn(c.amount, terms, day);
+    return { to: "paid", patch: { paidAt: now(), paidBreakdown } };
   });
 
   // Stands in for the clock: the same transition and reason as the expiry janitor, now.
