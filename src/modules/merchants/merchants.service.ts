@@ -158,8 +158,8 @@ export function createMerchantService(deps: MerchantServiceDeps) {
 
   /**
    * The merchant's own profile (PATCH /v1/merchant, the panel's Settings): its name, default
-   * soft descriptor and time zone, one row shared by both environments. The descriptor is stored
-   * only: charges do not send it to the processor yet. The zone is checked against the runtime's
+   * soft descriptor and time zone, one row shared by both environments. Card charges send the
+   * descriptor to the live processors (statementDescriptor()). The zone is checked against the runtime's
    * IANA database (Intl) and stored by its canonical name.
    */
   async function updateProfile(merchantId: string, patch: { name?: string; softDescriptor?: string | null; timezone?: string }) {

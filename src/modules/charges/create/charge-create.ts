@@ -97,7 +97,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
     const records: PendingRecord[] = [];
     const authorize = () => processor.authorize({
       chargeId: id, amountMinor, currency, instrument: method.instrument,
-      merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey },
+      merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey, softDescriptor: merchant.softDescriptor },
       customer: processorCustomer(existingCustomer, inline),
       now: at, publicBaseUrl: deps.config.publicBaseUrl,
       // The same condition as committed(): a seed used before may have reached a processor.
