@@ -8,3 +8,4 @@ export * from "./schema/connect.js";
 export * from "./schema/payment-links.js";
 export * from "./schema/subscriptions.js";
 export * from "./schema/disputes.js";
+export * from "./schema/installments.js";
