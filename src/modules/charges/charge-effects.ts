@@ -96,7 +96,7 @@ export function createChargeEffects(deps: EffectDeps) {
     if (to === "paid") {
       await deps.ledger.postChargePaid(sink, {
         id: next.id, merchantId: next.merchantId, environment: next.environment, currency: next.currency,
-        amount: next.amount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
+        amount: next.amount, totalAmount: next.totalAmount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
         paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(), split: next.split,
       });
     }

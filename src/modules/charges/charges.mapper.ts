@@ -22,6 +22,8 @@ export function toChargeResponse(c: ChargeRow) {
     isBlocked: c.isBlocked,
     amount: units(c.amount),
     amountRefunded: units(c.amountRefunded),
+    // Only a card charge whose buyer pays interest (more installments than the interest-free ones).
+    ...(c.totalAmount !== null ? { totalAmount: units(c.totalAmount), installmentAmount: units(c.installmentAmount ?? 0) } : {}),
     currency: c.currency,
     spread: units(c.spread),
     anticipationFeeEstimated: units(c.anticipationFee),

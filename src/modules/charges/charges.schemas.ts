@@ -150,6 +150,8 @@ export const Charge = Type.Object({
   isBlocked: Type.Boolean(),
   amount: Type.Number({ description: "Currency units." }),
   amountRefunded: Type.Number(),
+  totalAmount: Type.Optional(Type.Number({ description: "Only when the buyer pays interest (a card in more installments than the merchant's interest-free ones): what the buyer pays in all, which the processor was asked for; `amount` stays the price and the difference is interest, the merchant's own (never split). Refunds are of this total: a full refund returns it." })),
+  installmentAmount: Type.Optional(Type.Number({ description: "With totalAmount: each installment; the last takes the rounding difference (totalAmount - (installments - 1) x installmentAmount)." })),
   currency: Type.String(),
   spread: Type.Number(),
   anticipationFeeEstimated: Type.Number(),

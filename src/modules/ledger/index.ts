@@ -2,4 +2,5 @@
 // Everything else in this folder is the module's own (its module file is public too).
 export { computeChargeFees, computePayoutFee, type FeeDefinition } from "./fees.js";
 export type { LedgerService, PayoutPosting, Reversal } from "./ledger.service.js";
+export { grossOf } from "./split.js";
 export type { SplitRule } from "./split.js";
