@@ -74,3 +74,20 @@ test("the fakes refuse a statement_descriptor past each provider's documented le
   });
   assert.equal(tooLongM.status, 400, await tooLongM.text());
 });
+
+test("installments the buyer pays: Pagar.me and Mercado Pago are asked for the total with interest, in the installments chosen", async () => {
+  for (const [w, amountSent] of [
+    [viaPagarme, (id: string) => order(id).items[0].amount / 100],
+    [viaMercadoPago, (id: string) => payment(id).transaction_amount],
+  ] as const) {
+    const put = await w.t.app.inject({ method: "PUT", url: "/v1/settings/installments", headers: { authorization: basic(w.key) }, payload: { maxInstallments: 12, interestFreeInstallments: 1, monthlyInterestPercent: 2.5 } });
+    expectStatus(put, 200);
+    const made = await createCharge(w.t, w.key, cardCharge("4000000000000010", { amount: 200 }, { installments: 6 }));
+    assert.equal(made.status, "paid", JSON.stringify(made));
+    const c = (await w.t.app.inject({ method: "GET", url: `/v1/charges/${made.id}`, headers: { authorization: basic(w.key) } })).json();
+    // R$ 200,00 at 2.5 % a month in 6: PMT 36.3099... (computed apart), 6 x PMT = 217.859...
+    assert.deepEqual([c.amount, c.totalAmount, c.installmentAmount], [200, 217.86, 36.31]);
+    assert.equal(amountSent(made.id), 217.86);
+  }
+  assert.equal(order((await createCharge(viaPagarme.t, viaPagarme.key, cardCharge("4000000000000010", { amount: 200 }, { installments: 6 }))).id).payments[0].credit_card.installments, 6);
+});
