@@ -148,8 +148,9 @@ test("installments the buyer pays: each plan shows its installment and total bef
   const own = await seedMerchant(w.t, { name: "Vidraria Aurora" });
   const ownKey = basic(own.sandboxKey);
   expectStatus(await call(w.t, ownKey, "PUT", "/v1/settings/installments", { maxInstallments: 6, interestFreeInstallments: 2, monthlyInterestPercent: 2.5 }), 200);
-  const link = (await call(w.t, ownKey, "POST", "/v1/payment-links", { title: "Vaso soprado", freightMode: "free", products: [{ title: "Vaso soprado", unitPrice: 200, quantity: 1, physical: false }] })).json();
-  const page = await open(link.id);
+  const created = await call(w.t, ownKey, "POST", "/v1/payment-links", { title: "Vaso soprado", currency: "BRL", freightMode: "free", products: [{ title: "Vaso soprado", unitPrice: 200, quantity: 1, physical: false }] });
+  expectStatus(created, 201);
+  const page = await open(created.json().id);
   // R$ 200,00 at 2.5 % a month in 6: PMT 36.3099..., total 217.859... (computed apart).
   const option = (n: number) => page.locator(`#installments option[value="${n}"]`);
   await option(6).waitFor({ state: "attached" });
