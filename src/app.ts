@@ -153,6 +153,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
         { name: "ops", description: "Health" },
         { name: "payment-links", description: "Payment links and the calls of their hosted checkout page (/pay/{id})" },
         { name: "shipping", description: "The merchant's Melhor Envio connection (OAuth) and live freight quotes" },
+        { name: "installments", description: "Card installments the buyer pays: the merchant's settings and the price table quoted to buyers" },
       ],
     },
     transformObject: (document) => ("openapiObject" in document ? withDiscriminatorMappings(document.openapiObject) : document.swaggerObject),
@@ -183,6 +184,7 @@ export async function buildApp(deps: AppDeps, services = createServices(deps)): 
   await app.register(services.subscriptions.routes);
   await app.register(services.connect.routes);
   await app.register(modules.shipping.routes);
+  await app.register(modules.installments.routes);
   await app.register(services.paymentLinks.routes);
   await app.register(modules.mail.routes);
   await app.register(chargePageRoutes(modules.charges.page));

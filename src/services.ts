@@ -13,6 +13,7 @@ import { createMerchantsModule } from "./modules/merchants/merchants.module.js";
 import { createPaymentLinksModule } from "./modules/payment-links/payment-links.module.js";
 import { createProcessorRegistry } from "./processors/registry.js";
 import { createSealer } from "./lib/crypto.js";
+import { createInstallmentsModule } from "./modules/installments/installments.module.js";
 import { createShippingModule } from "./modules/shipping/shipping.module.js";
 import { createSubscriptionModule } from "./modules/subscriptions/subscriptions.module.js";
 import { createWebhookModule } from "./modules/webhooks/webhooks.module.js";
@@ -61,12 +62,13 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
   });
   const shipping = createShippingModule({ db, config, sealer, merchants: merchants.service });
   const mail = createMailModule({ db, config, reactions: webhooks.reactions, clock: subscriptions.clock });
+  const installments = createInstallmentsModule({ config, merchants: merchants.service });
   const paymentLinks = createPaymentLinksModule({ db, config, charges: charges.service, merchants: merchants.service, shipping: shipping.service });
   return {
     sealer, configChanges, webhooks, cards, mail, connect, subscriptions, paymentLinks,
     merchants: merchants.service, customers: customers.service, ledger: ledger.service, charges: charges.service,
     refunds: charges.refunds, shipping: shipping.service, processors,
     // Every module, in the order the worker takes their tasks (collectTasks).
-    modules: { merchants, customers, cards, webhooks, subscriptions, ledger, connect, charges, disputes, shipping, paymentLinks, mail },
+    modules: { merchants, customers, cards, webhooks, subscriptions, ledger, connect, charges, disputes, shipping, paymentLinks, mail, installments },
   };
 }

@@ -9,3 +9,4 @@ export * from "./schema/payment-links.js";
 export * from "./schema/subscriptions.js";
 export * from "./schema/disputes.js";
 export * from "./schema/mail.js";
+export * from "./schema/installments.js";

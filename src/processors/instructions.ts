@@ -104,3 +104,13 @@ export function unservedTerms(input: InstrumentCheck, processor: string, serves:
   }
   return null;
 }
+
+/**
+ * The merchant's soft descriptor as a provider takes it: trimmed and cut to the provider's
+ * documented length (docs/processors.md, "Soft descriptor"), or nothing when there is none. The
+ * merchant's own rule (letters, digits, spaces) already keeps it inside every provider's alphabet.
+ */
+export function statementDescriptor(text: string | null | undefined, max: number): string | undefined {
+  const cut = (text ?? "").trim().slice(0, max).trimEnd();
+  return cut === "" ? undefined : cut;
+}

@@ -44,7 +44,11 @@ export interface AuthorizeInput {
   amountMinor: number;
   currency: string;
   instrument: CardInstrument | AsyncInstrument;
-  merchant: { id: string; name: string; city: string; pixKey: string };
+  /**
+   * `softDescriptor`: the merchant's text for the buyer's card statement (PATCH /v1/merchants/me),
+   * which a card adapter sends cut to its provider's documented length (statementDescriptor()).
+   */
+  merchant: { id: string; name: string; city: string; pixKey: string; softDescriptor?: string | null };
   customer: CustomerInput | null;
   now: Date;
   publicBaseUrl: string;

@@ -109,6 +109,8 @@ export function parsePayment(body: unknown): PaymentInput | MpError {
   if (idProblem === "number") return mpError(400, "Invalid user identification number", [{ code: 2067, description: "Invalid user identification number" }]);
   const installments = b.installments === undefined ? 1 : Number(b.installments);
   if (kind === "card" && !(Number.isInteger(installments) && installments >= 1 && installments <= 12)) return mpError(400, "Invalid installments", [{ code: "invalid_installments", description: "installments" }]);
+  // statement_descriptor: at most 22 characters on the Payments API (mercadopago/sdk-python's Payment.create).
+  if (b.statement_descriptor !== undefined && !(typeof b.statement_descriptor === "string" && b.statement_descriptor.length <= 22)) return mpError(400, "statement_descriptor must be a string of at most 22 characters", [{ code: "invalid_statement_descriptor", description: "statement_descriptor" }]);
   if (kind === "card" && (typeof b.token !== "string" || b.token === "")) return mpError(400, "token is required for card payments", [{ code: "invalid_token", description: "token" }]);
   let expiresAt: Date | undefined;
   if (kind !== "card") {

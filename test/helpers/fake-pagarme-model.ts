@@ -91,6 +91,9 @@ export function parseOrder(body: unknown): { order: OrderInput } | { errors: Rec
       if (cc.installments !== undefined && !(isInt(cc.installments) && (cc.installments as number) <= 12)) err(`${at}.credit_card.installments`, "The installments field must be between 1 and 12.");
       out.installments = (cc.installments as number | undefined) ?? 1;
       out.capture = cc.capture !== false;
+      // "Max: 13 caracteres para clientes PSP, 22 para clientes gateway" (Pagar.me's "Cartão de
+      // crédito" reference): this fake stands for a PSP client's account, the stricter of the two.
+      if (cc.statement_descriptor !== undefined && !(typeof cc.statement_descriptor === "string" && cc.statement_descriptor.length <= 13)) err(`${at}.credit_card.statement_descriptor`, "The statement_descriptor field must be a string of at most 13 characters.");
       out.statementDescriptor = typeof cc.statement_descriptor === "string" ? cc.statement_descriptor : undefined;
       const card = obj(cc.card);
       if (!card) err(`${at}.credit_card.card`, "The card field is required (this fake takes card data inline only).");

@@ -33,7 +33,7 @@ test("the profile form shows name and soft descriptor, and saving them is what t
   assert.match(page.body, /<label for="profile-name">Name<\/label><input id="profile-name" name="name" type="text" value="Merchant \d+"/);
   assert.match(page.body, /<label for="profile-softDescriptor">Soft descriptor<\/label>/);
   assert.match(page.body, /up to 13 letters A to Z/);
-  assert.match(page.body, /charges do not send it to the processor yet/);
+  assert.match(page.body, /Card charges send it to Pagar.me and Mercado Pago/);
   assert.match(page.body, new RegExp(m.email.replace(/[.]/g, "\\.")));
 
   const saved = await c.post("/panel/settings/profile", { name: "  Padaria <b>Aurora</b> ", softDescriptor: "PADARIA AUROR" });

@@ -138,3 +138,33 @@ test("field errors clear once fixed, in correct Portuguese; the card note hides 
   assert.match(await jp.locator("#total-amount").textContent() ?? "", /1\.500/);
   await jp.close();
 });
+
+test("installments the buyer pays: each plan shows its installment and total before paying, and the charge is of that total", { skip }, async () => {
+  const own = await seedMerchant(w.t, { name: "Vidraria Aurora" });
+  const ownKey = basic(own.sandboxKey);
+  expectStatus(await call(w.t, ownKey, "PUT", "/v1/settings/installments", { maxInstallments: 6, interestFreeInstallments: 2, monthlyInterestPercent: 2.5 }), 200);
+  const created = await call(w.t, ownKey, "POST", "/v1/payment-links", { title: "Vaso soprado", currency: "BRL", freightMode: "free", products: [{ title: "Vaso soprado", unitPrice: 200, quantity: 1, physical: false }] });
+  expectStatus(created, 201);
+  const page = await open(created.json().id);
+  // R$ 200,00 at 2.5 % a month in 6: PMT 36.3099..., total 217.859... (computed apart).
+  const option = (n: number) => page.locator(`#installments option[value="${n}"]`);
+  await option(6).waitFor({ state: "attached" });
+  assert.match(await option(1).textContent() ?? "", /^À vista: R\$\s200,00$/);
+  assert.match(await option(2).textContent() ?? "", /^2x de R\$\s100,00 sem juros \(total R\$\s200,00\)$/);
+  assert.match(await option(6).textContent() ?? "", /^6x de R\$\s36,31 com juros \(total R\$\s217,86\)$/);
+  assert.equal(await page.locator("#installments option").count(), 6, "no more than the merchant's maximum");
+  await page.getByLabel("Nome completo").fill("Maria Silva");
+  await page.getByLabel("E-mail").fill("maria@example.com");
+  await page.getByLabel("CPF").fill("529.982.247-25");
+  await page.getByLabel("Número do cartão").fill("4111 1111 1111 1111");
+  await page.getByLabel("Nome impresso no cartão").fill("MARIA SILVA");
+  await page.getByLabel("Validade (MM/AAAA)").fill("12/2030");
+  await page.getByLabel("CVV").fill("123");
+  await page.getByLabel("Parcelamento").selectOption("6");
+  await page.getByRole("button", { name: "Pagar" }).click();
+  await page.locator("#receipt").waitFor({ state: "visible" });
+  const charge = (await call(w.t, ownKey, "GET", `/v1/charges/${(await page.locator("#receipt-id").textContent())!}`)).json();
+  assert.deepEqual([charge.status, charge.amount, charge.totalAmount, charge.installmentAmount, charge.paymentMethod.installments], ["paid", 200, 217.86, 36.31, 6]);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -706,6 +706,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/installments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quote the installment plans of a price
+         * @description Every plan a card buyer may choose for this price, with each installment and the total (Tabela Price: PMT = P·i / (1 - (1+i)^-n) beyond the interest-free installments). installmentAmount and totalAmount are each rounded once, half up, to the cent; the last installment takes the difference, so it is totalAmount - (installments - 1) x installmentAmount. A plan whose installments would be under one cent is left out.
+         */
+        get: operations["quoteInstallments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mandates/{id}": {
         parameters: {
             query?: never;
@@ -745,7 +765,7 @@ export interface paths {
         head?: never;
         /**
          * Update your merchant profile
-         * @description Changes the merchant's name, its default soft descriptor (the text on the buyer's card statement: at most 13 letters A to Z, digits and spaces; null removes it) and its time zone (an IANA name such as America/Sao_Paulo, the default: the panel's dates, today's sales and the CSV export's times are in it). The profile is one for both environments, so a sandbox key changes it too. The soft descriptor is stored and shown in the panel; charges do not send it to the processor yet. The e-mail, status and Connect access are the operator's (PATCH /v1/admin/merchants/{id}). Setting the same values again changes nothing, so no Idempotency-Key is needed.
+         * @description Changes the merchant's name, its default soft descriptor (the text on the buyer's card statement: at most 13 letters A to Z, digits and spaces; null removes it) and its time zone (an IANA name such as America/Sao_Paulo, the default: the panel's dates, today's sales and the CSV export's times are in it). The profile is one for both environments, so a sandbox key changes it too. Card charges send the soft descriptor to Pagar.me and Mercado Pago, cut to each one's documented length. The e-mail, status and Connect access are the operator's (PATCH /v1/admin/merchants/{id}). Setting the same values again changes nothing, so no Idempotency-Key is needed.
          */
         patch: operations["updateMerchantProfile"];
         trace?: never;
@@ -853,6 +873,26 @@ export interface paths {
          * @description No key (called by the checkout page). Only for freightMode checkout links (else 409) in BRL (else 422), with physical products that have measures. Only the merchant's enabled services, entries the provider could not price dropped, cheapest first; cached 15 minutes per link, CEP and items. 503 when the provider is unavailable or busy.
          */
         post: operations["quotePaymentLinkFreight"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-links/{id}/installments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Installment plans of a checkout
+         * @description No key; the checkout page calls it for what the buyer pays now (the products and the freight chosen), so each plan shows its installment and total before the buyer pays. The link's merchant's terms (PUT /v1/settings/installments) in the link's environment; the same table as GET /v1/installments.
+         */
+        get: operations["paymentLinkInstallments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1325,6 +1365,30 @@ export interface paths {
          * @description Moves all of the merchant's pending sandbox balance to available, whatever the settlement dates. Sandbox keys only.
          */
         post: operations["sandboxSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/installments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the installment settings
+         * @description The card installments this environment's buyers may choose and the monthly rate they pay beyond the interest-free ones. Unset: 12 installments, all interest-free.
+         */
+        get: operations["getInstallmentSettings"];
+        /**
+         * Set the installment settings
+         * @description Sets this environment's installment terms; charges, quotes and checkout pages use them at once. A card charge in more installments than interestFreeInstallments keeps `amount` (the price) and adds `totalAmount` and `installmentAmount`; the processor is asked for totalAmount, and the interest is the merchant's own, never split. Setting the same values again changes nothing, so no Idempotency-Key is needed.
+         */
+        put: operations["putInstallmentSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5390,6 +5454,8 @@ export interface operations {
                                 serviceName?: string;
                             } | null;
                             id: string;
+                            /** @description With totalAmount: each installment; the last takes the rounding difference (totalAmount - (installments - 1) x installmentAmount). */
+                            installmentAmount?: number;
                             isBlocked: boolean;
                             items: {
                                 [key: string]: unknown;
@@ -5456,6 +5522,8 @@ export interface operations {
                             spread: number;
                             /** @enum {string} */
                             status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
+                            /** @description Only when the buyer pays interest (a card in more installments than the merchant's interest-free ones): what the buyer pays in all, which the processor was asked for; `amount` stays the price and the difference is interest, the merchant's own (never split). Refunds are of this total: a full refund returns it. */
+                            totalAmount?: number;
                             trackingInfo: {
                                 [key: string]: unknown;
                             } | null;
@@ -6065,6 +6133,8 @@ export interface operations {
                             serviceName?: string;
                         } | null;
                         id: string;
+                        /** @description With totalAmount: each installment; the last takes the rounding difference (totalAmount - (installments - 1) x installmentAmount). */
+                        installmentAmount?: number;
                         isBlocked: boolean;
                         items: {
                             [key: string]: unknown;
@@ -6136,6 +6206,8 @@ export interface operations {
                         spread: number;
                         /** @enum {string} */
                         status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
+                        /** @description Only when the buyer pays interest (a card in more installments than the merchant's interest-free ones): what the buyer pays in all, which the processor was asked for; `amount` stays the price and the difference is interest, the merchant's own (never split). Refunds are of this total: a full refund returns it. */
+                        totalAmount?: number;
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
@@ -11597,6 +11669,172 @@ export interface operations {
             };
         };
     };
+    quoteInstallments: {
+        parameters: {
+            query: {
+                /** @description The price, in currency units (49.9 is R$ 49,90). */
+                amount: number;
+                /** @description ISO 4217, e.g. BRL. */
+                currency: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "installments": 1,
+                     *           "installmentAmount": 1000,
+                     *           "totalAmount": 1000,
+                     *           "interestFree": true
+                     *         },
+                     *         {
+                     *           "installments": 2,
+                     *           "installmentAmount": 500,
+                     *           "totalAmount": 1000,
+                     *           "interestFree": true
+                     *         },
+                     *         {
+                     *           "installments": 3,
+                     *           "installmentAmount": 333.33,
+                     *           "totalAmount": 1000,
+                     *           "interestFree": true
+                     *         },
+                     *         {
+                     *           "installments": 4,
+                     *           "installmentAmount": 262.56,
+                     *           "totalAmount": 1050.24,
+                     *           "interestFree": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Each installment, in currency units; the last one takes the rounding difference, so installments x installmentAmount may differ from totalAmount by a few cents. */
+                            installmentAmount: number;
+                            installments: number;
+                            interestFree: boolean;
+                            /** @description What the buyer pays in all, in currency units: the price when interestFree, else n x PMT of the price table rounded once, half up. */
+                            totalAmount: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getMandate: {
         parameters: {
             query?: never;
@@ -14137,6 +14375,155 @@ export interface operations {
             };
         };
     };
+    paymentLinkInstallments: {
+        parameters: {
+            query: {
+                /** @description Currency units. */
+                amount: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "installments": 1,
+                     *           "installmentAmount": 1000,
+                     *           "totalAmount": 1000,
+                     *           "interestFree": true
+                     *         },
+                     *         {
+                     *           "installments": 2,
+                     *           "installmentAmount": 500,
+                     *           "totalAmount": 1000,
+                     *           "interestFree": true
+                     *         },
+                     *         {
+                     *           "installments": 3,
+                     *           "installmentAmount": 333.33,
+                     *           "totalAmount": 1000,
+                     *           "interestFree": true
+                     *         },
+                     *         {
+                     *           "installments": 4,
+                     *           "installmentAmount": 262.56,
+                     *           "totalAmount": 1050.24,
+                     *           "interestFree": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Each installment, in currency units; the last one takes the rounding difference, so installments x installmentAmount may differ from totalAmount by a few cents. */
+                            installmentAmount: number;
+                            installments: number;
+                            interestFree: boolean;
+                            /** @description What the buyer pays in all, in currency units: the price when interestFree, else n x PMT of the price table rounded once, half up. */
+                            totalAmount: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Payment link pl_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listPaymentLinkPayments: {
         parameters: {
             query?: {
@@ -14265,6 +14652,8 @@ export interface operations {
                                 serviceName?: string;
                             } | null;
                             id: string;
+                            /** @description With totalAmount: each installment; the last takes the rounding difference (totalAmount - (installments - 1) x installmentAmount). */
+                            installmentAmount?: number;
                             isBlocked: boolean;
                             items: {
                                 [key: string]: unknown;
@@ -14331,6 +14720,8 @@ export interface operations {
                             spread: number;
                             /** @enum {string} */
                             status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
+                            /** @description Only when the buyer pays interest (a card in more installments than the merchant's interest-free ones): what the buyer pays in all, which the processor was asked for; `amount` stays the price and the difference is interest, the merchant's own (never split). Refunds are of this total: a full refund returns it. */
+                            totalAmount?: number;
                             trackingInfo: {
                                 [key: string]: unknown;
                             } | null;
@@ -16800,6 +17191,8 @@ export interface operations {
                             serviceName?: string;
                         } | null;
                         id: string;
+                        /** @description With totalAmount: each installment; the last takes the rounding difference (totalAmount - (installments - 1) x installmentAmount). */
+                        installmentAmount?: number;
                         isBlocked: boolean;
                         items: {
                             [key: string]: unknown;
@@ -16866,6 +17259,8 @@ export interface operations {
                         spread: number;
                         /** @enum {string} */
                         status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
+                        /** @description Only when the buyer pays interest (a card in more installments than the merchant's interest-free ones): what the buyer pays in all, which the processor was asked for; `amount` stays the price and the difference is interest, the merchant's own (never split). Refunds are of this total: a full refund returns it. */
+                        totalAmount?: number;
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
@@ -17428,6 +17823,8 @@ export interface operations {
                             serviceName?: string;
                         } | null;
                         id: string;
+                        /** @description With totalAmount: each installment; the last takes the rounding difference (totalAmount - (installments - 1) x installmentAmount). */
+                        installmentAmount?: number;
                         isBlocked: boolean;
                         items: {
                             [key: string]: unknown;
@@ -17494,6 +17891,8 @@ export interface operations {
                         spread: number;
                         /** @enum {string} */
                         status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
+                        /** @description Only when the buyer pays interest (a card in more installments than the merchant's interest-free ones): what the buyer pays in all, which the processor was asked for; `amount` stays the price and the difference is interest, the merchant's own (never split). Refunds are of this total: a full refund returns it. */
+                        totalAmount?: number;
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
@@ -17774,6 +18173,8 @@ export interface operations {
                             serviceName?: string;
                         } | null;
                         id: string;
+                        /** @description With totalAmount: each installment; the last takes the rounding difference (totalAmount - (installments - 1) x installmentAmount). */
+                        installmentAmount?: number;
                         isBlocked: boolean;
                         items: {
                             [key: string]: unknown;
@@ -17840,6 +18241,8 @@ export interface operations {
                         spread: number;
                         /** @enum {string} */
                         status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
+                        /** @description Only when the buyer pays interest (a card in more installments than the merchant's interest-free ones): what the buyer pays in all, which the processor was asked for; `amount` stays the price and the difference is interest, the merchant's own (never split). Refunds are of this total: a full refund returns it. */
+                        totalAmount?: number;
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
@@ -18141,6 +18544,8 @@ export interface operations {
                             serviceName?: string;
                         } | null;
                         id: string;
+                        /** @description With totalAmount: each installment; the last takes the rounding difference (totalAmount - (installments - 1) x installmentAmount). */
+                        installmentAmount?: number;
                         isBlocked: boolean;
                         items: {
                             [key: string]: unknown;
@@ -18207,6 +18612,8 @@ export interface operations {
                         spread: number;
                         /** @enum {string} */
                         status: "pending" | "paid" | "refused" | "failed" | "refunded" | "in_analysis" | "authentication_required" | "charged_back";
+                        /** @description Only when the buyer pays interest (a card in more installments than the merchant's interest-free ones): what the buyer pays in all, which the processor was asked for; `amount` stays the price and the difference is interest, the merchant's own (never split). Refunds are of this total: a full refund returns it. */
+                        totalAmount?: number;
                         trackingInfo: {
                             [key: string]: unknown;
                         } | null;
@@ -20265,6 +20672,347 @@ export interface operations {
                      *       "message": "Idempotency-Key was already used with a different request body; use a new key for a new request",
                      *       "error": "Unprocessable Entity",
                      *       "code": "idempotency_mismatch"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getInstallmentSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "maxInstallments": 12,
+                     *       "interestFreeInstallments": 3,
+                     *       "monthlyInterestPercent": 1.99
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Up to this many installments (1 to maxInstallments) the buyer pays the price; beyond them, the price table's interest. */
+                        interestFreeInstallments: number;
+                        /** @description The most installments a card buyer may choose, 1 to 12. */
+                        maxInstallments: number;
+                        /** @description The monthly rate the buyer pays beyond the interest-free installments, 0 to 9.99 (2.99 is 2.99 % a month), at most two decimals. */
+                        monthlyInterestPercent: number;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putInstallmentSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "maxInstallments": 12,
+                 *       "interestFreeInstallments": 3,
+                 *       "monthlyInterestPercent": 1.99
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Up to this many installments (1 to maxInstallments) the buyer pays the price; beyond them, the price table's interest. */
+                    interestFreeInstallments: number;
+                    /** @description The most installments a card buyer may choose, 1 to 12. */
+                    maxInstallments: number;
+                    /** @description The monthly rate the buyer pays beyond the interest-free installments, 0 to 9.99 (2.99 is 2.99 % a month), at most two decimals. */
+                    monthlyInterestPercent: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "maxInstallments": 12,
+                     *       "interestFreeInstallments": 3,
+                     *       "monthlyInterestPercent": 1.99
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Up to this many installments (1 to maxInstallments) the buyer pays the price; beyond them, the price table's interest. */
+                        interestFreeInstallments: number;
+                        /** @description The most installments a card buyer may choose, 1 to 12. */
+                        maxInstallments: number;
+                        /** @description The monthly rate the buyer pays beyond the interest-free installments, 0 to 9.99 (2.99 is 2.99 % a month), at most two decimals. */
+                        monthlyInterestPercent: number;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "maxInstallments is required",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];

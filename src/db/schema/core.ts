@@ -144,6 +144,13 @@ export const charges = pgTable("charges", {
   metadata: jsonb("metadata").$type<Record<string, unknown>>(),
   postbackUrl: text("postback_url"),
   split: jsonb("split").$type<{ merchantId: string; percentage: number }[]>(),
+  /**
+   * A card charge in more installments than the merchant's interest-free ones: what the buyer
+   * pays with the interest (asked of the processor) and each installment; null otherwise, when
+   * the buyer pays `amount` (src/modules/installments/price-table.ts).
+   */
+  totalAmount: money("total_amount"),
+  installmentAmount: money("installment_amount"),
   freightAmount: money("freight_amount"),
   freightDetails: jsonb("freight_details").$type<Record<string, unknown>>(),
   /** The payment link the buyer paid through, when there is one. */

@@ -1,5 +1,5 @@
 import type { Tx } from "../../db/client.js";
-import type { LedgerService } from "../ledger/index.js";
+import { grossOf, type LedgerService } from "../ledger/index.js";
 import type { ChargeEffects } from "./charge-effects.js";
 import type { ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
@@ -24,7 +24,7 @@ export function createChargeDisputes(deps: DisputeMoneyDeps) {
   async function hold(tx: Tx, chargeId: string, amount: number, disputeId: string): Promise<number> {
     const c = await locked(tx, chargeId);
     if (c.status !== "paid") return 0;
-    const held = Math.max(0, Math.min(amount, c.amount - c.amountRefunded - c.amountDisputed));
+    const held = Math.max(0, Math.min(amount, grossOf(c) - c.amountRefunded - c.amountDisputed));
     if (held === 0) return 0;
     await ledger.postDisputeHold(tx, c, held, disputeId);
     await repo.addDisputed(tx, chargeId, held);

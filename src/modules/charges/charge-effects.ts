@@ -97,7 +97,7 @@ export function createChargeEffects(deps: EffectDeps) {
     if (to === "paid") {
       await deps.ledger.postChargePaid(sink, {
         id: next.id, merchantId: next.merchantId, environment: next.environment, currency: next.currency,
-        amount: next.amount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
+        amount: next.amount, totalAmount: next.totalAmount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
         paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(), split: next.split,
         atProvider: sharesHeldAt(next),
         ...(next.paidBreakdown ? { collected: next.paidBreakdown.fine + next.paidBreakdown.interest - next.paidBreakdown.discount } : {}),

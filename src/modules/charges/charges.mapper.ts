@@ -50,6 +50,8 @@ export function toChargeResponse(c: ChargeRow, day: string = payerDay(new Date()
     amountDue: c.status === "pending" ? units(amountDueOn(c.amount, termsOfCharge(c), day).total) : null,
     paidAmount: paid ? units(paid.total) : null,
     paidBreakdown: paid ? { principal: units(paid.principal), discount: units(paid.discount), fine: units(paid.fine), interest: units(paid.interest) } : null,
+    // Only a card charge whose buyer pays interest (more installments than the interest-free ones).
+    ...(c.totalAmount !== null ? { totalAmount: units(c.totalAmount), installmentAmount: units(c.installmentAmount ?? 0) } : {}),
     currency: c.currency,
     spread: units(c.spread),
     anticipationFeeEstimated: units(c.anticipationFee),

@@ -55,7 +55,7 @@ export async function transition(
 export async function reserveRefund(tx: Queryable, id: string, amount: number): Promise<ChargeRow | undefined> {
   const [row] = await tx.update(charges)
     .set({ amountRefunded: sql`${charges.amountRefunded} + ${amount}`, updatedAt: new Date() })
-    .where(and(eq(charges.id, id), eq(charges.status, "paid"), sql`${charges.amountRefunded} + ${charges.amountDisputed} + ${amount} <= ${charges.amount}`))
+    .where(and(eq(charges.id, id), eq(charges.status, "paid"), sql`${charges.amountRefunded} + ${charges.amountDisputed} + ${amount} <= coalesce(${charges.totalAmount}, ${charges.amount})`))
     .returning();
   return row;
 }

@@ -164,6 +164,8 @@ export const Charge = Type.Object({
   paidBreakdown: Nullable(Type.Object({
     principal: Type.Number(), discount: Type.Number(), fine: Type.Number(), interest: Type.Number(),
   }, { description: "A paid charge: paidAmount's parts, currency units. The fine and the interest are the originator's, never split." })),
+  totalAmount: Type.Optional(Type.Number({ description: "Only when the buyer pays interest (a card in more installments than the merchant's interest-free ones): what the buyer pays in all, which the processor was asked for; `amount` stays the price and the difference is interest, the merchant's own (never split). Refunds are of this total: a full refund returns it." })),
+  installmentAmount: Type.Optional(Type.Number({ description: "With totalAmount: each installment; the last takes the rounding difference (totalAmount - (installments - 1) x installmentAmount)." })),
   currency: Type.String(),
   spread: Type.Number(),
   anticipationFeeEstimated: Type.Number(),

@@ -10,6 +10,7 @@ import type { DisputeCapability, FoundDispute } from "../../processors/processor
 import { documentTypeOf } from "../../lib/file-content.js";
 import { newId, seededId } from "../../lib/ids.js";
 import type { ChargeDisputes, ChargeRow } from "../charges/index.js";
+import { grossOf } from "../ledger/index.js";
 import { recordEvents, type EventType } from "../webhooks/index.js";
 import { assertDisputeTransition, canMove, type DisputeStatus } from "./dispute-status.js";
 import { checkEvidence, type EvidenceFile } from "./disputes.evidence.js";
@@ -238,7 +239,7 @@ export function createDisputeService(deps: DisputeDeps) {
       if (earlier) return toDisputeResponse(earlier);
     }
     if (charge.status !== "paid") throw new AppError("invalid_state", `Charge ${chargeId} is ${charge.status}; only a paid charge can be disputed`);
-    const amount = charge.amount - charge.amountRefunded - charge.amountDisputed;
+    const amount = grossOf(charge) - charge.amountRefunded - charge.amountDisputed;
     if (amount <= 0 || (await repo.hasOpenDispute(db, chargeId))) throw new AppError("invalid_state", `Charge ${chargeId} already has an open dispute`);
     const evidenceDueBy = new Date((await deps.clockNow(db, ctx)).getTime() + SANDBOX_RESPONSE_DAYS * DAY_MS);
     const row = await withTx(db, (tx) => open(tx, {

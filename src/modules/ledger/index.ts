@@ -2,6 +2,6 @@
 // Everything else in this folder is the module's own (its module file is public too).
 export { computeChargeFees, computePayoutFee, type FeeDefinition } from "./fees.js";
 export type { LedgerService, PayoutPosting, Reversal } from "./ledger.service.js";
-export { splitShares, type SplitRule } from "./split.js";
+export { grossOf, splitShares, type SplitRule } from "./split.js";
 export { sharesHeldAt } from "./reversals.js";
 export { Balance } from "./ledger.schemas.js";

@@ -8,7 +8,7 @@ import { splitInstallments } from "./fees.js";
 import * as repo from "./ledger.repo.js";
 import { PLATFORM } from "./ledger.repo.js";
 import { createReversals } from "./reversals.js";
-import { splitShares, type SplitRule } from "./split.js";
+import { interestOf, grossOf, splitShares, type SplitRule } from "./split.js";
 
 // Double-entry ledger per owner (merchant id or the platform), environment and currency.
 // Positive amounts are credits. A paid charge credits the merchant's pending balance with the
@@ -32,6 +32,8 @@ export interface PaidCharge {
   environment: Environment;
   currency: string;
   amount: number;
+  /** Set when the buyer paid installments with interest: what the processor collected. */
+  totalAmount?: number | null;
   spread: number;
   anticipationFee: number;
   net: number;
@@ -86,10 +88,13 @@ export function createLedgerService(deps: { db: Db }) {
   const reversals = createReversals();
 
   async function postChargePaid(sink: Sink, c: PaidCharge): Promise<void> {
-    const { shares, originator } = splitShares(c.net, c.split);
+    // The buyer's interest is the originator's: the split divides the net of the price only; so are
+    // a late payment's fine and interest (collected).
+    const interest = interestOf(c);
+    const { shares, originator } = splitShares(c.net - interest, c.split);
     const atProvider = c.atProvider ? repo.atProviderAccount(c.atProvider) : null;
     const collected = c.collected ?? 0;
-    const owners = [{ owner: c.merchantId, amount: originator + collected }, ...(atProvider ? [] : shares)];
+    const owners = [{ owner: c.merchantId, amount: originator + interest + collected }, ...(atProvider ? [] : shares)];
     const dates = settlementDates(c.paymentMethodType, c.installments, c.paidAt);
     // Every owner's part settles on the charge's dates; the first installment absorbs the
     // rounding remainder (splitInstallments).
@@ -103,7 +108,7 @@ export function createLedgerService(deps: { db: Db }) {
     await repo.postTransaction(sink, {
       environment: c.environment, currency: c.currency, type: "charge", sourceId: c.id,
       entries: [
-        { owner: PLATFORM, account: "processor_receivable", amount: -(c.amount + collected) },
+        { owner: PLATFORM, account: "processor_receivable", amount: -(grossOf(c) + collected) },
         ...owners.map((o) => ({ owner: o.owner, account: "pending" as const, amount: o.amount })),
         ...(atProvider ? shares.map((s) => ({ owner: s.owner, account: atProvider, amount: s.amount })) : []),
         { owner: PLATFORM, account: "fee_revenue", amount: c.spread + c.anticipationFee },

@@ -1,7 +1,7 @@
 import type { Tx } from "../../db/client.js";
 import type { Environment } from "../../core/context.js";
 import * as repo from "./ledger.repo.js";
-import { refundShares, type SplitRule } from "./split.js";
+import { grossOf, interestOf, refundShares, type SplitRule } from "./split.js";
 
 // Reversals: money a charge's owners give back (a refund, a chargeback, a dispute). Each owner
 // gives its part from what the charge still has pending for it and the rest from its available
@@ -18,6 +18,8 @@ export interface RefundedCharge {
   environment: Environment;
   currency: string;
   amount?: number;
+  /** Set when the buyer paid installments with interest: the gross every reversal is of. */
+  totalAmount?: number | null;
   net?: number;
   split?: readonly SplitRule[] | null;
   /** Refunded so far, this refund included (it was reserved before the ledger is posted). */
@@ -73,8 +75,9 @@ export function createReversals() {
    */
   async function postChargeback(tx: Tx, c: RefundedCharge & { amount: number }) {
     const taken = (c.amountRefunded ?? 0) + (c.amountDisputed ?? 0);
-    if (taken >= c.amount) return;
-    await postReturn(tx, c, taken, c.amount - taken, { type: "chargeback", sourceId: c.id, description: `chargeback of ${c.id}` });
+    const gross = grossOf(c);
+    if (taken >= gross) return;
+    await postReturn(tx, c, taken, gross - taken, { type: "chargeback", sourceId: c.id, description: `chargeback of ${c.id}` });
   }
 
   /**
@@ -116,7 +119,7 @@ export function createReversals() {
   /** Takes `amount` of the gross back from the charge's owners, `before` having gone back already. */
   async function postReturn(tx: Tx, c: RefundedCharge, before: number, amount: number, t: { type: string; sourceId: string; description: string }) {
     const recipients = c.amount !== undefined && c.net !== undefined
-      ? refundShares({ amount: c.amount, net: c.net, split: c.split }, before, amount)
+      ? refundShares({ amount: grossOf({ amount: c.amount, totalAmount: c.totalAmount }), net: c.net - interestOf({ amount: c.amount, totalAmount: c.totalAmount }), split: c.split }, before, amount)
       : [];
     const fromRecipients = recipients.reduce((sum, r) => sum + r.amount, 0);
     const entries: repo.EntryInput[] = await takeBack(tx, c.id, c.merchantId, amount - fromRecipients);

@@ -41,6 +41,15 @@ export function splitShares(net: number, rules: readonly SplitRule[] | null | un
  * amount (share * after / gross - share * before / gross, each rounded half-up), so partial
  * refunds add up to the same cents as one full refund.
  */
+/**
+ * What the processor collected for a charge: its total when the buyer paid installments with
+ * interest, else its amount. Refunds, disputes and chargebacks are of this gross.
+ */
+export const grossOf = (c: { amount: number; totalAmount?: number | null }): number => c.totalAmount ?? c.amount;
+
+/** The part of a charge's net that is the buyer's interest: the originator's own, never split. */
+export const interestOf = (c: { amount: number; totalAmount?: number | null }): number => grossOf(c) - c.amount;
+
 export function refundShares(
   c: { amount: number; net: number; split: readonly SplitRule[] | null | undefined },
   refundedBefore: number,

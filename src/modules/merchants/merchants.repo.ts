@@ -1,7 +1,7 @@
-import { and, count, eq, inArray, isNull } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { inScope, type Environment, type Scope } from "../../db/scope.js";
-import { adminKeys, apiKeys, fees, merchants } from "../../db/schema.js";
+import { adminKeys, apiKeys, fees, installmentSettings, merchants } from "../../db/schema.js";
 
 export type MerchantRow = typeof merchants.$inferSelect;
 export type FeeRow = typeof fees.$inferSelect;
@@ -14,6 +14,37 @@ export async function insertMerchant(q: Queryable, row: typeof merchants.$inferI
 export async function findMerchant(q: Queryable, id: string): Promise<MerchantRow | undefined> {
   const [row] = await q.select().from(merchants).where(eq(merchants.id, id));
   return row;
+}
+
+export interface StoredInstallmentTerms {
+  environment: Environment;
+  maxInstallments: number;
+  interestFreeInstallments: number;
+  monthlyInterestBasisPoints: number;
+}
+
+/**
+ * The merchant a charge is made for, with its installment settings of both environments, in the
+ * one statement that read the merchant alone before (a charge's count of statements is held by
+ * test/charges/statement-count.test.ts).
+ */
+export async function findMerchantForCharge(q: Queryable, id: string): Promise<{ merchant: MerchantRow; installments: StoredInstallmentTerms[] } | undefined> {
+  const s = installmentSettings;
+  const [row] = await q.select({
+    merchant: merchants,
+    installments: sql<StoredInstallmentTerms[] | null>`(select json_agg(json_build_object(
+      'environment', ${s.environment}, 'maxInstallments', ${s.maxInstallments},
+      'interestFreeInstallments', ${s.interestFreeInstallments}, 'monthlyInterestBasisPoints', ${s.monthlyInterestBasisPoints}))
+      from ${s} where ${s.merchantId} = ${merchants.id})`,
+  }).from(merchants).where(eq(merchants.id, id));
+  return row ? { merchant: row.merchant, installments: row.installments ?? [] } : undefined;
+}
+
+export async function upsertInstallmentSettings(q: Queryable, row: typeof installmentSettings.$inferInsert): Promise<void> {
+  const { merchantId: _m, environment: _e, ...terms } = row;
+  await q.insert(installmentSettings).values(row).onConflictDoUpdate({
+    target: [installmentSettings.merchantId, installmentSettings.environment], set: { ...terms, updatedAt: new Date() },
+  });
 }
 
 export async function findMerchantByEmail(q: Queryable, email: string): Promise<MerchantRow | undefined> {

@@ -69,7 +69,7 @@ export function merchantRoutes(service: MerchantService, loginThrottle: LoginThr
         description:
           "Changes the merchant's name, its default soft descriptor (the text on the buyer's card statement: at most 13 letters A to Z, digits and spaces; null removes it) " +
           "and its time zone (an IANA name such as America/Sao_Paulo, the default: the panel's dates, today's sales and the CSV export's times are in it). " +
-          "The profile is one for both environments, so a sandbox key changes it too. The soft descriptor is stored and shown in the panel; charges do not send it to the processor yet. " +
+          "The profile is one for both environments, so a sandbox key changes it too. Card charges send the soft descriptor to Pagar.me and Mercado Pago, cut to each one's documented length. " +
           "The e-mail, status and Connect access are the operator's (PATCH /v1/admin/merchants/{id}). Setting the same values again changes nothing, so no Idempotency-Key is needed.",
         body: s.PatchProfileBody,
         response: { 200: s.MerchantProfile, ...errors(401, 403, 422) },

@@ -7,6 +7,7 @@ import type { Authenticator, Environment, KeyPrincipal, Scope } from "../../core
 import { safeEqual, sha256Hex, type Sealer } from "../../lib/crypto.js";
 import { newId, randomToken } from "../../lib/ids.js";
 import type { FeeDefinition } from "../ledger/index.js";
+import { DEFAULT_INSTALLMENT_TERMS, type InstallmentTerms } from "../installments/price-table.js";
 import * as repo from "./merchants.repo.js";
 import { createConfigChanges, createTtlCache, type ConfigChanges } from "../../db/config-changes.js";
 
@@ -158,8 +159,8 @@ export function createMerchantService(deps: MerchantServiceDeps) {
 
   /**
    * The merchant's own profile (PATCH /v1/merchant, the panel's Settings): its name, default
-   * soft descriptor and time zone, one row shared by both environments. The descriptor is stored
-   * only: charges do not send it to the processor yet. The zone is checked against the runtime's
+   * soft descriptor and time zone, one row shared by both environments. Card charges send the
+   * descriptor to the live processors (statementDescriptor()). The zone is checked against the runtime's
    * IANA database (Intl) and stored by its canonical name.
    */
   async function updateProfile(merchantId: string, patch: { name?: string; softDescriptor?: string | null; timezone?: string }) {
@@ -236,7 +237,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   }
 
   const keyCache = createTtlCache<KeyPrincipal>();
-  const profiles = createTtlCache<{ merchant: repo.MerchantRow; fees: FeeDefinition[] }>();
+  const profiles = createTtlCache<ChargeProfile>();
   configChanges.onForget(() => {
     keyCache.clear();
     profiles.clear();
@@ -248,11 +249,16 @@ export function createMerchantService(deps: MerchantServiceDeps) {
    */
   async function chargeProfile(merchantId: string) {
     const found = await profiles.get(merchantId, async () => {
-      const merchant = await repo.findMerchant(db, merchantId);
-      return merchant ? { merchant, fees: await getFees(merchantId) } : null;
+      const found = await repo.findMerchantForCharge(db, merchantId);
+      return found ? { merchant: found.merchant, installments: termsByEnvironment(found.installments), fees: await getFees(merchantId) } : null;
     });
     if (!found) throw notFound("Merchant", merchantId);
     return found;
+  }
+
+  /** PUT /v1/settings/installments: every process forgets the profile it kept (configChanges). */
+  async function setInstallmentTerms(scope: Scope, terms: InstallmentTerms): Promise<void> {
+    await configChanges.change(db, (tx) => repo.upsertInstallmentSettings(tx, { merchantId: scope.merchantId, environment: scope.environment, ...terms }));
   }
 
   const authenticator: Authenticator = {
@@ -308,8 +314,26 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   }
 
   return {
-    createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, updateProfile, getProfile, getMerchant, chargeProfile, setFees, getFees, login, authenticator, bootstrap,
+    createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, updateProfile, getProfile, getMerchant, chargeProfile, setInstallmentTerms, setFees, getFees, login, authenticator, bootstrap,
   };
 }
 
 export type MerchantService = ReturnType<typeof createMerchantService>;
+
+/** What a charge needs of its merchant, kept a few seconds per process. */
+export interface ChargeProfile {
+  merchant: repo.MerchantRow;
+  /** The card installments buyers may choose in each environment (the default where none is set). */
+  installments: Record<Environment, InstallmentTerms>;
+  fees: FeeDefinition[];
+}
+
+function termsByEnvironment(rows: readonly repo.StoredInstallmentTerms[]): Record<Environment, InstallmentTerms> {
+  const of = (environment: Environment): InstallmentTerms => {
+    const row = rows.find((r) => r.environment === environment);
+    return row
+      ? { maxInstallments: row.maxInstallments, interestFreeInstallments: row.interestFreeInstallments, monthlyInterestBasisPoints: row.monthlyInterestBasisPoints }
+      : DEFAULT_INSTALLMENT_TERMS;
+  };
+  return { sandbox: of("sandbox"), production: of("production") };
+}

@@ -6,6 +6,7 @@ import { rejectServerFields } from "../charges/index.js";
 import type { PaymentLinkService } from "./payment-links.service.js";
 import type { createPublicLimits } from "./public-limits.js";
 import * as s from "./payment-links.schemas.js";
+import { InstallmentQuote } from "../installments/index.js";
 
 export function paymentLinkRoutes(links: PaymentLinkService, limit: ReturnType<typeof createPublicLimits>) {
   return async (base: FastifyInstance) => {
@@ -91,6 +92,16 @@ export function paymentLinkRoutes(links: PaymentLinkService, limit: ReturnType<t
         params: IdParams, response: { 200: s.PublicLink, ...errors(404) },
       },
     }, async (req) => links.publicView(req.params.id));
+
+    app.get("/v1/payment-links/:id/installments", {
+      config: { auth: "public" },
+      schema: {
+        operationId: "paymentLinkInstallments", tags: ["payment-links", "installments"], summary: "Installment plans of a checkout",
+        description: "No key; the checkout page calls it for what the buyer pays now (the products and the freight chosen), so each plan shows its installment and total before the buyer pays. The link's merchant's terms (PUT /v1/settings/installments) in the link's environment; the same table as GET /v1/installments.",
+        params: IdParams, querystring: Type.Object({ amount: Type.Number({ exclusiveMinimum: 0, description: "Currency units." }) }, { additionalProperties: false }),
+        response: { 200: InstallmentQuote, ...errors(404, 422) },
+      },
+    }, async (req) => links.installments(req.params.id, req.query.amount));
 
     app.post("/v1/payment-links/:id/freight/quote", {
       config: { auth: "public", idempotent: false },

@@ -10,6 +10,7 @@ import { seededId } from "../../lib/ids.js";
 import { amountToMinor, checkAmountCeiling } from "../../core/amounts.js";
 import { currencyExponent, toMajor } from "../../lib/money.js";
 import type { ChargeService } from "../charges/index.js";
+import { installmentPlans, planView } from "../installments/index.js";
 import type { MerchantService } from "../merchants/index.js";
 import { postalCodeDigits, type ShippingService } from "../shipping/index.js";
 import { checkBrowserDestination } from "../webhooks/index.js";
@@ -29,7 +30,7 @@ export interface PaymentLinkServiceDeps {
   config: Pick<Config, "publicBaseUrl" | "amountLimits" | "production" | "webhookAllowPrivateUrls">;
   charges: Pick<ChargeService, "check" | "priced" | "create" | "list" | "findForLink">;
   shipping: Pick<ShippingService, "quote" | "hasActiveIntegration">;
-  merchants: Pick<MerchantService, "getMerchant">;
+  merchants: Pick<MerchantService, "getMerchant" | "chargeProfile">;
   now?: () => Date;
 }
 
@@ -312,7 +313,18 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
     return { hasFreightTool: await deps.shipping.hasActiveIntegration(merchantId, environment) };
   }
 
-  return { create, get: async (ctx: RequestCtx, id: string) => toLink(await get(ctx, id)), update, deactivate, list, payments, publicView, checkoutView, quote, charge, chargeStatus, freightAvailability, payable };
+  /**
+   * The checkout's installment plans for what the buyer pays now (the products and the freight
+   * chosen): the link's merchant's terms in the link's environment, the same table a charge uses.
+   */
+  async function installments(id: string, amount: number) {
+    const link = await payable(id);
+    const amountMinor = amountToMinor(amount, link.currency, deps.config.amountLimits, { field: "amount" });
+    const terms = (await deps.merchants.chargeProfile(link.merchantId)).installments[link.environment];
+    return { data: installmentPlans(amountMinor, terms).map((p) => planView(p, link.currency)) };
+  }
+
+  return { create, get: async (ctx: RequestCtx, id: string) => toLink(await get(ctx, id)), update, deactivate, list, payments, publicView, checkoutView, quote, charge, chargeStatus, freightAvailability, payable, installments };
 }
 
 export type PaymentLinkService = ReturnType<typeof createPaymentLinkService>;

@@ -1,5 +1,5 @@
 import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
-import { boletoDueDate, toDecimal, unservedTerms } from "../instructions.js";
+import { boletoDueDate, statementDescriptor, toDecimal, unservedTerms } from "../instructions.js";
 import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CardInstrument, CustomerInput, InstrumentCheck } from "../processor.js";
 import { MERCADOPAGO_DOCUMENTS } from "./documents.js";
@@ -10,6 +10,12 @@ import { MERCADOPAGO_DOCUMENTS } from "./documents.js";
 const digits = (s: string | null | undefined) => (s ?? "").replace(/\D/g, "");
 
 /** Mercado Pago's Pix expiry must be 30 minutes to 30 days ahead. */
+/**
+ * statement_descriptor of POST /v1/payments: at most 22 characters (the Payments API reference, as
+ * the official SDK's create() documents it; Checkout Pro's preferences take fewer, docs/processors.md).
+ */
+export const MERCADOPAGO_STATEMENT_DESCRIPTOR_MAX = 22;
+
 export const PIX_MIN_SECONDS = 30 * 60;
 export const PIX_MAX_SECONDS = 30 * 86_400;
 
@@ -91,8 +97,10 @@ export function paymentBody(input: AuthorizeInput, cardToken?: string): Record<s
   const { instrument } = input;
   if (instrument.kind === "card") {
     const method = MERCADOPAGO_CARD_METHODS[instrument.brand];
+    const descriptor = statementDescriptor(input.merchant.softDescriptor, MERCADOPAGO_STATEMENT_DESCRIPTOR_MAX);
     return {
       ...common,
+      ...(descriptor ? { statement_descriptor: descriptor } : {}),
       token: cardToken,
       installments: instrument.installments,
       ...(method ? { payment_method_id: method } : {}),

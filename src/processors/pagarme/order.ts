@@ -1,5 +1,5 @@
 import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
-import { boletoDueDate, brazilianPhone, unservedTerms } from "../instructions.js";
+import { boletoDueDate, brazilianPhone, statementDescriptor, unservedTerms } from "../instructions.js";
 import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CustomerInput, InstrumentCheck } from "../processor.js";
 import { PAGARME_DOCUMENTS, PAGARME_PERSON_TYPE } from "./documents.js";
@@ -10,6 +10,13 @@ import { pagarmeSplit } from "./split.js";
 // item (the charge), one payment; `code` is feira's charge id, the reference lookups search by.
 
 const digits = (s: string | null | undefined) => (s ?? "").replace(/\D/g, "");
+
+/**
+ * credit_card.statement_descriptor: at most 13 characters for PSP clients, 22 for gateway ones
+ * (Pagar.me's "Cartão de crédito" reference); feira does not know which contract it runs under,
+ * so it keeps to the shorter (docs/processors.md, "Soft descriptor").
+ */
+export const PAGARME_STATEMENT_DESCRIPTOR_MAX = 13;
 
 /** Pix needs the payer's phone (Pagar.me's Pix request sends `customer.phones`); documents per documents.ts. */
 export function checkPagarmeInstrument(input: InstrumentCheck): string | null {
@@ -48,6 +55,8 @@ function addressOf(a: NonNullable<CustomerInput["address"]>): Record<string, unk
   };
 }
 
+const optional = (key: string, value: string | undefined) => (value === undefined ? {} : { [key]: value });
+
 function paymentOf(input: AuthorizeInput): Record<string, unknown> {
   const { instrument } = input;
   if (instrument.kind === "card") {
@@ -57,6 +66,7 @@ function paymentOf(input: AuthorizeInput): Record<string, unknown> {
       credit_card: {
         installments: instrument.installments,
         capture: true,
+        ...optional("statement_descriptor", statementDescriptor(input.merchant.softDescriptor, PAGARME_STATEMENT_DESCRIPTOR_MAX)),
         card: {
           number: instrument.number,
           holder_name: instrument.holderName,

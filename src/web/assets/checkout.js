@@ -34,17 +34,34 @@
     renderInstallments();
   }
 
+  // The plans come from the server's price table (the merchant's interest-free installments and
+  // rate) for what the buyer pays now: each shows its installment and, with interest, its total.
+  var plansSeq = 0;
   function renderInstallments() {
     var select = $("installments");
     var keep = select.value || "1";
+    var amount = total();
+    var seq = ++plansSeq;
+    fillInstallments(select, [{ installments: 1, installmentAmount: amount / Math.pow(10, decimals), totalAmount: amount / Math.pow(10, decimals), interestFree: true }], keep);
+    fetch(api + "/installments?amount=" + encodeURIComponent(String(amount / Math.pow(10, decimals))), { headers: { accept: "application/json" } })
+      .then(function (res) { return res.ok ? res.json() : null; })
+      .then(function (body) { if (body && seq === plansSeq) fillInstallments(select, body.data, keep); })
+      .catch(function () { /* à vista stays offered */ });
+  }
+
+  function fillInstallments(select, plans, keep) {
+    var units = function (v) { return money(Math.round(v * Math.pow(10, decimals))); };
     select.textContent = "";
-    for (var n = 1; n <= 12; n++) {
-      if (n > 1 && total() / n < 500) break; // parcelas de ao menos R$ 5,00
+    plans.forEach(function (p) {
+      var n = p.installments;
+      if (n > 1 && p.installmentAmount * Math.pow(10, decimals) < 500) return; // parcelas de ao menos R$ 5,00
       var opt = document.createElement("option");
       opt.value = String(n);
-      opt.textContent = n === 1 ? "À vista: " + money(total()) : n + "x de " + money(Math.ceil(total() / n)) + " sem juros";
+      opt.textContent = n === 1 ? "À vista: " + units(p.totalAmount)
+        : p.interestFree ? n + "x de " + units(p.installmentAmount) + " sem juros (total " + units(p.totalAmount) + ")"
+        : n + "x de " + units(p.installmentAmount) + " com juros (total " + units(p.totalAmount) + ")";
       select.appendChild(opt);
-    }
+    });
     select.value = select.querySelector('option[value="' + keep + '"]') ? keep : "1";
   }
 

@@ -16,6 +16,7 @@ import type { ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
 import { pendingRecordWrite } from "../processor-records.repo.js";
 import type { ChargeCommand } from "./charge-command.js";
+import { interestPlan } from "./charge-installments.js";
 import { createChargePipeline, noProcessor, processorCustomer, type ChargePipelineDeps, type PreparedCharge } from "./charge-pipeline.js";
 import type { WaitingCharges } from "./waiting-charges.js";
 
@@ -87,8 +88,12 @@ export function createChargePath(deps: ChargeCreateDeps) {
     const id = seededId("ch", ctx.idempotencySeed);
     const { cmd, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, splitAccounts, at } = prepared;
     const { merchant, fees: feeTable } = await deps.merchants.chargeProfile(ctx.merchantId);
+    // Beyond the interest-free installments the buyer pays the price table's total: the processor
+    // is asked for it and the fees are on it, as the processor's are; `amount` stays the price.
+    const plan = interestPlan(method, amountMinor, currency, prepared.installmentTerms);
+    const grossMinor = plan?.totalAmount ?? amountMinor;
     const fees = computeChargeFees(feeTable, {
-      amountMinor, currency, paymentMethod: feeMethodOf(method.methodType), brand: method.brand, installments: method.installments,
+      amountMinor: grossMinor, currency, paymentMethod: feeMethodOf(method.methodType), brand: method.brand, installments: method.installments,
     });
 
     // An inline customer is looked up by its contact while the processor answers; a new one is
@@ -98,8 +103,8 @@ export function createChargePath(deps: ChargeCreateDeps) {
     // The simulator's record of a first authorization commits in the charge's statement.
     const records: PendingRecord[] = [];
     const authorize = () => processor.authorize({
-      chargeId: id, amountMinor, currency, instrument: method.instrument,
-      merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey },
+      chargeId: id, amountMinor: grossMinor, currency, instrument: method.instrument,
+      merchant: { id: merchant.id, name: merchant.name, city: merchant.city, pixKey: merchant.pixKey, softDescriptor: merchant.softDescriptor },
       customer: processorCustomer(existingCustomer, inline),
       now: at, publicBaseUrl: deps.config.publicBaseUrl,
       // The same condition as committed(): a seed used before may have reached a processor.
@@ -123,6 +128,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
     const charge = (await effects.create(db, {
       id, merchantId: ctx.merchantId, environment: ctx.environment, customerId: customer.row.id, buyer: customer.buyer,
       amount: amountMinor, currency, paymentMethodType: method.methodType,
+      totalAmount: plan?.totalAmount ?? null, installmentAmount: plan?.installmentAmount ?? null,
       paymentMethod: method.methodView, installments: method.installments, processor: result.servedBy ?? processor.name,
       spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
       items: cmd.items ?? null, shippingAddress: cmd.shippingAddress ?? null, trackingInfo: cmd.trackingInfo ?? null,

@@ -7,11 +7,14 @@ import type { ChargeRoute, CustomerInput } from "../../../processors/processor.j
 import type { ProcessorRegistry } from "../../../processors/registry.js";
 import type { CustomerRow, CustomerService } from "../../customers/index.js";
 import type { ConnectService, SplitAccounts } from "../../connect/index.js";
+import type { InstallmentTerms } from "../../installments/price-table.js";
+import type { MerchantService } from "../../merchants/index.js";
 import type { SplitRule } from "../../ledger/index.js";
 import { checkDestination } from "../../webhooks/index.js";
 import type { CreateChargeBody } from "../charges.schemas.js";
 import { checkCommandAmount, commandFromBody, type ChargeCommand } from "./charge-command.js";
 import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, postalAddressOf, type NormalizedCharge, type SavedCards } from "./charge-input.js";
+import { interestPlan } from "./charge-installments.js";
 
 // The one pipeline from a request to a charge ready to make. Every check runs before any side
 // effect (nothing is written and no processor is called until `create`), in this order, and the
@@ -36,6 +39,8 @@ export interface ChargePipelineDeps {
   customers: Pick<CustomerService, "get" | "validateInline">;
   cards: SavedCards;
   connect: Pick<ConnectService, "checkCharge" | "providerAccounts">;
+  /** The merchant's installment terms (cached with the rest of what a charge reads of it). */
+  merchants: Pick<MerchantService, "chargeProfile">;
   now: () => Date;
 }
 
@@ -102,6 +107,7 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
   function priced(prepared: PreparedCharge, amountMinor: number, freight: ChargeCommand["freight"]): PreparedCharge {
     checkCommandAmount({ amountMinor, currency: prepared.currency }, deps.config.amountLimits);
     checkMethodAmount(prepared.method.methodType, amountMinor);
+    interestPlan(prepared.method, amountMinor, prepared.currency, prepared.installmentTerms);
     return { ...prepared, amountMinor, cmd: { ...prepared.cmd, amountMinor, freight } };
   }
 
@@ -121,6 +127,9 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
       cards: deps.cards, now: at, processor: cmd.mandateProcessor ? routeFor(ctx, cmd) : deps.processors.route(ctx.environment),
       customer: processorCustomer(existingCustomer, cmd.customer),
     });
+    // A card's installments against the merchant's terms, right after the method's own checks.
+    const installmentTerms = (await deps.merchants.chargeProfile(ctx.merchantId)).installments[ctx.environment];
+    interestPlan(method, amountMinor, currency, installmentTerms);
     const postbackUrl = cmd.postbackUrl
       ? await checkDestination(cmd.postbackUrl, ctx.environment, deps.config, "postbackUrl")
       : null;
@@ -131,7 +140,7 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
       ? await deps.connect.providerAccounts(ctx, split, processor.candidates?.(method.methodType) ?? [processor.name])
       : null;
     return {
-      scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, splitAccounts,
+      scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, splitAccounts, installmentTerms,
     };
   }
 
@@ -160,6 +169,8 @@ export interface PreparedCharge {
   readonly split: SplitRule[] | null;
   /** Provider settlement: the split's sellers' accounts by processor; null in platform settlement. */
   readonly splitAccounts: SplitAccounts | null;
+  /** The merchant's terms when it was checked; the plan is computed from them at the final amount. */
+  readonly installmentTerms: InstallmentTerms;
 }
 
 export type ChargeCheck =

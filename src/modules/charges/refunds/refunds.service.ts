@@ -5,7 +5,7 @@ import { faultPoint } from "../../../lib/faults.js";
 import { seededId } from "../../../lib/ids.js";
 import { amountToMinor } from "../../../core/amounts.js";
 import { currencyExponent, formatMajor, toMajor, type AmountLimits } from "../../../lib/money.js";
-import type { LedgerService } from "../../ledger/index.js";
+import { grossOf, type LedgerService } from "../../ledger/index.js";
 import type { ChargeEffects } from "../charge-effects.js";
 import type { ChargeStatus } from "../charge-status.js";
 import type { ChargeRow } from "../charges.mapper.js";
@@ -53,7 +53,8 @@ export function createRefundService(deps: {
       throw new AppError("invalid_state", `Charge ${chargeId} is ${charge.status}; only paid charges can be refunded`);
     }
     // What an open or lost dispute took is not the merchant's to refund (Stripe refuses it too).
-    const rest = charge.amount - charge.amountRefunded - charge.amountDisputed;
+    // Of what the buyer paid: a charge with installment interest refunds up to its totalAmount.
+    const rest = grossOf(charge) - charge.amountRefunded - charge.amountDisputed;
     let minor = rest;
     if (amount !== undefined) {
       minor = amountToMinor(amount, charge.currency, deps.amountLimits, { minUnits: 10 ** -(currencyExponent(charge.currency) ?? 0) });
@@ -78,7 +79,7 @@ export function createRefundService(deps: {
   }
 
   const inputOf = (r: repo.RefundRow, charge: ChargeRow | undefined) => ({
-    chargeId: r.chargeId, pspRefId: charge?.pspRefId ?? null, amountMinor: r.amount, refundId: r.id, chargeAmountMinor: charge?.amount,
+    chargeId: r.chargeId, pspRefId: charge?.pspRefId ?? null, amountMinor: r.amount, refundId: r.id, chargeAmountMinor: charge ? grossOf(charge) : undefined,
   });
   const chargeOf = (r: repo.RefundRow) => repo.findCharge(db, { merchantId: r.merchantId, environment: r.environment }, r.chargeId);
   // The adapter that served the charge refunds it (a live charge's processor column).
@@ -146,7 +147,7 @@ export function createRefundService(deps: {
           // amount_refunded still holds this refund's reservation: what it holds beyond the
           // refunds that succeeded is what the chargeback left out (this refund included).
           const held = current.amountRefunded - (await repo.succeededRefundTotal(tx, r.chargeId));
-          await deps.ledger.postChargebackRest(tx, current, r.amount, r.id, current.amount - held);
+          await deps.ledger.postChargebackRest(tx, current, r.amount, r.id, grossOf(current) - held);
         }
         await repo.releaseRefund(tx, r.chargeId, r.amount);
         // Endpoints hear of it: a refund answered pending said nothing final to its caller.
@@ -159,7 +160,7 @@ export function createRefundService(deps: {
       await deps.ledger.postRefund(tx, { ...current, amountRefunded: refunded }, r.amount, r.id);
       // The last refund makes the charge refunded (charge.refunded from the transition); a
       // partial one keeps it paid and is announced with the amount refunded so far.
-      const after = refunded === current.amount && current.status === "paid"
+      const after = refunded === grossOf(current) && current.status === "paid"
         ? await deps.effects.moveTo(tx, current, "refunded")
         : (await deps.effects.announce(tx, current, "charge.refunded"), current);
       return view(done, current.currency, after.status);

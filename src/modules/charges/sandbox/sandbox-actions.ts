@@ -3,6 +3,7 @@ import { AppError, invalid, notFound } from "../../../core/errors.js";
 import type { RequestCtx } from "../../../core/context.js";
 import type { PaymentProcessor } from "../../../processors/processor.js";
 import type { ConnectService } from "../../connect/index.js";
+import { grossOf } from "../../ledger/index.js";
 import { EVENT_FOR_STATUS, type ChargeEffects } from "../charge-effects.js";
 import { EXPIRY, type ChargeStatus } from "../charge-status.js";
 import { amountDueOn } from "../amount-due.js";
@@ -84,7 +85,7 @@ export function createSandboxActions(deps: SandboxActionDeps) {
     const adapter = processorFor(ctx, c.processor);
     // Only an adapter that holds authorizations (3DS, review) answers authentication_required.
     if (!adapter.capture) throw new Error(`processor ${adapter.name} held an authorization but declares no capture`);
-    const captured = await adapter.capture({ chargeId: c.id, pspRefId: c.pspRefId ?? "", amountMinor: c.amount });
+    const captured = await adapter.capture({ chargeId: c.id, pspRefId: c.pspRefId ?? "", amountMinor: grossOf(c) });
     return captured.outcome === "paid"
       ? { to: "paid", patch: { paidAt: now() } }
       : { to: captured.outcome, patch: { reason: captured.reason } };

@@ -346,7 +346,7 @@ export const en = {
   "settings.connectOff": "Not enabled",
   "settings.profileHint": "Your e-mail and Connect access are set by the feira operator.",
   "settings.softDescriptor": "Soft descriptor",
-  "settings.softDescriptorHint": "The text on your buyers' card statements: up to {n} letters A to Z (no accents), digits and spaces. Leave it empty for none. It is stored for now: charges do not send it to the processor yet; a submerchant's own is set when it is registered in Connect.",
+  "settings.softDescriptorHint": "The text on your buyers' card statements: up to {n} letters A to Z (no accents), digits and spaces. Leave it empty for none. Card charges send it to Pagar.me and Mercado Pago; a submerchant's own is set when it is registered in Connect.",
   "settings.softDescriptorRule": "Only letters A to Z without accents, digits and spaces.",
   "settings.saveProfile": "Save profile",
   "settings.timezone": "Time zone",

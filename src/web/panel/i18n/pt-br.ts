@@ -347,7 +347,7 @@ export const ptBR: Record<MessageKey, string> = {
   "settings.connectOff": "Não habilitado",
   "settings.profileHint": "Seu e-mail e o acesso ao Connect são definidos pelo operador do feira.",
   "settings.softDescriptor": "Nome na fatura",
-  "settings.softDescriptorHint": "O texto na fatura do cartão dos seus compradores: até {n} letras de A a Z (sem acentos), dígitos e espaços. Deixe vazio para nenhum. Por enquanto ele fica guardado: as cobranças ainda não o enviam ao processador; o de um vendedor é definido no cadastro do Connect.",
+  "settings.softDescriptorHint": "O texto na fatura do cartão dos seus compradores: até {n} letras de A a Z (sem acentos), dígitos e espaços. Deixe vazio para nenhum. As cobranças com cartão o enviam ao Pagar.me e ao Mercado Pago; o de um vendedor é definido no cadastro do Connect.",
   "settings.softDescriptorRule": "Apenas letras de A a Z sem acentos, dígitos e espaços.",
   "settings.saveProfile": "Salvar perfil",
   "settings.timezone": "Fuso horário",
