@@ -626,6 +626,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List e-mails to buyers
+         * @description The e-mails sent or to be sent to buyers in this environment, newest first, optionally of one charge. In the sandbox nothing leaves the machine: this list is the outbox.
+         */
+        get: operations["listEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -1325,6 +1345,30 @@ export interface paths {
          * @description Moves all of the merchant's pending sandbox balance to available, whatever the settlement dates. Sandbox keys only.
          */
         post: operations["sandboxSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the buyer e-mail settings
+         * @description Which e-mails buyers get in this environment and in which language, and whether they leave the machine (`sending`: production with SMTP_URL and MAIL_FROM set).
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Set the buyer e-mail settings
+         * @description Replaces this environment's settings: receipts, reminders (`daysBefore` the due date, 0-10 or null; `overdue` the day after) and the language (pt-BR or en). Applies to e-mails queued after it.
+         */
+        put: operations["putNotificationSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10511,6 +10555,181 @@ export interface operations {
                      *       "message": "The shipping provider is unavailable right now; retry shortly",
                      *       "error": "Service Unavailable",
                      *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listEmails: {
+        parameters: {
+            query?: {
+                /** @description Only this charge's e-mails. */
+                chargeId?: string;
+                /** @description Only objects created at or after this time. */
+                createdGte?: string;
+                /** @description Only objects created at or before this time. */
+                createdLte?: string;
+                /** @description Cursor: return objects newer than this id. */
+                endingBefore?: string;
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Cursor: return objects older than this id. */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "eml_01jd3k5x7m9q2r4t6v8w0y2z4a",
+                     *           "chargeId": "ch_01jd3k5x7m9q2r4t6v8w0y2z4b",
+                     *           "kind": "receipt",
+                     *           "to": "maria@example.com",
+                     *           "subject": "Recibo do seu pagamento a Loja Exemplo",
+                     *           "status": "sent",
+                     *           "sentAt": "2026-11-24T10:15:02.000Z",
+                     *           "createdAt": "2026-11-24T10:15:00.000Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            chargeId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: string;
+                            /**
+                             * @description receipt, payment_instructions, reminder, overdue, refund or renewal_failed.
+                             * @enum {string}
+                             */
+                            kind: "receipt" | "payment_instructions" | "reminder" | "overdue" | "refund" | "renewal_failed";
+                            sentAt: string | null;
+                            /**
+                             * @description queued (waiting, or retrying after an SMTP failure), sent, or failed (refused by the server, or out of retries).
+                             * @enum {string}
+                             */
+                            status: "queued" | "sent" | "failed";
+                            subject: string;
+                            /** @description The buyer's e-mail. */
+                            to: string;
+                        }[];
+                        /** @description Whether more objects follow the last one in this order. */
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "querystring.limit must be <= 100",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -19984,6 +20203,374 @@ export interface operations {
                      *       "message": "Idempotency-Key was already used with a different request body; use a new key for a new request",
                      *       "error": "Unprocessable Entity",
                      *       "code": "idempotency_mismatch"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "receipts": true,
+                     *       "reminders": {
+                     *         "daysBefore": null,
+                     *         "overdue": false
+                     *       },
+                     *       "language": "pt-BR",
+                     *       "sending": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The e-mails' language (default pt-BR). */
+                        language: "pt-BR" | "en";
+                        /** @description Send the buyer a receipt when a charge is paid (default true). */
+                        receipts: boolean;
+                        reminders: {
+                            /** @description Days before the due date to remind an unpaid boleto or due-date Pix; null: no reminder (default). */
+                            daysBefore: number | null;
+                            /** @description Tell the buyer the day after the due date when still unpaid (default false). */
+                            overdue: boolean;
+                        };
+                        /** @description Whether this environment's e-mails leave the machine: production with SMTP_URL and MAIL_FROM set. The sandbox never sends; its e-mails are listed by GET /v1/emails (its outbox). */
+                        sending: boolean;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "receipts": true,
+                 *       "reminders": {
+                 *         "daysBefore": 3,
+                 *         "overdue": true
+                 *       },
+                 *       "language": "pt-BR"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The e-mails' language (default pt-BR). */
+                    language: "pt-BR" | "en";
+                    /** @description Send the buyer a receipt when a charge is paid (default true). */
+                    receipts: boolean;
+                    reminders: {
+                        /** @description Days before the due date to remind an unpaid boleto or due-date Pix; null: no reminder (default). */
+                        daysBefore: number | null;
+                        /** @description Tell the buyer the day after the due date when still unpaid (default false). */
+                        overdue: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "receipts": true,
+                     *       "reminders": {
+                     *         "daysBefore": null,
+                     *         "overdue": false
+                     *       },
+                     *       "language": "pt-BR",
+                     *       "sending": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The e-mails' language (default pt-BR). */
+                        language: "pt-BR" | "en";
+                        /** @description Send the buyer a receipt when a charge is paid (default true). */
+                        receipts: boolean;
+                        reminders: {
+                            /** @description Days before the due date to remind an unpaid boleto or due-date Pix; null: no reminder (default). */
+                            daysBefore: number | null;
+                            /** @description Tell the buyer the day after the due date when still unpaid (default false). */
+                            overdue: boolean;
+                        };
+                        /** @description Whether this environment's e-mails leave the machine: production with SMTP_URL and MAIL_FROM set. The sandbox never sends; its e-mails are listed by GET /v1/emails (its outbox). */
+                        sending: boolean;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "receipts is required",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
