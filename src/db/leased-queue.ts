@@ -12,13 +12,16 @@ export type LeasedTable = "event_reactions" | "emails";
 
 export interface Claimed { id: string; attempts: number; leaseUntil: Date }
 
-export async function claimLeased(q: Queryable, table: LeasedTable, waiting: string, limit: number, leaseMs: number): Promise<Claimed[]> {
+export async function claimLeased(
+  q: Queryable, table: LeasedTable, waiting: string, limit: number, leaseMs: number, only?: { column: "subscriber"; values: string[] },
+): Promise<Claimed[]> {
   const t = sql.raw(table);
+  const narrowed = only ? sql`and ${sql.raw(only.column)} in (${sql.join(only.values.map((v) => sql`${v}`), sql`, `)})` : sql``;
   const rows = await queryRows<{ id: string; attempts: number; lease_until: string | Date }>(q, sql`
     update ${t} r set attempts = r.attempts + 1,
       lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}::float8)),
       next_attempt_at = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}::float8))
-    from (select id from ${t} where status = ${waiting} and next_attempt_at <= now()
+    from (select id from ${t} where status = ${waiting} and next_attempt_at <= now() ${narrowed}
           order by next_attempt_at limit ${limit} for update skip locked) due
     where r.id = due.id
     returning r.id, r.attempts, r.lease_until`);

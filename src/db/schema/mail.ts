@@ -1,7 +1,7 @@
 import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, ts, updatedAt } from "./columns.js";
 
-// E-mails to buyers (CONTRACT.md section 13). One row per charge and kind, ever: the unique
+// E-mails to buyers. One row per charge and kind, ever: the unique
 // index is what makes "once per charge and kind" hold across retries, restarts and workers.
 // The message is rendered when queued, so a retry sends the same bytes under the same
 // Message-ID (derived from the charge and the kind).

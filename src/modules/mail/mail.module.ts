@@ -10,7 +10,7 @@ import { mailRoutes } from "./mail.routes.js";
 import { createMailService } from "./mail.service.js";
 
 /**
- * E-mails to buyers (CONTRACT.md section 13): the outbox's `mail` subscriber queues them, once
+ * E-mails to buyers: the outbox's `mail` subscriber queues them, once
  * per charge and kind; the `mail.send` task sends them over SMTP.
  */
 export function createMailModule(deps: {

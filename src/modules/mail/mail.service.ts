@@ -114,7 +114,7 @@ export function createMailService(deps: { db: Db; config: Config }) {
 }
 
 /**
- * The buyer's page of a charge, /r/{token} (CONTRACT.md section 13; the token is the charges'
+ * The buyer's page of a charge, /r/{token} (the token is the charges'
  * page_token, made by the charges module). The one place e-mails build the link.
  */
 export function chargePageUrl(config: Pick<Config, "publicBaseUrl">, token: string): string {

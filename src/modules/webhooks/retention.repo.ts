@@ -3,7 +3,8 @@ import { queryRows, type Queryable } from "../../db/client.js";
 import { eventReactions, events, webhookAttempts, webhookDeliveries } from "../../db/schema.js";
 
 // Retention (EVENT_RETENTION_DAYS): events, their deliveries, the attempts of those and their
-// subscribers' reactions are
+// subscribers' reactions (done, failed, or still pending: a reaction's retries end within about
+// 28 hours, so one pending after the retention waits for a subscriber no worker runs) are
 // deleted together once the event is older than the retention, so the delivery log never
 // shows a delivery whose event is gone (the log joins them) and the tables stop growing.
 
@@ -31,7 +32,6 @@ export async function pruneEvents(tx: Queryable, days: number, limit: number): P
         select 1 from webhook_deliveries d
         where d.event_id = e.id and d.status in ('pending', 'delivering')
       )
-      and not exists (select 1 from event_reactions r where r.event_id = e.id and r.status = 'pending')
     order by e.created_at
     limit ${limit}
     for update of e skip locked`);

@@ -64,6 +64,8 @@ export const ProfileForm = Type.Object({ name: Text(), softDescriptor: Text(100)
 export const SPLIT_ROWS = 5;
 export const SplitForm = Type.Object(rows("defaultSplit", SPLIT_ROWS, { merchantId: Text(100), percentage: Text(50) }));
 
+export const NotificationsForm = Type.Object({ receipts: Check(), daysBefore: Text(10), overdue: Check(), language: Choice(["pt-BR", "en"]) });
+
 export const CredentialsForm = Type.Object({ clientId: Text(), clientSecret: Secret() });
 export const ShippingSettingsForm = Type.Object({ originPostalCode: Text(20), enabledServices: Many() });
 

@@ -1,17 +1,21 @@
 import type { FastifyInstance } from "fastify";
 import { ConnectSettings } from "../../modules/connect/connect.schemas.js";
+import { NotificationSettings } from "../../modules/mail/mail.schemas.js";
 import { PatchProfileBody } from "../../modules/merchants/merchants.schemas.js";
 import type { PanelCtx } from "./context.js";
 import { formatDocument } from "./format.js";
 import { amount, attempt, checkBody, rowText } from "./forms.js";
+import { html } from "../html.js";
 import type { PanelKit } from "./kit.js";
 import { renderPage } from "./pages/layout.js";
+import { notificationsSection } from "./pages/notifications.js";
 import { settingsPage, type Form } from "./pages/settings.js";
-import { NoFields, ProfileForm, SPLIT_ROWS, SplitForm } from "./panel.schemas.js";
+import { NoFields, NotificationsForm, ProfileForm, SPLIT_ROWS, SplitForm } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
 
-// Settings: the profile, through the same schema and service as PATCH /v1/merchant, and the
-// default split (Connect). The page is pages/settings.ts.
+// Settings: the profile, through the same schema and service as PATCH /v1/merchant, the
+// default split (Connect), and the e-mails to buyers with their outbox. The pages are
+// pages/settings.ts and pages/notifications.ts.
 
 /** 1,000 submerchants to choose from, at most, in the form. */
 const MAX_RECIPIENT_PAGES = 10;
@@ -19,6 +23,7 @@ const MAX_RECIPIENT_PAGES = 10;
 export function settingsRoutes(kit: PanelKit) {
   const { services } = kit.deps;
   const connect = services.connect.service;
+  const mail = services.mail.service;
 
   /**
    * The submerchants of this environment that a share can go to, by name: a person picks a
@@ -34,11 +39,13 @@ export function settingsRoutes(kit: PanelKit) {
     return out.sort((a, b) => a[1].localeCompare(b[1], p.lang));
   }
 
-  async function view(p: PanelCtx, refused: { profile?: Form; split?: Form } = {}) {
+  async function view(p: PanelCtx, refused: { profile?: Form; split?: Form; mail?: Form } = {}) {
     const profile = await services.merchants.getProfile(p.merchant.id);
     const split = p.merchant.connectEnabled ? (await connect.getSettings(p.ctx)).defaultSplit : [];
     const known = p.merchant.connectEnabled ? await recipients(p) : [];
-    return renderPage(p, { title: p.t("nav.settings"), area: "settings", body: settingsPage(p, { profile, split, recipients: known }, refused), path: "/panel/settings" });
+    const notifications = { settings: { ...(await mail.settings(p.ctx)), sending: mail.sending(p.ctx.environment) }, emails: (await mail.list(p.ctx, { limit: 20 })).data };
+    const body = html`${settingsPage(p, { profile, split, recipients: known }, refused)}${notificationsSection(p, notifications, refused.mail ?? {})}`;
+    return renderPage(p, { title: p.t("nav.settings"), area: "settings", body, path: "/panel/settings" });
   }
 
   return async (app: FastifyInstance) => {
@@ -55,6 +62,17 @@ export function settingsRoutes(kit: PanelKit) {
         errors = done.errors;
       }
       return kit.html(reply, await view(p, { profile: { errors, values: input } }), 422);
+    });
+
+    route.post("/panel/settings/notifications", NotificationsForm, async ({ p, form, errors: formErrors, sent }, reply) => {
+      const days = form.daysBefore?.trim() ? Number(form.daysBefore) : null;
+      const input = { receipts: form.receipts === "on", reminders: { daysBefore: days, overdue: form.overdue === "on" }, language: form.language ?? "pt-BR" };
+      const errors = formErrors ?? checkBody(NotificationSettings, input, p.t);
+      if (!errors) {
+        await mail.saveSettings(p.ctx, { ...input, reminders: { ...input.reminders, daysBefore: days } });
+        return kit.redirect(reply, p, "/panel/settings", { notice: p.t("mail.saved") });
+      }
+      return kit.html(reply, await view(p, { mail: { errors, values: sent } }), 422);
     });
 
     route.post("/panel/settings/split", SplitForm, async ({ p, form, errors: formErrors, sent }, reply) => {
