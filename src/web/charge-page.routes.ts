@@ -15,7 +15,7 @@ export function chargePageRoutes(pages: Pick<ChargePage, "view">) {
       // The page shows the charge as it is now, and its link is the buyer's alone: no cache.
       secure(reply).header("cache-control", "no-store").type("text/html; charset=utf-8");
       const view = await pages.view(req.params.token);
-      return view ? reply.send(renderChargePage(view, lang)) : reply.code(404).send(renderChargeNotFound(lang));
+      return view ? reply.send(await renderChargePage(view, lang)) : reply.code(404).send(renderChargeNotFound(lang));
     });
   };
 }

@@ -1,9 +1,9 @@
 import type { ChargePageView, HowToPay } from "../modules/charges/index.js";
 import type { ChargeStatus } from "../modules/charges/index.js";
-import { qrCodeDataUrl } from "../lib/pix.js";
-import { html, raw, type Html } from "./html.js";
+import { html, type Html } from "./html.js";
 import { page } from "./page.js";
 import { formatDate, formatMoney } from "./panel/format.js";
+import { qrFigure } from "./panel/ui.js";
 import { localeOf, translator, type Lang, type MessageKey, type T } from "./panel/i18n/i18n.js";
 
 // The buyer's page of a charge (GET /r/{token}): the hosted checkout's look (its stylesheet, its
@@ -27,13 +27,6 @@ const HEADING: Record<Stage, MessageKey> = {
   pending: "r.heading.pending", paid: "r.heading.paid", refunded: "r.heading.refunded", closed: "r.heading.closed", review: "r.heading.review",
 };
 
-/** The QR image of a code: a PNG data URL made here (base64 only), the one URL a template may not write itself. */
-function qrImage(code: string, alt: string): Html {
-  const src = qrCodeDataUrl(code);
-  if (!/^data:image\/png;base64,[A-Za-z0-9+/=]+$/.test(src)) throw new Error("qrCodeDataUrl made something else than a PNG data URL");
-  return html`<img ${raw(`src="${src}"`)} alt="${alt}" width="240" height="240">`;
-}
-
 /** A read-only code with its label and a copy button (assets/charge.js copies it). */
 function copyable(id: string, label: string, value: string, button: string, t: T, rows = 4): Html {
   return html`<label for="${id}">${label}</label>
@@ -42,13 +35,13 @@ function copyable(id: string, label: string, value: string, button: string, t: T
     <p class="status" id="${id}-copied" role="status" aria-live="polite"></p>`;
 }
 
-function howToPaySection(how: HowToPay, t: T): Html {
+async function howToPaySection(how: HowToPay, t: T): Promise<Html> {
   switch (how.kind) {
     case "pix":
       return html`<section class="panel" aria-labelledby="pix-title">
     <h2 id="pix-title">${t("r.pix.title")}</h2>
     <p>${t("r.pix.help")}</p>
-    ${qrImage(how.code, t("r.pix.qr"))}
+    ${await qrFigure(how.code, t("r.pix.qr"))}
     ${copyable("pix-code", t("r.pix.code"), how.code, t("r.copy"), t)}
     <p class="hint">${t("r.pix.payee")}</p>
   </section>`;
@@ -59,7 +52,7 @@ function howToPaySection(how: HowToPay, t: T): Html {
     ${copyable("boleto-line", t("r.boleto.line"), how.formattedLine ?? how.line, t("r.copyLine"), t, 3)}
     ${how.pixCode ? html`<h3 id="boleto-pix-title">${t("r.boleto.pixTitle")}</h3>
     <p>${t("r.boleto.pixHelp")}</p>
-    ${qrImage(how.pixCode, t("r.pix.qr"))}
+    ${await qrFigure(how.pixCode, t("r.pix.qr"))}
     ${copyable("boleto-pix-code", t("r.pix.code"), how.pixCode, t("r.copy"), t)}` : ""}
   </section>`;
     case "other":
@@ -67,7 +60,7 @@ function howToPaySection(how: HowToPay, t: T): Html {
   }
 }
 
-export function renderChargePage(v: ChargePageView, lang: Lang): string {
+export async function renderChargePage(v: ChargePageView, lang: Lang): Promise<string> {
   const t = translator(lang);
   const locale = localeOf(lang);
   const money = (minor: number) => formatMoney(minor, v.currency, locale);
@@ -111,7 +104,7 @@ export function renderChargePage(v: ChargePageView, lang: Lang): string {
     </dl>
   </section>
 
-  ${v.howToPay ? howToPaySection(v.howToPay, t) : ""}
+  ${v.howToPay ? await howToPaySection(v.howToPay, t) : ""}
   ${receipt}
   ${stage === "closed" ? html`<section class="panel"><p>${t("r.closed")}</p></section>` : ""}
   ${stage === "review" ? html`<section class="panel"><p>${t("r.review")}</p></section>` : ""}
