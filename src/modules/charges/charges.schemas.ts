@@ -116,13 +116,15 @@ const NO_EXTRAS = {
 };
 export const CARD_CHARGE_EXAMPLE = {
   id: "ch_01m83z4fb49ymhph6hwrvbtqq2", livemode: false, status: "paid", reason: null, failureReason: null, isBlocked: false,
-  amount: 49.9, amountRefunded: 0, currency: "BRL", spread: 2.29, anticipationFeeEstimated: 0, net: 47.61, customerId: CUSTOMER_ID,
+  amount: 49.9, amountRefunded: 0, amountDue: null, paidAmount: 49.9, paidBreakdown: { principal: 49.9, discount: 0, fine: 0, interest: 0 },
+  currency: "BRL", spread: 2.29, anticipationFeeEstimated: 0, net: 47.61, customerId: CUSTOMER_ID,
   paymentMethod: { type: "credit_card", ...CARD_DETAILS }, paymentDetails: CARD_DETAILS, pspRefId: "sbx_N7c9wHEkOfPV2YuQNMtAxsgQ", processor: "sandbox",
   ...NO_EXTRAS, metadata: { orderId: "1001" },
   paidAt: "2026-11-23T12:00:01.000Z", expiresAt: null, createdAt: "2026-11-23T12:00:01.000Z", updatedAt: "2026-11-23T12:00:01.000Z",
 };
 const PIX_PENDING_EXAMPLE = {
   ...CARD_CHARGE_EXAMPLE, id: "ch_01jd3m7q2w4e6r8t0y2v4x6z8b", status: "pending", amount: 120, spread: 1.19, net: 118.81,
+  amountDue: 120, paidAmount: null, paidBreakdown: null,
   paymentMethod: { type: "pix" }, pspRefId: "sbx_XggIvLfIfqT6t0qVtS0IK3vZ", metadata: { orderId: "1002" },
   paymentDetails: {
     // A BR Code ("copia e cola") with a valid CRC16; the image is cut short here.
@@ -132,8 +134,11 @@ const PIX_PENDING_EXAMPLE = {
   },
   paidAt: null, expiresAt: "2026-11-23T13:00:00.000Z", createdAt: "2026-11-23T12:00:00.000Z", updatedAt: "2026-11-23T12:00:00.000Z",
 };
-export const PIX_PAID_EXAMPLE = { ...PIX_PENDING_EXAMPLE, status: "paid", paidAt: "2026-11-23T12:03:10.000Z", updatedAt: "2026-11-23T12:03:10.000Z" };
-export const PIX_EXPIRED_EXAMPLE = { ...PIX_PENDING_EXAMPLE, status: "failed", reason: "expired", failureReason: "expired", updatedAt: "2026-11-23T12:03:10.000Z" };
+export const PIX_PAID_EXAMPLE = {
+  ...PIX_PENDING_EXAMPLE, status: "paid", amountDue: null, paidAmount: 120, paidBreakdown: { principal: 120, discount: 0, fine: 0, interest: 0 },
+  paidAt: "2026-11-23T12:03:10.000Z", updatedAt: "2026-11-23T12:03:10.000Z",
+};
+export const PIX_EXPIRED_EXAMPLE = { ...PIX_PENDING_EXAMPLE, status: "failed", amountDue: null, reason: "expired", failureReason: "expired", updatedAt: "2026-11-23T12:03:10.000Z" };
 export const THREE_DS_PAID_EXAMPLE = {
   ...CARD_CHARGE_EXAMPLE, id: "ch_01jd3m9c5e7g9j1m3p5r7t9w1y",
   paymentMethod: { ...CARD_CHARGE_EXAMPLE.paymentMethod, firstSix: "400000", lastFour: "3220" },

@@ -98,7 +98,7 @@ export const PaymentLinkList = ListOf(PaymentLink, { data: [LINK_EXAMPLE], hasMo
 const CARD_3X = { ...CARD_CHARGE_EXAMPLE.paymentDetails, installments: 3 };
 export const LinkPayments = ListOf(Charge, {
   data: [{
-    ...CARD_CHARGE_EXAMPLE, id: "ch_01jd2x0000abcdefghjkmnpqrs", amount: 138.4, spread: 8.59, net: 129.81, paymentMethod: { type: "credit_card", ...CARD_3X },
+    ...CARD_CHARGE_EXAMPLE, id: "ch_01jd2x0000abcdefghjkmnpqrs", amount: 138.4, paidAmount: 138.4, paidBreakdown: { principal: 138.4, discount: 0, fine: 0, interest: 0 }, spread: 8.59, net: 129.81, paymentMethod: { type: "credit_card", ...CARD_3X },
     paymentDetails: CARD_3X, metadata: null, paymentLinkId: LINK_EXAMPLE.id,
     items: [{ title: "Caneca azul", unit_price: 59.9, quantity: 2 }],
     shippingAddress: { postalCode: "20040-020", street: "Av. Rio Branco", number: "1", city: "Rio de Janeiro", state: "RJ", country: "BR" },
