@@ -2,7 +2,9 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
 import type { MerchantService } from "../merchants/index.js";
 import type { ChargeStatus } from "./charge-status.js";
-import type { ChargeRow } from "./charges.mapper.js";
+import type { Scope } from "../../db/scope.js";
+import { amountDueOn } from "./amount-due.js";
+import { paidBreakdownOf, termsOfCharge, type ChargeRow } from "./charges.mapper.js";
 import * as repo from "./charges.repo.js";
 
 // The charge's page for the buyer (GET /r/{token}, rendered by src/web/charge.page.ts): what the
@@ -19,11 +21,11 @@ export function chargePageUrl(config: Pick<Config, "publicBaseUrl">, token: stri
 }
 
 /**
- * What the buyer owes on the charge today. Today the amount itself: the one place a due-date
- * charge's amount due (fine, interest, discount) comes in.
+ * What the buyer owes on the charge on `day` (Brasília; the test clock's in the sandbox): the amount,
+ * or for a boleto or Pix with a due date its discount, fine and interest (amount-due.ts).
  */
-export function amountDueOf(c: Pick<ChargeRow, "amount">): number {
-  return c.amount;
+export function amountDueOf(c: ChargeRow, day: string): number {
+  return amountDueOn(c.amount, termsOfCharge(c), day).total;
 }
 
 /** How to pay a pending charge: the boleto's line (and its Pix, when it has one), or the Pix code. */
@@ -68,7 +70,7 @@ function howToPay(c: ChargeRow): HowToPay | null {
   return { kind: "other" };
 }
 
-export function toPageView(c: ChargeRow, merchant: { name: string; timezone: string }): ChargePageView {
+export function toPageView(c: ChargeRow, merchant: { name: string; timezone: string }, day: string): ChargePageView {
   const pm = c.paymentMethod as Record<string, unknown>;
   const card = c.paymentMethodType === "credit_card" || c.paymentMethodType === "debit_card"
     ? { brand: text(pm.brand), lastFour: text(pm.lastFour) }
@@ -76,19 +78,25 @@ export function toPageView(c: ChargeRow, merchant: { name: string; timezone: str
   return {
     livemode: c.environment === "production", merchantName: merchant.name, timezone: merchant.timezone,
     chargeId: c.id, status: c.status, reason: c.reason, currency: c.currency,
-    amountMinor: c.amount, amountDueMinor: amountDueOf(c), amountRefundedMinor: c.amountRefunded,
+    // Once paid, what the buyer paid (with a late payment's fine and interest, less a discount).
+    amountMinor: paidBreakdownOf(c)?.total ?? c.amount, amountDueMinor: amountDueOf(c, day), amountRefundedMinor: c.amountRefunded,
     method: c.paymentMethodType, card, installments: c.installments, howToPay: howToPay(c),
     expiresAt: c.expiresAt, paidAt: c.paidAt,
   };
 }
 
-export function createChargePage(deps: { db: Db; merchants: Pick<MerchantService, "getProfile"> }) {
+export function createChargePage(deps: {
+  db: Db; merchants: Pick<MerchantService, "getProfile">;
+  /** The day the amount due is computed for (the sandbox test clock's for a charge with terms). */
+  dayFor(scope: Scope, c: ChargeRow): Promise<string>;
+}) {
   /** The page of the charge this token names; undefined for any token that names none. */
   async function view(token: string): Promise<ChargePageView | undefined> {
     if (!TOKEN.test(token)) return undefined;
     const charge = await repo.findByPageToken(deps.db, token);
     if (!charge) return undefined;
-    return toPageView(charge, await deps.merchants.getProfile(charge.merchantId));
+    const day = await deps.dayFor({ merchantId: charge.merchantId, environment: charge.environment }, charge);
+    return toPageView(charge, await deps.merchants.getProfile(charge.merchantId), day);
   }
   return { view };
 }

@@ -57,7 +57,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const liveExpiry = createLiveExpiry({ db, sync });
   const chargeCancel = createChargeCancel({ sync });
   const disputeMoney = createChargeDisputes({ effects, ledger: deps.ledger });
-  const page = createChargePage({ db, merchants: deps.merchants });
+  const page = createChargePage({ db, merchants: deps.merchants, dayFor: service.dayFor });
   // A charge's view shows its disputes, which the disputes module (built after this one) lists.
   let disputesOf: ChargeDisputesView = async () => [];
   const showDisputes = (view: ChargeDisputesView) => { disputesOf = view; };

@@ -33,7 +33,7 @@ export interface ChargeForMail {
   buyer_name: string | null;
   buyer_email: string | null;
   merchant_name: string;
-  /** The buyer's page token (the charges.page_token column), read so that it is null where that column is absent. */
+  /** The buyer's page token (charges.page_token). */
   page_token: string | null;
 }
 
@@ -41,7 +41,7 @@ export async function chargeForMail(q: Queryable, chargeId: string): Promise<Cha
   const [row] = await queryRows<ChargeForMail>(q, sql`
     select c.id, c.merchant_id, c.environment, c.status, c.amount::float8 as amount, c.currency, c.payment_method_type,
       c.payment_details, c.subscription_id, c.expires_at, cu.name as buyer_name, cu.email as buyer_email, m.name as merchant_name,
-      to_jsonb(c) ->> 'page_token' as page_token
+      c.page_token
     from charges c
     join merchants m on m.id = c.merchant_id
     left join customers cu on cu.id = c.customer_id
@@ -84,14 +84,15 @@ export interface DueCharge {
 }
 
 /**
- * Pending boletos and Pix with a due date (paymentDetails.dueDate) of merchants whose settings
+ * Pending boletos and Pix with a due date (the charge's dueDate term, else the boleto's
+ * paymentDetails.dueDate) of merchants whose settings
  * ask for a reminder or an overdue notice, which still lack one of those e-mails; `merchantId`
  * narrows it to one merchant's sandbox (the test clock's advance).
  */
 export async function dueCharges(q: Queryable, limit: number, merchantId?: string): Promise<DueCharge[]> {
   const one = merchantId ? sql`and c.merchant_id = ${merchantId} and c.environment = 'sandbox'` : sql``;
   return queryRows<DueCharge>(q, sql`
-    select c.id, c.environment, c.payment_details ->> 'dueDate' as due_date, s.reminder_days_before, s.overdue,
+    select c.id, c.environment, coalesce(c.payment_method ->> 'dueDate', c.payment_details ->> 'dueDate') as due_date, s.reminder_days_before, s.overdue,
       case when c.environment = 'sandbox' then coalesce(k.offset_ms, 0)::float8 else 0 end as offset_ms,
       exists (select 1 from emails e where e.charge_id = c.id and e.kind = 'reminder') as has_reminder,
       exists (select 1 from emails e where e.charge_id = c.id and e.kind = 'overdue') as has_overdue
@@ -100,7 +101,7 @@ export async function dueCharges(q: Queryable, limit: number, merchantId?: strin
     left join sandbox_clocks k on k.merchant_id = c.merchant_id
     where (s.reminder_days_before is not null or s.overdue)
       and c.status = 'pending' and c.payment_method_type in ('boleto', 'pix')
-      and c.payment_details ->> 'dueDate' is not null ${one}
+      and coalesce(c.payment_method ->> 'dueDate', c.payment_details ->> 'dueDate') is not null ${one}
       and not (exists (select 1 from emails e where e.charge_id = c.id and e.kind = 'reminder')
            and exists (select 1 from emails e where e.charge_id = c.id and e.kind = 'overdue'))
     order by c.id

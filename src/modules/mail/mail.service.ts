@@ -5,6 +5,7 @@ import type { PageQuery } from "../../db/pagination.js";
 import { isEmailAddress } from "../../lib/email-address.js";
 import { newId } from "../../lib/ids.js";
 import { formatMoney } from "../../web/panel/format.js";
+import { chargePageUrl } from "../charges/index.js";
 import type { ReactedEvent } from "../webhooks/index.js";
 import * as repo from "./mail.repo.js";
 import type { NotificationSettingsBody } from "./mail.schemas.js";
@@ -111,14 +112,6 @@ export function createMailService(deps: { db: Db; config: Config }) {
       };
     },
   };
-}
-
-/**
- * The buyer's page of a charge, /r/{token} (the token is the charges'
- * page_token, made by the charges module). The one place e-mails build the link.
- */
-export function chargePageUrl(config: Pick<Config, "publicBaseUrl">, token: string): string {
-  return `${config.publicBaseUrl}/r/${encodeURIComponent(token)}`;
 }
 
 export type MailService = ReturnType<typeof createMailService>;
