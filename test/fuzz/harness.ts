@@ -118,6 +118,7 @@ export async function prepareFuzz(t: TestApp): Promise<{ ops: Operation[]; ctx: 
         adminUpdateMerchant: [{ connectEnabled: true }],
         adminSetMerchantFees: [{ fees: [] }],
         updateMerchantProfile: [{ name: "Fuzz", softDescriptor: "FUZZ 1" }, { softDescriptor: null }],
+        putInstallmentSettings: [{ maxInstallments: 12, interestFreeInstallments: 3, monthlyInterestPercent: 1.99 }],
       },
     },
   };

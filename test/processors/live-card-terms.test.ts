@@ -1,33 +1,26 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { NO_LIVE_PROCESSORS } from "../../src/config.js";
-import type { RouteTable } from "../../src/processors/routing.js";
-import { basic, buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
+import { basic, expectStatus } from "../helpers/app.js";
 import { cardCharge, createCharge } from "../helpers/charges.js";
 import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
-import { fakeAccounts } from "./live-shared.js";
+import { fakesApp } from "./live-shared.js";
 
 // What a live card charge carries to Pagar.me and Mercado Pago beyond the card: the merchant's
 // soft descriptor (their statement_descriptor, within each one's documented length, which the
 // fakes enforce) and, for installments the buyer pays, the total with interest.
 
 type Obj = Record<string, any>;
-interface World { t: TestApp; key: string }
+type World = Awaited<ReturnType<typeof fakesApp>>;
 let pagarme: FakePagarme;
 let mercadopago: FakeMercadoPago;
 let viaPagarme: World;
 let viaMercadoPago: World;
 
-async function world(routes: RouteTable): Promise<World> {
-  const t = await buildTestApp({ live: { ...NO_LIVE_PROCESSORS, routes, timeoutMs: 5_000, processors: fakeAccounts(pagarme, mercadopago) } });
-  return { t, key: (await seedMerchant(t)).productionKey };
-}
-
 before(async () => {
   [pagarme, mercadopago] = await Promise.all([startFakePagarme(), startFakeMercadoPago()]);
-  viaPagarme = await world({ credit_card: ["pagarme"] });
-  viaMercadoPago = await world({ credit_card: ["mercadopago"] });
+  viaPagarme = await fakesApp(pagarme, mercadopago, { credit_card: ["pagarme"] });
+  viaMercadoPago = await fakesApp(pagarme, mercadopago, { credit_card: ["mercadopago"] });
 });
 after(async () => {
   await Promise.all([viaPagarme.t.close(), viaMercadoPago.t.close()]);

@@ -26,6 +26,12 @@ export const fakeAccounts = (pagarme: FakePagarme, mercadopago: FakeMercadoPago)
   mercadopago: { accessToken: mercadopago.accessToken, webhookSecret: mercadopago.webhookSecret, publicKey: mercadopago.publicKey, apiUrl: mercadopago.url },
 });
 
+/** An app whose production charges go to the fakes by `routes`, and a merchant's production key. */
+export async function fakesApp(pagarme: FakePagarme, mercadopago: FakeMercadoPago, routes: Record<string, string[]>): Promise<{ t: TestApp; key: string }> {
+  const t = await buildTestApp({ live: { ...NO_LIVE_PROCESSORS, routes, timeoutMs: 5_000, processors: fakeAccounts(pagarme, mercadopago) } });
+  return { t, key: (await seedMerchant(t)).productionKey };
+}
+
 export const pixCustomer = { name: "Maria Silva", email: "maria@example.com", phone: "+55 11 91234-5678", document: { type: "cpf", id: "529.982.247-25" } };
 
 /** Cards and boletos through Pagar.me, Pix through Mercado Pago, unless `routes` says otherwise. */
