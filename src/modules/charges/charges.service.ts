@@ -10,7 +10,7 @@ import { readForList } from "../../db/replica.js";
 export type { ChargeCheck, PreparedCharge } from "./create/charge-pipeline.js";
 
 export interface ChargeServiceDeps extends Omit<ChargeCreateDeps, "now" | "connect"> {
-  connect: Pick<ConnectService, "checkCharge" | "providerAccounts" | "checkCanResend">;
+  connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts" | "checkCanResend">;
   now?: () => Date;
 }
 

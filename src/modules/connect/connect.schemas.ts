@@ -206,12 +206,27 @@ export const SplitRuleSchema = Type.Object({
   percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, multipleOf: 0.01 }),
 }, { additionalProperties: false });
 
+const DefaultSplit = Type.Array(SplitRuleSchema, {
+  maxItems: 20,
+  description: "Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none.",
+});
+
+const SettlementField = Type.Union([Type.Literal("platform"), Type.Literal("provider")], {
+  description:
+    "The master's, per environment. platform (the default): every sale lands in the operator's processor account and reaches its sellers by payout. " +
+    "provider: the processor pays each seller's share into the seller's own account there (a provider account per submerchant). " +
+    "Applies to charges created after the change; a charge keeps the settlement it was created under.",
+});
+
 export const ConnectSettings = Type.Object({
-  defaultSplit: Type.Array(SplitRuleSchema, {
-    maxItems: 20,
-    description: "Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none.",
-  }),
-}, { additionalProperties: false, examples: [{ defaultSplit: [{ merchantId: SUBMERCHANT_EXAMPLE.id, percentage: 10 }] }] });
+  defaultSplit: DefaultSplit,
+  settlement: SettlementField,
+}, { additionalProperties: false, examples: [{ defaultSplit: [{ merchantId: SUBMERCHANT_EXAMPLE.id, percentage: 10 }], settlement: "platform" }] });
+
+export const ConnectSettingsBody = Type.Object({
+  defaultSplit: Type.Optional(DefaultSplit),
+  settlement: Type.Optional(SettlementField),
+}, { additionalProperties: false, minProperties: 1, examples: [{ defaultSplit: [{ merchantId: SUBMERCHANT_EXAMPLE.id, percentage: 10 }] }, { settlement: "provider" }] });
 
 export const AdminStatusBody = Type.Object({
   status: Literals(ADMIN_TARGETS),

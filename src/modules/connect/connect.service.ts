@@ -16,6 +16,7 @@ import type { CreateSubmerchantBody, ListSubmerchantsQuery } from "./connect.sch
 import { SORTABLE } from "./connect.schemas.js";
 import { providerSplitAccounts } from "./provider-split.js";
 import { checkSplitRules, type SplitRule } from "./split-rules.js";
+import { connectSettlement, saveSettlement, type Settlement } from "./settlement.js";
 import {
   assertSubmerchantTransition, NEEDS_DOCUMENTS, NOTIFIED, publicStatus, STAMP_OF,
   type PublicSubmerchantStatus, type SubmerchantStatus,
@@ -39,7 +40,8 @@ export function createConnectService(deps: ConnectDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
   const chargeAccounts = createTtlCache<NonNullable<Awaited<ReturnType<typeof repo.findAccountWithSettings>>>>();
-  deps.configChanges.onForget(() => chargeAccounts.clear());
+  const settlements = createTtlCache<{ settlement: Settlement }>();
+  deps.configChanges.onForget(() => { chargeAccounts.clear(); settlements.clear(); });
 
   async function accountOf(ctx: Pick<RequestCtx, "merchantId">): Promise<repo.ConnectAccount> {
     const [account] = await repo.findAccounts(db, [ctx.merchantId]);
@@ -191,14 +193,42 @@ export function createConnectService(deps: ConnectDeps) {
   async function getSettings(ctx: RequestCtx) {
     const account = await requireConnect(ctx);
     const row = await repo.findAccountWithSettings(db, scopeOf(ctx));
-    return { defaultSplit: row?.defaultSplit ?? [] };
+    const settlement = await connectSettlement(db, account.parentId ?? account.id, ctx.environment);
+    return { defaultSplit: row?.defaultSplit ?? [], settlement };
   }
 
-  async function putSettings(ctx: RequestCtx, defaultSplit: SplitRule[]) {
+  /** Either half of the settings, or both; settlement is the master's alone (a submerchant's key: 403). */
+  async function putSettings(ctx: RequestCtx, body: { defaultSplit?: SplitRule[]; settlement?: Settlement }) {
     const account = await requireConnect(ctx);
-    await checkSplitRules(db, ctx, account, defaultSplit, "defaultSplit");
-    await deps.configChanges.change(db, (tx) => repo.upsertSettings(tx, scopeOf(ctx), defaultSplit));
-    return { defaultSplit };
+    if (body.settlement !== undefined && account.parentId) throw new AppError("forbidden", "Forbidden: only the master merchant sets the settlement");
+    const { defaultSplit, settlement } = body;
+    if (defaultSplit !== undefined) await checkSplitRules(db, ctx, account, defaultSplit, "defaultSplit");
+    await deps.configChanges.change(db, async (tx) => {
+      if (defaultSplit !== undefined) await repo.upsertSettings(tx, scopeOf(ctx), defaultSplit);
+      if (settlement !== undefined) await saveSettlement(tx, scopeOf(ctx), settlement);
+    });
+    return getSettings(ctx);
+  }
+
+  /**
+   * The settlement a new charge of this scope is created under: its root merchant's (the master's
+   * for a submerchant), cached as the account is (a change is forgotten at once everywhere).
+   */
+  async function chargeSettlement(ctx: RequestCtx): Promise<Settlement> {
+    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
+    const root = account?.parentId ?? ctx.merchantId;
+    const hit = await settlements.get(`${root}:${ctx.environment}`, async () => ({ settlement: await connectSettlement(db, root, ctx.environment) }));
+    return hit?.settlement ?? "platform";
+  }
+
+  /**
+   * The split's sellers' accounts at the processors of the charge's route when the Connect is in
+   * provider settlement (the caller checked it is); refuses what the chosen one cannot take.
+   */
+  async function providerAccounts(ctx: RequestCtx, split: readonly SplitRule[], candidates: readonly string[]) {
+    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
+    if (!account) throw new AppError("unauthorized", "Unauthorized");
+    return providerSplitAccounts(db, ctx, account, split, candidates);
   }
 
   /**
@@ -207,16 +237,6 @@ export function createConnectService(deps: ConnectDeps) {
    * merchant's default) must name members of the originator's Connect. Returns the split to
    * apply, or null.
    */
-  /**
-   * The split's sellers' accounts at the processors of the charge's route when the Connect is in
-   * provider settlement (null in platform settlement); refuses what the chosen one cannot take.
-   */
-  async function providerAccounts(ctx: RequestCtx, split: readonly SplitRule[], candidates: readonly string[]) {
-    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
-    if (!account) throw new AppError("unauthorized", "Unauthorized");
-    return providerSplitAccounts(db, ctx, account, split, candidates);
-  }
-
   async function checkCharge(ctx: RequestCtx, split: SplitRule[] | undefined): Promise<SplitRule[] | null> {
     // Read on every charge, changed rarely: cached (configChanges forgets it on a change).
     // A submerchant that may not charge is not kept: made active, it charges at once everywhere.
@@ -279,7 +299,7 @@ export function createConnectService(deps: ConnectDeps) {
 
   return {
     requireConnect, requireMaster, ownSubmerchant, create, list, get, apiKeys, feesInfo,
-    getSettings, putSettings, checkCharge, providerAccounts, checkCanResend, setStatus,
+    getSettings, putSettings, chargeSettlement, checkCharge, providerAccounts, checkCanResend, setStatus,
   };
 }
 

@@ -4,7 +4,6 @@ import { AppError } from "../../core/errors.js";
 import type { ProviderAccountRef } from "../../processors/provider-split.js";
 import type { ConnectAccount } from "./connect.repo.js";
 import { activeProviderAccount } from "./provider-accounts.repo.js";
-import { connectSettlement } from "./settlement.js";
 import type { SplitRule } from "./split-rules.js";
 
 // Provider settlement, at the charge's check (docs/guarantees.md, "Money in provider settlement"): a checked split goes to
@@ -13,7 +12,7 @@ import type { SplitRule } from "./split-rules.js";
 // chosen one first: the chosen one must take the split; a failover only goes to those that can
 // (router.ts skips the others).
 
-/** A split's sellers' accounts per processor, for a charge in provider settlement. */
+/** A split's sellers' accounts per processor, for a charge in provider settlement (the caller knows it is). */
 export type SplitAccounts = ReadonlyMap<string, Readonly<Record<string, ProviderAccountRef>>>;
 
 /**
@@ -27,7 +26,7 @@ export async function providerSplitAccounts(
   q: Queryable, ctx: Pick<RequestCtx, "environment">, originator: ConnectAccount, split: readonly SplitRule[], candidates: readonly string[],
 ): Promise<SplitAccounts | null> {
   const root = originator.parentId ?? originator.id;
-  if (split.length === 0 || (await connectSettlement(q, root, ctx.environment)) !== "provider") return null;
+  if (split.length === 0) return null;
   const chosen = candidates[0];
   if (!chosen) return null;
   if (ONE_SELLER_PER_PAYMENT.has(chosen) && split.length > 1) {
