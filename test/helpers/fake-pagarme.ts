@@ -8,7 +8,7 @@ import { createPagarmeRefunds, type RefundMode } from "./fake-pagarme-refunds.js
 import {
   basicUser, endToEndId, faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply,
 } from "./fake-provider.js";
-import { fingerprint } from "./fake-idempotency.js";
+import { fingerprint } from "./fake-idempotency.js"; import { createPagarmeSplits, type SplitRuleInput } from "./fake-pagarme-split.js";
 
 // A fake of Pagar.me's core API v5, built from its public documentation and the official SDK's
 // models (see docs/processors.md, "The local fakes"): Basic auth with the secret key, orders with
@@ -54,6 +54,8 @@ export interface FakePagarme extends FakeProvider {
   charges: Map<string, Charge>;
   /** Orders created with this `code` (a test asserts it never exceeds 1). */
   ordersCreated(code: string): number;
+  /** A recipient the fake knows (as one created at Pagar.me); the split rules a charge was made with. */
+  addRecipient(id: string): void; splitOf(chargeId: string): readonly SplitRuleInput[] | undefined;
   /** Every `code` with more than one order. */
   duplicateCodes(): string[];
   order(id: string): Obj | undefined;
@@ -94,6 +96,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
   const account = { id: newId("acc"), name: "Fake Pagar.me account" };
   let nosso = 10_000_000;
   let payBeforeCancel = 0;
+  const splits = createPagarmeSplits();
 
   const core = await startFakeCore({
     basePath: BASE, port: opts.port, controlPort: opts.controlPort, latencyMs: opts.latencyMs,
@@ -138,7 +141,8 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
 
   function createOrder(req: ApiRequest): Reply {
     const parsed = parseOrder(req.json);
-    if ("errors" in parsed) return err(422, "The request is invalid.", { errors: parsed.errors, request: req.json });
+    const splitErrors = "errors" in parsed ? {} : splits.check(req.json, parsed.order.payments.map((p) => p.amount));
+    if ("errors" in parsed || Object.keys(splitErrors).length > 0) return err(422, "The request is invalid.", { errors: "errors" in parsed ? parsed.errors : splitErrors, request: req.json });
     const input = parsed.order;
     let customer: Obj;
     if (input.customerId) {
@@ -158,7 +162,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     };
     orders.set(order.id, order);
     const created: Charge[] = [];
-    for (const p of input.payments) {
+    for (const [index, p] of input.payments.entries()) {
       const { chargeStatus, tx } = firstTransaction(p, { apiUrl, pixKey, returnCodes }, nosso++);
       const charge: Charge = {
         id: newId("ch"), code: order.code, gateway_id: tx.gateway_id, amount: p.amount, paid_amount: chargeStatus === "paid" ? p.amount : 0, canceled_amount: 0,
@@ -166,6 +170,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
         paid_at: chargeStatus === "paid" ? now : null, canceled_at: null, customer, metadata: {}, last_transaction: tx, orderId: order.id,
       };
       charges.set(charge.id, charge);
+      splits.attach(charge.id, req.json, index, p.amount);
       if (p.method === "pix" && chargeStatus === "pending") pendingPix.add(charge.id);
       order.chargeIds.push(charge.id);
       created.push(charge);
@@ -294,6 +299,8 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     if (req.jsonInvalid) return err(400, "The request is invalid.", { errors: { body: ["Malformed JSON."] } });
     expireDuePix();
     if (method === "POST" && path === "/orders") return once(req, "POST /orders", () => createOrder(req));
+    const balance = /^\/recipients\/([\w-]+)\/balance$/.exec(path);
+    if (method === "GET" && balance) return splits.recipients.has(balance[1]!) ? { status: 200, body: splits.balance(balance[1]!, charges) } : err(404, "Recipient not found.");
     if (method === "GET" && path === "/orders") {
       // By code through its index (the lookup of every resumed or reconciled charge).
       const code = query.get("code");
@@ -373,7 +380,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     duplicateCodes: () => [...byCode].filter(([, ids]) => ids.length > 1).map(([code]) => code),
     order: (id) => { const o = orders.get(id); return o && orderView(o); },
     charge: (id) => { const c = charges.get(id); return c && chargeView(c); },
-    pay, fail, expire, chargeback, ...refunds.api,
+    pay, fail, expire, chargeback, ...refunds.api, addRecipient: (id) => { splits.recipients.add(id); }, splitOf: (chargeId) => splits.byCharge.get(chargeId),
     payBeforeCancel: (times = 1) => { payBeforeCancel = times; },
     async close() { clearInterval(sweeper); for (const t of timers) clearTimeout(t); await core.close(); },
   };
