@@ -1,7 +1,7 @@
 import type { Queryable } from "../../db/client.js";
 import type { RequestCtx } from "../../core/context.js";
 import { AppError } from "../../core/errors.js";
-import type { ProviderAccountRef } from "../../processors/provider-split.js";
+import { sendsSplit, type ProviderAccountRef } from "../../processors/provider-split.js";
 import type { ConnectAccount } from "./connect.repo.js";
 import { activeProviderAccount } from "./provider-accounts.repo.js";
 import type { SplitRule } from "./split-rules.js";
@@ -31,6 +31,9 @@ export async function providerSplitAccounts(
   if (!chosen) return null;
   if (ONE_SELLER_PER_PAYMENT.has(chosen) && split.length > 1) {
     throw new AppError("split_not_supported", `split names ${split.length} sellers, and ${chosen} takes one seller per payment (its marketplace model charges on the seller's account): split the sale into one charge per seller`);
+  }
+  if (!sendsSplit(chosen)) {
+    throw new AppError("split_not_supported", `${chosen}, the processor of this charge, does not carry a split in provider settlement yet: route this method to a processor that does (pagarme) or use platform settlement`);
   }
   const accounts = new Map<string, Record<string, ProviderAccountRef>>();
   for (const [i, rule] of split.entries()) {
