@@ -12,11 +12,13 @@ export type FaultPoint =
   | "payout.after-sending" // a payout's transfer is committed as sending; the processor was not called
   | "payout.after-send" // the processor took the transfer; its answer is not recorded
   | "dispute.after-open" // the dispute and its hold are committed; the response is not stored or sent
-  | "dispute.after-close"; // the dispute's decision and its money are committed; the response is not stored or sent
+  | "dispute.after-close" // the dispute's decision and its money are committed; the response is not stored or sent
+  | "account.after-open"; // the processor made a seller's account; its answer is not recorded
 
 export const FAULT_POINTS: readonly FaultPoint[] = [
   "charge.after-authorize", "charge.after-commit", "refund.after-reserve", "refund.after-processor", "delivery.after-send",
   "subscription.after-card", "payout.after-sending", "payout.after-send", "dispute.after-open", "dispute.after-close",
+  "account.after-open",
 ];
 
 let armed: string | undefined;

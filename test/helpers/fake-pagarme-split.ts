@@ -13,8 +13,20 @@ export interface SplitRuleInput { type: "flat" | "percentage"; amount: number; r
 
 const obj = (v: unknown): Obj | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);
 
-export function createPagarmeSplits() {
-  const recipients = new Set<string>();
+/** The test's hands on the fake's splits. */
+export interface FakePagarmeSplitControls {
+  /** A recipient the fake knows without POST /recipients (as one made in Pagar.me's dashboard). */
+  addRecipient(id: string): void;
+  /** The split rules a charge was made with, in flat cents. */
+  splitOf(chargeId: string): readonly SplitRuleInput[] | undefined;
+}
+
+type ChargeAmounts = ReadonlyMap<string, { status: string; amount: number; paid_amount: number; canceled_amount: number }>;
+
+/** `created`: whether a recipient was made through POST /recipients (fake-pagarme-recipients.ts). */
+export function createPagarmeSplits(created: (id: string) => boolean) {
+  const added = new Set<string>();
+  const recipients = { has: (id: string) => added.has(id) || created(id) };
   /** The split rules of each charge made with one, in flat cents. */
   const byCharge = new Map<string, SplitRuleInput[]>();
 
@@ -73,7 +85,7 @@ export function createPagarmeSplits() {
    * chargebacks took back, in proportion to the part of the charge canceled (the fake's choice,
    * rounded half-up per charge: docs/processors.md).
    */
-  function balance(recipientId: string, charges: ReadonlyMap<string, { status: string; amount: number; paid_amount: number; canceled_amount: number }>): Obj {
+  function balance(recipientId: string, charges: ChargeAmounts): Obj {
     let waiting = 0;
     for (const [chargeId, rules] of byCharge) {
       const c = charges.get(chargeId);
@@ -87,5 +99,20 @@ export function createPagarmeSplits() {
     return { currency: "BRL", available_amount: 0, waiting_funds_amount: waiting, transferred_amount: 0, recipient: { id: recipientId } };
   }
 
-  return { recipients, byCharge, check, attach, balance };
+  /** parseOrder's answer with the split's errors added (a valid order whose split is not is invalid). */
+  function parse<T extends { order: { payments: readonly { amount: number }[] } } | { errors: Record<string, string[]> }>(parsed: T, body: unknown): T | { errors: Record<string, string[]> } {
+    if ("errors" in parsed) return parsed;
+    const errors = check(body, parsed.order.payments.map((p) => p.amount));
+    return Object.keys(errors).length > 0 ? { errors } : parsed;
+  }
+
+  /** GET /recipients/{id}/balance, or undefined for another route. */
+  function api(req: { method: string; path: string }, charges: ChargeAmounts): { status: number; body: Obj } | undefined {
+    const m = /^\/recipients\/([\w-]+)\/balance$/.exec(req.path);
+    if (req.method !== "GET" || !m) return undefined;
+    return recipients.has(m[1]!) ? { status: 200, body: balance(m[1]!, charges) } : { status: 404, body: { message: "Recipient not found." } };
+  }
+
+  const controls: FakePagarmeSplitControls = { addRecipient: (id) => { added.add(id); }, splitOf: (chargeId) => byCharge.get(chargeId) };
+  return { parse, attach, api, controls };
 }

@@ -1,22 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { qrCodeDataUrl } from "../../src/lib/pix.js";
-import {
-  firstTransaction, iso, newId, orderStatus, parseOrder, type ReturnCodes,
-} from "./fake-pagarme-model.js";
+import { firstTransaction, iso, newId, orderStatus, parseOrder, type ReturnCodes } from "./fake-pagarme-model.js";
 import { createPagarmeRefunds, type RefundMode } from "./fake-pagarme-refunds.js";
-import {
-  basicUser, endToEndId, faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply,
-} from "./fake-provider.js";
-import { fingerprint } from "./fake-idempotency.js"; import { createPagarmeSplits, type SplitRuleInput } from "./fake-pagarme-split.js";
+import { createPagarmeRecipients } from "./fake-pagarme-recipients.js";
+import { basicUser, endToEndId, faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply } from "./fake-provider.js";
+import { fingerprint } from "./fake-idempotency.js";
+import { createPagarmeSplits, type FakePagarmeSplitControls } from "./fake-pagarme-split.js";
 
 // A fake of Pagar.me's core API v5, built from its public documentation and the official SDK's
 // models (see docs/processors.md, "The local fakes"): Basic auth with the secret key, orders with
 // card (inline card data, installments), Pix and boleto charges, the `idempotency-key` header,
 // lookups by order `code`, charge cancel and partial or full refunds, chargebacks, and
 // unsigned webhooks that carry the whole order or charge. A control API under /__fake/ moves
-// charges as a bank would and sets faults.
-//
+// charges as a bank would and sets faults. Split rules and recipients' balances: fake-pagarme-split.ts.
 // Local mode: `npm run fake:pagarme` (FAKE_PAGARME_PORT, default 4020; control on port + 1).
 
 export interface FakePagarmeOptions {
@@ -47,15 +44,18 @@ type Obj = Record<string, unknown>;
 interface Charge extends Obj { id: string; code: string | null; amount: number; status: string; payment_method: string; last_transaction: Obj; orderId: string; paid_amount: number; canceled_amount: number }
 interface Order extends Obj { id: string; code: string | null; status: string; chargeIds: string[] }
 
-export interface FakePagarme extends FakeProvider {
+export interface FakePagarme extends FakeProvider, FakePagarmeSplitControls {
   /** `url` is the API base to configure as PAGARME_API_URL, e.g. http://127.0.0.1:4020/core/v5. */
   secretKey: string;
   orders: Map<string, Order>;
   charges: Map<string, Charge>;
+  /** Recipients (pagarme-recipients.ts), by id; how many were made under a code; KYC's verdicts. */
+  recipients: ReturnType<typeof createPagarmeRecipients>["recipients"];
+  recipientsCreated(code: string): number;
+  setRecipientStatus(id: string, status: string, reason?: string): Record<string, unknown> | string;
+  setInitialRecipientStatus(status: string): void;
   /** Orders created with this `code` (a test asserts it never exceeds 1). */
   ordersCreated(code: string): number;
-  /** A recipient the fake knows (as one created at Pagar.me); the split rules a charge was made with. */
-  addRecipient(id: string): void; splitOf(chargeId: string): readonly SplitRuleInput[] | undefined;
   /** Every `code` with more than one order. */
   duplicateCodes(): string[];
   order(id: string): Obj | undefined;
@@ -96,7 +96,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
   const account = { id: newId("acc"), name: "Fake Pagar.me account" };
   let nosso = 10_000_000;
   let payBeforeCancel = 0;
-  const splits = createPagarmeSplits();
+  const splits = createPagarmeSplits((id) => recipients.recipients.has(id));
 
   const core = await startFakeCore({
     basePath: BASE, port: opts.port, controlPort: opts.controlPort, latencyMs: opts.latencyMs,
@@ -140,9 +140,8 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
   }
 
   function createOrder(req: ApiRequest): Reply {
-    const parsed = parseOrder(req.json);
-    const splitErrors = "errors" in parsed ? {} : splits.check(req.json, parsed.order.payments.map((p) => p.amount));
-    if ("errors" in parsed || Object.keys(splitErrors).length > 0) return err(422, "The request is invalid.", { errors: "errors" in parsed ? parsed.errors : splitErrors, request: req.json });
+    const parsed = splits.parse(parseOrder(req.json), req.json);
+    if ("errors" in parsed) return err(422, "The request is invalid.", { errors: parsed.errors, request: req.json });
     const input = parsed.order;
     let customer: Obj;
     if (input.customerId) {
@@ -299,8 +298,6 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     if (req.jsonInvalid) return err(400, "The request is invalid.", { errors: { body: ["Malformed JSON."] } });
     expireDuePix();
     if (method === "POST" && path === "/orders") return once(req, "POST /orders", () => createOrder(req));
-    const balance = /^\/recipients\/([\w-]+)\/balance$/.exec(path);
-    if (method === "GET" && balance) return splits.recipients.has(balance[1]!) ? { status: 200, body: splits.balance(balance[1]!, charges) } : err(404, "Recipient not found.");
     if (method === "GET" && path === "/orders") {
       // By code through its index (the lookup of every resumed or reconciled charge).
       const code = query.get("code");
@@ -313,6 +310,8 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
         && (!query.get("status") || c.status === query.get("status")) && (!query.get("payment_method") || c.payment_method === query.get("payment_method")));
       return list(found.reverse(), query, chargeView);
     }
+    const recipientReply = splits.api(req, charges) ?? recipients.api(req);
+    if (recipientReply) return recipientReply;
     const m = /^\/(orders|charges)\/([\w-]+)(\/capture)?$/.exec(path);
     if (m) {
       if (m[1] === "orders") {
@@ -371,6 +370,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     return { status: 404, body: { message: "unknown control route" } };
   }
 
+  const recipients = createPagarmeRecipients({ err, once, list });
   const sweeper = setInterval(expireDuePix, 1000);
   sweeper.unref();
 
@@ -380,7 +380,9 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     duplicateCodes: () => [...byCode].filter(([, ids]) => ids.length > 1).map(([code]) => code),
     order: (id) => { const o = orders.get(id); return o && orderView(o); },
     charge: (id) => { const c = charges.get(id); return c && chargeView(c); },
-    pay, fail, expire, chargeback, ...refunds.api, addRecipient: (id) => { splits.recipients.add(id); }, splitOf: (chargeId) => splits.byCharge.get(chargeId),
+    pay, fail, expire, chargeback, ...refunds.api, ...splits.controls,
+    recipients: recipients.recipients, recipientsCreated: recipients.recipientsCreated,
+    setRecipientStatus: recipients.setRecipientStatus, setInitialRecipientStatus: recipients.setInitialRecipientStatus,
     payBeforeCancel: (times = 1) => { payBeforeCancel = times; },
     async close() { clearInterval(sweeper); for (const t of timers) clearTimeout(t); await core.close(); },
   };

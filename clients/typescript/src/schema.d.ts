@@ -409,13 +409,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read the default split
-         * @description The split applied to this merchant's charges in this environment when a charge carries none.
+         * Read the default split and the settlement
+         * @description The split applied to this merchant's charges in this environment when a charge carries none, and the settlement of its Connect (the master's: platform, the operator's account receives and pays sellers by payout; provider, the processor pays each seller's share to the seller's own account).
          */
         get: operations["getConnectSettings"];
         /**
-         * Set the default split
-         * @description Replaces the default split of this merchant (a master or a submerchant) in this environment. Recipients must belong to the same Connect: master to its submerchants, a submerchant to its master or to another submerchant of the same master. A split sent with a charge overrides it.
+         * Set the default split or the settlement
+         * @description Replaces the default split of this merchant (a master or a submerchant) in this environment. Recipients must belong to the same Connect: master to its submerchants, a submerchant to its master or to another submerchant of the same master. A split sent with a charge overrides it. settlement is the master's alone (a submerchant's key: 403) and applies to charges created after it. A field left out keeps its value.
          */
         put: operations["putConnectSettings"];
         post?: never;
@@ -1611,6 +1611,50 @@ export interface paths {
          * @description The master's explicit download of one KYC file, decrypted, with its detected content type.
          */
         get: operations["downloadSubmerchantDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/submerchants/{id}/provider-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a submerchant's accounts at processors
+         * @description The master's key: the submerchant's accounts as feira last recorded them (also in the submerchant's providerAccounts).
+         */
+        get: operations["listProviderAccounts"];
+        put?: never;
+        /**
+         * Open a submerchant's account at a processor
+         * @description The master's key; the submerchant must be active (KYC approved, else 422 submerchant_not_active). One account per processor: sandbox (sandbox keys) is active at once; pagarme makes a recipient with the submerchant's data and bankAccount (bank: 3-digit code, branch up to 4 digits, branchDigit 1 digit, account up to 13 digits, accountDigit 1-2, type checking|savings, holderDocument a valid CPF or CNPJ: checked before any call, a 422 names the field and nothing is written), under code = the submerchant id, so a retry after a lost answer reads the recipient back instead of making a second; efi takes account, the seller's own Efí account number (with the submerchant's CNPJ), active once given. A second call answers the account as the processor has it now. Bank data is never answered beyond its last four digits.
+         */
+        post: operations["openProviderAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/submerchants/{id}/provider-accounts/{processor}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a submerchant's account at a processor
+         * @description The master's key: the account's state read back from the processor now (a refused Pagar.me recipient shows Pagar.me's reason).
+         */
+        get: operations["getProviderAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4378,7 +4422,8 @@ export interface operations {
                      *       "blockedAt": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z",
-                     *       "totalSales": 0
+                     *       "totalSales": 0,
+                     *       "providerAccounts": []
                      *     }
                      */
                     "application/json": {
@@ -4407,6 +4452,22 @@ export interface operations {
                         productDescription: string;
                         /** @enum {string} */
                         productType: "digital" | "physical" | "both";
+                        /** @description Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts). */
+                        providerAccounts: {
+                            /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                            authorizeUrl?: string;
+                            /** @description What may be shown: a bank account's last four digits, the bank code. */
+                            details: {
+                                [key: string]: string;
+                            };
+                            id: string | null;
+                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            processor: string;
+                            reason: string | null;
+                            status: "pending" | "active" | "refused";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         rejectedAt: string | null;
                         softDescriptor: string | null;
                         /** @enum {string} */
@@ -6853,7 +6914,8 @@ export interface operations {
                      *           "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
                      *           "percentage": 10
                      *         }
-                     *       ]
+                     *       ],
+                     *       "settlement": "platform"
                      *     }
                      */
                     "application/json": {
@@ -6862,6 +6924,8 @@ export interface operations {
                             merchantId: string;
                             percentage: number;
                         }[];
+                        /** @description The master's, per environment. platform (the default): every sale lands in the operator's processor account and reaches its sellers by payout. provider: the processor pays each seller's share into the seller's own account there (a provider account per submerchant). Applies to charges created after the change; a charge keeps the settlement it was created under. */
+                        settlement: "platform" | "provider";
                     };
                 };
             };
@@ -6978,22 +7042,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "defaultSplit": [
-                 *         {
-                 *           "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
-                 *           "percentage": 10
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none. */
-                    defaultSplit: {
+                    defaultSplit?: {
                         merchantId: string;
                         percentage: number;
                     }[];
+                    /** @description The master's, per environment. platform (the default): every sale lands in the operator's processor account and reaches its sellers by payout. provider: the processor pays each seller's share into the seller's own account there (a provider account per submerchant). Applies to charges created after the change; a charge keeps the settlement it was created under. */
+                    settlement?: "platform" | "provider";
                 };
             };
         };
@@ -7011,7 +7067,8 @@ export interface operations {
                      *           "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
                      *           "percentage": 10
                      *         }
-                     *       ]
+                     *       ],
+                     *       "settlement": "platform"
                      *     }
                      */
                     "application/json": {
@@ -7020,6 +7077,8 @@ export interface operations {
                             merchantId: string;
                             percentage: number;
                         }[];
+                        /** @description The master's, per environment. platform (the default): every sale lands in the operator's processor account and reaches its sellers by payout. provider: the processor pays each seller's share into the seller's own account there (a provider account per submerchant). Applies to charges created after the change; a charge keeps the settlement it was created under. */
+                        settlement: "platform" | "provider";
                     };
                 };
             };
@@ -7134,7 +7193,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "defaultSplit is required",
+                     *       "message": "body must NOT have fewer than 1 properties",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -21374,7 +21433,8 @@ export interface operations {
                      *           "blockedAt": null,
                      *           "createdAt": "2026-11-23T12:00:00.000Z",
                      *           "updatedAt": "2026-11-23T12:00:00.000Z",
-                     *           "totalSales": 0
+                     *           "totalSales": 0,
+                     *           "providerAccounts": []
                      *         }
                      *       ],
                      *       "page": 1,
@@ -21410,6 +21470,22 @@ export interface operations {
                             productDescription: string;
                             /** @enum {string} */
                             productType: "digital" | "physical" | "both";
+                            /** @description Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts). */
+                            providerAccounts: {
+                                /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                                authorizeUrl?: string;
+                                /** @description What may be shown: a bank account's last four digits, the bank code. */
+                                details: {
+                                    [key: string]: string;
+                                };
+                                id: string | null;
+                                /** @description sandbox, pagarme, efi or mercadopago. */
+                                processor: string;
+                                reason: string | null;
+                                status: "pending" | "active" | "refused";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             rejectedAt: string | null;
                             softDescriptor: string | null;
                             /** @enum {string} */
@@ -21617,7 +21693,8 @@ export interface operations {
                      *       "blockedAt": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z",
-                     *       "totalSales": 0
+                     *       "totalSales": 0,
+                     *       "providerAccounts": []
                      *     }
                      */
                     "application/json": {
@@ -21646,6 +21723,22 @@ export interface operations {
                         productDescription: string;
                         /** @enum {string} */
                         productType: "digital" | "physical" | "both";
+                        /** @description Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts). */
+                        providerAccounts: {
+                            /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                            authorizeUrl?: string;
+                            /** @description What may be shown: a bank account's last four digits, the bank code. */
+                            details: {
+                                [key: string]: string;
+                            };
+                            id: string | null;
+                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            processor: string;
+                            reason: string | null;
+                            status: "pending" | "active" | "refused";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         rejectedAt: string | null;
                         softDescriptor: string | null;
                         /** @enum {string} */
@@ -21874,7 +21967,8 @@ export interface operations {
                      *       "blockedAt": null,
                      *       "createdAt": "2026-11-23T12:00:00.000Z",
                      *       "updatedAt": "2026-11-23T12:00:00.000Z",
-                     *       "totalSales": 0
+                     *       "totalSales": 0,
+                     *       "providerAccounts": []
                      *     }
                      */
                     "application/json": {
@@ -21903,6 +21997,22 @@ export interface operations {
                         productDescription: string;
                         /** @enum {string} */
                         productType: "digital" | "physical" | "both";
+                        /** @description Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts). */
+                        providerAccounts: {
+                            /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                            authorizeUrl?: string;
+                            /** @description What may be shown: a bank account's last four digits, the bank code. */
+                            details: {
+                                [key: string]: string;
+                            };
+                            id: string | null;
+                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            processor: string;
+                            reason: string | null;
+                            status: "pending" | "active" | "refused";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         rejectedAt: string | null;
                         softDescriptor: string | null;
                         /** @enum {string} */
@@ -23308,6 +23418,644 @@ export interface operations {
                      * @example {
                      *       "statusCode": 404,
                      *       "message": "Document doc_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listProviderAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                            authorizeUrl?: string;
+                            /** @description What may be shown: a bank account's last four digits, the bank code. */
+                            details: {
+                                [key: string]: string;
+                            };
+                            id: string | null;
+                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            processor: string;
+                            reason: string | null;
+                            status: "pending" | "active" | "refused";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    openProviderAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h when the same key and body are sent again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description efi: the seller's own Efí account number. */
+                    account?: string;
+                    bankAccount?: {
+                        account: string;
+                        accountDigit: string;
+                        /** @description The 3-digit bank code (COMPE). */
+                        bank: string;
+                        branch: string;
+                        branchDigit?: string;
+                        /** @description The holder's CPF or CNPJ. */
+                        holderDocument: string;
+                        holderName: string;
+                        /** @description checking or savings. */
+                        type: string;
+                    };
+                    /** @description sandbox (sandbox keys), or a live processor configured for this environment: pagarme, efi, mercadopago. */
+                    processor: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "processor": "pagarme",
+                     *       "id": "rp_XXXXXXXXXXXXXXXX",
+                     *       "status": "active",
+                     *       "reason": null,
+                     *       "details": {
+                     *         "bankAccount": "****6789",
+                     *         "bank": "341"
+                     *       },
+                     *       "updatedAt": "2026-12-01T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                        authorizeUrl?: string;
+                        /** @description What may be shown: a bank account's last four digits, the bank code. */
+                        details: {
+                            [key: string]: string;
+                        };
+                        id: string | null;
+                        /** @description sandbox, pagarme, efi or mercadopago. */
+                        processor: string;
+                        reason: string | null;
+                        status: "pending" | "active" | "refused";
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "processor is required",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "message": "The shipping provider is unavailable right now; retry shortly",
+                     *       "error": "Service Unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getProviderAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                processor: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "processor": "pagarme",
+                     *       "id": "rp_XXXXXXXXXXXXXXXX",
+                     *       "status": "active",
+                     *       "reason": null,
+                     *       "details": {
+                     *         "bankAccount": "****6789",
+                     *         "bank": "341"
+                     *       },
+                     *       "updatedAt": "2026-12-01T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                        authorizeUrl?: string;
+                        /** @description What may be shown: a bank account's last four digits, the bank code. */
+                        details: {
+                            [key: string]: string;
+                        };
+                        id: string | null;
+                        /** @description sandbox, pagarme, efi or mercadopago. */
+                        processor: string;
+                        reason: string | null;
+                        status: "pending" | "active" | "refused";
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
                      *       "error": "Not Found",
                      *       "code": "not_found"
                      *     }

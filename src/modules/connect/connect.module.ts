@@ -12,6 +12,8 @@ import { createConnectService, salesRollupTask } from "./connect.service.js";
 import { createDocumentService } from "./documents.js";
 import { payoutRoutes } from "./payouts.routes.js";
 import { createPayoutService } from "./payouts.service.js";
+import { providerAccountRoutes } from "./provider-accounts.routes.js";
+import { createProviderAccountService } from "./provider-accounts.service.js";
 
 // Connect (docs/decisions.md): submerchants with KYC documents and accreditation,
 // their keys, fees-info, the default split, and payout requests. The charges module asks it to
@@ -39,15 +41,17 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   // Every refund, chargeback or dispute that takes an owner's available balance below zero first
   // draws on its pending payout requests, in the reversal's transaction.
   deps.ledger.onReversal(payouts.coverReversal);
+  const providerAccounts = createProviderAccountService({ db: deps.db, processors: deps.processors, connect: service });
   const routes = async (app: FastifyInstance) => {
     await app.register(connectRoutes(service, documents));
     await app.register(payoutRoutes(payouts));
+    await app.register(providerAccountRoutes(providerAccounts));
   };
   // Submerchants' totalSales: the charges' sales tail folded into running counts, like ledger.rollup.
   // Transfers still being sent are read back where they were sent: lost answers, crashes and
   // missed notices only delay a payout's decision.
   const tasks: Task[] = [salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS)];
-  return { service, documents, payouts, routes, tasks };
+  return { service, documents, payouts, providerAccounts, routes, tasks };
 }
 
 export type ConnectModule = ReturnType<typeof createConnectModule>;

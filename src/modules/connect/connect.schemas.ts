@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import { MerchantUrl } from "../../http/schemas.js";
 import { FeeDefinitionSchema } from "../merchants/index.js";
 import { ADMIN_TARGETS, PUBLIC_STATUSES } from "./submerchant-status.js";
+import { ProviderAccount } from "./provider-accounts.schemas.js";
 
 // Wire schemas of the Connect routes: submerchants, their documents and keys, fees-info and the
 // default split. Payout requests are in payouts.schemas.ts.
@@ -36,6 +37,7 @@ export const SUBMERCHANT_EXAMPLE = {
   createdAt: "2026-11-23T12:00:00.000Z",
   updatedAt: "2026-11-23T12:00:00.000Z",
   totalSales: 0,
+  providerAccounts: [],
 };
 
 export const CreateSubmerchantBody = Type.Object({
@@ -86,6 +88,7 @@ export const Submerchant = Type.Object({
   createdAt: DateTime(),
   updatedAt: DateTime(),
   totalSales: Type.Integer({ description: "Paid charges (refunded ones included) of the submerchant in the key's environment." }),
+  providerAccounts: Type.Array(ProviderAccount, { description: "Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts)." }),
 }, { examples: [SUBMERCHANT_EXAMPLE] });
 
 const DateFilter = (what: string) => Type.Optional(Type.String({ format: "date", description: `Only submerchants whose ${what} falls on this day (UTC), YYYY-MM-DD.` }));

@@ -17,6 +17,7 @@ import { SORTABLE } from "./connect.schemas.js";
 import { providerSplitAccounts } from "./provider-split.js";
 import { checkSplitRules, type SplitRule } from "./split-rules.js";
 import { connectSettlement, saveSettlement, type Settlement } from "./settlement.js";
+import { accountView, providerAccountsOf, type ProviderAccountRow } from "./provider-accounts.repo.js";
 import {
   assertSubmerchantTransition, NEEDS_DOCUMENTS, NOTIFIED, publicStatus, STAMP_OF,
   type PublicSubmerchantStatus, type SubmerchantStatus,
@@ -71,7 +72,7 @@ export function createConnectService(deps: ConnectDeps) {
     return row;
   }
 
-  function view(s: repo.SubmerchantRow, totalSales: number) {
+  function view(s: repo.SubmerchantRow, totalSales: number, providerAccounts: ProviderAccountRow[] = []) {
     const status = s.status;
     return {
       id: s.id, tradeName: s.tradeName, legalName: s.legalName, companyTaxId: s.companyTaxId,
@@ -82,12 +83,14 @@ export function createConnectService(deps: ConnectDeps) {
       contactEmail: s.contactEmail, productDescription: s.productDescription, softDescriptor: s.softDescriptor,
       postbackUrl: s.postbackUrl, currency: s.currency, rejectedAt: iso(s.rejectedAt), blockedAt: iso(s.blockedAt),
       createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString(), totalSales,
+      providerAccounts: providerAccounts.map(accountView),
     };
   }
 
   async function viewOne(ctx: RequestCtx, s: repo.SubmerchantRow) {
     const sales = await repo.totalSales(db, [s.id], ctx.environment);
-    return view(s, sales.get(s.id) ?? 0);
+    const accounts = await providerAccountsOf(db, { merchantId: s.parentId, environment: s.environment }, [s.id]);
+    return view(s, sales.get(s.id) ?? 0, accounts.get(s.id));
   }
 
   function brl(value: number, field: string): number {
@@ -159,7 +162,8 @@ export function createConnectService(deps: ConnectDeps) {
       days, order: sortOrder(q.orderBy), limit: window.limit, offset: window.offset,
     });
     const sales = await repo.totalSales(db, rows.map((r) => r.id), ctx.environment);
-    return envelope(rows.map((r) => view(r, sales.get(r.id) ?? 0)), total, window);
+    const accounts = await providerAccountsOf(db, scopeOf(ctx), rows.map((r) => r.id));
+    return envelope(rows.map((r) => view(r, sales.get(r.id) ?? 0, accounts.get(r.id))), total, window);
   }
 
   async function get(ctx: RequestCtx, id: string) {
