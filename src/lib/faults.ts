@@ -14,12 +14,13 @@ export type FaultPoint =
   | "payout.schedule.after-request" // a scheduled payout's request is committed; the schedule's run is not completed
   | "dispute.after-open" // the dispute and its hold are committed; the response is not stored or sent
   | "dispute.after-close" // the dispute's decision and its money are committed; the response is not stored or sent
-  | "mail.after-send"; // the SMTP server took an e-mail; that it was sent is not recorded
+  | "mail.after-send" // the SMTP server took an e-mail; that it was sent is not recorded
+  | "account.after-open"; // the processor made a seller's account; its answer is not recorded
 
 export const FAULT_POINTS: readonly FaultPoint[] = [
   "charge.after-authorize", "charge.after-commit", "refund.after-reserve", "refund.after-processor", "delivery.after-send",
   "subscription.after-card", "payout.after-sending", "payout.after-send", "payout.schedule.after-request", "dispute.after-open", "dispute.after-close",
-  "mail.after-send",
+  "mail.after-send", "account.after-open",
 ];
 
 let armed: string | undefined;

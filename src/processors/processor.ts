@@ -5,6 +5,11 @@ import type { ProviderSplit } from "./provider-split.js";
 // not stubbed). The simulator is one adapter; live ones plug in through their definitions
 // (definition.ts). Expected declines are values, never exceptions; an exception means the
 // processor could not be reached or misbehaved.
+import type { AccountCapability } from "./accounts.js";
+import type { ProcessorFailure } from "./failure.js";
+
+export type { ProcessorFailure, ProcessorFailureKind } from "./failure.js";
+
 export type PaymentMethodType =
   | "credit_card" | "pix" | "open_finance" | "qr_code" | "boleto" | "bank_transfer" | "oxxo" | "spei" | "pse"
   // A period's debit under a Pix Automático mandate: made by the billing engine only, never by a request.
@@ -108,22 +113,6 @@ export interface PostalAddress {
   country: string;
 }
 
-/**
- * Why a call to a provider gave no answer to rely on. Only `connection_refused` proves that
- * nothing reached the provider; after any other kind the provider may have acted.
- */
-export type ProcessorFailureKind =
-  | "connection_refused" | "timeout" | "lost" | "http_429" | "http_5xx" | "http_4xx" | "bad_response";
-
-export interface ProcessorFailure {
-  kind: ProcessorFailureKind;
-  /** The HTTP status, when one arrived. */
-  status?: number;
-  /** The provider's own error code, for support; never its raw body. */
-  providerCode?: string;
-  /** Written by feira (field names at most), safe to show a merchant. */
-  message: string;
-}
 
 /** The provider's own status or decline code, kept on the charge for support. */
 type ProviderCoded = { providerCode?: string };
@@ -342,6 +331,8 @@ export interface PaymentProcessor extends ChargeRoute {
   payouts?: PayoutCapability;
   /** The provider's chargebacks and Pix MED as feira disputes (DisputeCapability above). */
   disputes?: DisputeCapability;
+  /** Sellers' own accounts at the provider, for provider settlement (accounts.ts). */
+  accounts?: AccountCapability;
 }
 
 /** An adapter's refunds (refund and refundStatus come together), or null when it declares none. */

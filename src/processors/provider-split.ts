@@ -45,5 +45,15 @@ export function sharesAt(split: ProviderSplit, processor: string): ResolvedShare
   return out;
 }
 
-/** Whether `processor` can take the split: every seller has an active account there. */
-export const takesSplit = (split: ProviderSplit | undefined, processor: string): boolean => !split || sharesAt(split, processor) !== null;
+/**
+ * The processors whose adapters send a split today. Mercado Pago (the payment on the seller's
+ * token with application_fee) and Efí (split config linked to the cob) are not sent yet: a
+ * provider-settled split routed to them is refused before any call rather than charged whole to
+ * the operator while the ledger books the sellers' shares at the processor.
+ */
+const SENDS_SPLIT = new Set(["sandbox", "pagarme"]);
+export const sendsSplit = (processor: string): boolean => SENDS_SPLIT.has(processor);
+
+/** Whether `processor` can take the split: it sends splits and every seller has an active account there. */
+export const takesSplit = (split: ProviderSplit | undefined, processor: string): boolean =>
+  !split || (sendsSplit(processor) && sharesAt(split, processor) !== null);

@@ -2,7 +2,6 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/client.js";
-import { saveSettlement } from "../../src/modules/connect/settlement.js";
 import { insertProviderAccount } from "../../src/modules/connect/provider-accounts.repo.js";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
@@ -36,6 +35,7 @@ before(async () => {
 });
 after(async () => { await t.close(); });
 
+const settle = async (key: string, settlement: "platform" | "provider") => expectStatus(await call(t, "PUT", "/v1/connect/settings", key, { settlement }), 200);
 const charge = (body: unknown) => call(t, "POST", "/v1/charges", master.sandboxKey, body);
 const counts = async () => (await queryRows<{ charges: string; records: string }>(t.database.db, sql`
   select (select count(*) from charges)::text as charges, (select count(*) from sandbox_processor_records)::text as records`))[0]!;
@@ -46,7 +46,7 @@ const balance = async (id: string) => {
 };
 
 test("provider settlement: a seller without an account at the processor is a 422 naming both, before any call, nothing written", async () => {
-  await saveSettlement(t.database.db, { merchantId: master.id, environment: "sandbox" }, "provider");
+  await settle(master.sandboxKey, "provider");
   const before = await counts();
   const res = await charge(cardCharge(CARDS.visa, { split: [{ merchantId: a.id, percentage: 10 }, { merchantId: b.id, percentage: 10 }] }));
   expectStatus(res, 422);
@@ -57,7 +57,7 @@ test("provider settlement: a seller without an account at the processor is a 422
 });
 
 test("provider settlement: the share is the seller's atProvider balance, never available; payouts cannot take it; a refund takes it back there", async () => {
-  await saveSettlement(t.database.db, { merchantId: master.id, environment: "sandbox" }, "provider");
+  await settle(master.sandboxKey, "provider");
   const res = await charge(cardCharge(CARDS.visa, { split: [{ merchantId: a.id, percentage: 30 }] }));
   expectStatus(res, 201);
   assert.equal(res.json().status, "paid");
@@ -84,7 +84,7 @@ test("provider settlement: the share is the seller's atProvider balance, never a
 
 test("changing settlement moves nothing booked; platform charges after it book shares to pending as before", async () => {
   const before = await balance(a.id);
-  await saveSettlement(t.database.db, { merchantId: master.id, environment: "sandbox" }, "platform");
+  await settle(master.sandboxKey, "platform");
   assert.deepEqual(await balance(a.id), before, "the setting alone moves no money");
   const res = await charge(cardCharge(CARDS.visa, { split: [{ merchantId: b.id, percentage: 10 }] }));
   expectStatus(res, 201);
@@ -98,7 +98,7 @@ test("a submerchant's balance is its master's only: another master's key answers
   const other = await seedMaster(t, FEES);
   const res = await call(t, "GET", `/v1/submerchants/${a.id}/balance`, other.sandboxKey);
   expectStatus(res, 404);
-  await saveSettlement(t.database.db, { merchantId: other.id, environment: "sandbox" }, "provider");
+  await settle(other.sandboxKey, "provider");
   const split = await call(t, "POST", "/v1/charges", other.sandboxKey, cardCharge(CARDS.visa, { split: [{ merchantId: a.id, percentage: 10 }] }));
   expectStatus(split, 422);
   assert.match(split.json().message, /is not part of this merchant's Connect/);

@@ -107,16 +107,16 @@ test("a submerchant may split to its master and to a sibling; rounding remainder
 test("the default split applies when a charge has none; a charge's own split or [] overrides it", async () => {
   const empty = await call(t, "GET", "/v1/connect/settings", master.sandboxKey);
   expectStatus(empty, 200);
-  assert.deepEqual(empty.json(), { defaultSplit: [] });
+  assert.deepEqual(empty.json(), { defaultSplit: [], settlement: "platform" });
   const bad = await call(t, "PUT", "/v1/connect/settings", master.sandboxKey, { defaultSplit: [{ merchantId: foreign.id, percentage: 5 }] });
   expectStatus(bad, 422);
   assert.match(bad.json().message, /defaultSplit\.0\.merchantId/);
   expectStatus(await call(t, "PUT", "/v1/connect/settings", master.sandboxKey, { defaultSplit: [{ merchantId: a.id, percentage: 50 }, { merchantId: b.id, percentage: 51 }] }), 422);
   const put = await call(t, "PUT", "/v1/connect/settings", master.sandboxKey, { defaultSplit: [{ merchantId: a.id, percentage: 20 }] });
   expectStatus(put, 200);
-  assert.deepEqual((await call(t, "GET", "/v1/connect/settings", master.sandboxKey)).json(), { defaultSplit: [{ merchantId: a.id, percentage: 20 }] });
+  assert.deepEqual((await call(t, "GET", "/v1/connect/settings", master.sandboxKey)).json(), { defaultSplit: [{ merchantId: a.id, percentage: 20 }], settlement: "platform" });
   // Per environment: production has none.
-  assert.deepEqual((await call(t, "GET", "/v1/connect/settings", master.productionKey)).json(), { defaultSplit: [] });
+  assert.deepEqual((await call(t, "GET", "/v1/connect/settings", master.productionKey)).json(), { defaultSplit: [], settlement: "platform" });
 
   const splitOf = async (body: unknown) => {
     const res = await charge(master.sandboxKey, body);

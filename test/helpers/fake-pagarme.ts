@@ -1,22 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { qrCodeDataUrl } from "../../src/lib/pix.js";
-import {
-  firstTransaction, iso, newId, orderStatus, parseOrder, type ReturnCodes,
-} from "./fake-pagarme-model.js";
+import { firstTransaction, iso, newId, orderStatus, parseOrder, type ReturnCodes } from "./fake-pagarme-model.js";
 import { createPagarmeRefunds, type RefundMode } from "./fake-pagarme-refunds.js";
-import {
-  basicUser, endToEndId, faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply,
-} from "./fake-provider.js";
+import { createPagarmeRecipients } from "./fake-pagarme-recipients.js";
+import { basicUser, endToEndId, faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply } from "./fake-provider.js";
 import { fingerprint } from "./fake-idempotency.js";
+import { createPagarmeSplits, type FakePagarmeSplitControls } from "./fake-pagarme-split.js";
 
 // A fake of Pagar.me's core API v5, built from its public documentation and the official SDK's
 // models (see docs/processors.md, "The local fakes"): Basic auth with the secret key, orders with
 // card (inline card data, installments), Pix and boleto charges, the `idempotency-key` header,
 // lookups by order `code`, charge cancel and partial or full refunds, chargebacks, and
 // unsigned webhooks that carry the whole order or charge. A control API under /__fake/ moves
-// charges as a bank would and sets faults.
-//
+// charges as a bank would and sets faults. Split rules and recipients' balances: fake-pagarme-split.ts.
 // Local mode: `npm run fake:pagarme` (FAKE_PAGARME_PORT, default 4020; control on port + 1).
 
 export interface FakePagarmeOptions {
@@ -47,11 +44,16 @@ type Obj = Record<string, unknown>;
 interface Charge extends Obj { id: string; code: string | null; amount: number; status: string; payment_method: string; last_transaction: Obj; orderId: string; paid_amount: number; canceled_amount: number }
 interface Order extends Obj { id: string; code: string | null; status: string; chargeIds: string[] }
 
-export interface FakePagarme extends FakeProvider {
+export interface FakePagarme extends FakeProvider, FakePagarmeSplitControls {
   /** `url` is the API base to configure as PAGARME_API_URL, e.g. http://127.0.0.1:4020/core/v5. */
   secretKey: string;
   orders: Map<string, Order>;
   charges: Map<string, Charge>;
+  /** Recipients (pagarme-recipients.ts), by id; how many were made under a code; KYC's verdicts. */
+  recipients: ReturnType<typeof createPagarmeRecipients>["recipients"];
+  recipientsCreated(code: string): number;
+  setRecipientStatus(id: string, status: string, reason?: string): Record<string, unknown> | string;
+  setInitialRecipientStatus(status: string): void;
   /** Orders created with this `code` (a test asserts it never exceeds 1). */
   ordersCreated(code: string): number;
   /** Every `code` with more than one order. */
@@ -94,6 +96,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
   const account = { id: newId("acc"), name: "Fake Pagar.me account" };
   let nosso = 10_000_000;
   let payBeforeCancel = 0;
+  const splits = createPagarmeSplits((id) => recipients.recipients.has(id));
 
   const core = await startFakeCore({
     basePath: BASE, port: opts.port, controlPort: opts.controlPort, latencyMs: opts.latencyMs,
@@ -137,7 +140,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
   }
 
   function createOrder(req: ApiRequest): Reply {
-    const parsed = parseOrder(req.json);
+    const parsed = splits.parse(parseOrder(req.json), req.json);
     if ("errors" in parsed) return err(422, "The request is invalid.", { errors: parsed.errors, request: req.json });
     const input = parsed.order;
     let customer: Obj;
@@ -158,7 +161,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     };
     orders.set(order.id, order);
     const created: Charge[] = [];
-    for (const p of input.payments) {
+    for (const [index, p] of input.payments.entries()) {
       const { chargeStatus, tx } = firstTransaction(p, { apiUrl, pixKey, returnCodes }, nosso++);
       const charge: Charge = {
         id: newId("ch"), code: order.code, gateway_id: tx.gateway_id, amount: p.amount, paid_amount: chargeStatus === "paid" ? p.amount : 0, canceled_amount: 0,
@@ -166,6 +169,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
         paid_at: chargeStatus === "paid" ? now : null, canceled_at: null, customer, metadata: {}, last_transaction: tx, orderId: order.id,
       };
       charges.set(charge.id, charge);
+      splits.attach(charge.id, req.json, index, p.amount);
       if (p.method === "pix" && chargeStatus === "pending") pendingPix.add(charge.id);
       order.chargeIds.push(charge.id);
       created.push(charge);
@@ -306,6 +310,8 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
         && (!query.get("status") || c.status === query.get("status")) && (!query.get("payment_method") || c.payment_method === query.get("payment_method")));
       return list(found.reverse(), query, chargeView);
     }
+    const recipientReply = splits.api(req, charges) ?? recipients.api(req);
+    if (recipientReply) return recipientReply;
     const m = /^\/(orders|charges)\/([\w-]+)(\/capture)?$/.exec(path);
     if (m) {
       if (m[1] === "orders") {
@@ -364,6 +370,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     return { status: 404, body: { message: "unknown control route" } };
   }
 
+  const recipients = createPagarmeRecipients({ err, once, list });
   const sweeper = setInterval(expireDuePix, 1000);
   sweeper.unref();
 
@@ -373,7 +380,9 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     duplicateCodes: () => [...byCode].filter(([, ids]) => ids.length > 1).map(([code]) => code),
     order: (id) => { const o = orders.get(id); return o && orderView(o); },
     charge: (id) => { const c = charges.get(id); return c && chargeView(c); },
-    pay, fail, expire, chargeback, ...refunds.api,
+    pay, fail, expire, chargeback, ...refunds.api, ...splits.controls,
+    recipients: recipients.recipients, recipientsCreated: recipients.recipientsCreated,
+    setRecipientStatus: recipients.setRecipientStatus, setInitialRecipientStatus: recipients.setInitialRecipientStatus,
     payBeforeCancel: (times = 1) => { payBeforeCancel = times; },
     async close() { clearInterval(sweeper); for (const t of timers) clearTimeout(t); await core.close(); },
   };

@@ -38,7 +38,7 @@ export interface ChargesModuleDeps {
   customers: Pick<CustomerService, "get" | "inlineForCharge" | "named" | "validateInline">;
   cards: Pick<CardService, "cardForCharge">;
   ledger: LedgerService;
-  connect: Pick<ConnectService, "checkCharge" | "providerAccounts" | "checkCanResend">;
+  connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts" | "checkCanResend">;
   /** Reads back the payouts' transfers a provider's notice names (connect's payout transfers). */
   payoutNotices?: PayoutNotices;
   /** Reads back the Pix Automático recurrences a provider's notice names (subscriptions' live mandates). */

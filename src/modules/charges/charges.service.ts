@@ -15,7 +15,7 @@ export type { ChargeCheck, PreparedCharge } from "./create/charge-pipeline.js";
 export type SandboxClockNow = (q: Queryable, scope: Scope) => Promise<Date>;
 
 export interface ChargeServiceDeps extends Omit<ChargeCreateDeps, "now" | "connect"> {
-  connect: Pick<ConnectService, "checkCharge" | "providerAccounts" | "checkCanResend">;
+  connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts" | "checkCanResend">;
   now?: () => Date;
 }
 

@@ -14,6 +14,8 @@ import { createDocumentService } from "./documents.js";
 import { createPayoutSchedules } from "./payout-schedules.js";
 import { payoutRoutes } from "./payouts.routes.js";
 import { createPayoutService } from "./payouts.service.js";
+import { providerAccountRoutes } from "./provider-accounts.routes.js";
+import { createProviderAccountService } from "./provider-accounts.service.js";
 
 // Connect (docs/decisions.md): submerchants with KYC documents and accreditation,
 // their keys, fees-info, the default split, and payout requests. The charges module asks it to
@@ -46,16 +48,18 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   deps.ledger.onReversal(payouts.coverReversal);
   // A scheduled run may send its payout (PAYOUT_AUTO_APPROVE): its lease outlasts a send's.
   const schedules = createPayoutSchedules({ db: deps.db, payouts, ledger: deps.ledger, clockNow: deps.clockNow, leaseMs: 4 * deps.config.live.timeoutMs });
+  const providerAccounts = createProviderAccountService({ db: deps.db, processors: deps.processors, connect: service });
   const routes = async (app: FastifyInstance) => {
     await app.register(connectRoutes(service, documents, schedules));
     await app.register(payoutRoutes(payouts));
+    await app.register(providerAccountRoutes(providerAccounts));
   };
   // Submerchants' totalSales: the charges' sales tail folded into running counts, like ledger.rollup.
   // Transfers still being sent are read back where they were sent: lost answers, crashes and
   // missed notices only delay a payout's decision.
   // Scheduled payouts: due ones each minute, and at once when the worker starts (a missed day).
   const tasks: Task[] = [salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS), schedules.task(SCHEDULE_INTERVAL_MS)];
-  return { service, documents, payouts, schedules, routes, tasks };
+  return { service, documents, payouts, schedules, providerAccounts, routes, tasks };
 }
 
 export type ConnectModule = ReturnType<typeof createConnectModule>;

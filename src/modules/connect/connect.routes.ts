@@ -165,22 +165,25 @@ export function connectRoutes(connect: ConnectService, documents: DocumentServic
 
     app.get("/v1/connect/settings", {
       schema: {
-        operationId: "getConnectSettings", tags: ["connect"], summary: "Read the default split",
-        description: "The split applied to this merchant's charges in this environment when a charge carries none.",
+        operationId: "getConnectSettings", tags: ["connect"], summary: "Read the default split and the settlement",
+        description:
+          "The split applied to this merchant's charges in this environment when a charge carries none, and the settlement of its Connect " +
+          "(the master's: platform, the operator's account receives and pays sellers by payout; provider, the processor pays each seller's share to the seller's own account).",
         response: { 200: s.ConnectSettings, ...errors(401, 403) },
       },
     }, async (req) => connect.getSettings(req.ctx));
 
     app.put("/v1/connect/settings", {
       schema: {
-        operationId: "putConnectSettings", tags: ["connect"], summary: "Set the default split",
+        operationId: "putConnectSettings", tags: ["connect"], summary: "Set the default split or the settlement",
         description:
           "Replaces the default split of this merchant (a master or a submerchant) in this environment. Recipients must belong to the same Connect: " +
-          "master to its submerchants, a submerchant to its master or to another submerchant of the same master. A split sent with a charge overrides it.",
-        body: s.ConnectSettings,
+          "master to its submerchants, a submerchant to its master or to another submerchant of the same master. A split sent with a charge overrides it. " +
+          "settlement is the master's alone (a submerchant's key: 403) and applies to charges created after it. A field left out keeps its value.",
+        body: s.ConnectSettingsBody,
         response: { 200: s.ConnectSettings, ...errors(401, 403, 422) },
       },
-    }, async (req) => connect.putSettings(req.ctx, req.body.defaultSplit));
+    }, async (req) => connect.putSettings(req.ctx, req.body));
 
     app.post("/v1/admin/submerchants/:id/status", {
       config: { auth: "admin" },

@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import { MerchantUrl } from "../../http/schemas.js";
 import { FeeDefinitionSchema } from "../merchants/index.js";
 import { ADMIN_TARGETS, PUBLIC_STATUSES } from "./submerchant-status.js";
+import { ProviderAccount } from "./provider-accounts.schemas.js";
 
 // Wire schemas of the Connect routes: submerchants, their documents and keys, fees-info and the
 // default split. Payout requests are in payouts.schemas.ts.
@@ -37,6 +38,7 @@ export const SUBMERCHANT_EXAMPLE = {
   updatedAt: "2026-11-23T12:00:00.000Z",
   totalSales: 0,
   payoutSchedule: { interval: "weekly", weekDay: 5, monthDay: null, minimumAmount: 10000 },
+  providerAccounts: [],
 };
 
 const INTERVALS = ["manual", "daily", "weekly", "monthly"] as const;
@@ -112,6 +114,7 @@ export const Submerchant = Type.Object({
   updatedAt: DateTime(),
   totalSales: Type.Integer({ description: "Paid charges (refunded ones included) of the submerchant in the key's environment." }),
   payoutSchedule: PayoutSchedule,
+  providerAccounts: Type.Array(ProviderAccount, { description: "Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts)." }),
 }, { examples: [SUBMERCHANT_EXAMPLE] });
 
 const DateFilter = (what: string) => Type.Optional(Type.String({ format: "date", description: `Only submerchants whose ${what} falls on this day (UTC), YYYY-MM-DD.` }));
@@ -232,12 +235,27 @@ export const SplitRuleSchema = Type.Object({
   percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, multipleOf: 0.01 }),
 }, { additionalProperties: false });
 
+const DefaultSplit = Type.Array(SplitRuleSchema, {
+  maxItems: 20,
+  description: "Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none.",
+});
+
+const SettlementField = Type.Union([Type.Literal("platform"), Type.Literal("provider")], {
+  description:
+    "The master's, per environment. platform (the default): every sale lands in the operator's processor account and reaches its sellers by payout. " +
+    "provider: the processor pays each seller's share into the seller's own account there (a provider account per submerchant). " +
+    "Applies to charges created after the change; a charge keeps the settlement it was created under.",
+});
+
 export const ConnectSettings = Type.Object({
-  defaultSplit: Type.Array(SplitRuleSchema, {
-    maxItems: 20,
-    description: "Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none.",
-  }),
-}, { additionalProperties: false, examples: [{ defaultSplit: [{ merchantId: SUBMERCHANT_EXAMPLE.id, percentage: 10 }] }] });
+  defaultSplit: DefaultSplit,
+  settlement: SettlementField,
+}, { additionalProperties: false, examples: [{ defaultSplit: [{ merchantId: SUBMERCHANT_EXAMPLE.id, percentage: 10 }], settlement: "platform" }] });
+
+export const ConnectSettingsBody = Type.Object({
+  defaultSplit: Type.Optional(DefaultSplit),
+  settlement: Type.Optional(SettlementField),
+}, { additionalProperties: false, minProperties: 1, examples: [{ defaultSplit: [{ merchantId: SUBMERCHANT_EXAMPLE.id, percentage: 10 }] }, { settlement: "provider" }] });
 
 export const AdminStatusBody = Type.Object({
   status: Literals(ADMIN_TARGETS),

@@ -16,6 +16,8 @@ import type { CreateSubmerchantBody, ListSubmerchantsQuery } from "./connect.sch
 import { SORTABLE } from "./connect.schemas.js";
 import { providerSplitAccounts } from "./provider-split.js";
 import { checkSplitRules, type SplitRule } from "./split-rules.js";
+import { connectSettlement, saveSettlement, type Settlement } from "./settlement.js";
+import { accountView, providerAccountsOf, type ProviderAccountRow } from "./provider-accounts.repo.js";
 import {
   assertSubmerchantTransition, NEEDS_DOCUMENTS, NOTIFIED, publicStatus, STAMP_OF,
   type PublicSubmerchantStatus, type SubmerchantStatus,
@@ -40,7 +42,8 @@ export function createConnectService(deps: ConnectDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
   const chargeAccounts = createTtlCache<NonNullable<Awaited<ReturnType<typeof repo.findAccountWithSettings>>>>();
-  deps.configChanges.onForget(() => chargeAccounts.clear());
+  const settlements = createTtlCache<{ settlement: Settlement }>();
+  deps.configChanges.onForget(() => { chargeAccounts.clear(); settlements.clear(); });
 
   async function accountOf(ctx: Pick<RequestCtx, "merchantId">): Promise<repo.ConnectAccount> {
     const [account] = await repo.findAccounts(db, [ctx.merchantId]);
@@ -70,7 +73,7 @@ export function createConnectService(deps: ConnectDeps) {
     return row;
   }
 
-  function view(s: repo.SubmerchantRow, totalSales: number) {
+  function view(s: repo.SubmerchantRow, totalSales: number, providerAccounts: ProviderAccountRow[] = []) {
     const status = s.status;
     return {
       id: s.id, tradeName: s.tradeName, legalName: s.legalName, companyTaxId: s.companyTaxId,
@@ -82,12 +85,14 @@ export function createConnectService(deps: ConnectDeps) {
       postbackUrl: s.postbackUrl, currency: s.currency, rejectedAt: iso(s.rejectedAt), blockedAt: iso(s.blockedAt),
       createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString(), totalSales,
       payoutSchedule: showSchedule(s.payoutSchedule),
+      providerAccounts: providerAccounts.map(accountView),
     };
   }
 
   async function viewOne(ctx: RequestCtx, s: repo.SubmerchantRow) {
     const sales = await repo.totalSales(db, [s.id], ctx.environment);
-    return view(s, sales.get(s.id) ?? 0);
+    const accounts = await providerAccountsOf(db, { merchantId: s.parentId, environment: s.environment }, [s.id]);
+    return view(s, sales.get(s.id) ?? 0, accounts.get(s.id));
   }
 
   function brl(value: number, field: string): number {
@@ -159,7 +164,8 @@ export function createConnectService(deps: ConnectDeps) {
       days, order: sortOrder(q.orderBy), limit: window.limit, offset: window.offset,
     });
     const sales = await repo.totalSales(db, rows.map((r) => r.id), ctx.environment);
-    return envelope(rows.map((r) => view(r, sales.get(r.id) ?? 0)), total, window);
+    const accounts = await providerAccountsOf(db, scopeOf(ctx), rows.map((r) => r.id));
+    return envelope(rows.map((r) => view(r, sales.get(r.id) ?? 0, accounts.get(r.id))), total, window);
   }
 
   async function get(ctx: RequestCtx, id: string) {
@@ -193,14 +199,42 @@ export function createConnectService(deps: ConnectDeps) {
   async function getSettings(ctx: RequestCtx) {
     const account = await requireConnect(ctx);
     const row = await repo.findAccountWithSettings(db, scopeOf(ctx));
-    return { defaultSplit: row?.defaultSplit ?? [] };
+    const settlement = await connectSettlement(db, account.parentId ?? account.id, ctx.environment);
+    return { defaultSplit: row?.defaultSplit ?? [], settlement };
   }
 
-  async function putSettings(ctx: RequestCtx, defaultSplit: SplitRule[]) {
+  /** Either half of the settings, or both; settlement is the master's alone (a submerchant's key: 403). */
+  async function putSettings(ctx: RequestCtx, body: { defaultSplit?: SplitRule[]; settlement?: Settlement }) {
     const account = await requireConnect(ctx);
-    await checkSplitRules(db, ctx, account, defaultSplit, "defaultSplit");
-    await deps.configChanges.change(db, (tx) => repo.upsertSettings(tx, scopeOf(ctx), defaultSplit));
-    return { defaultSplit };
+    if (body.settlement !== undefined && account.parentId) throw new AppError("forbidden", "Forbidden: only the master merchant sets the settlement");
+    const { defaultSplit, settlement } = body;
+    if (defaultSplit !== undefined) await checkSplitRules(db, ctx, account, defaultSplit, "defaultSplit");
+    await deps.configChanges.change(db, async (tx) => {
+      if (defaultSplit !== undefined) await repo.upsertSettings(tx, scopeOf(ctx), defaultSplit);
+      if (settlement !== undefined) await saveSettlement(tx, scopeOf(ctx), settlement);
+    });
+    return getSettings(ctx);
+  }
+
+  /**
+   * The settlement a new charge of this scope is created under: its root merchant's (the master's
+   * for a submerchant), cached as the account is (a change is forgotten at once everywhere).
+   */
+  async function chargeSettlement(ctx: RequestCtx): Promise<Settlement> {
+    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
+    const root = account?.parentId ?? ctx.merchantId;
+    const hit = await settlements.get(`${root}:${ctx.environment}`, async () => ({ settlement: await connectSettlement(db, root, ctx.environment) }));
+    return hit?.settlement ?? "platform";
+  }
+
+  /**
+   * The split's sellers' accounts at the processors of the charge's route when the Connect is in
+   * provider settlement (the caller checked it is); refuses what the chosen one cannot take.
+   */
+  async function providerAccounts(ctx: RequestCtx, split: readonly SplitRule[], candidates: readonly string[]) {
+    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
+    if (!account) throw new AppError("unauthorized", "Unauthorized");
+    return providerSplitAccounts(db, ctx, account, split, candidates);
   }
 
   /**
@@ -209,16 +243,6 @@ export function createConnectService(deps: ConnectDeps) {
    * merchant's default) must name members of the originator's Connect. Returns the split to
    * apply, or null.
    */
-  /**
-   * The split's sellers' accounts at the processors of the charge's route when the Connect is in
-   * provider settlement (null in platform settlement); refuses what the chosen one cannot take.
-   */
-  async function providerAccounts(ctx: RequestCtx, split: readonly SplitRule[], candidates: readonly string[]) {
-    const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
-    if (!account) throw new AppError("unauthorized", "Unauthorized");
-    return providerSplitAccounts(db, ctx, account, split, candidates);
-  }
-
   async function checkCharge(ctx: RequestCtx, split: SplitRule[] | undefined): Promise<SplitRule[] | null> {
     // Read on every charge, changed rarely: cached (configChanges forgets it on a change).
     // A submerchant that may not charge is not kept: made active, it charges at once everywhere.
@@ -281,7 +305,7 @@ export function createConnectService(deps: ConnectDeps) {
 
   return {
     requireConnect, requireMaster, ownSubmerchant, viewOne, create, list, get, apiKeys, feesInfo,
-    getSettings, putSettings, checkCharge, providerAccounts, checkCanResend, setStatus,
+    getSettings, putSettings, chargeSettlement, checkCharge, providerAccounts, checkCanResend, setStatus,
   };
 }
 

@@ -2,3 +2,4 @@
 // Everything else in this folder is the module's own (its module file is public too).
 export type { ConnectService } from "./connect.service.js";
 export type { SplitAccounts } from "./provider-split.js";
+export type { Settlement } from "./settlement.js";

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull, lt } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lt } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { submerchantProviderAccounts as accounts } from "../../db/schema.js";
 import { inScope, type Environment, type Scope } from "../../db/scope.js";
@@ -69,3 +69,20 @@ export async function tokensExpiringBefore(q: Queryable, processor: string, befo
   ));
 }
 
+
+/** The accounts of several submerchants of one master's scope, by submerchant (a list's page). */
+export async function providerAccountsOf(q: Queryable, scope: Scope, submerchantIds: string[]): Promise<Map<string, ProviderAccountRow[]>> {
+  const out = new Map<string, ProviderAccountRow[]>();
+  if (submerchantIds.length === 0) return out;
+  const rows = await q.select().from(accounts)
+    .where(and(inScope(SCOPE, scope), inArray(accounts.submerchantId, submerchantIds)))
+    .orderBy(asc(accounts.processor));
+  for (const r of rows) out.set(r.submerchantId, [...(out.get(r.submerchantId) ?? []), r]);
+  return out;
+}
+
+/** An account as answers show it: never a token, never more than four digits of a bank account. */
+export function accountView(r: ProviderAccountRow) {
+  // An Efí account's id is the seller's account number: shown by its last four digits (details.account).
+  return { processor: r.processor, id: r.details.account ?? r.externalId, status: r.status, reason: r.reason, details: r.details, updatedAt: r.updatedAt.toISOString() };
+}

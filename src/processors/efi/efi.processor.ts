@@ -1,4 +1,5 @@
 import { unservedTerms } from "../instructions.js";
+import { efiAccounts } from "./seller-accounts.js";
 import type { MandateCapability } from "../capabilities.js";
 import { badResponse, cancelResultOf, createFailureResult, madeNothing, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { providerDocument, type DocumentRules } from "../documents.js";
@@ -173,6 +174,7 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     // MED: infractions listed every round (recent) and defended with the merchant's evidence; a
     // devolução read with its cob closes its infraction's dispute (infractions.ts, statuses.ts).
     disputes: { provider: "Efí", recent: infractions.recent, submitEvidence: infractions.submitEvidence },
+    accounts: efiAccounts,
     close: () => client.close(),
   };
 }

@@ -92,6 +92,8 @@ export function createPagarmeClient(opts: PagarmeClientOptions) {
       }),
     captureCharge: (pspChargeId: string, chargeId: string): Promise<CallResult> =>
       http.call({ method: "POST", path: `/charges/${encodeURIComponent(pspChargeId)}/capture`, body: {}, headers: key(pagarmeKeys.capture(chargeId)) }),
+    /** Any other call (the recipients' routes, pagarme/recipients.ts). */
+    call: http.call,
     close: () => http.close(),
   };
 }

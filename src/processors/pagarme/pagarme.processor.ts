@@ -6,6 +6,7 @@ import type {
 import { createPagarmeClient, pagarmeKeys, type PagarmeCharge, type PagarmeClientOptions, type PagarmeOrder } from "./client.js";
 import { checkPagarmeInstrument, orderBody } from "./order.js";
 import { mapPagarmeCharge, PAGARME_REFUND_TRANSACTIONS } from "./statuses.js";
+import { pagarmeAccounts } from "./recipients.js";
 
 // Pagar.me (core API v5) behind PaymentProcessor: credit card with installments (card data in
 // the order), Pix and boleto. pspRefId is Pagar.me's charge id (ch_...), the resource refunds
@@ -151,6 +152,7 @@ export function createPagarmeProcessor(opts: PagarmeProcessorOptions): Serves<"c
     },
     // A chargedback charge is a dispute already lost (pagarmeState): nothing to read or send here.
     disputes: { provider: "Pagar.me" },
+    accounts: pagarmeAccounts(client),
     close: () => client.close(),
   };
 }

@@ -1,3 +1,4 @@
+import { sandboxAccounts } from "./accounts.js";
 import { randomToken } from "../../lib/ids.js";
 import { makeEndToEndId } from "../../lib/pix-end-to-end-id.js";
 import { methodAcceptsCurrency } from "../methods.js";
@@ -138,6 +139,7 @@ export function createSandboxProcessor(records: ProcessorRecords = memoryRecords
     // send answers "sending" (Efí's EM_PROCESSAMENTO) and any later read "sent" with an
     // end-to-end id of the real shape, dated when it was sent, so that integrations rehearse both
     // states. Recorded per transfer id: a repeated send is the same transfer.
+    accounts: sandboxAccounts,
     payouts: {
       async send(input) {
         await records.once("payout", input.transferId, async () => ({ endToEndId: makeEndToEndId(SANDBOX_ISPB, input.now, randomToken(11)) }));

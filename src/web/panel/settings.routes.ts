@@ -87,7 +87,7 @@ export function settingsRoutes(kit: PanelKit) {
       let errors = formErrors ?? checkBody(ConnectSettings, input, p.t);
       if (!errors) {
         const fields = Object.fromEntries(Array.from({ length: SPLIT_ROWS }, (_, i) => [[`defaultSplit.${i}.merchantId`, ""], [`defaultSplit.${i}.percentage`, ""]]).flat());
-        const done = await attempt(() => connect.putSettings(p.ctx, input.defaultSplit as { merchantId: string; percentage: number }[]), p.t, fields);
+        const done = await attempt(() => connect.putSettings(p.ctx, { defaultSplit: input.defaultSplit as { merchantId: string; percentage: number }[] }), p.t, fields);
         if (done.ok) return kit.redirect(reply, p, "/panel/settings", { notice: p.t("settings.splitSaved") });
         errors = done.errors;
       }

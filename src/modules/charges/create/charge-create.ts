@@ -86,7 +86,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
       throw new Error("a charge checked for one merchant and environment was created for another");
     }
     const id = seededId("ch", ctx.idempotencySeed);
-    const { cmd, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, splitAccounts, at } = prepared;
+    const { cmd, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, settlement, splitAccounts, at } = prepared;
     const { merchant, fees: feeTable } = await deps.merchants.chargeProfile(ctx.merchantId);
     // Beyond the interest-free installments the buyer pays the price table's total: the processor
     // is asked for it and the fees are on it, as the processor's are; `amount` stays the price.
@@ -132,7 +132,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
       paymentMethod: method.methodView, installments: method.installments, processor: result.servedBy ?? processor.name,
       spread: fees.spread, anticipationFee: fees.anticipationFee, net: fees.net,
       items: cmd.items ?? null, shippingAddress: cmd.shippingAddress ?? null, trackingInfo: cmd.trackingInfo ?? null,
-      metadata: cmd.metadata ?? null, postbackUrl, split, ...(splitAccounts ? { settlement: "provider" as const } : {}), createdAt: at, updatedAt: at, ...(repo.createdApart(id, at) ? { createdApart: true } : {}),
+      metadata: cmd.metadata ?? null, postbackUrl, split, settlement, createdAt: at, updatedAt: at, ...(repo.createdApart(id, at) ? { createdApart: true } : {}),
       freightAmount: cmd.freight?.amountMinor ?? null, freightDetails: cmd.freight?.details ?? null,
       paymentLinkId: cmd.paymentLinkId ?? null, subscriptionId: cmd.subscriptionId ?? null,
       ...outcome(result, method.methodType, method.methodView, at),

@@ -6,7 +6,7 @@ import type { Environment, RequestCtx } from "../../../core/context.js";
 import type { ChargeRoute, CustomerInput } from "../../../processors/processor.js";
 import type { ProcessorRegistry } from "../../../processors/registry.js";
 import type { CustomerRow, CustomerService } from "../../customers/index.js";
-import type { ConnectService, SplitAccounts } from "../../connect/index.js";
+import type { ConnectService, Settlement, SplitAccounts } from "../../connect/index.js";
 import type { InstallmentTerms } from "../../installments/price-table.js";
 import type { MerchantService } from "../../merchants/index.js";
 import type { SplitRule } from "../../ledger/index.js";
@@ -38,7 +38,7 @@ export interface ChargePipelineDeps {
   processors: Pick<ProcessorRegistry, "route" | "adapter" | "mandates">;
   customers: Pick<CustomerService, "get" | "validateInline">;
   cards: SavedCards;
-  connect: Pick<ConnectService, "checkCharge" | "providerAccounts">;
+  connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts">;
   /** The merchant's installment terms (cached with the rest of what a charge reads of it). */
   merchants: Pick<MerchantService, "chargeProfile">;
   now: () => Date;
@@ -121,6 +121,7 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
     checkSplit(ctx, cmd.split);
     // The charge's split, else the merchant's default; checked before the processor is called.
     const split = await deps.connect.checkCharge(ctx, cmd.split);
+    const settlement = await deps.connect.chargeSettlement(ctx);
     const existingCustomer = cmd.customer.id ? await deps.customers.get(ctx, cmd.customer.id) : null;
     // The request's own problems come first, then what this environment's processor refuses.
     const method = await normalizeMethod(ctx, cmd.paymentMethod, { amountMinor, currency }, cmd.customer.id, {
@@ -136,11 +137,11 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
     const processor = routeFor(ctx, cmd);
     // Provider settlement: every seller of the split needs an account at the processor chosen
     // (else 422, before any call); the accounts at the route's other processors bound its failover.
-    const splitAccounts = split
+    const splitAccounts = split && settlement === "provider"
       ? await deps.connect.providerAccounts(ctx, split, processor.candidates?.(method.methodType) ?? [processor.name])
       : null;
     return {
-      scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, splitAccounts, installmentTerms,
+      scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, settlement, splitAccounts, installmentTerms,
     };
   }
 
@@ -167,6 +168,8 @@ export interface PreparedCharge {
   readonly processor: ChargeRoute;
   readonly existingCustomer: CustomerRow | null;
   readonly split: SplitRule[] | null;
+  /** The root merchant's settlement when the charge was checked; the charge keeps it. */
+  readonly settlement: Settlement;
   /** Provider settlement: the split's sellers' accounts by processor; null in platform settlement. */
   readonly splitAccounts: SplitAccounts | null;
   /** The merchant's terms when it was checked; the plan is computed from them at the final amount. */

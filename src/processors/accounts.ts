@@ -1,0 +1,55 @@
+import type { ProcessorFailure } from "./failure.js";
+
+// A seller's own account at a processor (provider settlement): what a split at that processor
+// names. An adapter that can hold sellers' accounts declares `accounts` (processor.ts); the
+// Connect module keeps the account's row and asks the adapter to open it and read it back. As
+// everywhere behind the seam, an expected refusal is a value and `unknown` means no answer.
+
+/** The seller as the processor registers it; `code` is feira's submerchant id, the key a read-back finds it by. */
+export interface AccountHolder {
+  code: string;
+  legalName: string;
+  tradeName: string;
+  email: string;
+  /** 14 characters, unmasked. */
+  companyTaxId: string;
+}
+
+export type AccountState =
+  | { outcome: "pending" | "active"; externalId: string; providerStatus: string }
+  /** The processor refused the seller: `reason` is the processor's own text or code. */
+  | { outcome: "refused"; externalId: string | null; reason: string; providerStatus?: string }
+  | { outcome: "not_found" }
+  | { outcome: "unknown"; failure: ProcessorFailure };
+
+/** The seller's tokens at the processor after an OAuth authorization or a refresh. */
+export type TokenGrant =
+  | { outcome: "granted"; accessToken: string; refreshToken: string; expiresAt: Date; externalId: string }
+  | { outcome: "refused"; message: string }
+  | { outcome: "unknown"; failure: ProcessorFailure };
+
+export interface AccountCapability {
+  /**
+   * The body's problems (everything but `processor`), checked before any call: each a text that
+   * starts with the field it names (`bankAccount.bank must be ...`); [] when it is good.
+   */
+  check(body: Readonly<Record<string, unknown>>): string[];
+  /** What of the body may be kept and shown: never more than the last four digits of an account. */
+  shown(body: Readonly<Record<string, unknown>>): Record<string, string>;
+  /**
+   * Opens the account (a checked body); idempotent per holder.code where the processor allows.
+   * Absent when the account is opened by the seller's own authorization (`oauth`).
+   */
+  open?(holder: AccountHolder, body: Readonly<Record<string, unknown>>): Promise<AccountState>;
+  /** The account made under holder.code, for a retry after a lost answer: not_found when none. */
+  find(holder: AccountHolder, externalId: string | null): Promise<AccountState>;
+  /** The seller authorizes the marketplace's application at the processor (Mercado Pago's OAuth). */
+  oauth?: {
+    authorizeUrl(state: string, redirectUri: string): string;
+    exchange(code: string, redirectUri: string): Promise<TokenGrant>;
+    refresh(refreshToken: string): Promise<TokenGrant>;
+  };
+}
+
+/** The last four characters of an account number, masked, as answers and events may show it. */
+export const lastFour = (value: string): string => `****${value.slice(-4)}`;

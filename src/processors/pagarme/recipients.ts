@@ -1,0 +1,91 @@
+import { normalizeDocument } from "../../lib/documents.js";
+import { lastFour, type AccountCapability, type AccountHolder, type AccountState } from "../accounts.js";
+import { badResponse } from "../adapter-results.js";
+import type { CallResult, HttpClient } from "../http-client.js";
+
+// Sellers as Pagar.me recipients (core API v5, `POST /recipients`, docs/processors.md): the
+// submerchant's data and its bank account, under `code` = the submerchant id and an
+// idempotency key derived from it, so a resend is the same recipient; after a lost answer the
+// recipient is read back by its code (`GET /recipients/{code}`, the official SDK's
+// getRecipientByCode) before anything is sent again. The bank account is checked here before
+// any call: a refusal by Pagar.me is a recipient refused, not a typo found late.
+
+type Obj = Record<string, unknown>;
+
+const BANK_ACCOUNT_RULES: [field: string, test: RegExp, what: string, required: boolean][] = [
+  ["bank", /^\d{3}$/, "a 3-digit bank code (COMPE)", true],
+  ["branch", /^\d{1,4}$/, "1 to 4 digits", true],
+  ["branchDigit", /^\d$/, "1 digit", false],
+  ["account", /^\d{1,13}$/, "1 to 13 digits", true],
+  ["accountDigit", /^[0-9xX]{1,2}$/, "1 or 2 digits (or X)", true],
+];
+
+export function checkBankAccount(body: Readonly<Obj>): string[] {
+  const bank = body.bankAccount;
+  if (!bank || typeof bank !== "object") return ["bankAccount is required for pagarme"];
+  const b = bank as Obj;
+  const problems: string[] = [];
+  const holderName = b.holderName;
+  if (typeof holderName !== "string" || holderName.trim().length === 0 || holderName.length > 30) problems.push("bankAccount.holderName must be 1 to 30 characters");
+  const doc = typeof b.holderDocument === "string" ? b.holderDocument.replace(/\D/g, "") : "";
+  const docOk = normalizeDocument(doc.length === 11 ? "cpf" : "cnpj", doc).ok;
+  if (!docOk) problems.push("bankAccount.holderDocument must be a valid CPF or CNPJ");
+  for (const [field, test, what, required] of BANK_ACCOUNT_RULES) {
+    const v = b[field];
+    if (v === undefined && !required) continue;
+    if (typeof v !== "string" || !test.test(v)) problems.push(`bankAccount.${field} must be ${what}`);
+  }
+  if (b.type !== "checking" && b.type !== "savings") problems.push("bankAccount.type must be checking or savings");
+  return problems;
+}
+
+/** Pagar.me's recipient statuses: active takes payments; refused and the closed ones never will. */
+const STATUS: Record<string, "pending" | "active" | "refused"> = {
+  active: "active", registration: "pending", affiliation: "pending",
+  refused: "refused", suspended: "refused", blocked: "refused", inactive: "refused",
+};
+
+function stateOf(body: unknown): AccountState {
+  const r = (body ?? {}) as Obj;
+  if (typeof r.id !== "string" || typeof r.status !== "string") return { outcome: "unknown", failure: badResponse("the processor's recipient had no id or status") };
+  const mapped = STATUS[r.status] ?? "pending";
+  if (mapped !== "refused") return { outcome: mapped, externalId: r.id, providerStatus: r.status };
+  const kyc = (r.kyc_details ?? {}) as Obj;
+  const reason = typeof kyc.status_reason === "string" && kyc.status_reason ? kyc.status_reason : `recipient ${r.status} at Pagar.me`;
+  return { outcome: "refused", externalId: r.id, reason: reason.slice(0, 300), providerStatus: r.status };
+}
+
+function recipientBody(holder: AccountHolder, body: Readonly<Obj>): Obj {
+  const b = body.bankAccount as Obj;
+  const holderDocument = String(b.holderDocument).replace(/\D/g, "");
+  return {
+    code: holder.code, name: holder.legalName, email: holder.email, description: holder.tradeName,
+    document: holder.companyTaxId, type: "company", payment_mode: "bank_transfer", metadata: { feira_submerchant: holder.code },
+    default_bank_account: {
+      holder_name: b.holderName, holder_type: holderDocument.length === 11 ? "individual" : "company", holder_document: holderDocument,
+      bank: b.bank, branch_number: b.branch, ...(b.branchDigit !== undefined ? { branch_check_digit: b.branchDigit } : {}),
+      account_number: b.account, account_check_digit: b.accountDigit, type: b.type, metadata: {},
+    },
+  };
+}
+
+const read = (r: CallResult): AccountState =>
+  r.ok ? stateOf(r.body) : r.failure.status === 404 ? { outcome: "not_found" } : { outcome: "unknown", failure: r.failure };
+
+export function pagarmeAccounts(http: Pick<HttpClient, "call">): AccountCapability {
+  return {
+    check: checkBankAccount,
+    shown: (body): Record<string, string> => {
+      const b = (body.bankAccount ?? {}) as Obj;
+      return typeof b.account === "string" ? { bankAccount: lastFour(b.account), bank: String(b.bank) } : {};
+    },
+    async open(holder, body) {
+      const r = await http.call({ method: "POST", path: "/recipients", body: recipientBody(holder, body), headers: { "idempotency-key": `feira-recipient-${holder.code}` } });
+      if (!r.ok && r.failure.kind === "http_4xx") return { outcome: "refused", externalId: null, reason: r.failure.message };
+      return read(r);
+    },
+    async find(holder, externalId) {
+      return read(await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId ?? holder.code)}` }));
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import type { AccountCapability } from "../accounts.js";
+
+// The simulator's sellers' accounts: active at once under an id derived from the submerchant, so
+// provider settlement runs offline end to end.
+
+export const sandboxAccounts: AccountCapability = {
+  check: () => [],
+  shown: () => ({}),
+  open: async (holder) => ({ outcome: "active", externalId: `acct_sandbox_${holder.code}`, providerStatus: "active" }),
+  find: async (holder) => ({ outcome: "active", externalId: `acct_sandbox_${holder.code}`, providerStatus: "active" }),
+};
