@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { ConnectSettings } from "../../modules/connect/connect.schemas.js";
+import { ConnectSettingsBody } from "../../modules/connect/connect.schemas.js";
 import { PatchProfileBody } from "../../modules/merchants/merchants.schemas.js";
 import type { PanelCtx } from "./context.js";
 import { formatDocument } from "./format.js";
@@ -36,9 +36,10 @@ export function settingsRoutes(kit: PanelKit) {
 
   async function view(p: PanelCtx, refused: { profile?: Form; split?: Form } = {}) {
     const profile = await services.merchants.getProfile(p.merchant.id);
-    const split = p.merchant.connectEnabled ? (await connect.getSettings(p.ctx)).defaultSplit : [];
+    const settings = p.merchant.connectEnabled ? await connect.getSettings(p.ctx) : undefined;
     const known = p.merchant.connectEnabled ? await recipients(p) : [];
-    return renderPage(p, { title: p.t("nav.settings"), area: "settings", body: settingsPage(p, { profile, split, recipients: known }, refused), path: "/panel/settings" });
+    const body = settingsPage(p, { profile, split: settings?.defaultSplit ?? [], recipients: known, settlement: settings?.settlement }, refused);
+    return renderPage(p, { title: p.t("nav.settings"), area: "settings", body, path: "/panel/settings" });
   }
 
   return async (app: FastifyInstance) => {
@@ -66,7 +67,7 @@ export function settingsRoutes(kit: PanelKit) {
         defaultSplit.push({ merchantId: merchantId ?? "", percentage: percentage ?? "" });
       }
       const input = { defaultSplit };
-      let errors = formErrors ?? checkBody(ConnectSettings, input, p.t);
+      let errors = formErrors ?? checkBody(ConnectSettingsBody, input, p.t);
       if (!errors) {
         const fields = Object.fromEntries(Array.from({ length: SPLIT_ROWS }, (_, i) => [[`defaultSplit.${i}.merchantId`, ""], [`defaultSplit.${i}.percentage`, ""]]).flat());
         const done = await attempt(() => connect.putSettings(p.ctx, { defaultSplit: input.defaultSplit as { merchantId: string; percentage: number }[] }), p.t, fields);

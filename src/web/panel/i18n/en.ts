@@ -354,6 +354,10 @@ export const en = {
   "settings.profileSaved": "Profile saved.",
   "settings.splitHint": "Applied to charges that carry no split: percentages of the net, at most 100 in all; the rest stays with you. Leave every row empty for none.",
   "settings.saveSplit": "Save default split",
+  "settings.settlement": "Settlement",
+  "settings.settlementCurrent": "Your sales settle in:",
+  "settings.settlementPlatform": "Every sale lands in your processor account and reaches your sellers by payout: you hold their money.",
+  "settings.settlementProvider": "The processor pays each seller's share into the seller's own account there: you never hold it.",
   "settings.splitSaved": "Default split saved.",
 } as const;
 

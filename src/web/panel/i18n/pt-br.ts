@@ -355,5 +355,9 @@ export const ptBR: Record<MessageKey, string> = {
   "settings.profileSaved": "Perfil salvo.",
   "settings.splitHint": "Aplicado às cobranças sem split: percentuais do líquido, até 100 no total; o resto fica com você. Deixe todas as linhas vazias para nenhum.",
   "settings.saveSplit": "Salvar split padrão",
+  "settings.settlement": "Liquidação",
+  "settings.settlementCurrent": "Suas vendas são liquidadas em:",
+  "settings.settlementPlatform": "Toda venda entra na sua conta no processador e chega aos vendedores por saque: você guarda o dinheiro deles.",
+  "settings.settlementProvider": "O processador paga a parte de cada vendedor na conta do próprio vendedor: você nunca a guarda.",
   "settings.splitSaved": "Split padrão salvo.",
 };
