@@ -5,7 +5,7 @@ import {
   firstTransaction, iso, newId, orderStatus, parseOrder, type ReturnCodes,
 } from "./fake-pagarme-model.js";
 import { createPagarmeRefunds, type RefundMode } from "./fake-pagarme-refunds.js";
-import { createPagarmeRecipients } from "./fake-pagarme-recipients.js";
+import { createPagarmeRecipients } from "./fake-pagarme-recipients.js"; type Recipients = ReturnType<typeof createPagarmeRecipients>;
 import {
   basicUser, endToEndId, faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply,
 } from "./fake-provider.js";
@@ -53,11 +53,9 @@ export interface FakePagarme extends FakeProvider {
   secretKey: string;
   orders: Map<string, Order>;
   charges: Map<string, Charge>;
-  /** Recipients (pagarme-recipients.ts), by id; how many were made under a code; KYC's verdicts. */
-  recipients: ReturnType<typeof createPagarmeRecipients>["recipients"];
-  recipientsCreated(code: string): number;
-  setRecipientStatus(id: string, status: string, reason?: string): Record<string, unknown> | string;
-  setInitialRecipientStatus(status: string): void;
+  /** Recipients by id, how many were made under a code, KYC's verdicts (fake-pagarme-recipients.ts). */
+  recipients: Recipients["recipients"]; recipientsCreated: Recipients["recipientsCreated"];
+  setRecipientStatus: Recipients["setRecipientStatus"]; setInitialRecipientStatus: Recipients["setInitialRecipientStatus"];
   /** Orders created with this `code` (a test asserts it never exceeds 1). */
   ordersCreated(code: string): number;
   /** Every `code` with more than one order. */
@@ -312,8 +310,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
         && (!query.get("status") || c.status === query.get("status")) && (!query.get("payment_method") || c.payment_method === query.get("payment_method")));
       return list(found.reverse(), query, chargeView);
     }
-    const recipientReply = recipients.api(req);
-    if (recipientReply) return recipientReply;
+    const recipientReply = recipients.api(req); if (recipientReply) return recipientReply;
     const m = /^\/(orders|charges)\/([\w-]+)(\/capture)?$/.exec(path);
     if (m) {
       if (m[1] === "orders") {
@@ -383,8 +380,7 @@ export async function startFakePagarme(opts: FakePagarmeOptions = {}): Promise<F
     order: (id) => { const o = orders.get(id); return o && orderView(o); },
     charge: (id) => { const c = charges.get(id); return c && chargeView(c); },
     pay, fail, expire, chargeback, ...refunds.api,
-    recipients: recipients.recipients, recipientsCreated: recipients.recipientsCreated,
-    setRecipientStatus: recipients.setRecipientStatus, setInitialRecipientStatus: recipients.setInitialRecipientStatus,
+    recipients: recipients.recipients, recipientsCreated: recipients.recipientsCreated, setRecipientStatus: recipients.setRecipientStatus, setInitialRecipientStatus: recipients.setInitialRecipientStatus,
     payBeforeCancel: (times = 1) => { payBeforeCancel = times; },
     async close() { clearInterval(sweeper); for (const t of timers) clearTimeout(t); await core.close(); },
   };
