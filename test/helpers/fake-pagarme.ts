@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { qrCodeDataUrl } from "../../src/lib/pix.js";
 import { firstTransaction, iso, newId, orderStatus, parseOrder, type ReturnCodes } from "./fake-pagarme-model.js";
 import { createPagarmeRefunds, type RefundMode } from "./fake-pagarme-refunds.js";
-import { createPagarmeRecipients } from "./fake-pagarme-recipients.js";
+import { createPagarmeRecipients } from "./fake-pagarme-recipients.js"; type Recipients = ReturnType<typeof createPagarmeRecipients>;
 import { basicUser, endToEndId, faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply } from "./fake-provider.js";
 import { fingerprint } from "./fake-idempotency.js";
 import { createPagarmeSplits, type FakePagarmeSplitControls } from "./fake-pagarme-split.js";
@@ -49,11 +49,10 @@ export interface FakePagarme extends FakeProvider, FakePagarmeSplitControls {
   secretKey: string;
   orders: Map<string, Order>;
   charges: Map<string, Charge>;
-  /** Recipients (pagarme-recipients.ts), by id; how many were made under a code; KYC's verdicts. */
-  recipients: ReturnType<typeof createPagarmeRecipients>["recipients"];
-  recipientsCreated(code: string): number;
-  setRecipientStatus(id: string, status: string, reason?: string): Record<string, unknown> | string;
-  setInitialRecipientStatus(status: string): void;
+  /** Recipients (fake-pagarme-recipients.ts), by id; how many were made under a code; KYC's verdicts. */
+  recipients: Recipients["recipients"];
+  recipientsCreated: Recipients["recipientsCreated"];
+  setRecipientStatus: Recipients["setRecipientStatus"]; setInitialRecipientStatus: Recipients["setInitialRecipientStatus"];
   /** Orders created with this `code` (a test asserts it never exceeds 1). */
   ordersCreated(code: string): number;
   /** Every `code` with more than one order. */

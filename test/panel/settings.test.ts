@@ -120,6 +120,8 @@ test("the default split's recipient is picked by name among this environment's s
   const options = [...control.matchAll(/<option value="([^"]*)"[^>]*>([^<]*)<\/option>/g)].map((o) => [o[1], o[2]]);
   assert.deepEqual(options, [["", "None"], [aurora, "Padaria Aurora (45.723.174/0001-10)"], [zeca, "Zeca &lt;Doces&gt; (11.222.333/0001-81)"]]);
   assert.ok(!page.body.includes(live), "a production submerchant is not offered in the sandbox");
+  // Connect's settlement, with a sentence for each.
+  assert.match(page.body, /<h2 id="stl">Settlement<\/h2>[\s\S]*<strong>platform<\/strong>[\s\S]*<dt>provider<\/dt><dd>The processor pays each seller/);
 
   const saved = await c.post("/panel/settings/split", { "defaultSplit.0.merchantId": aurora, "defaultSplit.0.percentage": "12,5", "defaultSplit.1.merchantId": "", "defaultSplit.1.percentage": "" });
   assert.equal(saved.statusCode, 303, saved.body);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { ConnectSettings } from "../../modules/connect/connect.schemas.js";
+import { ConnectSettingsBody } from "../../modules/connect/connect.schemas.js";
 import { NotificationSettings } from "../../modules/mail/mail.schemas.js";
 import { PatchProfileBody } from "../../modules/merchants/merchants.schemas.js";
 import type { PanelCtx } from "./context.js";
@@ -41,10 +41,11 @@ export function settingsRoutes(kit: PanelKit) {
 
   async function view(p: PanelCtx, refused: { profile?: Form; split?: Form; mail?: Form } = {}) {
     const profile = await services.merchants.getProfile(p.merchant.id);
-    const split = p.merchant.connectEnabled ? (await connect.getSettings(p.ctx)).defaultSplit : [];
+    const settings = p.merchant.connectEnabled ? await connect.getSettings(p.ctx) : undefined;
     const known = p.merchant.connectEnabled ? await recipients(p) : [];
     const notifications = { settings: { ...(await mail.settings(p.ctx)), sending: mail.sending(p.ctx.environment) }, emails: (await mail.list(p.ctx, { limit: 20 })).data };
-    const body = html`${settingsPage(p, { profile, split, recipients: known }, refused)}${notificationsSection(p, notifications, refused.mail ?? {})}`;
+    const page = settingsPage(p, { profile, split: settings?.defaultSplit ?? [], recipients: known, settlement: settings?.settlement }, refused);
+    const body = html`${page}${notificationsSection(p, notifications, refused.mail ?? {})}`;
     return renderPage(p, { title: p.t("nav.settings"), area: "settings", body, path: "/panel/settings" });
   }
 
@@ -84,7 +85,7 @@ export function settingsRoutes(kit: PanelKit) {
         defaultSplit.push({ merchantId: merchantId ?? "", percentage: percentage ?? "" });
       }
       const input = { defaultSplit };
-      let errors = formErrors ?? checkBody(ConnectSettings, input, p.t);
+      let errors = formErrors ?? checkBody(ConnectSettingsBody, input, p.t);
       if (!errors) {
         const fields = Object.fromEntries(Array.from({ length: SPLIT_ROWS }, (_, i) => [[`defaultSplit.${i}.merchantId`, ""], [`defaultSplit.${i}.percentage`, ""]]).flat());
         const done = await attempt(() => connect.putSettings(p.ctx, { defaultSplit: input.defaultSplit as { merchantId: string; percentage: number }[] }), p.t, fields);

@@ -51,7 +51,16 @@ ${field({ name: `defaultSplit.${i}.percentage`, label: t("settings.percentage"),
 }
 
 /** The page, with the form that was just refused showing its values and errors. */
-export function settingsPage(p: PanelCtx, v: { profile: Profile; split: Share[]; recipients: [string, string][] }, refused: { profile?: Form; split?: Form } = {}): Html {
+export function settingsPage(p: PanelCtx, v: { profile: Profile; split: Share[]; recipients: [string, string][]; settlement?: "platform" | "provider" }, refused: { profile?: Form; split?: Form } = {}): Html {
   return html`${profileForm(p, v.profile, refused.profile ?? {})}
-${p.merchant.connectEnabled && splitForm(p, v.split, v.recipients, refused.split ?? {})}`;
+${p.merchant.connectEnabled && splitForm(p, v.split, v.recipients, refused.split ?? {})}
+${p.merchant.connectEnabled && v.settlement ? settlementCard(p, v.settlement) : ""}`;
+}
+
+/** Connect's settlement, with what each one means in a sentence (set with PUT /v1/connect/settings). */
+function settlementCard(p: PanelCtx, settlement: "platform" | "provider"): Html {
+  const { t } = p;
+  return html`<section class="card" aria-labelledby="stl"><h2 id="stl">${t("settings.settlement")}</h2>
+<p>${t("settings.settlementCurrent")} <strong>${settlement}</strong></p>
+<dl><dt>platform</dt><dd>${t("settings.settlementPlatform")}</dd><dt>provider</dt><dd>${t("settings.settlementProvider")}</dd></dl></section>`;
 }
