@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { SubmerchantStatus } from "./statuses.js";
+import type { StoredSplitRule, SubmerchantStatus } from "./statuses.js";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 import { merchants } from "./core.js";
 
@@ -61,7 +61,7 @@ export const submerchantDocuments = pgTable("submerchant_documents", {
 export const connectSettings = pgTable("connect_settings", {
   merchantId: text("merchant_id").notNull(),
   environment: text("environment").$type<"sandbox" | "production">().notNull(),
-  defaultSplit: jsonb("default_split").$type<{ merchantId: string; percentage: number }[]>().notNull(),
+  defaultSplit: jsonb("default_split").$type<StoredSplitRule[]>().notNull(),
   updatedAt: updatedAt(),
 }, (t) => [primaryKey({ columns: [t.merchantId, t.environment] })]);
 

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { ChargeStatus, LatePaymentStatus } from "./statuses.js";
+import type { ChargeStatus, LatePaymentStatus, StoredSplitRule } from "./statuses.js";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 
@@ -143,7 +143,7 @@ export const charges = pgTable("charges", {
   trackingInfo: jsonb("tracking_info").$type<Record<string, unknown>>(),
   metadata: jsonb("metadata").$type<Record<string, unknown>>(),
   postbackUrl: text("postback_url"),
-  split: jsonb("split").$type<{ merchantId: string; percentage: number }[]>(),
+  split: jsonb("split").$type<StoredSplitRule[]>(),
   freightAmount: money("freight_amount"),
   freightDetails: jsonb("freight_details").$type<Record<string, unknown>>(),
   /** The payment link the buyer paid through, when there is one. */

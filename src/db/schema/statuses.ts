@@ -22,3 +22,13 @@ export type DisputeStatus = "needs_response" | "under_review" | "won" | "lost";
 
 /** A Pix Automático mandate; the Central Bank's rec: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA. */
 export type MandateStatus = "pending" | "active" | "rejected" | "expired" | "cancelled";
+
+/** A split rule as stored in jsonb (a charge's, a subscription's, the default split): the API's shape, `amount` in currency units. */
+export interface StoredSplitRule {
+  merchantId: string;
+  percentage?: number;
+  amount?: number;
+  liable?: boolean;
+  feeBearer?: boolean;
+  hold?: boolean;
+}

@@ -69,7 +69,7 @@ export function createLedgerService(deps: { db: Db }) {
   const reversals = createReversals();
 
   async function postChargePaid(sink: Sink, c: PaidCharge): Promise<void> {
-    const { shares, originator } = splitShares(c.net, c.split);
+    const { shares, originator } = splitShares(c, c.split);
     const owners = [{ owner: c.merchantId, amount: originator }, ...shares];
     const dates = settlementDates(c.paymentMethodType, c.installments, c.paidAt);
     // Every owner's part settles on the charge's dates; the first installment absorbs the

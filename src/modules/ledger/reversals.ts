@@ -1,7 +1,7 @@
 import type { Tx } from "../../db/client.js";
 import type { Environment } from "../../core/context.js";
 import * as repo from "./ledger.repo.js";
-import { refundShares, type SplitRule } from "./split.js";
+import { reversalParts, type SplitRule } from "./split.js";
 
 // Reversals: money a charge's owners give back (a refund, a chargeback, a dispute). Each owner
 // gives its part from what the charge still has pending for it and the rest from its available
@@ -101,14 +101,12 @@ export function createReversals() {
 
   /** Takes `amount` of the gross back from the charge's owners, `before` having gone back already. */
   async function postReturn(tx: Tx, c: RefundedCharge, before: number, amount: number, t: { type: string; sourceId: string; description: string }) {
-    const recipients = c.amount !== undefined && c.net !== undefined
-      ? refundShares({ amount: c.amount, net: c.net, split: c.split }, before, amount)
-      : [];
-    const fromRecipients = recipients.reduce((sum, r) => sum + r.amount, 0);
+    // Who gives what: each party its part, or the liable parties in place of the others (split.ts reversalParts).
+    const parts = c.amount !== undefined && c.net !== undefined
+      ? reversalParts({ amount: c.amount, net: c.net, currency: c.currency, merchantId: c.merchantId, split: c.split }, before, amount)
+      : [{ owner: c.merchantId, amount }];
     const entries: repo.EntryInput[] = [];
-    for (const part of [{ owner: c.merchantId, amount: amount - fromRecipients }, ...recipients]) {
-      entries.push(...(await takeBack(tx, c.id, part.owner, part.amount)));
-    }
+    for (const part of parts) entries.push(...(await takeBack(tx, c.id, part.owner, part.amount)));
     await repo.postTransaction(tx, {
       environment: c.environment, currency: c.currency, ...t,
       entries: [...entries, { owner: repo.PLATFORM, account: "processor_receivable", amount }],

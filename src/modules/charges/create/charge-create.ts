@@ -14,7 +14,8 @@ import type { ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
 import { pendingRecordWrite } from "../processor-records.repo.js";
 import type { ChargeCommand } from "./charge-command.js";
-import { createChargePipeline, noProcessor, processorCustomer, type ChargePipelineDeps, type PreparedCharge } from "./charge-pipeline.js";
+import { checkSplitFits } from "./charge-input.js";
+import { createChargePipeline, noProcessor, processorCustomer, splitField, type ChargePipelineDeps, type PreparedCharge } from "./charge-pipeline.js";
 import type { WaitingCharges } from "./waiting-charges.js";
 
 // Creating a charge: check a ChargeCommand with no side effect (charge-pipeline.ts), then call
@@ -88,6 +89,8 @@ export function createChargePath(deps: ChargeCreateDeps) {
     const fees = computeChargeFees(feeTable, {
       amountMinor, currency, paymentMethod: feeMethodOf(method.methodType), brand: method.brand, installments: method.installments,
     });
+    // Now that the net is known: fixed shares beyond it are refused before the processor is called.
+    checkSplitFits({ amount: amountMinor, net: fees.net, currency }, split, splitField(cmd));
 
     // An inline customer is looked up by its contact while the processor answers; a new one is
     // inserted by the charge's statement, so it exists only with its charge (a processor's
