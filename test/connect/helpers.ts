@@ -141,10 +141,16 @@ export async function assertLedgerInvariants(t: TestApp): Promise<void> {
   assert.equal(Number(total[0]!.total), 0, "the whole ledger sums to zero");
   const mismatched = await queryRows(t.database.db, sql`
     with p as (select owner, environment, sum(amount) as pending from ledger_entries where account = 'pending' group by owner, environment),
-         s as (select owner, environment, sum(amount) as open from settlements where settled_at is null group by owner, environment)
+         s as (select owner, environment, sum(amount) as open from settlements where settled_at is null and hold is null group by owner, environment)
     select coalesce(p.owner, s.owner) as owner from p full join s on p.owner = s.owner and p.environment = s.environment
     where coalesce(p.pending, 0) <> coalesce(s.open, 0)`);
   assert.deepEqual(mismatched, [], "pending balance = unsettled settlement rows, per owner");
+  const heldOff = await queryRows(t.database.db, sql`
+    with h as (select owner, environment, sum(amount) as held from ledger_entries where account = 'held' group by owner, environment),
+         s as (select owner, environment, sum(amount) as open from settlements where settled_at is null and hold is not null group by owner, environment)
+    select coalesce(h.owner, s.owner) as owner from h full join s on h.owner = s.owner and h.environment = s.environment
+    where coalesce(h.held, 0) <> coalesce(s.open, 0)`);
+  assert.deepEqual(heldOff, [], "held balance = held settlement rows, per owner");
 }
 
 export const FEES = [

@@ -27,6 +27,10 @@ before(async () => {
 });
 after(async () => { await t.close(); });
 
+async function balances() {
+  const [m, x, y] = await Promise.all([master.sandboxKey, a.key, b.key].map((k) => balanceOf(t, k)));
+  return [m!, x!, y!] as const;
+}
 const pending = async () => Promise.all([master.sandboxKey, a.key, b.key].map(async (k) => (await balanceOf(t, k)).pending));
 
 /** A paid Pix charge of the master; answers how much each of master, a, b got (pending). */
@@ -95,11 +99,11 @@ test("the default split takes fixed amounts too; a charge that cannot pay them i
 });
 
 test("liable: a liable recipient gives back the refund in place of the others; without the flag each gives back its own part", async () => {
-  const [m0, a0, b0] = await Promise.all([master.sandboxKey, a.key, b.key].map((k) => balanceOf(t, k)));
+  const [m0, a0, b0] = await balances();
   const liable = await paidPix(100, [{ merchantId: a.id, percentage: 10, liable: true }, { merchantId: b.id, amount: 20 }]);
   assert.deepEqual(liable.got, [6910, 990, 2000]);
   expectStatus(await call(t, "POST", `/v1/charges/${liable.id}/refund`, master.sandboxKey, { amount: 100 }), 201);
-  const [m1, a1, b1] = await Promise.all([master.sandboxKey, a.key, b.key].map((k) => balanceOf(t, k)));
+  const [m1, a1, b1] = await balances();
   // a gives back the whole 100.00: its 9.90 pending, then 90.10 from its available balance.
   assert.equal(a1.pending - a0.pending, 0);
   assert.equal(a1.available - a0.available, -9010);
@@ -109,7 +113,7 @@ test("liable: a liable recipient gives back the refund in place of the others; w
   const own = await paidPix(100, [{ merchantId: b.id, amount: 20 }]);
   assert.deepEqual(own.got, [7900, 0, 2000]);
   expectStatus(await call(t, "POST", `/v1/charges/${own.id}/refund`, master.sandboxKey, { amount: 50 }), 201);
-  const [m2, , b2] = await Promise.all([master.sandboxKey, a.key, b.key].map((k) => balanceOf(t, k)));
+  const [m2, , b2] = await balances();
   assert.equal(b2.pending - b1.pending, 1000, "b gives back half of its share for half of the gross");
   assert.equal(m2.pending - m1.pending, 7900 - 4000, "the originator the rest of the 50.00");
   await assertLedgerInvariants(t);

@@ -284,6 +284,9 @@ export const settlements = pgTable("settlements", {
   amount: money("amount").notNull(),
   dueAt: ts("due_at").notNull(),
   settledAt: ts("settled_at"),
+  // "release": a share of a split rule with hold: true, on the owner's held balance and never
+  // settled until POST /v1/charges/{id}/release (or a refund) makes it an ordinary row (null).
+  hold: text("hold").$type<"release">(),
   createdAt: createdAt(),
 }, (t) => [
   index("settlements_due_idx").on(t.settledAt, t.dueAt),

@@ -7,6 +7,7 @@ import type { Sealer } from "../../lib/crypto.js";
 import type { LedgerService } from "../ledger/index.js";
 import type { MerchantService } from "../merchants/index.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
+import { submerchantBalanceRoutes } from "./balance.routes.js";
 import { connectRoutes } from "./connect.routes.js";
 import { createConnectService, salesRollupTask } from "./connect.service.js";
 import { createDocumentService } from "./documents.js";
@@ -21,7 +22,7 @@ export interface ConnectModuleDeps {
   config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits" | "live">;
   sealer: Sealer;
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
-  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "onReversal">;
+  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "onReversal" | "balanceOf">;
   processors: ProcessorRegistry;
   configChanges: ConfigChanges;
 }
@@ -42,6 +43,7 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   const routes = async (app: FastifyInstance) => {
     await app.register(connectRoutes(service, documents));
     await app.register(payoutRoutes(payouts));
+    await app.register(submerchantBalanceRoutes(service, deps.ledger));
   };
   // Submerchants' totalSales: the charges' sales tail folded into running counts, like ledger.rollup.
   // Transfers still being sent are read back where they were sent: lost answers, crashes and

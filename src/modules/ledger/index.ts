@@ -5,3 +5,4 @@ export type { LedgerService, PayoutPosting, Reversal } from "./ledger.service.js
 export type { SplitRule } from "./split.js";
 export { SplitRuleSchema, SplitRuleView } from "./split.schemas.js";
 export { reversalParts, splitOverflow, splitShares, type Share, type SplitBasis, type SplitOverflow } from "./split.js";
+export { Amounts } from "./ledger.routes.js";

@@ -5,11 +5,11 @@ import { AppError } from "../../core/errors.js";
 import { errors, ListOf, ListQuery } from "../../http/schemas.js";
 import type { LedgerService } from "./ledger.service.js";
 
-const Amounts = Type.Array(Type.Object({ currency: Type.String(), amount: Type.Integer({ description: "Cents (minor units)." }) }));
+export const Amounts = Type.Array(Type.Object({ currency: Type.String(), amount: Type.Integer({ description: "Cents (minor units)." }) }));
 const BalanceTransaction = Type.Object({
   id: Type.String(),
   type: Type.String({ description: "charge, refund or settlement." }),
-  balance: Type.String({ description: "The balance moved: pending or available." }),
+  balance: Type.String({ description: "The balance moved: pending, available or held." }),
   amount: Type.Integer({ description: "Signed minor units: positive credits the balance." }),
   currency: Type.String(),
   sourceId: Type.Union([Type.String(), Type.Null()]),

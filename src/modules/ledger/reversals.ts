@@ -118,17 +118,22 @@ export function createReversals() {
     for (const step of steps) await step(tx, { environment: c.environment, currency: c.currency, owners });
   }
 
-  /** Debits `amount` of an owner's part of a charge: its unsettled rows first, then available. */
+  /** Debits `amount` of an owner's part of a charge: its held rows first, then its unsettled rows, then available. */
   async function takeBack(tx: Tx, chargeId: string, owner: string, amount: number): Promise<repo.EntryInput[]> {
     let left = amount;
+    let fromHeld = 0;
+    let fromPending = 0;
     for (const s of await repo.openSettlements(tx, chargeId, owner)) {
       if (left === 0) break;
       const take = Math.min(left, s.amount);
       await repo.setSettlementAmount(tx, s.id, s.amount - take, s.amount - take === 0 ? new Date() : null);
+      if (s.hold) fromHeld += take;
+      else fromPending += take;
       left -= take;
     }
     return [
-      { owner, account: "pending", amount: -(amount - left) },
+      { owner, account: "held", amount: -fromHeld },
+      { owner, account: "pending", amount: -fromPending },
       { owner, account: "available", amount: -left },
     ];
   }
