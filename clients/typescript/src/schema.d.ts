@@ -381,6 +381,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/charges/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a charge's held shares
+         * @description Ends the holds of the charge's split shares with hold: true (of `submerchantId` only, when given), e.g. on delivery: the money moves from the recipients' held balance to pending and settles on the charge's dates. Releasing again moves nothing. Another merchant's charge is a 404.
+         */
+        post: operations["releaseChargeHolds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/charges/{id}/resend-webhook": {
         parameters: {
             query?: never;
@@ -1527,6 +1547,26 @@ export interface paths {
          * @description The submerchant's active keys in full, for its master only: a request made with one of them acts as the submerchant (a charge made with it has the submerchant as originator).
          */
         get: operations["getSubmerchantApiKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/submerchants/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a submerchant's balance
+         * @description The submerchant's available, pending and held amounts per currency, in cents. Held: shares of split rules with hold: true, until POST /v1/charges/{id}/release or the charge's refund; payouts cannot take them. The master's key only; another master's submerchant is a 404.
+         */
+        get: operations["getSubmerchantBalance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5009,7 +5049,7 @@ export interface operations {
                         data: {
                             /** @description Signed minor units: positive credits the balance. */
                             amount: number;
-                            /** @description The balance moved: pending or available. */
+                            /** @description The balance moved: pending, available or held. */
                             balance: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -5319,8 +5359,12 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             split: {
+                                amount?: number;
+                                feeBearer?: boolean;
+                                hold?: boolean;
+                                liable?: boolean;
                                 merchantId: string;
-                                percentage: number;
+                                percentage?: number;
                             }[] | null;
                             spread: number;
                             /** @enum {string} */
@@ -5529,10 +5573,19 @@ export interface operations {
                         state: string;
                         street: string;
                     };
-                    /** @description Percentages of the net; the sum may not exceed 100. */
+                    /** @description Shares of the charge for other merchants of the Connect: each a percentage of the net or a fixed amount; together at most the net (docs/guarantees.md, "Split"). The rest is the charging merchant's. */
                     split?: {
+                        /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                        amount?: number;
+                        /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                        feeBearer?: boolean;
+                        /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                        hold?: boolean;
+                        /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                        liable?: boolean;
                         merchantId: string;
-                        percentage: number;
+                        /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                        percentage?: number;
                     }[];
                     trackingInfo?: {
                         shippingProvider?: string;
@@ -5964,8 +6017,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -6561,6 +6618,246 @@ export interface operations {
             };
         };
     };
+    releaseChargeHolds: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h when the same key and body are sent again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Releases only this recipient's share; every held share of the charge without it. */
+                    submerchantId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "chargeId": "ch_01jd3m7q2w4e6r8t0y2v4x6z8b",
+                     *       "released": [
+                     *         {
+                     *           "merchantId": "mer_01jd3m0a2c4e6g8j0m2p4r6t8v",
+                     *           "currency": "BRL",
+                     *           "amount": 2500
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        chargeId: string;
+                        /** @description What this request released; empty when nothing was held any more (released or refunded before). */
+                        released: {
+                            /** @description Cents (minor units) moved from held to pending by this request. */
+                            amount: number;
+                            currency: string;
+                            merchantId: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "colour is not a recognized field",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     resendChargeWebhook: {
         parameters: {
             query?: never;
@@ -6823,10 +7120,19 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none. */
+                        /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees) or fixed amounts in each charge's currency, together at most the net (a charge that cannot pay them is refused); the rest stays with the merchant. [] for none. */
                         defaultSplit: {
+                            /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                            amount?: number;
+                            /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                            feeBearer?: boolean;
+                            /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                            hold?: boolean;
+                            /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                            percentage?: number;
                         }[];
                     };
                 };
@@ -6955,10 +7261,19 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none. */
+                    /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees) or fixed amounts in each charge's currency, together at most the net (a charge that cannot pay them is refused); the rest stays with the merchant. [] for none. */
                     defaultSplit: {
+                        /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                        amount?: number;
+                        /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                        feeBearer?: boolean;
+                        /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                        hold?: boolean;
+                        /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                        liable?: boolean;
                         merchantId: string;
-                        percentage: number;
+                        /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                        percentage?: number;
                     }[];
                 };
             };
@@ -6981,10 +7296,19 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none. */
+                        /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees) or fixed amounts in each charge's currency, together at most the net (a charge that cannot pay them is refused); the rest stays with the merchant. [] for none. */
                         defaultSplit: {
+                            /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                            amount?: number;
+                            /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                            feeBearer?: boolean;
+                            /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                            hold?: boolean;
+                            /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                            percentage?: number;
                         }[];
                     };
                 };
@@ -14136,8 +14460,12 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             split: {
+                                amount?: number;
+                                feeBearer?: boolean;
+                                hold?: boolean;
+                                liable?: boolean;
                                 merchantId: string;
-                                percentage: number;
+                                percentage?: number;
                             }[] | null;
                             spread: number;
                             /** @enum {string} */
@@ -16648,8 +16976,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -17253,8 +17585,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -17576,8 +17912,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -17920,8 +18260,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -22209,6 +22553,202 @@ export interface operations {
             };
         };
     };
+    getSubmerchantBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "available": [
+                     *         {
+                     *           "currency": "BRL",
+                     *           "amount": 4761
+                     *         }
+                     *       ],
+                     *       "pending": [
+                     *         {
+                     *           "currency": "BRL",
+                     *           "amount": 1188
+                     *         }
+                     *       ],
+                     *       "held": [
+                     *         {
+                     *           "currency": "BRL",
+                     *           "amount": 2500
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        available: {
+                            /** @description Cents (minor units). */
+                            amount: number;
+                            currency: string;
+                        }[];
+                        held: {
+                            /** @description Cents (minor units). */
+                            amount: number;
+                            currency: string;
+                        }[];
+                        pending: {
+                            /** @description Cents (minor units). */
+                            amount: number;
+                            currency: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     uploadSubmerchantDocuments: {
         parameters: {
             query?: never;
@@ -24026,10 +24566,19 @@ export interface operations {
                     /** @description credit_card (a new card, saved in the vault, or a saved cardId), pix, boleto or pix_automatico. */
                     paymentMethod: components["schemas"]["SubscriptionCreditCardMethod"] | components["schemas"]["SubscriptionPixMethod"] | components["schemas"]["SubscriptionBoletoMethod"] | components["schemas"]["SubscriptionPixAutomaticoMethod"];
                     planId: string;
-                    /** @description Split of every period's charge among Connect participants (percentages of the net). */
+                    /** @description Split of every period's charge among Connect participants (percentages of the net or fixed amounts). */
                     split?: {
+                        /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                        amount?: number;
+                        /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                        feeBearer?: boolean;
+                        /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                        hold?: boolean;
+                        /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                        liable?: boolean;
                         merchantId: string;
-                        percentage: number;
+                        /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                        percentage?: number;
                     }[];
                 };
             };
@@ -24180,8 +24729,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -24545,8 +25098,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -24875,8 +25432,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -25264,8 +25825,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -25632,8 +26197,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -26000,8 +26569,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
