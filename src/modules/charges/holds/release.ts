@@ -15,7 +15,7 @@ import * as repo from "../charges.repo.js";
 
 const ReleaseBody = Type.Object({
   submerchantId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Releases only this recipient's share; every held share of the charge without it." })),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ submerchantId: "mer_01jd3m0a2c4e6g8j0m2p4r6t8v" }, {}] });
 
 const Released = Type.Object({
   chargeId: Type.String(),
