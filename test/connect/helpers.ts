@@ -61,6 +61,17 @@ export async function createSubmerchant(t: TestApp, masterKey: string, extra: Re
   return res.json() as { id: string; status: string; companyTaxId: string } & Record<string, unknown>;
 }
 
+/** `n` active submerchants of the master, with their keys. */
+export async function activeSubmerchants(t: TestApp, masterKey: string, n: number): Promise<{ id: string; key: string }[]> {
+  const made = [];
+  for (let i = 0; i < n; i++) {
+    const sm = await createSubmerchant(t, masterKey);
+    await activate(t, masterKey, sm.id);
+    made.push({ id: sm.id, key: await keyOf(t, masterKey, sm.id) });
+  }
+  return made;
+}
+
 // Smallest files whose magic bytes file-type recognizes.
 export const FILES = {
   pdf: Buffer.from("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"),

@@ -2,7 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { methodCharge } from "../helpers/charges.js";
-import { activate, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
+import { activeSubmerchants, assertLedgerInvariants, balanceOf, call, FEES, seedMaster } from "./helpers.js";
 
 // Fixed amounts and bearers (issue 47 item 4): a rule is a percentage of the net or a fixed
 // amount; shares never exceed what the charge can pay (422 naming the rule's field, before the
@@ -17,13 +17,7 @@ let b: { id: string; key: string };
 before(async () => {
   t = await buildTestApp();
   master = await seedMaster(t, FEES);
-  const made = [];
-  for (let i = 0; i < 2; i++) {
-    const sm = await createSubmerchant(t, master.sandboxKey);
-    await activate(t, master.sandboxKey, sm.id);
-    made.push({ id: sm.id, key: await keyOf(t, master.sandboxKey, sm.id) });
-  }
-  [a, b] = made as [typeof a, typeof b];
+  [a, b] = (await activeSubmerchants(t, master.sandboxKey, 2)) as [typeof a, typeof b];
 });
 after(async () => { await t.close(); });
 

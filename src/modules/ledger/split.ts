@@ -1,3 +1,4 @@
+import type { StoredSplitRule } from "../../db/schema/statuses.js";
 import { currencyExponent, exactDecimal, roundHalfUp } from "../../lib/money.js";
 
 // Split arithmetic (docs/guarantees.md, "Split"): the shares of a charge that go to other merchants of
@@ -5,19 +6,8 @@ import { currencyExponent, exactDecimal, roundHalfUp } from "../../lib/money.js"
 // them (a fixed `amount` in currency units of the charge's currency: a default split has no
 // currency of its own), and converted here, once, with the charge's currency.
 
-export interface SplitRule {
-  merchantId: string;
-  /** Percent with at most two decimals (12.5 means 12.5 %), validated at the edge; or `amount`. */
-  percentage?: number;
-  /** A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL); or `percentage`. */
-  amount?: number;
-  /** Gives back on refunds and disputes in place of the parties that are not liable (reversals.ts). */
-  liable?: boolean;
-  /** Its share bears the charge's processing fee (splitShares). */
-  feeBearer?: boolean;
-  /** Its share stays `held` until the charge is released or refunded. */
-  hold?: boolean;
-}
+/** A rule as stored and as the API takes it (src/db/schema/statuses.ts says what each field does). */
+export type SplitRule = StoredSplitRule;
 
 export interface Share {
   owner: string;
