@@ -21,7 +21,8 @@ import { createProviderSync, type ProviderSync } from "./provider-state/provider
 import { providerWebhookRoutes, type MandateNotices, type PayoutNotices } from "./provider-state/provider-webhooks.routes.js";
 import { createRefundService } from "./refunds/refunds.service.js";
 import { refundRoutes } from "./refunds/refunds.routes.js";
-import { createReleases, releaseRoutes } from "./holds/release.js";
+import { createReleases } from "./holds/release.service.js";
+import { releaseRoutes } from "./holds/release.routes.js";
 import { sandboxRoutes } from "./sandbox/sandbox.routes.js";
 import { sandboxBankRoutes } from "./sandbox/sandbox-bank.routes.js";
 import { createWaitingCharges } from "./create/waiting-charges.js";

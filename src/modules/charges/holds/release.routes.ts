@@ -1,17 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { withTx, type Db } from "../../../db/client.js";
-import type { RequestCtx } from "../../../core/context.js";
-import { invalid, notFound } from "../../../core/errors.js";
 import { errors, IdempotencyHeaders, IdParams } from "../../../http/schemas.js";
-import type { LedgerService } from "../../ledger/index.js";
-import * as repo from "../charges.repo.js";
+import type { Releases } from "./release.service.js";
 
-// POST /v1/charges/{id}/release: the end of the holds of a charge's split shares (hold: true),
-// e.g. once the order is delivered. The held money moves to the recipients' pending balances and
-// settles on the charge's dates. The ledger's guarded update makes a second release move nothing,
-// whatever the Idempotency-Key; with the same key a retry answers the first answer.
+// POST /v1/charges/{id}/release (release.service.ts).
 
 const ReleaseBody = Type.Object({
   submerchantId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Releases only this recipient's share; every held share of the charge without it." })),
@@ -24,20 +17,7 @@ const Released = Type.Object({
   }), { description: "What this request released; empty when nothing was held any more (released or refunded before)." }),
 }, { examples: [{ chargeId: "ch_01jd3m7q2w4e6r8t0y2v4x6z8b", released: [{ merchantId: "mer_01jd3m0a2c4e6g8j0m2p4r6t8v", currency: "BRL", amount: 2500 }] }] });
 
-export function createReleases(deps: { db: Db; ledger: Pick<LedgerService, "releaseHolds"> }) {
-  async function release(ctx: RequestCtx, id: string, submerchantId: string | undefined) {
-    const charge = await repo.findCharge(deps.db, ctx, id);
-    if (!charge) throw notFound("Charge", id);
-    if (submerchantId !== undefined && !charge.split?.some((r) => r.merchantId === submerchantId)) {
-      throw invalid(`submerchantId ${submerchantId} has no share in charge ${id}`);
-    }
-    const released = await withTx(deps.db, (tx) => deps.ledger.releaseHolds(tx, charge, submerchantId));
-    return { chargeId: id, released: released.map((r) => ({ merchantId: r.owner, currency: charge.currency, amount: r.amount })) };
-  }
-  return { release };
-}
-
-export function releaseRoutes(releases: ReturnType<typeof createReleases>) {
+export function releaseRoutes(releases: Releases) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     app.post("/v1/charges/:id/release", {
