@@ -61,6 +61,17 @@ export async function createSubmerchant(t: TestApp, masterKey: string, extra: Re
   return res.json() as { id: string; status: string; companyTaxId: string } & Record<string, unknown>;
 }
 
+/** `n` active submerchants of the master, with their keys. */
+export async function activeSubmerchants(t: TestApp, masterKey: string, n: number): Promise<{ id: string; key: string }[]> {
+  const made = [];
+  for (let i = 0; i < n; i++) {
+    const sm = await createSubmerchant(t, masterKey);
+    await activate(t, masterKey, sm.id);
+    made.push({ id: sm.id, key: await keyOf(t, masterKey, sm.id) });
+  }
+  return made;
+}
+
 // Smallest files whose magic bytes file-type recognizes.
 export const FILES = {
   pdf: Buffer.from("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"),
@@ -141,10 +152,16 @@ export async function assertLedgerInvariants(t: TestApp): Promise<void> {
   assert.equal(Number(total[0]!.total), 0, "the whole ledger sums to zero");
   const mismatched = await queryRows(t.database.db, sql`
     with p as (select owner, environment, sum(amount) as pending from ledger_entries where account = 'pending' group by owner, environment),
-         s as (select owner, environment, sum(amount) as open from settlements where settled_at is null group by owner, environment)
+         s as (select owner, environment, sum(amount) as open from settlements where settled_at is null and hold is null group by owner, environment)
     select coalesce(p.owner, s.owner) as owner from p full join s on p.owner = s.owner and p.environment = s.environment
     where coalesce(p.pending, 0) <> coalesce(s.open, 0)`);
   assert.deepEqual(mismatched, [], "pending balance = unsettled settlement rows, per owner");
+  const heldOff = await queryRows(t.database.db, sql`
+    with h as (select owner, environment, sum(amount) as held from ledger_entries where account = 'held' group by owner, environment),
+         s as (select owner, environment, sum(amount) as open from settlements where settled_at is null and hold is not null group by owner, environment)
+    select coalesce(h.owner, s.owner) as owner from h full join s on h.owner = s.owner and h.environment = s.environment
+    where coalesce(h.held, 0) <> coalesce(s.open, 0)`);
+  assert.deepEqual(heldOff, [], "held balance = held settlement rows, per owner");
 }
 
 export const FEES = [

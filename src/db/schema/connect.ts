@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { SubmerchantStatus } from "./statuses.js";
+import type { StoredSplitRule, SubmerchantStatus } from "./statuses.js";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 import { merchants } from "./core.js";
 
@@ -71,7 +71,7 @@ export const submerchantDocuments = pgTable("submerchant_documents", {
 export const connectSettings = pgTable("connect_settings", {
   merchantId: text("merchant_id").notNull(),
   environment: text("environment").$type<"sandbox" | "production">().notNull(),
-  defaultSplit: jsonb("default_split").$type<{ merchantId: string; percentage: number }[]>().notNull().default(sql`'[]'::jsonb`),
+  defaultSplit: jsonb("default_split").$type<StoredSplitRule[]>().notNull().default(sql`'[]'::jsonb`),
   /**
    * A master's: `platform`, every sale lands in the operator's processor account and reaches its
    * sellers by payout; `provider`, the processor pays each seller's share to the seller's own

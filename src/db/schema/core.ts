@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { ChargeStatus, LatePaymentStatus } from "./statuses.js";
+import type { ChargeStatus, LatePaymentStatus, StoredSplitRule } from "./statuses.js";
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 
@@ -143,7 +143,7 @@ export const charges = pgTable("charges", {
   trackingInfo: jsonb("tracking_info").$type<Record<string, unknown>>(),
   metadata: jsonb("metadata").$type<Record<string, unknown>>(),
   postbackUrl: text("postback_url"),
-  split: jsonb("split").$type<{ merchantId: string; percentage: number }[]>(),
+  split: jsonb("split").$type<StoredSplitRule[]>(),
   /**
    * A card charge in more installments than the merchant's interest-free ones: what the buyer
    * pays with the interest (asked of the processor) and each installment; null otherwise, when
@@ -304,6 +304,9 @@ export const settlements = pgTable("settlements", {
   amount: money("amount").notNull(),
   dueAt: ts("due_at").notNull(),
   settledAt: ts("settled_at"),
+  // "release": a share of a split rule with hold: true, on the owner's held balance and never
+  // settled until POST /v1/charges/{id}/release (or a refund) makes it an ordinary row (null).
+  hold: text("hold").$type<"release">(),
   createdAt: createdAt(),
 }, (t) => [
   index("settlements_due_idx").on(t.settledAt, t.dueAt),

@@ -22,3 +22,21 @@ export type DisputeStatus = "needs_response" | "under_review" | "won" | "lost";
 
 /** A Pix Automático mandate; the Central Bank's rec: CRIADA, APROVADA, REJEITADA, EXPIRADA, CANCELADA. */
 export type MandateStatus = "pending" | "active" | "rejected" | "expired" | "cancelled";
+
+/**
+ * A split rule as stored in jsonb (a charge's, a subscription's, the default split): the API's
+ * shape. The arithmetic is src/modules/ledger/split.ts's.
+ */
+export interface StoredSplitRule {
+  merchantId: string;
+  /** Percent with at most two decimals (12.5 means 12.5 %); or `amount`. */
+  percentage?: number;
+  /** A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL); or `percentage`. */
+  amount?: number;
+  /** Gives back refunds and disputes in place of the parties that are not liable. */
+  liable?: boolean;
+  /** Its share pays the charge's processing fee. */
+  feeBearer?: boolean;
+  /** Its share stays held until the charge is released or refunded. */
+  hold?: boolean;
+}

@@ -1,5 +1,5 @@
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { MandateStatus, SubscriptionStatus } from "./statuses.js";
+import type { MandateStatus, StoredSplitRule, SubscriptionStatus } from "./statuses.js";
 import { createdAt, money, ts, updatedAt } from "./columns.js";
 
 // Subscriptions (src/modules/subscriptions). A plan's price is in minor units like a charge.
@@ -47,7 +47,7 @@ export const subscriptions = pgTable("subscriptions", {
   nextRunAt: ts("next_run_at"),
   /** A worker's claim: until then no other worker bills it. */
   claimedUntil: ts("claimed_until"),
-  split: jsonb("split").$type<{ merchantId: string; percentage: number }[]>(),
+  split: jsonb("split").$type<StoredSplitRule[]>(),
   metadata: jsonb("metadata").$type<Record<string, unknown>>(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),

@@ -22,6 +22,8 @@ import { createProviderSync, type ProviderSync } from "./provider-state/provider
 import { providerWebhookRoutes, type MandateNotices, type PayoutNotices } from "./provider-state/provider-webhooks.routes.js";
 import { createRefundService } from "./refunds/refunds.service.js";
 import { refundRoutes } from "./refunds/refunds.routes.js";
+import { createReleases } from "./holds/release.service.js";
+import { releaseRoutes } from "./holds/release.routes.js";
 import { sandboxRoutes } from "./sandbox/sandbox.routes.js";
 import { sandboxBankRoutes } from "./sandbox/sandbox-bank.routes.js";
 import { createWaitingCharges } from "./create/waiting-charges.js";
@@ -92,6 +94,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const routes = async (app: FastifyInstance) => {
     await app.register(chargeRoutes(service, (scope, id) => disputesOf(scope, id), (token) => chargePageUrl(config, token)));
     await app.register(refundRoutes(refunds));
+    await app.register(releaseRoutes(createReleases({ db, ledger: deps.ledger })));
     await app.register(sandboxRoutes(service));
     await app.register(sandboxBankRoutes(service));
     await app.register(providerWebhookRoutes(notices, deps.processors, deps.payoutNotices, deps.mandateNotices, sync.syncDisputes));

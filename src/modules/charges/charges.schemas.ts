@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { ListOf, ListQuery, MerchantUrl, Metadata } from "../../http/schemas.js";
 import { Dispute } from "../disputes/index.js";
+import { SplitRuleSchema, SplitRuleView } from "../ledger/index.js";
 import { CHARGE_STATUSES, type ChargeStatus } from "./charge-status.js";
 import { PaymentMethodInput } from "./create/payment-methods.schemas.js";
 
@@ -55,10 +56,8 @@ export const TrackingInfo = Type.Object({
   trackingStatus: Type.Optional(Type.Union([Type.Literal("awaiting_shipment"), Type.Literal("on_the_way"), Type.Literal("delivered")])),
 }, { additionalProperties: false });
 
-export const SplitRule = Type.Object({
-  merchantId: Type.String({ minLength: 1, maxLength: 64 }),
-  percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, multipleOf: 0.01 }),
-}, { additionalProperties: false });
+/** A rule of a charge's split (the ledger module owns its shape and arithmetic). */
+export const SplitRule = SplitRuleSchema;
 
 export const CreateChargeBody = Type.Object({
   amount: Type.Number({ description: "In currency units, not cents (10 = 10.00 BRL). At least 1 (1.00 BRL) and at most as many decimals as the currency has: 2 for BRL, USD, MXN and COP, 0 for JPY and CLP. More decimals, zero, negatives: 422. At most the currency's ceiling: 99,999,999 minor units (999,999.99 BRL) unless the operator set MAX_AMOUNT_MINOR; above it: 422 amount_too_large." }),
@@ -70,7 +69,7 @@ export const CreateChargeBody = Type.Object({
   trackingInfo: Type.Optional(TrackingInfo),
   metadata: Type.Optional(Metadata),
   postbackUrl: Type.Optional(MerchantUrl({ description: "Receives this charge's events (https in production)." })),
-  split: Type.Optional(Type.Array(SplitRule, { maxItems: 20, description: "Percentages of the net; the sum may not exceed 100." })),
+  split: Type.Optional(Type.Array(SplitRule, { maxItems: 20, description: "Shares of the charge for other merchants of the Connect: each a percentage of the net or a fixed amount; together at most the net (docs/guarantees.md, \"Split\"). The rest is the charging merchant's." })),
 }, {
   additionalProperties: false,
   examples: [{
@@ -204,7 +203,7 @@ export const Charge = Type.Object({
   trackingInfo: Nullable(Type.Record(Type.String(), Type.Unknown())),
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
   postbackUrl: Nullable(Type.String()),
-  split: Nullable(Type.Array(Type.Object({ merchantId: Type.String(), percentage: Type.Number() }))),
+  split: Nullable(Type.Array(SplitRuleView)),
   paidAt: Nullable(Type.String({ format: "date-time" })),
   expiresAt: Nullable(Type.String({ format: "date-time" })),
   createdAt: Type.String({ format: "date-time" }),

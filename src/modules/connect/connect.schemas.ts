@@ -1,5 +1,6 @@
 import { Type } from "typebox";
 import { MerchantUrl } from "../../http/schemas.js";
+import { SplitRuleSchema } from "../ledger/index.js";
 import { FeeDefinitionSchema } from "../merchants/index.js";
 import { ADMIN_TARGETS, PUBLIC_STATUSES } from "./submerchant-status.js";
 import { ProviderAccount } from "./provider-accounts.schemas.js";
@@ -230,14 +231,9 @@ export const FeesInfo = Type.Object({
   }],
 });
 
-export const SplitRuleSchema = Type.Object({
-  merchantId: Type.String({ minLength: 1, maxLength: 64 }),
-  percentage: Type.Number({ exclusiveMinimum: 0, maximum: 100, multipleOf: 0.01 }),
-}, { additionalProperties: false });
-
 const DefaultSplit = Type.Array(SplitRuleSchema, {
   maxItems: 20,
-  description: "Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none.",
+  description: "Applied to this merchant's charges that carry no split: percentages of the net (after fees) or fixed amounts in each charge's currency, together at most the net (a charge that cannot pay them is refused); the rest stays with the merchant. [] for none.",
 });
 
 const SettlementField = Type.Union([Type.Literal("platform"), Type.Literal("provider")], {

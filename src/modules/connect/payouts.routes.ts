@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { errors, IdempotencyHeaders, IdParams } from "../../http/schemas.js";
-import { Balance } from "../ledger/index.js";
+import { SubmerchantBalance } from "../ledger/index.js";
 import type { PayoutService } from "./payouts.service.js";
 import * as s from "./payouts.schemas.js";
 
@@ -45,10 +45,11 @@ export function payoutRoutes(payouts: PayoutService) {
     app.get("/v1/submerchants/:id/balance", {
       schema: {
         operationId: "getSubmerchantBalance", tags: ["connect"], summary: "Retrieve a submerchant's balance",
-        description: "A master's submerchant's balances in cents: pending, available (what payout requests may take) and atProvider, "
+        description: "A master's submerchant's balances in cents: pending, available (what payout requests may take), held (shares of split rules with hold: true, "
+          + "until POST /v1/charges/{id}/release or the charge's refund; payouts cannot take them) and atProvider, "
           + "its shares of charges in provider settlement, held and paid by each processor in the seller's own account there. Another master's submerchant answers 404.",
         params: IdParams,
-        response: { 200: Balance, ...errors(401, 403, 404) },
+        response: { 200: SubmerchantBalance, ...errors(401, 403, 404) },
       },
     }, async (req) => payouts.balance(req.ctx, req.params.id));
 

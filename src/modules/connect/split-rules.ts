@@ -13,19 +13,29 @@ export type { SplitRule };
 
 const rootOf = (a: Pick<ConnectAccount, "id" | "parentId">) => a.parentId ?? a.id;
 
-/** Percentages with at most two decimals, each > 0, summing to at most 100; no self, no repeats. */
+/**
+ * Each rule has exactly one of percentage (> 0, at most two decimals) and amount (> 0; its
+ * decimals are the charge's currency's, checked with the charge); percentages sum to at most
+ * 100; no self, no repeats. Whether fixed amounts fit is the charge's to check (its net).
+ */
 function checkShape(originatorId: string, rules: readonly SplitRule[], field: string): void {
   const seen = new Set<string>();
   let basisPoints = 0;
   for (const [i, rule] of rules.entries()) {
-    const bp = Math.round(rule.percentage * 100);
-    if (!(rule.percentage > 0) || Math.abs(bp - rule.percentage * 100) > 1e-6) {
-      throw invalid(`${field}.${i}.percentage must be greater than 0 with at most 2 decimals`);
+    if ((rule.percentage === undefined) === (rule.amount === undefined)) {
+      throw invalid(`${field}.${i}.${rule.amount === undefined ? "percentage" : "amount"}: a rule has exactly one of percentage and amount`);
+    }
+    if (rule.amount !== undefined && !(rule.amount > 0)) throw invalid(`${field}.${i}.amount must be greater than 0`);
+    if (rule.percentage !== undefined) {
+      const bp = Math.round(rule.percentage * 100);
+      if (!(rule.percentage > 0) || Math.abs(bp - rule.percentage * 100) > 1e-6) {
+        throw invalid(`${field}.${i}.percentage must be greater than 0 with at most 2 decimals`);
+      }
+      basisPoints += bp;
     }
     if (rule.merchantId === originatorId) throw invalid(`${field}.${i}.merchantId is the charging merchant itself; its share is the remainder`);
     if (seen.has(rule.merchantId)) throw invalid(`${field}.${i}.merchantId ${rule.merchantId} appears twice`);
     seen.add(rule.merchantId);
-    basisPoints += bp;
   }
   if (basisPoints > 10_000) throw invalid(`${field} percentages add up to more than 100`);
 }

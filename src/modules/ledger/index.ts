@@ -2,6 +2,7 @@
 // Everything else in this folder is the module's own (its module file is public too).
 export { computeChargeFees, computePayoutFee, type FeeDefinition } from "./fees.js";
 export type { LedgerService, PayoutPosting, Reversal } from "./ledger.service.js";
-export { grossOf, splitShares, type SplitRule } from "./split.js";
+export { grossOf, reversalParts, splitOverflow, splitShares, type Share, type SplitBasis, type SplitOverflow, type SplitRule } from "./split.js";
+export { SplitRuleSchema, SplitRuleView } from "./split.schemas.js";
 export { sharesHeldAt } from "./reversals.js";
-export { Balance } from "./ledger.schemas.js";
+export { Amounts, Balance, SubmerchantBalance } from "./ledger.schemas.js";

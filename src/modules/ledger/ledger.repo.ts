@@ -17,11 +17,11 @@ export interface EntryInput {
 }
 
 /**
- * A merchant's balances are pending, available and payout_reserved (requested payouts awaiting
- * approval); the platform's are the processor receivable, fee revenue, paid_out (payouts sent)
+ * A merchant's balances are pending, available, held (shares of split rules with hold: true,
+ * until released) and payout_reserved (requested payouts awaiting approval); the platform's are the processor receivable, fee revenue, paid_out (payouts sent)
  * and refund_payable (late payments owed back to their payers until the refund is confirmed).
  */
-export type Account = "pending" | "available" | "payout_reserved" | "processor_receivable" | "fee_revenue" | "paid_out" | "refund_payable"
+export type Account = "pending" | "available" | "held" | "payout_reserved" | "processor_receivable" | "fee_revenue" | "paid_out" | "refund_payable"
   | AtProviderAccount;
 
 /**
@@ -66,12 +66,22 @@ export async function entriesOfOnce(q: Queryable, type: string, sourceId: string
   return rows.map((r) => ({ owner: r.owner, account: r.account as Account, amount: r.amount }));
 }
 
-/** Unsettled settlement rows of a charge for an owner, latest due first (refunds eat those). */
+/** Unsettled settlement rows of a charge for an owner, held ones first, then latest due first (refunds eat those). */
 export async function openSettlements(tx: Queryable, chargeId: string, owner: string) {
   return tx.select().from(settlements)
     .where(and(eq(settlements.chargeId, chargeId), eq(settlements.owner, owner), isNull(settlements.settledAt)))
-    .orderBy(desc(settlements.dueAt), desc(settlements.installment))
+    .orderBy(sql`${settlements.hold} is null`, desc(settlements.dueAt), desc(settlements.installment))
     .for("update");
+}
+
+/**
+ * Ends the holds of a charge's rows (of one owner, or all): one guarded UPDATE, so a second
+ * release, or two at once, finds nothing left to move. Answers the rows it released.
+ */
+export async function releaseHeld(tx: Queryable, chargeId: string, owner?: string) {
+  return tx.update(settlements).set({ hold: null })
+    .where(allOf([eq(settlements.chargeId, chargeId), eq(settlements.hold, "release"), isNull(settlements.settledAt), owner ? eq(settlements.owner, owner) : undefined]))
+    .returning();
 }
 
 export async function setSettlementAmount(tx: Queryable, id: string, amount: number, settledAt: Date | null): Promise<void> {
@@ -83,6 +93,8 @@ export async function claimDueSettlements(tx: Queryable, f: { dueBy: Date; limit
   return tx.select().from(settlements)
     .where(allOf([
       isNull(settlements.settledAt),
+      // A held row settles only once released.
+      isNull(settlements.hold),
       lte(settlements.dueAt, f.dueBy),
       f.environment ? eq(settlements.environment, f.environment) : undefined,
       f.owner ? eq(settlements.owner, f.owner) : undefined,

@@ -9,7 +9,7 @@ import type { LedgerService } from "./ledger.service.js";
 const BalanceTransaction = Type.Object({
   id: Type.String(),
   type: Type.String({ description: "charge, refund or settlement." }),
-  balance: Type.String({ description: "The balance moved: pending or available." }),
+  balance: Type.String({ description: "The balance moved: pending, available or held." }),
   amount: Type.Integer({ description: "Signed minor units: positive credits the balance." }),
   currency: Type.String(),
   sourceId: Type.Union([Type.String(), Type.Null()]),

@@ -1,6 +1,6 @@
 import type { Sink } from "../../db/batch.js";
 import { withTx, type Db, type Queryable, type Tx } from "../../db/client.js";
-import { scopeOf } from "../../db/scope.js";
+import { scopeOf, type Scope } from "../../db/scope.js";
 import type { Environment, RequestCtx } from "../../core/context.js";
 import type { PageQuery } from "../../db/pagination.js";
 import { newId } from "../../lib/ids.js";
@@ -8,7 +8,7 @@ import { splitInstallments } from "./fees.js";
 import * as repo from "./ledger.repo.js";
 import { PLATFORM } from "./ledger.repo.js";
 import { createReversals } from "./reversals.js";
-import { interestOf, grossOf, splitShares, type SplitRule } from "./split.js";
+import { interestOf, grossOf, splitShares, type Share, type SplitRule } from "./split.js";
 
 // Double-entry ledger per owner (merchant id or the platform), environment and currency.
 // Positive amounts are credits. A paid charge credits the merchant's pending balance with the
@@ -91,10 +91,16 @@ export function createLedgerService(deps: { db: Db }) {
     // The buyer's interest is the originator's: the split divides the net of the price only; so are
     // a late payment's fine and interest (collected).
     const interest = interestOf(c);
-    const { shares, originator } = splitShares(c.net - interest, c.split);
+    const { shares, originator } = splitShares({ amount: c.amount, net: c.net - interest, currency: c.currency }, c.split);
     const atProvider = c.atProvider ? repo.atProviderAccount(c.atProvider) : null;
     const collected = c.collected ?? 0;
-    const owners = [{ owner: c.merchantId, amount: originator + interest + collected }, ...(atProvider ? [] : shares)];
+    // A share of a rule with hold: true is booked to its owner's held balance, and its
+    // settlement rows wait for the release (or a refund) before their dates count. Shares a
+    // processor pays (provider settlement) are booked to atProvider below, with no settlement rows.
+    const owners = [
+      { owner: c.merchantId, amount: originator + interest + collected, held: false },
+      ...(atProvider ? [] : shares.map((s, i) => ({ ...s, held: c.split?.[i]?.hold === true }))),
+    ];
     const dates = settlementDates(c.paymentMethodType, c.installments, c.paidAt);
     // Every owner's part settles on the charge's dates; the first installment absorbs the
     // rounding remainder (splitInstallments).
@@ -102,18 +108,39 @@ export function createLedgerService(deps: { db: Db }) {
       const parts = splitInstallments(o.amount, dates.length);
       return dates.map((dueAt, i) => ({
         id: newId("stl"), owner: o.owner, environment: c.environment, currency: c.currency,
-        chargeId: c.id, installment: i + 1, amount: parts[i]!, dueAt,
+        chargeId: c.id, installment: i + 1, amount: parts[i]!, dueAt, ...(o.held ? { hold: "release" as const } : {}),
       }));
     });
     await repo.postTransaction(sink, {
       environment: c.environment, currency: c.currency, type: "charge", sourceId: c.id,
       entries: [
         { owner: PLATFORM, account: "processor_receivable", amount: -(grossOf(c) + collected) },
-        ...owners.map((o) => ({ owner: o.owner, account: "pending" as const, amount: o.amount })),
+        ...owners.map((o) => ({ owner: o.owner, account: o.held ? "held" as const : "pending" as const, amount: o.amount })),
         ...(atProvider ? shares.map((s) => ({ owner: s.owner, account: atProvider, amount: s.amount })) : []),
         { owner: PLATFORM, account: "fee_revenue", amount: c.spread + c.anticipationFee },
       ],
     }, settlementRows);
+  }
+
+  /**
+   * Ends the holds of a charge's shares (of one recipient, or all): what is still held moves to
+   * the owner's pending balance and settles on the charge's dates (at the next settlement when
+   * they passed). Answers what moved per owner; a second release moves nothing (releaseHeld).
+   */
+  async function releaseHolds(tx: Tx, c: { id: string; environment: Environment; currency: string }, owner?: string): Promise<Share[]> {
+    const rows = await repo.releaseHeld(tx, c.id, owner);
+    const moved = new Map<string, number>();
+    for (const r of rows) moved.set(r.owner, (moved.get(r.owner) ?? 0) + r.amount);
+    const released = [...moved].map(([o, amount]) => ({ owner: o, amount })).filter((r) => r.amount > 0);
+    if (released.length === 0) return [];
+    await repo.postTransaction(tx, {
+      environment: c.environment, currency: c.currency, type: "release", sourceId: c.id, description: `holds of ${c.id} released`,
+      entries: released.flatMap((r) => [
+        { owner: r.owner, account: "held" as const, amount: -r.amount },
+        { owner: r.owner, account: "pending" as const, amount: r.amount },
+      ]),
+    });
+    return released;
   }
 
   /**
@@ -241,12 +268,12 @@ export function createLedgerService(deps: { db: Db }) {
     return balanceOf(scopeOf(ctx));
   }
 
-  /** An owner's balances: pending, available and what processors hold for it (atProvider). */
-  async function balanceOf(scope: { merchantId: string; environment: Environment }) {
+  /** An owner's balances per currency: pending, available, held and what processors hold for it (atProvider). */
+  async function balanceOf(scope: Scope) {
     const rows = await repo.balances(db, scope);
     const pick = (account: string) =>
       rows.filter((r) => r.account === account).map((r) => ({ currency: r.currency, amount: Number(r.amount) }));
-    return { available: pick("available"), pending: pick("pending"), atProvider: atProviderOf(rows) };
+    return { available: pick("available"), pending: pick("pending"), held: pick("held"), atProvider: atProviderOf(rows) };
   }
 
   async function transactions(ctx: RequestCtx, query: PageQuery & { type?: string }) {
@@ -266,7 +293,7 @@ export function createLedgerService(deps: { db: Db }) {
     };
   }
 
-  return { ...reversals, postChargePaid, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, returnPayout, settle, rollUp, balance, balanceOf, transactions };
+  return { ...reversals, postChargePaid, releaseHolds, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, returnPayout, settle, rollUp, balance, balanceOf, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;

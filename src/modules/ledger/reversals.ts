@@ -1,7 +1,7 @@
 import type { Tx } from "../../db/client.js";
 import type { Environment } from "../../core/context.js";
 import * as repo from "./ledger.repo.js";
-import { grossOf, interestOf, refundShares, type SplitRule } from "./split.js";
+import { grossOf, interestOf, reversalParts, type SplitRule } from "./split.js";
 
 // Reversals: money a charge's owners give back (a refund, a chargeback, a dispute). Each owner
 // gives its part from what the charge still has pending for it and the rest from its available
@@ -118,14 +118,20 @@ export function createReversals() {
 
   /** Takes `amount` of the gross back from the charge's owners, `before` having gone back already. */
   async function postReturn(tx: Tx, c: RefundedCharge, before: number, amount: number, t: { type: string; sourceId: string; description: string }) {
-    const recipients = c.amount !== undefined && c.net !== undefined
-      ? refundShares({ amount: grossOf({ amount: c.amount, totalAmount: c.totalAmount }), net: c.net - interestOf({ amount: c.amount, totalAmount: c.totalAmount }), split: c.split }, before, amount)
-      : [];
-    const fromRecipients = recipients.reduce((sum, r) => sum + r.amount, 0);
-    const entries: repo.EntryInput[] = await takeBack(tx, c.id, c.merchantId, amount - fromRecipients);
+    // Who gives what: each party its part, or the liable parties in place of the others (split.ts
+    // reversalParts), of the gross the buyer paid (an installment plan's total) and the net of the
+    // price (the buyer's interest is the originator's alone). A share a processor paid (provider
+    // settlement) comes back out of the seller's atProvider balance there.
+    const parts = c.amount !== undefined && c.net !== undefined
+      ? reversalParts({
+        amount: grossOf({ amount: c.amount, totalAmount: c.totalAmount }), net: c.net - interestOf({ amount: c.amount, totalAmount: c.totalAmount }),
+        currency: c.currency, merchantId: c.merchantId, split: c.split,
+      }, before, amount)
+      : [{ owner: c.merchantId, amount }];
     const heldAt = sharesHeldAt(c);
-    for (const part of recipients) {
-      entries.push(...(heldAt
+    const entries: repo.EntryInput[] = [];
+    for (const [i, part] of parts.entries()) {
+      entries.push(...(heldAt && i > 0
         ? [{ owner: part.owner, account: repo.atProviderAccount(heldAt), amount: -part.amount }]
         : await takeBack(tx, c.id, part.owner, part.amount)));
     }
@@ -140,17 +146,22 @@ export function createReversals() {
     for (const step of steps) await step(tx, { environment: c.environment, currency: c.currency, owners });
   }
 
-  /** Debits `amount` of an owner's part of a charge: its unsettled rows first, then available. */
+  /** Debits `amount` of an owner's part of a charge: its held rows first, then its unsettled rows, then available. */
   async function takeBack(tx: Tx, chargeId: string, owner: string, amount: number): Promise<repo.EntryInput[]> {
     let left = amount;
+    let fromHeld = 0;
+    let fromPending = 0;
     for (const s of await repo.openSettlements(tx, chargeId, owner)) {
       if (left === 0) break;
       const take = Math.min(left, s.amount);
       await repo.setSettlementAmount(tx, s.id, s.amount - take, s.amount - take === 0 ? new Date() : null);
+      if (s.hold) fromHeld += take;
+      else fromPending += take;
       left -= take;
     }
     return [
-      { owner, account: "pending", amount: -(amount - left) },
+      { owner, account: "held", amount: -fromHeld },
+      { owner, account: "pending", amount: -fromPending },
       { owner, account: "available", amount: -left },
     ];
   }

@@ -2,6 +2,7 @@ import { Type, type Static } from "typebox";
 import { Metadata } from "../../http/schemas.js";
 import { ChargeCustomer, discriminatedByType, SplitRule } from "../charges/index.js";
 import type { MandateStatus } from "../../db/schema/statuses.js";
+import { SplitRuleView } from "../ledger/index.js";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./subscription-status.js";
 
 const Status = Type.Unsafe<SubscriptionStatus>({ type: "string", enum: [...SUBSCRIPTION_STATUSES] });
@@ -68,7 +69,7 @@ export const CreateSubscriptionBody = Type.Object({
   paymentMethod: SubscriptionMethodInput,
   billingDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 31, description: "Day of the month renewals fall on (month and year plans; clamped to the month's last day). The start day by default." })),
   metadata: Type.Optional(Metadata),
-  split: Type.Optional(Type.Array(SplitRule, { maxItems: 20, description: "Split of every period's charge among Connect participants (percentages of the net)." })),
+  split: Type.Optional(Type.Array(SplitRule, { maxItems: 20, description: "Split of every period's charge among Connect participants (percentages of the net or fixed amounts)." })),
 }, {
   additionalProperties: false,
   examples: [{
@@ -130,7 +131,7 @@ export const Subscription = Type.Object({
     periodStart: DateTime, periodEnd: DateTime, amount: Type.Number(), attempts: Type.Integer(),
     nextAttemptAt: Nullable(DateTime),
   }, { description: "The period being collected (retries in progress), if any." })),
-  split: Nullable(Type.Array(Type.Object({ merchantId: Type.String(), percentage: Type.Number() }))),
+  split: Nullable(Type.Array(SplitRuleView)),
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
   charges: Type.Array(SubscriptionCharge, { description: "The charges of each period, newest first (at most 100)." }),
   mandate: Type.Union([Mandate, Type.Null()], { description: "The Pix Automático mandate (pix_automatico subscriptions only)." }),

@@ -7,7 +7,7 @@ import type { AuthorizeResult, PaymentProcessor, PendingRecord } from "../../../
 import type { ProcessorRegistry } from "../../../processors/registry.js";
 import { feeMethodOf } from "../../../processors/methods.js";
 import type { CustomerService } from "../../customers/index.js";
-import { computeChargeFees, splitShares, type SplitRule } from "../../ledger/index.js";
+import { computeChargeFees, splitShares, type SplitBasis, type SplitRule } from "../../ledger/index.js";
 import type { SplitAccounts } from "../../connect/index.js";
 import type { ProviderSplit } from "../../../processors/provider-split.js";
 import type { MerchantService } from "../../merchants/index.js";
@@ -16,8 +16,9 @@ import type { ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
 import { pendingRecordWrite } from "../processor-records.repo.js";
 import type { ChargeCommand } from "./charge-command.js";
+import { checkSplitFits } from "./charge-input.js";
 import { interestPlan } from "./charge-installments.js";
-import { createChargePipeline, noProcessor, processorCustomer, type ChargePipelineDeps, type PreparedCharge } from "./charge-pipeline.js";
+import { createChargePipeline, noProcessor, processorCustomer, splitField, type ChargePipelineDeps, type PreparedCharge } from "./charge-pipeline.js";
 import type { WaitingCharges } from "./waiting-charges.js";
 
 // Creating a charge: check a ChargeCommand with no side effect (charge-pipeline.ts), then call
@@ -95,6 +96,8 @@ export function createChargePath(deps: ChargeCreateDeps) {
     const fees = computeChargeFees(feeTable, {
       amountMinor: grossMinor, currency, paymentMethod: feeMethodOf(method.methodType), brand: method.brand, installments: method.installments,
     });
+    // Now that the net is known: fixed shares beyond it are refused before the processor is called.
+    checkSplitFits({ amount: amountMinor, net: fees.net, currency }, split, splitField(cmd));
 
     // An inline customer is looked up by its contact while the processor answers; a new one is
     // inserted by the charge's statement, so it exists only with its charge (a processor's
@@ -110,7 +113,7 @@ export function createChargePath(deps: ChargeCreateDeps) {
       // The same condition as committed(): a seed used before may have reached a processor.
       resumed: Boolean(ctx.idempotencySeed) && !ctx.idempotencySeedFresh,
       recordWith: (record) => records.push(record),
-      ...(splitAccounts && split ? { split: providerSplit(amountMinor, fees.net, split, splitAccounts) } : {}),
+      ...(splitAccounts && split ? { split: providerSplit({ amount: amountMinor, net: fees.net - (grossMinor - amountMinor), currency }, grossMinor, split, splitAccounts) } : {}),
     });
     // A live processor answers over the network, in hundreds of ms or, when it is in trouble,
     // not before the timeout: a slot is taken before anything is written (past the bound, a 503
@@ -148,13 +151,14 @@ export function createChargePath(deps: ChargeCreateDeps) {
   /**
    * Provider settlement: the shares in cents as the ledger books them (split.ts, the same
    * function), so the processor's books and feira's agree to the cent; the operator's part is
-   * the rest of the amount, fees included.
+   * the rest of what the buyer pays (`grossMinor`: an installment plan's total), fees and the
+   * buyer's interest included. `basis` is the price and the net of it, as postChargePaid splits.
    */
-  function providerSplit(amountMinor: number, net: number, split: readonly SplitRule[], accounts: SplitAccounts): ProviderSplit {
-    const shares = splitShares(net, split).shares.filter((s) => s.amount > 0).map((s) => ({
-      submerchantId: s.owner, amountMinor: s.amount, liable: false, feeBearer: false, at: accounts.get(s.owner) ?? {},
-    }));
-    return { shares, operatorMinor: amountMinor - shares.reduce((sum, s) => sum + s.amountMinor, 0) };
+  function providerSplit(basis: SplitBasis, grossMinor: number, split: readonly SplitRule[], accounts: SplitAccounts): ProviderSplit {
+    const shares = splitShares(basis, split).shares.flatMap((s, i) => s.amount > 0 ? [{
+      submerchantId: s.owner, amountMinor: s.amount, liable: split[i]?.liable === true, feeBearer: split[i]?.feeBearer === true, at: accounts.get(s.owner) ?? {},
+    }] : []);
+    return { shares, operatorMinor: grossMinor - shares.reduce((sum, s) => sum + s.amountMinor, 0) };
   }
 
   /** The processor's answer as the charge's first status and fields. */

@@ -6,6 +6,7 @@ import { DEFAULT_EXPIRES_IN, MAX_AMOUNT_MINOR, METHOD_CURRENCIES } from "../../.
 import type { AsyncInstrument, CardInstrument, ChargeRoute, CustomerInput, PaymentMethodType, PostalAddress } from "../../../processors/processor.js";
 import { checkDueTerms } from "./due-terms.js";
 import type { PaymentMethodCommand } from "./payment-methods.schemas.js";
+import { splitOverflow, type SplitBasis, type SplitRule } from "../../ledger/index.js";
 
 // The rules of a charge the schema cannot express, which the charge pipeline runs in its order
 // (charge-pipeline.ts), and the method as the processor and the ledger need it. Nothing here
@@ -27,7 +28,7 @@ export interface NormalizedCharge {
   installments: number;
 }
 
-export function checkSplit(ctx: RequestCtx, split: { merchantId: string; percentage: number }[] | undefined): void {
+export function checkSplit(ctx: RequestCtx, split: readonly SplitRule[] | undefined): void {
   if (!split) return;
   const seen = new Set<string>();
   let total = 0;
@@ -35,9 +36,20 @@ export function checkSplit(ctx: RequestCtx, split: { merchantId: string; percent
     if (rule.merchantId === ctx.merchantId) throw invalid(`split.${i}.merchantId is the charging merchant; its share is the remainder`);
     if (seen.has(rule.merchantId)) throw invalid(`split.${i}.merchantId appears twice`);
     seen.add(rule.merchantId);
-    total += Math.round(rule.percentage * 100);
+    total += Math.round((rule.percentage ?? 0) * 100);
   }
   if (total > 10_000) throw invalid("split percentages must not add up to more than 100");
+}
+
+/**
+ * The split (`field`: the charge's own or the default one) fits the charge: its fixed amounts in
+ * the currency's precision and, with its percentages, within the net (the fee bearers paying the
+ * fee). Run with the gross as the net while the fees are not known yet (every caller's check),
+ * then with the net before the processor is called (split.ts splitOverflow).
+ */
+export function checkSplitFits(c: SplitBasis, split: readonly SplitRule[] | null, field: string): void {
+  const overflow = splitOverflow(c, split);
+  if (overflow) throw invalid(`${field}.${overflow.index}.${overflow.field} ${overflow.message}`);
 }
 
 export function checkCustomer(c: { id?: string; name?: string; email?: string; phone?: string; ipAddress?: string }): void {

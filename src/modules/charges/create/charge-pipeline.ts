@@ -13,7 +13,7 @@ import type { SplitRule } from "../../ledger/index.js";
 import { checkDestination } from "../../webhooks/index.js";
 import type { CreateChargeBody } from "../charges.schemas.js";
 import { checkCommandAmount, commandFromBody, type ChargeCommand } from "./charge-command.js";
-import { checkCustomer, checkMethodAmount, checkSplit, normalizeMethod, postalAddressOf, type NormalizedCharge, type SavedCards } from "./charge-input.js";
+import { checkCustomer, checkMethodAmount, checkSplit, checkSplitFits, normalizeMethod, postalAddressOf, type NormalizedCharge, type SavedCards } from "./charge-input.js";
 import { interestPlan } from "./charge-installments.js";
 
 // The one pipeline from a request to a charge ready to make. Every check runs before any side
@@ -121,6 +121,7 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
     checkSplit(ctx, cmd.split);
     // The charge's split, else the merchant's default; checked before the processor is called.
     const split = await deps.connect.checkCharge(ctx, cmd.split);
+    checkSplitFits({ amount: amountMinor, net: amountMinor, currency }, split, splitField(cmd));
     const settlement = await deps.connect.chargeSettlement(ctx);
     const existingCustomer = cmd.customer.id ? await deps.customers.get(ctx, cmd.customer.id) : null;
     // The request's own problems come first, then what this environment's processor refuses.
@@ -155,6 +156,9 @@ export function processorCustomer(existing: CustomerRow | null, inline: ChargeCo
     : { name: inline.name ?? "", email: inline.email ?? null, documentId: inline.document?.id ?? null, documentType: inline.document?.type ?? null, phone: inline.phone ?? null, address: postalAddressOf(inline.address) };
 }
 
+
+/** Which split a command's charge applies, as its 422s name it: its own, else the merchant's default. */
+export const splitField = (cmd: ChargeCommand) => (cmd.split && cmd.split.length > 0 ? "split" : "defaultSplit");
 
 /** A charge that passed every check, ready to be made by `create` for the same scope. */
 export interface PreparedCharge {

@@ -18,7 +18,7 @@ function zoneOptions(current: unknown): [string, string][] {
   return [...chosen, ...brazil, ...all.filter((z) => !BRAZIL_ZONES.has(z))].map((z): [string, string] => [z, z.replace(/_/g, " ")]);
 }
 const BRAZIL_ZONES = new Set(["America/Sao_Paulo", "America/Bahia", "America/Fortaleza", "America/Recife", "America/Belem", "America/Manaus", "America/Cuiaba", "America/Campo_Grande", "America/Porto_Velho", "America/Boa_Vista", "America/Rio_Branco", "America/Noronha"]);
-type Share = { merchantId: string; percentage: number };
+type Share = { merchantId: string; percentage?: number };
 
 function profileForm(p: PanelCtx, profile: Profile, { errors, values }: Form): Html {
   const { t } = p;
