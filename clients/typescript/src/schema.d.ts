@@ -381,6 +381,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/charges/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a charge's held shares
+         * @description Ends the holds of the charge's split shares with hold: true (of `submerchantId` only, when given), e.g. on delivery: the money moves from the recipients' held balance to pending and settles on the charge's dates. Releasing again moves nothing. Another merchant's charge is a 404.
+         */
+        post: operations["releaseChargeHolds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/charges/{id}/resend-webhook": {
         parameters: {
             query?: never;
@@ -409,13 +429,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read the default split
-         * @description The split applied to this merchant's charges in this environment when a charge carries none.
+         * Read the default split and the settlement
+         * @description The split applied to this merchant's charges in this environment when a charge carries none, and the settlement of its Connect (the master's: platform, the operator's account receives and pays sellers by payout; provider, the processor pays each seller's share to the seller's own account).
          */
         get: operations["getConnectSettings"];
         /**
-         * Set the default split
-         * @description Replaces the default split of this merchant (a master or a submerchant) in this environment. Recipients must belong to the same Connect: master to its submerchants, a submerchant to its master or to another submerchant of the same master. A split sent with a charge overrides it.
+         * Set the default split or the settlement
+         * @description Replaces the default split of this merchant (a master or a submerchant) in this environment. Recipients must belong to the same Connect: master to its submerchants, a submerchant to its master or to another submerchant of the same master. A split sent with a charge overrides it. settlement is the master's alone (a submerchant's key: 403) and applies to charges created after it. A field left out keeps its value.
          */
         put: operations["putConnectSettings"];
         post?: never;
@@ -620,6 +640,26 @@ export interface paths {
          * @description multipart/form-data with `text` (required, at most 20000 characters) and up to 5 `files`, each a PDF, PNG or JPEG judged by its content (not its name or declared type) of at most 5 MB (413 above). Files are stored encrypted. Accepted once, while the dispute needs_response and before its evidenceDueBy: the dispute goes under_review (charge.dispute.updated). A Mercado Pago dispute's files are sent to Mercado Pago first (its documentation upload; at least one file, 10 MB in all): its refusal is a 422 naming it and no answer a 503, and either leaves the dispute needs_response. After the deadline, in another status, or for a dispute answered in the provider's own dashboard (Pagar.me, Efí): 422.
          */
         post: operations["submitDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List e-mails to buyers
+         * @description The e-mails sent or to be sent to buyers in this environment, newest first, optionally of one charge. In the sandbox nothing leaves the machine: this list is the outbox.
+         */
+        get: operations["listEmails"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1395,6 +1435,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the buyer e-mail settings
+         * @description Which e-mails buyers get in this environment and in which language, and whether they leave the machine (`sending`: production with SMTP_URL and MAIL_FROM set).
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Set the buyer e-mail settings
+         * @description Replaces this environment's settings: receipts, reminders (`daysBefore` the due date, 0-10 or null; `overdue` the day after) and the language (pt-BR or en). Applies to e-mails queued after it.
+         */
+        put: operations["putNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/shipping-provider": {
         parameters: {
             query?: never;
@@ -1612,7 +1676,7 @@ export interface paths {
         };
         /**
          * Retrieve a submerchant's balance
-         * @description A master's submerchant's balances in cents: pending, available (what payout requests may take) and atProvider, its shares of charges in provider settlement, held and paid by each processor in the seller's own account there. Another master's submerchant answers 404.
+         * @description A master's submerchant's balances in cents: pending, available (what payout requests may take), held (shares of split rules with hold: true, until POST /v1/charges/{id}/release or the charge's refund; payouts cannot take them) and atProvider, its shares of charges in provider settlement, held and paid by each processor in the seller's own account there. Another master's submerchant answers 404.
          */
         get: operations["getSubmerchantBalance"];
         put?: never;
@@ -1679,6 +1743,50 @@ export interface paths {
          * @description The master's explicit download of one KYC file, decrypted, with its detected content type.
          */
         get: operations["downloadSubmerchantDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/submerchants/{id}/provider-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a submerchant's accounts at processors
+         * @description The master's key: the submerchant's accounts as feira last recorded them (also in the submerchant's providerAccounts).
+         */
+        get: operations["listProviderAccounts"];
+        put?: never;
+        /**
+         * Open a submerchant's account at a processor
+         * @description The master's key; the submerchant must be active (KYC approved, else 422 submerchant_not_active). One account per processor: sandbox (sandbox keys) is active at once; pagarme makes a recipient with the submerchant's data and bankAccount (bank: 3-digit code, branch up to 4 digits, branchDigit 1 digit, account up to 13 digits, accountDigit 1-2, type checking|savings, holderDocument a valid CPF or CNPJ: checked before any call, a 422 names the field and nothing is written), under code = the submerchant id, so a retry after a lost answer reads the recipient back instead of making a second; efi takes account, the seller's own Efí account number (with the submerchant's CNPJ), active once given. A second call answers the account as the processor has it now. Bank data is never answered beyond its last four digits.
+         */
+        post: operations["openProviderAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/submerchants/{id}/provider-accounts/{processor}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a submerchant's account at a processor
+         * @description The master's key: the account's state read back from the processor now (a refused Pagar.me recipient shows Pagar.me's reason).
+         */
+        get: operations["getProviderAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4507,7 +4615,8 @@ export interface operations {
                      *         "weekDay": 5,
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
-                     *       }
+                     *       },
+                     *       "providerAccounts": []
                      *     }
                      */
                     "application/json": {
@@ -4545,6 +4654,22 @@ export interface operations {
                         productDescription: string;
                         /** @enum {string} */
                         productType: "digital" | "physical" | "both";
+                        /** @description Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts). */
+                        providerAccounts: {
+                            /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                            authorizeUrl?: string;
+                            /** @description What may be shown: a bank account's last four digits, the bank code. */
+                            details: {
+                                [key: string]: string;
+                            };
+                            id: string | null;
+                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            processor: string;
+                            reason: string | null;
+                            status: "pending" | "active" | "refused";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         rejectedAt: string | null;
                         softDescriptor: string | null;
                         /** @enum {string} */
@@ -5181,7 +5306,7 @@ export interface operations {
                         data: {
                             /** @description Signed minor units: positive credits the balance. */
                             amount: number;
-                            /** @description The balance moved: pending or available. */
+                            /** @description The balance moved: pending, available or held. */
                             balance: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -5527,8 +5652,12 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             split: {
+                                amount?: number;
+                                feeBearer?: boolean;
+                                hold?: boolean;
+                                liable?: boolean;
                                 merchantId: string;
-                                percentage: number;
+                                percentage?: number;
                             }[] | null;
                             spread: number;
                             /** @enum {string} */
@@ -5739,10 +5868,19 @@ export interface operations {
                         state: string;
                         street: string;
                     };
-                    /** @description Percentages of the net; the sum may not exceed 100. */
+                    /** @description Shares of the charge for other merchants of the Connect: each a percentage of the net or a fixed amount; together at most the net (docs/guarantees.md, "Split"). The rest is the charging merchant's. */
                     split?: {
+                        /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                        amount?: number;
+                        /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                        feeBearer?: boolean;
+                        /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                        hold?: boolean;
+                        /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                        liable?: boolean;
                         merchantId: string;
-                        percentage: number;
+                        /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                        percentage?: number;
                     }[];
                     trackingInfo?: {
                         shippingProvider?: string;
@@ -6219,8 +6357,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -6818,6 +6960,246 @@ export interface operations {
             };
         };
     };
+    releaseChargeHolds: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h when the same key and body are sent again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Releases only this recipient's share; every held share of the charge without it. */
+                    submerchantId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "chargeId": "ch_01jd3m7q2w4e6r8t0y2v4x6z8b",
+                     *       "released": [
+                     *         {
+                     *           "merchantId": "mer_01jd3m0a2c4e6g8j0m2p4r6t8v",
+                     *           "currency": "BRL",
+                     *           "amount": 2500
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        chargeId: string;
+                        /** @description What this request released; empty when nothing was held any more (released or refunded before). */
+                        released: {
+                            /** @description Cents (minor units) moved from held to pending by this request. */
+                            amount: number;
+                            currency: string;
+                            merchantId: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Charge ch_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "colour is not a recognized field",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     resendChargeWebhook: {
         parameters: {
             query?: never;
@@ -7076,15 +7458,27 @@ export interface operations {
                      *           "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
                      *           "percentage": 10
                      *         }
-                     *       ]
+                     *       ],
+                     *       "settlement": "platform"
                      *     }
                      */
                     "application/json": {
-                        /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none. */
+                        /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees) or fixed amounts in each charge's currency, together at most the net (a charge that cannot pay them is refused); the rest stays with the merchant. [] for none. */
                         defaultSplit: {
+                            /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                            amount?: number;
+                            /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                            feeBearer?: boolean;
+                            /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                            hold?: boolean;
+                            /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                            percentage?: number;
                         }[];
+                        /** @description The master's, per environment. platform (the default): every sale lands in the operator's processor account and reaches its sellers by payout. provider: the processor pays each seller's share into the seller's own account there (a provider account per submerchant). Applies to charges created after the change; a charge keeps the settlement it was created under. */
+                        settlement: "platform" | "provider";
                     };
                 };
             };
@@ -7201,22 +7595,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "defaultSplit": [
-                 *         {
-                 *           "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
-                 *           "percentage": 10
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
-                    /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none. */
-                    defaultSplit: {
+                    /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees) or fixed amounts in each charge's currency, together at most the net (a charge that cannot pay them is refused); the rest stays with the merchant. [] for none. */
+                    defaultSplit?: {
+                        /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                        amount?: number;
+                        /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                        feeBearer?: boolean;
+                        /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                        hold?: boolean;
+                        /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                        liable?: boolean;
                         merchantId: string;
-                        percentage: number;
+                        /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                        percentage?: number;
                     }[];
+                    /** @description The master's, per environment. platform (the default): every sale lands in the operator's processor account and reaches its sellers by payout. provider: the processor pays each seller's share into the seller's own account there (a provider account per submerchant). Applies to charges created after the change; a charge keeps the settlement it was created under. */
+                    settlement?: "platform" | "provider";
                 };
             };
         };
@@ -7234,15 +7629,27 @@ export interface operations {
                      *           "merchantId": "sm_01jd5a8w2n7q3k9x4c6v8b0m2p",
                      *           "percentage": 10
                      *         }
-                     *       ]
+                     *       ],
+                     *       "settlement": "platform"
                      *     }
                      */
                     "application/json": {
-                        /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees), at most 100 in all; the rest stays with the merchant. [] for none. */
+                        /** @description Applied to this merchant's charges that carry no split: percentages of the net (after fees) or fixed amounts in each charge's currency, together at most the net (a charge that cannot pay them is refused); the rest stays with the merchant. [] for none. */
                         defaultSplit: {
+                            /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                            amount?: number;
+                            /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                            feeBearer?: boolean;
+                            /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                            hold?: boolean;
+                            /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                            percentage?: number;
                         }[];
+                        /** @description The master's, per environment. platform (the default): every sale lands in the operator's processor account and reaches its sellers by payout. provider: the processor pays each seller's share into the seller's own account there (a provider account per submerchant). Applies to charges created after the change; a charge keeps the settlement it was created under. */
+                        settlement: "platform" | "provider";
                     };
                 };
             };
@@ -7357,7 +7764,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "defaultSplit is required",
+                     *       "message": "body must NOT have fewer than 1 properties",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }
@@ -10768,6 +11175,181 @@ export interface operations {
                      *       "message": "The shipping provider is unavailable right now; retry shortly",
                      *       "error": "Service Unavailable",
                      *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listEmails: {
+        parameters: {
+            query?: {
+                /** @description Only this charge's e-mails. */
+                chargeId?: string;
+                /** @description Only objects created at or after this time. */
+                createdGte?: string;
+                /** @description Only objects created at or before this time. */
+                createdLte?: string;
+                /** @description Cursor: return objects newer than this id. */
+                endingBefore?: string;
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Cursor: return objects older than this id. */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "eml_01jd3k5x7m9q2r4t6v8w0y2z4a",
+                     *           "chargeId": "ch_01jd3k5x7m9q2r4t6v8w0y2z4b",
+                     *           "kind": "receipt",
+                     *           "to": "maria@example.com",
+                     *           "subject": "Recibo do seu pagamento a Loja Exemplo",
+                     *           "status": "sent",
+                     *           "sentAt": "2026-11-24T10:15:02.000Z",
+                     *           "createdAt": "2026-11-24T10:15:00.000Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            chargeId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: string;
+                            /**
+                             * @description receipt, payment_instructions, reminder, overdue, refund or renewal_failed.
+                             * @enum {string}
+                             */
+                            kind: "receipt" | "payment_instructions" | "reminder" | "overdue" | "refund" | "renewal_failed";
+                            sentAt: string | null;
+                            /**
+                             * @description queued (waiting, or retrying after an SMTP failure), sent, or failed (refused by the server, or out of retries).
+                             * @enum {string}
+                             */
+                            status: "queued" | "sent" | "failed";
+                            subject: string;
+                            /** @description The buyer's e-mail. */
+                            to: string;
+                        }[];
+                        /** @description Whether more objects follow the last one in this order. */
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "querystring.limit must be <= 100",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14741,8 +15323,12 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             split: {
+                                amount?: number;
+                                feeBearer?: boolean;
+                                hold?: boolean;
+                                liable?: boolean;
                                 merchantId: string;
-                                percentage: number;
+                                percentage?: number;
                             }[] | null;
                             spread: number;
                             /** @enum {string} */
@@ -17288,8 +17874,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -17923,8 +18513,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -18281,8 +18875,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -18660,8 +19258,12 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         spread: number;
                         /** @enum {string} */
@@ -21108,6 +21710,374 @@ export interface operations {
             };
         };
     };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "receipts": true,
+                     *       "reminders": {
+                     *         "daysBefore": null,
+                     *         "overdue": false
+                     *       },
+                     *       "language": "pt-BR",
+                     *       "sending": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The e-mails' language (default pt-BR). */
+                        language: "pt-BR" | "en";
+                        /** @description Send the buyer a receipt when a charge is paid (default true). */
+                        receipts: boolean;
+                        reminders: {
+                            /** @description Days before the due date to remind an unpaid boleto or due-date Pix; null: no reminder (default). */
+                            daysBefore: number | null;
+                            /** @description Tell the buyer the day after the due date when still unpaid (default false). */
+                            overdue: boolean;
+                        };
+                        /** @description Whether this environment's e-mails leave the machine: production with SMTP_URL and MAIL_FROM set. The sandbox never sends; its e-mails are listed by GET /v1/emails (its outbox). */
+                        sending: boolean;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "receipts": true,
+                 *       "reminders": {
+                 *         "daysBefore": 3,
+                 *         "overdue": true
+                 *       },
+                 *       "language": "pt-BR"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The e-mails' language (default pt-BR). */
+                    language: "pt-BR" | "en";
+                    /** @description Send the buyer a receipt when a charge is paid (default true). */
+                    receipts: boolean;
+                    reminders: {
+                        /** @description Days before the due date to remind an unpaid boleto or due-date Pix; null: no reminder (default). */
+                        daysBefore: number | null;
+                        /** @description Tell the buyer the day after the due date when still unpaid (default false). */
+                        overdue: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "receipts": true,
+                     *       "reminders": {
+                     *         "daysBefore": null,
+                     *         "overdue": false
+                     *       },
+                     *       "language": "pt-BR",
+                     *       "sending": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The e-mails' language (default pt-BR). */
+                        language: "pt-BR" | "en";
+                        /** @description Send the buyer a receipt when a charge is paid (default true). */
+                        receipts: boolean;
+                        reminders: {
+                            /** @description Days before the due date to remind an unpaid boleto or due-date Pix; null: no reminder (default). */
+                            daysBefore: number | null;
+                            /** @description Tell the buyer the day after the due date when still unpaid (default false). */
+                            overdue: boolean;
+                        };
+                        /** @description Whether this environment's e-mails leave the machine: production with SMTP_URL and MAIL_FROM set. The sandbox never sends; its e-mails are listed by GET /v1/emails (its outbox). */
+                        sending: boolean;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: the merchant account is not active",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "receipts is required",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     shippingDisconnect: {
         parameters: {
             query?: never;
@@ -22429,7 +23399,8 @@ export interface operations {
                      *             "weekDay": 5,
                      *             "monthDay": null,
                      *             "minimumAmount": 10000
-                     *           }
+                     *           },
+                     *           "providerAccounts": []
                      *         }
                      *       ],
                      *       "page": 1,
@@ -22474,6 +23445,22 @@ export interface operations {
                             productDescription: string;
                             /** @enum {string} */
                             productType: "digital" | "physical" | "both";
+                            /** @description Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts). */
+                            providerAccounts: {
+                                /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                                authorizeUrl?: string;
+                                /** @description What may be shown: a bank account's last four digits, the bank code. */
+                                details: {
+                                    [key: string]: string;
+                                };
+                                id: string | null;
+                                /** @description sandbox, pagarme, efi or mercadopago. */
+                                processor: string;
+                                reason: string | null;
+                                status: "pending" | "active" | "refused";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             rejectedAt: string | null;
                             softDescriptor: string | null;
                             /** @enum {string} */
@@ -22687,7 +23674,8 @@ export interface operations {
                      *         "weekDay": 5,
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
-                     *       }
+                     *       },
+                     *       "providerAccounts": []
                      *     }
                      */
                     "application/json": {
@@ -22725,6 +23713,22 @@ export interface operations {
                         productDescription: string;
                         /** @enum {string} */
                         productType: "digital" | "physical" | "both";
+                        /** @description Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts). */
+                        providerAccounts: {
+                            /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                            authorizeUrl?: string;
+                            /** @description What may be shown: a bank account's last four digits, the bank code. */
+                            details: {
+                                [key: string]: string;
+                            };
+                            id: string | null;
+                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            processor: string;
+                            reason: string | null;
+                            status: "pending" | "active" | "refused";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         rejectedAt: string | null;
                         softDescriptor: string | null;
                         /** @enum {string} */
@@ -22959,7 +23963,8 @@ export interface operations {
                      *         "weekDay": 5,
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
-                     *       }
+                     *       },
+                     *       "providerAccounts": []
                      *     }
                      */
                     "application/json": {
@@ -22997,6 +24002,22 @@ export interface operations {
                         productDescription: string;
                         /** @enum {string} */
                         productType: "digital" | "physical" | "both";
+                        /** @description Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts). */
+                        providerAccounts: {
+                            /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                            authorizeUrl?: string;
+                            /** @description What may be shown: a bank account's last four digits, the bank code. */
+                            details: {
+                                [key: string]: string;
+                            };
+                            id: string | null;
+                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            processor: string;
+                            reason: string | null;
+                            status: "pending" | "active" | "refused";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         rejectedAt: string | null;
                         softDescriptor: string | null;
                         /** @enum {string} */
@@ -23215,7 +24236,8 @@ export interface operations {
                      *         "weekDay": 5,
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
-                     *       }
+                     *       },
+                     *       "providerAccounts": []
                      *     }
                      */
                     "application/json": {
@@ -23253,6 +24275,22 @@ export interface operations {
                         productDescription: string;
                         /** @enum {string} */
                         productType: "digital" | "physical" | "both";
+                        /** @description Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts). */
+                        providerAccounts: {
+                            /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                            authorizeUrl?: string;
+                            /** @description What may be shown: a bank account's last four digits, the bank code. */
+                            details: {
+                                [key: string]: string;
+                            };
+                            id: string | null;
+                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            processor: string;
+                            reason: string | null;
+                            status: "pending" | "active" | "refused";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                         rejectedAt: string | null;
                         softDescriptor: string | null;
                         /** @enum {string} */
@@ -23658,6 +24696,12 @@ export interface operations {
                      *           "amount": 11881
                      *         }
                      *       ],
+                     *       "held": [
+                     *         {
+                     *           "currency": "BRL",
+                     *           "amount": 2500
+                     *         }
+                     *       ],
                      *       "atProvider": [
                      *         {
                      *           "processor": "pagarme",
@@ -23676,6 +24720,11 @@ export interface operations {
                             processor: string;
                         }[];
                         available: {
+                            /** @description Cents (minor units). */
+                            amount: number;
+                            currency: string;
+                        }[];
+                        held: {
                             /** @description Cents (minor units). */
                             amount: number;
                             currency: string;
@@ -24769,6 +25818,644 @@ export interface operations {
             };
         };
     };
+    listProviderAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                            authorizeUrl?: string;
+                            /** @description What may be shown: a bank account's last four digits, the bank code. */
+                            details: {
+                                [key: string]: string;
+                            };
+                            id: string | null;
+                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            processor: string;
+                            reason: string | null;
+                            status: "pending" | "active" | "refused";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    openProviderAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h when the same key and body are sent again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description efi: the seller's own Efí account number. */
+                    account?: string;
+                    bankAccount?: {
+                        account: string;
+                        accountDigit: string;
+                        /** @description The 3-digit bank code (COMPE). */
+                        bank: string;
+                        branch: string;
+                        branchDigit?: string;
+                        /** @description The holder's CPF or CNPJ. */
+                        holderDocument: string;
+                        holderName: string;
+                        /** @description checking or savings. */
+                        type: string;
+                    };
+                    /** @description sandbox (sandbox keys), or a live processor configured for this environment: pagarme, efi, mercadopago. */
+                    processor: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "processor": "pagarme",
+                     *       "id": "rp_XXXXXXXXXXXXXXXX",
+                     *       "status": "active",
+                     *       "reason": null,
+                     *       "details": {
+                     *         "bankAccount": "****6789",
+                     *         "bank": "341"
+                     *       },
+                     *       "updatedAt": "2026-12-01T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                        authorizeUrl?: string;
+                        /** @description What may be shown: a bank account's last four digits, the bank code. */
+                        details: {
+                            [key: string]: string;
+                        };
+                        id: string | null;
+                        /** @description sandbox, pagarme, efi or mercadopago. */
+                        processor: string;
+                        reason: string | null;
+                        status: "pending" | "active" | "refused";
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Malformed JSON in request body",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry in a few seconds with the same key and body",
+                     *       "error": "Conflict",
+                     *       "code": "idempotency_in_progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "message": "Unsupported Media Type: send the body as application/json (Content-Type: application/json)",
+                     *       "error": "Unsupported Media Type",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "processor is required",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "message": "The shipping provider is unavailable right now; retry shortly",
+                     *       "error": "Service Unavailable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getProviderAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                processor: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "processor": "pagarme",
+                     *       "id": "rp_XXXXXXXXXXXXXXXX",
+                     *       "status": "active",
+                     *       "reason": null,
+                     *       "details": {
+                     *         "bankAccount": "****6789",
+                     *         "bank": "341"
+                     *       },
+                     *       "updatedAt": "2026-12-01T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                        authorizeUrl?: string;
+                        /** @description What may be shown: a bank account's last four digits, the bank code. */
+                        details: {
+                            [key: string]: string;
+                        };
+                        id: string | null;
+                        /** @description sandbox, pagarme, efi or mercadopago. */
+                        processor: string;
+                        reason: string | null;
+                        status: "pending" | "active" | "refused";
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     createPayoutRequest: {
         parameters: {
             query?: never;
@@ -25643,10 +27330,19 @@ export interface operations {
                     /** @description credit_card (a new card, saved in the vault, or a saved cardId), pix, boleto or pix_automatico. */
                     paymentMethod: components["schemas"]["SubscriptionCreditCardMethod"] | components["schemas"]["SubscriptionPixMethod"] | components["schemas"]["SubscriptionBoletoMethod"] | components["schemas"]["SubscriptionPixAutomaticoMethod"];
                     planId: string;
-                    /** @description Split of every period's charge among Connect participants (percentages of the net). */
+                    /** @description Split of every period's charge among Connect participants (percentages of the net or fixed amounts). */
                     split?: {
+                        /** @description A fixed share in currency units of the charge's currency (10.5 = 10.50 BRL), as the charge's amount. Exactly one of percentage and amount. */
+                        amount?: number;
+                        /** @description This recipient's share pays the charge's processing fee: the shares are then of the gross, and the fee comes out of the fee bearers' shares. */
+                        feeBearer?: boolean;
+                        /** @description This share stays held (not pending, not available) until POST /v1/charges/{id}/release or the charge's refund. */
+                        hold?: boolean;
+                        /** @description This recipient gives back refunds, disputes and chargebacks in place of the parties that are not liable (docs/guarantees.md). Without any, each party gives back its own part. */
+                        liable?: boolean;
                         merchantId: string;
-                        percentage: number;
+                        /** @description Percent of the net (of the gross when a rule is the fee bearer), at most 2 decimals. Exactly one of percentage and amount. */
+                        percentage?: number;
                     }[];
                 };
             };
@@ -25797,8 +27493,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -26162,8 +27862,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -26492,8 +28196,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -26881,8 +28589,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -27249,8 +28961,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
@@ -27617,8 +29333,12 @@ export interface operations {
                         planId: string;
                         refunded: boolean;
                         split: {
+                            amount?: number;
+                            feeBearer?: boolean;
+                            hold?: boolean;
+                            liable?: boolean;
                             merchantId: string;
-                            percentage: number;
+                            percentage?: number;
                         }[] | null;
                         /** @enum {string} */
                         status: "pending_activation" | "active" | "cancelled" | "paused" | "expired";
