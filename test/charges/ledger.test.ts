@@ -96,7 +96,7 @@ test("settlement: card per installment at D+30, Pix at D+1; sandbox settle makes
   const pix = await createCharge(t, s.sandboxKey, { ...cardCharge(CARDS.visa, { amount: 5 }), paymentMethod: { type: "pix" } });
   await post(t, s.sandboxKey, `/v1/sandbox/charges/${pix.id}/pay`);
   let balance = (await get(t, s.sandboxKey, "/v1/balance")).json();
-  assert.deepEqual(balance, { available: [], pending: [{ currency: "BRL", amount: 1500 }] });
+  assert.deepEqual(balance, { available: [], pending: [{ currency: "BRL", amount: 1500 }], atProvider: [] });
   // The worker's task settles only what is due: nothing yet.
   assert.equal(await t.services.ledger.settle({ dueBy: new Date() }), 0);
   const settled = await post(t, s.sandboxKey, "/v1/sandbox/settle");

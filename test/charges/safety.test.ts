@@ -83,7 +83,8 @@ test("resend-webhook records an event with the simulated status and changes noth
   expectStatus(await post(t, other.sandboxKey, `/v1/charges/${c.id}/resend-webhook`, { status: "paid" }), 404);
   // A production charge cannot exist without a processor; store one to check the rule itself.
   const [row] = await t.database.db.select().from(charges).where(eq(charges.id, c.id));
-  await t.database.db.insert(charges).values({ ...row!, id: "ch_live_test", environment: "production" });
+  const { pageToken: _ownToken, ...copy } = row!; // a page token names one charge: the copy gets its own
+  await t.database.db.insert(charges).values({ ...copy, id: "ch_live_test", environment: "production" });
   const live = await t.app.inject({
     method: "POST", url: "/v1/charges/ch_live_test/resend-webhook", payload: { status: "paid" },
     headers: { authorization: basic(m.productionKey) },

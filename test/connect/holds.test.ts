@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { methodCharge } from "../helpers/charges.js";
 import { openDispute } from "../disputes/helpers.js";
-import { activate, assertLedgerInvariants, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
+import { assertLedgerInvariants, call, activeSubmerchants, FEES, seedMaster } from "./helpers.js";
 
 // Holds (issue 47 item 7): a split rule with hold: true keeps its share held (not pending, not
 // available) until POST /v1/charges/{id}/release or the charge's refund; refunds and disputes
@@ -18,9 +18,7 @@ before(async () => {
   t = await buildTestApp();
   master = await seedMaster(t, FEES);
   other = await seedMaster(t, FEES);
-  const sm = await createSubmerchant(t, master.sandboxKey);
-  await activate(t, master.sandboxKey, sm.id);
-  a = { id: sm.id, key: await keyOf(t, master.sandboxKey, sm.id) };
+  [a] = (await activeSubmerchants(t, master.sandboxKey, 1)) as [typeof a];
 });
 after(async () => { await t.close(); });
 

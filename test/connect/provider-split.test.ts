@@ -5,7 +5,7 @@ import { queryRows } from "../../src/db/client.js";
 import { insertProviderAccount } from "../../src/modules/connect/provider-accounts.repo.js";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
-import { activate, assertLedgerInvariants, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
+import { assertLedgerInvariants, call, activeSubmerchants, FEES, seedMaster } from "./helpers.js";
 
 // Provider settlement in the sandbox (CONTRACT.md section 12): a split's seller needs an active
 // account at the processor (422 submerchant_not_at_provider before any call, nothing written);
@@ -21,13 +21,7 @@ let b: { id: string; key: string };
 before(async () => {
   t = await buildTestApp();
   master = await seedMaster(t, FEES);
-  const made = [];
-  for (let i = 0; i < 2; i++) {
-    const sm = await createSubmerchant(t, master.sandboxKey);
-    await activate(t, master.sandboxKey, sm.id);
-    made.push({ id: sm.id, key: await keyOf(t, master.sandboxKey, sm.id) });
-  }
-  [a, b] = made as [typeof a, typeof b];
+  [a, b] = (await activeSubmerchants(t, master.sandboxKey, 2)) as [typeof a, typeof b];
   // a has its sandbox account (active at once, as POST .../provider-accounts {processor: "sandbox"} makes it); b has none.
   await insertProviderAccount(t.database.db, {
     submerchantId: a.id, processor: "sandbox", parentId: master.id, environment: "sandbox", status: "active", externalId: `sbx_${a.id}`,

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/client.js";
 import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
-import { activate, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
+import { call, activeSubmerchants, FEES, seedMaster } from "./helpers.js";
 
 // Settlement as a setting (issue 47 item 1, CONTRACT §12): the master's, per environment,
 // platform by default; a charge keeps the settlement it was created under.
@@ -18,9 +18,7 @@ before(async () => {
   t = await buildTestApp();
   master = await seedMaster(t, FEES);
   other = await seedMaster(t, FEES);
-  const sm = await createSubmerchant(t, master.sandboxKey);
-  await activate(t, master.sandboxKey, sm.id);
-  sub = { id: sm.id, key: await keyOf(t, master.sandboxKey, sm.id) };
+  [sub] = (await activeSubmerchants(t, master.sandboxKey, 1)) as [typeof sub];
 });
 after(async () => { await t.close(); });
 

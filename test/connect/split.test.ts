@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/client.js";
 import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge, methodCharge } from "../helpers/charges.js";
-import { activate, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, keyOf, seedMaster } from "./helpers.js";
+import { activeSubmerchants, assertLedgerInvariants, balanceOf, call, createSubmerchant, FEES, seedMaster } from "./helpers.js";
 
 // Split: recipients within the originator's Connect, checked before the processor;
 // shares of the net after fees, reserved as the recipients' pending balance at payment and
@@ -20,13 +20,7 @@ let otherMaster: SeededMerchant;
 before(async () => {
   t = await buildTestApp();
   master = await seedMaster(t, FEES);
-  const made = [];
-  for (let i = 0; i < 2; i++) {
-    const sm = await createSubmerchant(t, master.sandboxKey);
-    await activate(t, master.sandboxKey, sm.id);
-    made.push({ id: sm.id, key: await keyOf(t, master.sandboxKey, sm.id) });
-  }
-  [a, b] = made as [typeof a, typeof b];
+  [a, b] = (await activeSubmerchants(t, master.sandboxKey, 2)) as [typeof a, typeof b];
   otherMaster = await seedMaster(t, FEES);
   foreign = await createSubmerchant(t, otherMaster.sandboxKey);
 });

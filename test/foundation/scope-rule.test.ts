@@ -31,6 +31,8 @@ const EXCEPTIONS: Record<string, string> = {
     "the deadline task works across merchants: a sandbox dispute's deadline is judged by its merchant's test clock, a production one's by real time",
   "src/modules/mail/mail.repo.ts":
     "the reminder task works across merchants: a sandbox charge's day is its merchant's test clock's, a production one's real time; the clock's advance narrows it to one merchant's sandbox",
+  "src/modules/connect/payout-schedules.repo.ts":
+    "the payout schedule task works across masters: a sandbox submerchant's due day is its master's test clock's, a production one's real time; the clock's advance narrows it to one master's sandbox",
   "src/http/idempotency.ts":
     "the idempotency claim's key is (scope, environment, route, key), both taken from the request's context",
 };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEFAULT_INSTALLMENT_TERMS, installmentParts, installmentPlan, installmentPlans, type InstallmentTerms } from "../../src/modules/installments/price-table.js";
+import { DEFAULT_INSTALLMENT_TERMS, installmentParts, installmentPlan, installmentPlans, type InstallmentTerms } from "../../src/lib/price-table.js";
 
 // The price table at its edges. Expected values were computed apart, with 50-digit decimals
 // (PMT = P·i / (1 - (1+i)^-n), each rounded half up once), not with this code.

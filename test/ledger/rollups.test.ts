@@ -29,7 +29,9 @@ async function plainBalance(owner: string) {
     select currency, account, sum(amount)::text as amount from ledger_entries
     where owner = ${owner} and environment = 'sandbox' group by currency, account order by currency, account`);
   const pick = (account: string) => rows.filter((r) => r.account === account).map((r) => ({ currency: r.currency, amount: Number(r.amount) }));
-  return { available: pick("available"), pending: pick("pending") };
+  const atProvider = rows.filter((r) => r.account.startsWith("at_provider:"))
+    .map((r) => ({ processor: r.account.slice("at_provider:".length), currency: r.currency, amount: Number(r.amount) }));
+  return { available: pick("available"), pending: pick("pending"), atProvider };
 }
 
 /**

@@ -25835,6 +25835,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "processor": "sandbox",
+                     *           "id": "sbx_acct_01jd5a8w2n7q3k9x4c6v8b0m2p",
+                     *           "status": "active",
+                     *           "reason": null,
+                     *           "details": {},
+                     *           "updatedAt": "2026-12-01T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
@@ -25851,6 +25866,8 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         }[];
+                        /** @description Always false: one account per processor, all in one page (as a customer's cards). */
+                        hasMore: boolean;
                     };
                 };
             };

@@ -147,7 +147,7 @@ export const charges = pgTable("charges", {
   /**
    * A card charge in more installments than the merchant's interest-free ones: what the buyer
    * pays with the interest (asked of the processor) and each installment; null otherwise, when
-   * the buyer pays `amount` (src/modules/installments/price-table.ts).
+   * the buyer pays `amount` (src/lib/price-table.ts).
    */
   totalAmount: money("total_amount"),
   installmentAmount: money("installment_amount"),

@@ -16,7 +16,10 @@ export const ProviderAccount = Type.Object({
   examples: [{ processor: "pagarme", id: "rp_XXXXXXXXXXXXXXXX", status: "active", reason: null, details: { bankAccount: "****6789", bank: "341" }, updatedAt: "2026-12-01T12:00:00.000Z" }],
 });
 
-export const ProviderAccountList = Type.Object({ data: Type.Array(ProviderAccount) });
+export const ProviderAccountList = Type.Object({
+  data: Type.Array(ProviderAccount),
+  hasMore: Type.Boolean({ description: "Always false: one account per processor, all in one page (as a customer's cards)." }),
+}, { examples: [{ data: [{ processor: "sandbox", id: "sbx_acct_01jd5a8w2n7q3k9x4c6v8b0m2p", status: "active", reason: null, details: {}, updatedAt: "2026-12-01T12:00:00.000Z" }], hasMore: false }] });
 
 const Digits = (description: string, pattern: string) => Type.String({ description, pattern, maxLength: 20 });
 

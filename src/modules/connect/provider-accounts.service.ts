@@ -96,7 +96,7 @@ export function createProviderAccountService(deps: ProviderAccountDeps) {
 
   async function list(ctx: RequestCtx, submerchantId: string) {
     const sm = await deps.connect.ownSubmerchant(ctx, submerchantId);
-    return { data: (await repo.listProviderAccounts(db, scopeOf(ctx), sm.id)).map(repo.accountView) };
+    return { data: (await repo.listProviderAccounts(db, scopeOf(ctx), sm.id)).map(repo.accountView), hasMore: false };
   }
 
   return { open, get, list };

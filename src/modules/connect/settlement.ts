@@ -2,7 +2,7 @@ import type { Queryable } from "../../db/client.js";
 import { connectSettings } from "../../db/schema.js";
 import { inScope, type Environment, type Scope } from "../../db/scope.js";
 
-// Settlement, a master's setting per environment (CONTRACT §12): `platform` (the default, how
+// Settlement, a master's setting per environment (docs/guarantees.md, "Money in provider settlement"): `platform` (the default, how
 // feira always worked) lands every sale in the operator's processor account and pays sellers by
 // payout; `provider` has the processor pay each seller's share into the seller's own account
 // there. A charge records the settlement it was created under (charges.settlement), so a change

@@ -5,7 +5,7 @@ import { invalid } from "../../core/errors.js";
 import { scopeOf } from "../../db/scope.js";
 import { toMajor } from "../../lib/money.js";
 import type { MerchantService } from "../merchants/index.js";
-import { installmentPlans, type InstallmentPlan, type InstallmentTerms } from "./price-table.js";
+import { installmentPlans, type InstallmentPlan, type InstallmentTerms } from "../../lib/price-table.js";
 
 // The merchant's installment settings per environment and the quote of a price. Both read the
 // merchant's charge profile (cached per process, forgotten by every process on a change), so the

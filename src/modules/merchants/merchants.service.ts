@@ -7,7 +7,7 @@ import type { Authenticator, Environment, KeyPrincipal, Scope } from "../../core
 import { safeEqual, sha256Hex, type Sealer } from "../../lib/crypto.js";
 import { newId, randomToken } from "../../lib/ids.js";
 import type { FeeDefinition } from "../ledger/index.js";
-import { DEFAULT_INSTALLMENT_TERMS, type InstallmentTerms } from "../installments/price-table.js";
+import { DEFAULT_INSTALLMENT_TERMS, type InstallmentTerms } from "../../lib/price-table.js";
 import * as repo from "./merchants.repo.js";
 import { createConfigChanges, createTtlCache, type ConfigChanges } from "../../db/config-changes.js";
 

@@ -1,6 +1,6 @@
 import { AppError } from "../../../core/errors.js";
 import { formatMajor } from "../../../lib/money.js";
-import { installmentPlan, type InstallmentPlan, type InstallmentTerms } from "../../installments/price-table.js";
+import { installmentPlan, type InstallmentPlan, type InstallmentTerms } from "../../../lib/price-table.js";
 
 // A card charge's installments against the merchant's terms (PUT /v1/settings/installments):
 // more than the maximum is the request's problem, named; beyond the interest-free ones the buyer

@@ -7,7 +7,7 @@ import type { ChargeRoute, CustomerInput } from "../../../processors/processor.j
 import type { ProcessorRegistry } from "../../../processors/registry.js";
 import type { CustomerRow, CustomerService } from "../../customers/index.js";
 import type { ConnectService, Settlement, SplitAccounts } from "../../connect/index.js";
-import type { InstallmentTerms } from "../../installments/price-table.js";
+import type { InstallmentTerms } from "../../../lib/price-table.js";
 import type { MerchantService } from "../../merchants/index.js";
 import type { SplitRule } from "../../ledger/index.js";
 import { checkDestination } from "../../webhooks/index.js";
