@@ -296,6 +296,13 @@ export interface ChargeRoute {
   readonly name: string;
   /** A route's processors for a method, in the order it tries them; absent: only `name`. */
   candidates?(method: PaymentMethodType): readonly string[];
+  /**
+   * Provider settlement: whether the named processor of this route sends a split to the
+   * processor (its adapter's `sendsSplit`); absent: only this processor's own `sendsSplit`.
+   */
+  sendsSplitAt?(name: string): boolean;
+  /** Its adapter carries a provider-settled split to the processor (provider-split.ts). */
+  readonly sendsSplit?: boolean;
   /** Whether this processor serves the method in that currency (checked before anything else). */
   supports(method: PaymentMethodType, currency: string): boolean;
   /**

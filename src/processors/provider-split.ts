@@ -46,14 +46,11 @@ export function sharesAt(split: ProviderSplit, processor: string): ResolvedShare
 }
 
 /**
- * The processors whose adapters send a split today. Mercado Pago (the payment on the seller's
- * token with application_fee) and Efí (split config linked to the cob) are not sent yet: a
- * provider-settled split routed to them is refused before any call rather than charged whole to
- * the operator while the ledger books the sellers' shares at the processor.
+ * Whether `processor` can take the split: its adapter sends splits (`sendsSplit`, declared by the
+ * adapters that do: docs/processors.md, "Split dialects") and every seller has an active account
+ * there. A provider-settled split routed to an adapter that does not send one is refused before
+ * any call rather than charged whole to the operator while the ledger books the sellers' shares
+ * at the processor.
  */
-const SENDS_SPLIT = new Set(["sandbox", "pagarme"]);
-export const sendsSplit = (processor: string): boolean => SENDS_SPLIT.has(processor);
-
-/** Whether `processor` can take the split: it sends splits and every seller has an active account there. */
-export const takesSplit = (split: ProviderSplit | undefined, processor: string): boolean =>
-  !split || (sendsSplit(processor) && sharesAt(split, processor) !== null);
+export const takesSplit = (split: ProviderSplit | undefined, processor: string, sends: boolean): boolean =>
+  !split || (sends && sharesAt(split, processor) !== null);

@@ -1766,7 +1766,7 @@ export interface paths {
         put?: never;
         /**
          * Open a submerchant's account at a processor
-         * @description The master's key; the submerchant must be active (KYC approved, else 422 submerchant_not_active). One account per processor: sandbox (sandbox keys) is active at once; pagarme makes a recipient with the submerchant's data and bankAccount (bank: 3-digit code, branch up to 4 digits, branchDigit 1 digit, account up to 13 digits, accountDigit 1-2, type checking|savings, holderDocument a valid CPF or CNPJ: checked before any call, a 422 names the field and nothing is written), under code = the submerchant id, so a retry after a lost answer reads the recipient back instead of making a second; efi takes account, the seller's own Efí account number (with the submerchant's CNPJ), active once given. A second call answers the account as the processor has it now. Bank data is never answered beyond its last four digits.
+         * @description The master's key; the submerchant must be active (KYC approved, else 422 submerchant_not_active). One account per processor: sandbox (sandbox keys) is active at once; Pagar.me makes a recipient with the submerchant's data and bankAccount (bank: 3-digit code, branch up to 4 digits, branchDigit 1 digit, account up to 13 digits, accountDigit 1-2, type checking|savings, holderDocument a valid CPF or CNPJ: checked before any call, a 422 names the field and nothing is written), under code = the submerchant id, so a retry after a lost answer reads the recipient back instead of making a second; Efí takes account, the seller's own Efí account number (with the submerchant's CNPJ), active once given. A second call answers the account as the processor has it now. Bank data is never answered beyond its last four digits.
          */
         post: operations["openProviderAccount"];
         delete?: never;
@@ -4663,7 +4663,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             id: string | null;
-                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            /** @description The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago). */
                             processor: string;
                             reason: string | null;
                             status: "pending" | "active" | "refused";
@@ -5106,7 +5106,7 @@ export interface operations {
                      *       ],
                      *       "atProvider": [
                      *         {
-                     *           "processor": "pagarme",
+                     *           "processor": "sandbox",
                      *           "currency": "BRL",
                      *           "amount": 9000
                      *         }
@@ -23454,7 +23454,7 @@ export interface operations {
                                     [key: string]: string;
                                 };
                                 id: string | null;
-                                /** @description sandbox, pagarme, efi or mercadopago. */
+                                /** @description The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago). */
                                 processor: string;
                                 reason: string | null;
                                 status: "pending" | "active" | "refused";
@@ -23722,7 +23722,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             id: string | null;
-                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            /** @description The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago). */
                             processor: string;
                             reason: string | null;
                             status: "pending" | "active" | "refused";
@@ -24011,7 +24011,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             id: string | null;
-                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            /** @description The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago). */
                             processor: string;
                             reason: string | null;
                             status: "pending" | "active" | "refused";
@@ -24284,7 +24284,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             id: string | null;
-                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            /** @description The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago). */
                             processor: string;
                             reason: string | null;
                             status: "pending" | "active" | "refused";
@@ -24704,7 +24704,7 @@ export interface operations {
                      *       ],
                      *       "atProvider": [
                      *         {
-                     *           "processor": "pagarme",
+                     *           "processor": "sandbox",
                      *           "currency": "BRL",
                      *           "amount": 9000
                      *         }
@@ -25859,7 +25859,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             id: string | null;
-                            /** @description sandbox, pagarme, efi or mercadopago. */
+                            /** @description The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago). */
                             processor: string;
                             reason: string | null;
                             status: "pending" | "active" | "refused";
@@ -26024,7 +26024,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description efi: the seller's own Efí account number. */
+                    /** @description Efí: the seller's own Efí account number. */
                     account?: string;
                     bankAccount?: {
                         account: string;
@@ -26039,7 +26039,7 @@ export interface operations {
                         /** @description checking or savings. */
                         type: string;
                     };
-                    /** @description sandbox (sandbox keys), or a live processor configured for this environment: pagarme, efi, mercadopago. */
+                    /** @description sandbox (sandbox keys), or a live processor configured for this environment (Pagar.me takes bankAccount, Efí account). */
                     processor: string;
                 };
             };
@@ -26053,8 +26053,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "processor": "pagarme",
-                     *       "id": "rp_XXXXXXXXXXXXXXXX",
+                     *       "processor": "sandbox",
+                     *       "id": "sbx_acct_01jd5a8w2n7q3k9x4c6v8b0m2p",
                      *       "status": "active",
                      *       "reason": null,
                      *       "details": {
@@ -26072,7 +26072,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         id: string | null;
-                        /** @description sandbox, pagarme, efi or mercadopago. */
+                        /** @description The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago). */
                         processor: string;
                         reason: string | null;
                         status: "pending" | "active" | "refused";
@@ -26307,8 +26307,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "processor": "pagarme",
-                     *       "id": "rp_XXXXXXXXXXXXXXXX",
+                     *       "processor": "sandbox",
+                     *       "id": "sbx_acct_01jd5a8w2n7q3k9x4c6v8b0m2p",
                      *       "status": "active",
                      *       "reason": null,
                      *       "details": {
@@ -26326,7 +26326,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         id: string | null;
-                        /** @description sandbox, pagarme, efi or mercadopago. */
+                        /** @description The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago). */
                         processor: string;
                         reason: string | null;
                         status: "pending" | "active" | "refused";

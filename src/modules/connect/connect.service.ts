@@ -231,10 +231,10 @@ export function createConnectService(deps: ConnectDeps) {
    * The split's sellers' accounts at the processors of the charge's route when the Connect is in
    * provider settlement (the caller checked it is); refuses what the chosen one cannot take.
    */
-  async function providerAccounts(ctx: RequestCtx, split: readonly SplitRule[], candidates: readonly string[]) {
+  async function providerAccounts(ctx: RequestCtx, split: readonly SplitRule[], candidates: readonly string[], sendsSplit: (processor: string) => boolean) {
     const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
     if (!account) throw new AppError("unauthorized", "Unauthorized");
-    return providerSplitAccounts(db, ctx, account, split, candidates);
+    return providerSplitAccounts(db, ctx, account, split, candidates, sendsSplit);
   }
 
   /**

@@ -13,10 +13,10 @@ export function providerAccountRoutes(accounts: ProviderAccountService) {
         operationId: "openProviderAccount", tags: ["connect"], summary: "Open a submerchant's account at a processor",
         description:
           "The master's key; the submerchant must be active (KYC approved, else 422 submerchant_not_active). One account per processor: " +
-          "sandbox (sandbox keys) is active at once; pagarme makes a recipient with the submerchant's data and bankAccount " +
+          "sandbox (sandbox keys) is active at once; Pagar.me makes a recipient with the submerchant's data and bankAccount " +
           "(bank: 3-digit code, branch up to 4 digits, branchDigit 1 digit, account up to 13 digits, accountDigit 1-2, type checking|savings, " +
           "holderDocument a valid CPF or CNPJ: checked before any call, a 422 names the field and nothing is written), under code = the submerchant id, " +
-          "so a retry after a lost answer reads the recipient back instead of making a second; efi takes account, the seller's own Efí account number " +
+          "so a retry after a lost answer reads the recipient back instead of making a second; Efí takes account, the seller's own Efí account number " +
           "(with the submerchant's CNPJ), active once given. A second call answers the account as the processor has it now. " +
           "Bank data is never answered beyond its last four digits.",
         headers: IdempotencyHeaders, params: IdParams, body: s.OpenProviderAccountBody,

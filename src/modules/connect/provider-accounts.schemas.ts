@@ -5,7 +5,7 @@ import { Type } from "typebox";
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const ProviderAccount = Type.Object({
-  processor: Type.String({ description: "sandbox, pagarme, efi or mercadopago." }),
+  processor: Type.String({ description: "The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago)." }),
   id: Nullable(Type.String({ description: "The account's id at the processor (Pagar.me's recipient id, Mercado Pago's user id); an Efí account number shows its last four digits only. null until the processor made it." })),
   status: Type.Union([Type.Literal("pending"), Type.Literal("active"), Type.Literal("refused")]),
   reason: Nullable(Type.String({ description: "The processor's reason for a refusal." })),
@@ -13,7 +13,7 @@ export const ProviderAccount = Type.Object({
   updatedAt: Type.String({ format: "date-time" }),
   authorizeUrl: Type.Optional(Type.String({ description: "Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires)." })),
 }, {
-  examples: [{ processor: "pagarme", id: "rp_XXXXXXXXXXXXXXXX", status: "active", reason: null, details: { bankAccount: "****6789", bank: "341" }, updatedAt: "2026-12-01T12:00:00.000Z" }],
+  examples: [{ processor: "sandbox", id: "sbx_acct_01jd5a8w2n7q3k9x4c6v8b0m2p", status: "active", reason: null, details: { bankAccount: "****6789", bank: "341" }, updatedAt: "2026-12-01T12:00:00.000Z" }],
 });
 
 export const ProviderAccountList = Type.Object({
@@ -35,15 +35,14 @@ export const BankAccount = Type.Object({
 }, { additionalProperties: false });
 
 export const OpenProviderAccountBody = Type.Object({
-  processor: Type.String({ minLength: 1, maxLength: 32, description: "sandbox (sandbox keys), or a live processor configured for this environment: pagarme, efi, mercadopago." }),
+  processor: Type.String({ minLength: 1, maxLength: 32, description: "sandbox (sandbox keys), or a live processor configured for this environment (Pagar.me takes bankAccount, Efí account)." }),
   bankAccount: Type.Optional(BankAccount),
-  account: Type.Optional(Digits("efi: the seller's own Efí account number.", "^.*$")),
+  account: Type.Optional(Digits("Efí: the seller's own Efí account number.", "^.*$")),
 }, {
   additionalProperties: false,
   examples: [
     { processor: "sandbox" },
-    { processor: "pagarme", bankAccount: { holderName: "Aurora Alimentos LTDA", holderDocument: "11222333000181", bank: "341", branch: "1234", account: "123456789", accountDigit: "0", type: "checking" } },
-    { processor: "efi", account: "1234567" },
+    { processor: "sandbox", bankAccount: { holderName: "Aurora Alimentos LTDA", holderDocument: "11222333000181", bank: "341", branch: "1234", account: "123456789", accountDigit: "0", type: "checking" } },
   ],
 });
 

@@ -1,7 +1,7 @@
 import type { Queryable } from "../../db/client.js";
 import type { RequestCtx } from "../../core/context.js";
 import { AppError } from "../../core/errors.js";
-import { sendsSplit, type ProviderAccountRef } from "../../processors/provider-split.js";
+import type { ProviderAccountRef } from "../../processors/provider-split.js";
 import type { ConnectAccount } from "./connect.repo.js";
 import { activeProviderAccount } from "./provider-accounts.repo.js";
 import type { SplitRule } from "./split-rules.js";
@@ -15,25 +15,16 @@ import type { SplitRule } from "./split-rules.js";
 /** A split's sellers' accounts per processor, for a charge in provider settlement (the caller knows it is). */
 export type SplitAccounts = ReadonlyMap<string, Readonly<Record<string, ProviderAccountRef>>>;
 
-/**
- * Mercado Pago's marketplace model charges on one seller's account (its OAuth token) and keeps
- * an application fee for the marketplace: one seller per payment (docs/processors.md, "Split
- * dialects").
- */
-const ONE_SELLER_PER_PAYMENT = new Set(["mercadopago"]);
-
 export async function providerSplitAccounts(
   q: Queryable, ctx: Pick<RequestCtx, "environment">, originator: ConnectAccount, split: readonly SplitRule[], candidates: readonly string[],
+  sendsSplit: (processor: string) => boolean,
 ): Promise<SplitAccounts | null> {
   const root = originator.parentId ?? originator.id;
   if (split.length === 0) return null;
   const chosen = candidates[0];
   if (!chosen) return null;
-  if (ONE_SELLER_PER_PAYMENT.has(chosen) && split.length > 1) {
-    throw new AppError("split_not_supported", `split names ${split.length} sellers, and ${chosen} takes one seller per payment (its marketplace model charges on the seller's account): split the sale into one charge per seller`);
-  }
   if (!sendsSplit(chosen)) {
-    throw new AppError("split_not_supported", `${chosen}, the processor of this charge, does not carry a split in provider settlement yet: route this method to a processor that does (pagarme) or use platform settlement`);
+    throw new AppError("split_not_supported", `${chosen}, the processor of this charge, does not carry a split in provider settlement yet: route this method to a processor that does, or use platform settlement`);
   }
   const accounts = new Map<string, Record<string, ProviderAccountRef>>();
   for (const [i, rule] of split.entries()) {

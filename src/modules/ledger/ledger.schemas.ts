@@ -11,10 +11,10 @@ const AtProvider = Type.Array(Type.Object({
 }));
 
 export const Balance = Type.Object({ available: Amounts, pending: Amounts, atProvider: AtProvider }, {
-  examples: [{ available: [{ currency: "BRL", amount: 4761 }], pending: [{ currency: "BRL", amount: 11881 }], atProvider: [{ processor: "pagarme", currency: "BRL", amount: 9000 }] }],
+  examples: [{ available: [{ currency: "BRL", amount: 4761 }], pending: [{ currency: "BRL", amount: 11881 }], atProvider: [{ processor: "sandbox", currency: "BRL", amount: 9000 }] }],
 });
 
 /** A master's submerchant's: the balance and what split rules with hold: true keep held. */
 export const SubmerchantBalance = Type.Object({ available: Amounts, pending: Amounts, held: Amounts, atProvider: AtProvider }, {
-  examples: [{ available: [{ currency: "BRL", amount: 4761 }], pending: [{ currency: "BRL", amount: 11881 }], held: [{ currency: "BRL", amount: 2500 }], atProvider: [{ processor: "pagarme", currency: "BRL", amount: 9000 }] }],
+  examples: [{ available: [{ currency: "BRL", amount: 4761 }], pending: [{ currency: "BRL", amount: 11881 }], held: [{ currency: "BRL", amount: 2500 }], atProvider: [{ processor: "sandbox", currency: "BRL", amount: 9000 }] }],
 });

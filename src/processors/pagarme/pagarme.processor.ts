@@ -110,6 +110,8 @@ export function createPagarmeProcessor(opts: PagarmeProcessorOptions): Serves<"c
 
   return {
     name: "pagarme",
+    // payments[].split[] with flat amounts (split.ts; docs/processors.md, "Split dialects").
+    sendsSplit: true,
     supports: (method, currency) => SERVED.has(method) && currency === "BRL",
     checkInstrument: checkPagarmeInstrument,
     async authorize(input) {

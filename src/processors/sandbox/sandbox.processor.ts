@@ -95,6 +95,8 @@ const asAuthorizeResult = (stored: Record<string, unknown>): AuthorizeResult => 
 export function createSandboxProcessor(records: ProcessorRecords = memoryRecords()): Serves<"cancel" | "capture" | "refund" | "refundStatus" | "payouts" | "decodeWalletToken"> {
   return {
     name: "sandbox",
+    // The simulator takes a provider-settled split as the processors that send one do.
+    sendsSplit: true,
     // Every method feira knows, in the currencies the method itself allows.
     supports: methodAcceptsCurrency,
     checkInstrument(input) {
