@@ -24,7 +24,8 @@ before(async () => {
   base = `http://127.0.0.1:${port}`;
   t = await buildTestApp({ publicBaseUrl: base });
   m = await seedMerchant(t, { name: "Cerâmica <Vila> Madalena" });
-  await t.app.listen({ port, host: "127.0.0.1" });
+  // Under the 2x2 topology the API answers elsewhere: the pages are opened where it listens.
+  base = await t.app.listen({ port, host: "127.0.0.1" });
   browser = await launchChromium();
   // bypassCSP lets the test inject axe-core; the pages themselves run under their CSP.
   context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: "pt-BR", bypassCSP: true });
@@ -49,7 +50,8 @@ async function open(url: string, extra: { locale?: string } = {}): Promise<Page>
   page.on("console", (msg) => { if (msg.type() === "error" && !/status of 404/.test(msg.text())) problems.push(msg.text()); });
   page.on("pageerror", (err) => problems.push(err.message));
   page.on("request", (req) => { if (!req.url().startsWith(base) && !req.url().startsWith("data:")) problems.push(`third-party request ${req.url()}`); });
-  await page.goto(url);
+  const at = new URL(url);
+  await page.goto(`${base}${at.pathname}${at.search}`);
   return page;
 }
 

@@ -66,6 +66,7 @@ process.once("exit", () => {
  */
 export function configEnv(config: Config): { env: Record<string, string> } | { reason: string } {
   if (config.faultPoint) return { reason: `fault point ${config.faultPoint} armed in-process` };
+  if (config.smtpCa) return { reason: "an SMTP server's CA given in-process (a process reads it from SMTP_CA_FILE)" };
   if (!config.adminApiKey) return { reason: "no ADMIN_API_KEY: the test reads its own process's first-start bootstrap" };
   const env: Record<string, string> = {
     ADMIN_API_KEY: config.adminApiKey,
@@ -90,6 +91,7 @@ export function configEnv(config: Config): { env: Record<string, string> } | { r
   Object.assign(env, liveEnv(config));
   if (config.production) env.NODE_ENV = "production";
   if (config.metricsToken) env.METRICS_TOKEN = config.metricsToken;
+  if (config.smtpUrl && config.mailFrom) Object.assign(env, { SMTP_URL: config.smtpUrl, MAIL_FROM: config.mailFrom });
   return { env };
 }
 
