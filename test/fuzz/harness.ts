@@ -161,6 +161,20 @@ function shapeProblems(op: Operation | undefined, status: number, contentType: s
 const undeclared = (op: Operation | undefined, status: number) =>
   op !== undefined && status >= 400 && status < 500 && status !== 405 && !op.errorStatuses.includes(status);
 
+// A URL parser resolves dot segments, `%2e%2e` among them (WHATWG URL; curl and inject do
+// the same), so `GET /v1/payment-links/%2e%2e/installments` reaches `GET /v1/installments`:
+// the answer is judged by the operation of the path that was reached, when that is another.
+const templateRegex = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`);
+function reached(ops: Map<string, Operation>, op: Operation | undefined, method: string, url: string): Operation | undefined {
+  if (!op) return op;
+  const raw = url.split("?")[0]!;
+  const resolved = new URL(url, "http://fuzz.invalid").pathname;
+  if (resolved === raw) return op;
+  // A fixed segment wins over a parameter, as in the router.
+  const matches = [...ops.values()].filter((o) => o.method === method && templateRegex(o.path).test(resolved));
+  return matches.sort((a, b) => a.pathParams.length - b.pathParams.length)[0] ?? op;
+}
+
 let sent = 0;
 
 /** Sends one request and checks the answer; `counters` holds the write counts before it. */
@@ -169,7 +183,7 @@ export async function fire(t: TestApp, ops: Map<string, Operation>, req: Hostile
   // failed authentication, and the rest of the run would test the lockout only.
   const n = ++sent;
   const remoteAddress = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-  const op = ops.get(req.op);
+  const op = reached(ops, ops.get(req.op), req.method, req.url);
   const inject = { method: req.method as "GET", url: req.url, headers: req.headers, payload: req.payload, remoteAddress };
   let res: { statusCode: number; headers: Record<string, unknown>; body: string };
   if (op?.streams) {
@@ -188,7 +202,7 @@ export async function fire(t: TestApp, ops: Map<string, Operation>, req: Hostile
   counters.last = now;
   const problems = [
     ...(res.statusCode >= 500 ? [`HTTP ${res.statusCode}`] : []),
-    ...(undeclared(op, res.statusCode) ? [`${res.statusCode} is not among the errors the document lists for ${req.op} (${op!.errorStatuses.join(", ")})`] : []),
+    ...(undeclared(op, res.statusCode) ? [`${res.statusCode} is not among the errors the document lists for ${op!.id} (${op!.errorStatuses.join(", ")})`] : []),
     ...shape,
     ...(changed.length > 0 ? [`a ${res.statusCode} wrote ${changed.join(", ")}`] : []),
   ];
