@@ -75,6 +75,18 @@ export function drainSwitch(app: FastifyInstance) {
       resolve(0);
     });
   }));
+  // A connection that has not sent a byte yet (a client's spare socket: browsers preconnect,
+  // and undici opened one after an event stream it aborted) is not idle to Node, so close()
+  // left it open until headersTimeout (60 s). One whose request has begun is served, as above.
+  const unused = new Set<net.Socket>();
+  app.server.on("connection", (socket: net.Socket) => {
+    unused.add(socket);
+    socket.once("close", () => unused.delete(socket));
+  });
+  app.server.on("request", (req: { socket: net.Socket }) => unused.delete(req.socket));
+  app.addHook("preClose", async () => {
+    for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
+  });
   return {
     draining: () => on,
     closeConnection: async (_req: FastifyRequest, reply: FastifyReply) => {
