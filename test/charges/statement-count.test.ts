@@ -40,7 +40,8 @@ describe("statements per charge", { skip: onPostgres ? false : "counted at node-
     await t?.close();
   });
 
-  async function count(payload: unknown, headers: Record<string, string> = {}, warm: unknown = payload): Promise<string[]> {
+  async function countOnce(payload: unknown, headers: Record<string, string>, warm: unknown): Promise<{ statements: string[]; ms: number }> {
+    const began = Date.now();
     // A first charge warms the per-process caches (key, merchant profile), as on a running server.
     await t.app.inject({ method: "POST", url: "/v1/charges", headers: { authorization: basic(m.sandboxKey) }, payload: warm as never });
     seen.length = 0;
@@ -48,7 +49,22 @@ describe("statements per charge", { skip: onPostgres ? false : "counted at node-
     const res = await t.app.inject({ method: "POST", url: "/v1/charges", headers: { authorization: basic(m.sandboxKey), ...headers }, payload: payload as never });
     counting = false;
     assert.equal(res.statusCode, 201, res.body);
-    return [...seen];
+    return { statements: [...seen], ms: Date.now() - began };
+  }
+
+  // The caches refresh a value in the background from the second half of its 5 s life: on a
+  // loaded machine, where warming and counting took over 2 s, the count may include those reads.
+  // Such a count is taken again (up to three times) and the fewest kept: a statement the charge
+  // path really sends is in every count.
+  // `headers` is a function where each attempt needs its own (an Idempotency-Key).
+  async function count(payload: unknown, headers: Record<string, string> | (() => Record<string, string>) = {}, warm: unknown = payload): Promise<string[]> {
+    let fewest: string[] | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { statements, ms } = await countOnce(payload, typeof headers === "function" ? headers() : headers, warm);
+      if (!fewest || statements.length < fewest.length) fewest = statements;
+      if (ms < 2_000) break;
+    }
+    return fewest!;
   }
 
   const show = (s: string[]) => s.map((q, i) => `${i + 1}. ${q.replace(/\s+/g, " ").slice(0, 120)}`).join("\n");
@@ -86,7 +102,7 @@ describe("statements per charge", { skip: onPostgres ? false : "counted at node-
   });
 
   it("with an Idempotency-Key, two more: the key's claim and its saved answer", async () => {
-    const s = await count(cardCharge(CARDS.visa), { "idempotency-key": `k-${Date.now()}-${Math.random()}` });
+    const s = await count(cardCharge(CARDS.visa), () => ({ "idempotency-key": `k-${Date.now()}-${Math.random()}` }));
     assert.ok(s.length <= 4, `expected at most 4 statements, got ${s.length}:\n${show(s)}`);
   });
 });
