@@ -4,9 +4,9 @@ import type { InstrumentCheck } from "../processor.js";
 // A boleto's collection terms at Mercado Pago (`bolbradesco` through POST /v1/payments). Its
 // request documents the due date alone: `date_of_expiration`, the last day the boleto is
 // payable (mercadopago/devsite-docs, guides "Boleto bancário"; the official SDK's
-// PaymentCreateRequest, mercadopago/sdk-nodejs src/clients/payment/create/types.ts, whose
+// PaymentCreateRequest, mercadopago/sdk-nodejs, its clients/payment/create types, whose
 // `payment_method.data` takes only `authentication`). A fine, interest or discount appears only in
-// what a payment answers (`payment_method.data.rules`, src/clients/payment/commonTypes.ts), never
+// what a payment answers (`payment_method.data.rules`, its clients/payment common types), never
 // as something a request sets, so none is sent: each is refused before any call, as is a boleto
 // payable after its due date (docs/processors.md, "Live boleto terms").
 
