@@ -85,9 +85,12 @@ export function parseInstant(value: unknown): Date | null {
 export interface ServedTerms {
   /** A Pix with a due date (the Central Bank's cobv). */
   pixDueDate: boolean;
-  /** A boleto's fine, interest and discount. */
-  boletoTerms: boolean;
+  /** A boleto's fine, interest and discount: all (true), none (false), or the ones listed. */
+  boletoTerms: boolean | readonly BoletoTerm[];
 }
+
+/** The terms a boleto may carry beyond its due date. */
+export type BoletoTerm = "fine" | "interest" | "discount";
 
 /**
  * The 422 naming the field and the processor when a charge's terms are more than its processor
@@ -98,8 +101,9 @@ export function unservedTerms(input: InstrumentCheck, processor: string, serves:
   if (input.method === "pix" && o.dueDate !== undefined && !serves.pixDueDate) {
     return `paymentMethod.dueDate: a Pix with a due date is not served by processor ${processor}`;
   }
-  if (input.method === "boleto" && !serves.boletoTerms) {
-    const field = ["fine", "interest", "discount"].find((f) => o[f] !== undefined);
+  if (input.method === "boleto" && serves.boletoTerms !== true) {
+    const served = serves.boletoTerms === false ? [] : serves.boletoTerms;
+    const field = (["fine", "interest", "discount"] as const).find((f) => o[f] !== undefined && !served.includes(f));
     if (field) return `paymentMethod.${field}: a boleto's ${field} is not served by processor ${processor}`;
   }
   return null;

@@ -118,7 +118,11 @@ export interface PostalAddress {
 type ProviderCoded = { providerCode?: string };
 
 export type AuthorizeResult =
-  | ({ outcome: "paid"; pspRefId: string; details?: Record<string, unknown> } & ProviderCoded)
+  /**
+   * `paidMinor`: what the payer paid, when the processor reports it (a boleto paid late with its
+   * fine and interest pays more than the amount); the charge's paidAmount and breakdown read it.
+   */
+  | ({ outcome: "paid"; pspRefId: string; details?: Record<string, unknown>; paidMinor?: number } & ProviderCoded)
   /** Awaiting the payer (Pix, boleto, ...): details carry the payment instructions. */
   | ({ outcome: "pending"; pspRefId: string; details: Record<string, unknown>; expiresAt: Date } & ProviderCoded)
   | ({ outcome: "in_analysis"; pspRefId: string; details?: Record<string, unknown> } & ProviderCoded)

@@ -3,6 +3,7 @@ import { buildBoleto } from "../../src/lib/boleto.js";
 import { buildPixBrCode } from "../../src/lib/pix.js";
 import { validCnpj, validCpf } from "./fake-documents.js";
 import { cardBrand, luhnValid, randomAlnum } from "./fake-provider.js";
+import { parseBoletoTerms, termsView, type PagarmeBoletoTerms } from "./fake-pagarme-boleto.js";
 
 // The resources of the Pagar.me core API v5 fake: request validation for POST /orders, the test
 // card table, and the order, charge and transaction objects with the wire names of the official
@@ -49,7 +50,7 @@ export interface PaymentInput {
   card?: CardInput;
   statementDescriptor?: string;
   pixExpiresAt?: Date;
-  boleto?: { dueAt: Date; bank: string; instructions?: string; documentNumber?: string; type: string };
+  boleto?: { dueAt: Date; bank: string; instructions?: string; documentNumber?: string; type: string; terms?: PagarmeBoletoTerms };
 }
 export interface OrderInput { code?: string; items: Obj[]; customer?: Obj; customerId?: string; payments: PaymentInput[]; metadata?: Obj }
 
@@ -118,7 +119,7 @@ export function parseOrder(body: unknown): { order: OrderInput } | { errors: Rec
       const bo = obj(p.boleto) ?? {};
       if (bo.due_at !== undefined && Number.isNaN(Date.parse(String(bo.due_at)))) err(`${at}.boleto.due_at`, "The due_at field must be a date.");
       const dueAt = bo.due_at !== undefined ? new Date(String(bo.due_at)) : new Date(Date.now() + 3 * 86_400_000);
-      out.boleto = { dueAt, bank: typeof bo.bank === "string" ? bo.bank : "001", instructions: bo.instructions as string | undefined, documentNumber: bo.document_number as string | undefined, type: typeof bo.type === "string" ? bo.type : "DM" };
+      out.boleto = { dueAt, bank: typeof bo.bank === "string" ? bo.bank : "001", instructions: bo.instructions as string | undefined, documentNumber: bo.document_number as string | undefined, type: typeof bo.type === "string" ? bo.type : "DM", terms: parseBoletoTerms(bo, `${at}.boleto`, err) };
     }
     parsed.push(out);
   });
@@ -188,7 +189,7 @@ export function firstTransaction(p: PaymentInput, ctx: TransactionContext, nosso
       tx: {
         ...base, status: "generated", success: true, line: b.digitableLine, barcode: `${ctx.apiUrl}/transactions/${id}/barcode`,
         pdf: `${ctx.apiUrl}/transactions/${id}/pdf`, url: `${ctx.apiUrl}/transactions/${id}/pdf`, nosso_numero: String(nosso),
-        bank: bo.bank, document_number: bo.documentNumber ?? String(nosso), instructions: bo.instructions ?? null, type: bo.type, due_at: iso(bo.dueAt),
+        bank: bo.bank, document_number: bo.documentNumber ?? String(nosso), instructions: bo.instructions ?? null, type: bo.type, due_at: iso(bo.dueAt), ...termsView(bo.terms),
       },
     };
   }

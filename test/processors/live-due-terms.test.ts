@@ -32,10 +32,10 @@ test("a Pix with a due date routed to Pagar.me or Mercado Pago: 422 naming payme
   }
 });
 
-test("a boleto's fine routed to a processor that does not send it yet: 422 naming the field and the processor", async () => {
-  for (const [w, name] of [[viaPagarme, "pagarme"], [viaMercadoPago, "mercadopago"]] as const) {
-    const res = await post(w.t, w.key, "/v1/charges", methodCharge({ type: "boleto", dueDate: due, fine: { percent: 2 } }, { customer }));
+test("a boleto's term its processor does not carry (Pagar.me's discount, Mercado Pago's fine): 422 naming the field and the processor", async () => {
+  for (const [w, name, term, field] of [[viaPagarme, "pagarme", { discount: { percent: 5, until: due } }, "discount"], [viaMercadoPago, "mercadopago", { fine: { percent: 2 } }, "fine"]] as const) {
+    const res = await post(w.t, w.key, "/v1/charges", methodCharge({ type: "boleto", dueDate: due, ...term }, { customer }));
     assert.equal(res.statusCode, 422, res.body);
-    assert.equal(res.json().message, `paymentMethod.fine: a boleto's fine is not served by processor ${name}`);
+    assert.equal(res.json().message, `paymentMethod.${field}: a boleto's ${field} is not served by processor ${name}`);
   }
 });

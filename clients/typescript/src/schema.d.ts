@@ -1222,7 +1222,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a pending charge (sandbox)
-         * @description Stands in for the payer of a Pix, boleto or other payer-paid charge: pending becomes paid, charge.paid is sent. Sandbox keys only.
+         * @description Stands in for the payer of a Pix, boleto or other payer-paid charge: pending becomes paid, charge.paid is sent. A boleto paid by its line and by its Pix (via) is paid once; the second payment is refunded as a late payment is. Sandbox keys only.
          */
         post: operations["sandboxPayCharge"];
         delete?: never;
@@ -18731,7 +18731,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "via": "pix"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A boleto's payer used its line (boleto, the default) or the Pix BR Code it carries (pix). Naming the other one on a boleto already paid is its second payment: refunded in full at once (charge.late_payment_refunded), the charge stays paid by the first. */
+                    via?: "boleto" | "pix";
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -19040,7 +19052,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 422,
-                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "message": "colour is not a recognized field",
                      *       "error": "Unprocessable Entity",
                      *       "code": "validation_failed"
                      *     }

@@ -69,3 +69,19 @@ export function amountDueOn(amountMinor: number, terms: DueTerms | null, day: st
   due.total = amountMinor - due.discount + due.fine + due.interest;
   return due;
 }
+
+/**
+ * The breakdown of what a processor reports paid (`paidMinor`) for a charge with terms on `day`:
+ * the amount due that day when it matches; otherwise the difference from the amount is told
+ * apart from the processor's own total, never invented: more than the amount is the fine (up to
+ * the terms' fine) then interest, less is a discount. `principal - discount + fine + interest`
+ * is always `paidMinor`.
+ */
+export function breakdownOfPaid(amountMinor: number, terms: DueTerms, day: string, paidMinor: number): Omit<AmountDue, "total"> {
+  const { total, ...expected } = amountDueOn(amountMinor, terms, day);
+  if (total === paidMinor) return expected;
+  const excess = paidMinor - amountMinor;
+  if (excess <= 0) return { principal: amountMinor, discount: -excess, fine: 0, interest: 0 };
+  const fine = Math.min(excess, terms.fineBp ? percentOf(amountMinor, terms.fineBp) : 0);
+  return { principal: amountMinor, discount: 0, fine, interest: excess - fine };
+}

@@ -276,6 +276,11 @@ export const ResendWebhookResponse = Type.Object({
   status: Status,
 }, { examples: [{ eventId: "evt_01jd3md6h8k0n2q4s6v8x0z2b4", event: "charge.paid", status: "paid" }] });
 
+export const PayBody = Type.Object({
+  via: Type.Optional(Type.Union([Type.Literal("boleto"), Type.Literal("pix")], {
+    description: "A boleto's payer used its line (boleto, the default) or the Pix BR Code it carries (pix). Naming the other one on a boleto already paid is its second payment: refunded in full at once (charge.late_payment_refunded), the charge stays paid by the first.",
+  })),
+}, { additionalProperties: false, examples: [{ via: "pix" }] });
 export const AuthenticateBody = Type.Object({
   result: Type.Union([Type.Literal("succeeded"), Type.Literal("failed")]),
 }, { additionalProperties: false, examples: [{ result: "succeeded" }] });

@@ -6,7 +6,9 @@ import type { Queryable } from "../../db/client.js";
 import type { Scope } from "../../db/scope.js";
 import * as repo from "./charges.repo.js";
 import type { ConnectService } from "../connect/index.js";
+import type { LedgerService } from "../ledger/index.js";
 import { createSandboxActions } from "./sandbox/sandbox-actions.js";
+import { createLatePayments } from "./provider-state/late-payments.js";
 import { readForList } from "../../db/replica.js";
 
 export type { ChargeCheck, PreparedCharge } from "./create/charge-pipeline.js";
@@ -16,6 +18,7 @@ export type SandboxClockNow = (q: Queryable, scope: Scope) => Promise<Date>;
 
 export interface ChargeServiceDeps extends Omit<ChargeCreateDeps, "now" | "connect"> {
   connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts" | "checkCanResend">;
+  ledger: Pick<LedgerService, "postLatePayment">;
   now?: () => Date;
 }
 
@@ -60,7 +63,8 @@ export function createChargeService(deps: ChargeServiceDeps) {
     return payerDay(clocked ? await clockNow(db, ctx) : now());
   }
 
-  const sandbox = createSandboxActions({ db, effects: deps.effects, connect: deps.connect, get, processorFor: path.processorFor, now, dayFor });
+  const late = createLatePayments({ db, effects: deps.effects, ledger: deps.ledger });
+  const sandbox = createSandboxActions({ db, effects: deps.effects, connect: deps.connect, get, processorFor: path.processorFor, now, dayFor, late });
 
   /** Production charges of this process waiting on a processor now (a gauge of /metrics). */
   const waitingOnProcessor = () => deps.waiting.waiting();

@@ -31,7 +31,7 @@ export const EVENT_CATALOG = {
   "charge.dispute.closed": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A dispute was decided: won (its amount went back to the balance) or lost (it stays taken; the charge is charged_back, or refunded for a Pix MED)." },
   // Live charges only: a payment that arrived after the charge had failed (an expired Pix or
   // boleto paid late) was refunded in full to the payer; the charge stays failed.
-  "charge.late_payment_refunded": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A payment arrived after the charge had failed (e.g. a Pix or boleto paid after it expired) and was refunded in full to the payer; the charge stays failed and the balance is unchanged." },
+  "charge.late_payment_refunded": { envelope: "standard", toEndpoints: true, toPostback: true, description: "A payment arrived after the charge had failed (e.g. a Pix or boleto paid after it expired), or a second payment of a paid boleto (its line and its Pix both paid), and was refunded in full to the payer; the charge stays as it was and the balance is unchanged." },
   // The endpoints' view of a charge that failed after creation (today: unpaid Pix or boleto past
   // its expiresAt, failure_reason "expired"); the postback URL gets the legacy charge.updated.
   "charge.failed": { envelope: "standard", toEndpoints: true, toPostback: false, description: "A charge failed after it was created, e.g. an unpaid Pix or boleto expired (failure_reason expired)." },

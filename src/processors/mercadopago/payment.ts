@@ -3,6 +3,7 @@ import { boletoDueDate, statementDescriptor, toDecimal, unservedTerms } from "..
 import { documentProblem, providerDocument } from "../documents.js";
 import type { AuthorizeInput, CardInstrument, CustomerInput, InstrumentCheck } from "../processor.js";
 import { MERCADOPAGO_DOCUMENTS } from "./documents.js";
+import { MERCADOPAGO_BOLETO_TERMS, mercadoPagoBoletoProblem } from "./boleto.js";
 
 // feira's authorization -> Mercado Pago's POST /v1/card_tokens and POST /v1/payments bodies
 // (wire names). `external_reference` is feira's charge id, the reference lookups search by.
@@ -25,7 +26,7 @@ export const MERCADOPAGO_CARD_METHODS: Readonly<Record<string, string>> = {
 };
 
 export function checkMercadoPagoInstrument(input: InstrumentCheck): string | null {
-  const terms = unservedTerms(input, "mercadopago", { pixDueDate: false, boletoTerms: false });
+  const terms = unservedTerms(input, "mercadopago", { pixDueDate: false, boletoTerms: MERCADOPAGO_BOLETO_TERMS }) ?? mercadoPagoBoletoProblem(input);
   if (terms) return terms;
   const c = input.customer;
   if (!c?.email) return `customer.email is required for a ${input.method} payment through mercadopago`;

@@ -5,6 +5,7 @@ import type { AuthorizeInput, CustomerInput, InstrumentCheck } from "../processo
 import { PAGARME_DOCUMENTS, PAGARME_PERSON_TYPE } from "./documents.js";
 import { sharesAt } from "../provider-split.js";
 import { pagarmeSplit } from "./split.js";
+import { PAGARME_BOLETO_TERMS, pagarmeBoletoTerms } from "./boleto.js";
 
 // feira's authorization -> the body of Pagar.me's POST /orders (wire names). One order, one
 // item (the charge), one payment; `code` is feira's charge id, the reference lookups search by.
@@ -20,7 +21,7 @@ export const PAGARME_STATEMENT_DESCRIPTOR_MAX = 13;
 
 /** Pix needs the payer's phone (Pagar.me's Pix request sends `customer.phones`); documents per documents.ts. */
 export function checkPagarmeInstrument(input: InstrumentCheck): string | null {
-  const terms = unservedTerms(input, "pagarme", { pixDueDate: false, boletoTerms: false });
+  const terms = unservedTerms(input, "pagarme", { pixDueDate: false, boletoTerms: PAGARME_BOLETO_TERMS });
   if (terms) return terms;
   if (input.method === "pix" && !brazilianPhone(input.customer?.phone)) {
     return "customer.phone is required for a Pix through pagarme (a Brazilian number with area code)";
@@ -90,6 +91,7 @@ function paymentOf(input: AuthorizeInput): Record<string, unknown> {
         type: "DM",
         document_number: input.chargeId.replace(/[^A-Za-z0-9]/g, "").slice(-16),
         ...(instructions ? { instructions } : {}),
+        ...pagarmeBoletoTerms(instrument.options, due, input.amountMinor),
       },
     };
   }

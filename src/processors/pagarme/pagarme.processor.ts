@@ -7,6 +7,8 @@ import { createPagarmeClient, pagarmeKeys, type PagarmeCharge, type PagarmeClien
 import { checkPagarmeInstrument, orderBody } from "./order.js";
 import { mapPagarmeCharge, PAGARME_REFUND_TRANSACTIONS } from "./statuses.js";
 import { pagarmeAccounts } from "./recipients.js";
+import { payableUntilOf } from "./boleto.js";
+import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
 
 // Pagar.me (core API v5) behind PaymentProcessor: credit card with installments (card data in
 // the order), Pix and boleto. pspRefId is Pagar.me's charge id (ch_...), the resource refunds
@@ -57,6 +59,9 @@ export function pagarmeState(charge: PagarmeCharge): PaymentState | { outcome: "
         }],
       };
     case "paid":
+      // What the payer paid (cents): more than the amount when a boleto was paid late with its
+      // fine and interest.
+      return { outcome: "paid", pspRefId, providerCode, ...(typeof charge.paid_amount === "number" && charge.paid_amount > 0 ? { paidMinor: charge.paid_amount } : {}) };
     case "in_analysis":
     case "refunded":
       return { outcome: mapped.outcome, pspRefId, providerCode };
@@ -122,6 +127,11 @@ export function createPagarmeProcessor(opts: PagarmeProcessorOptions): Serves<"c
       const state = pagarmeState(charge);
       // A create cannot answer refunded or charged back; if it does, the lookup will tell.
       if (state.outcome === "refunded" || state.outcome === "charged_back") return { outcome: "in_analysis", pspRefId: state.pspRefId, providerCode: state.providerCode };
+      const until = input.instrument.kind === "boleto" ? payableUntilOf(input.instrument.options) : null;
+      if (state.outcome === "pending" && until) {
+        const expiresAt = endOfDay(until, BRAZIL_TIME_ZONE);
+        return { ...state, expiresAt, details: { ...state.details, expiresAt: expiresAt.toISOString() } };
+      }
       return state;
     },
     lookup,

@@ -70,7 +70,25 @@ export function createLatePayments(deps: { db: Db; effects: Pick<ChargeEffects, 
     if (returned || (await askRefund(c, processor)).outcome === "succeeded") await refunded(c);
   }
 
-  return { settle };
+  /**
+   * A second payment of a charge already paid: its boleto and the boleto's Pix both paid (the
+   * sandbox's payer). The same steps as a late payment, at once, since the sandbox's refund of the
+   * payer's second transfer needs no provider: received and refunded on the ledger for what was
+   * paid (`amountMinor`), and charge.late_payment_refunded, once per charge; the charge stays paid
+   * by its first payment. Undefined when the charge already had one (nothing is done twice).
+   */
+  async function secondPayment(c: ChargeRow, amountMinor: number): Promise<ChargeRow | undefined> {
+    return withTx(db, async (tx) => {
+      const row = await moveLatePayment(tx, c.id, null, "refunded", undefined, "paid");
+      if (!row) return undefined;
+      await deps.ledger.postLatePayment(tx, row, amountMinor, "received");
+      await deps.ledger.postLatePayment(tx, row, amountMinor, "refunded");
+      await deps.effects.announce(tx, row, "charge.late_payment_refunded");
+      return row;
+    });
+  }
+
+  return { settle, secondPayment };
 }
 
 export type LatePayments = ReturnType<typeof createLatePayments>;

@@ -92,16 +92,19 @@ export async function expiredLiveCharges(q: Queryable, limit: number, retryAfter
  * when another reader moved it first. `refunded` also shows the whole amount as refunded.
  */
 export async function moveLatePayment(
-  q: Queryable, id: string, from: LatePaymentStatus | null, to: LatePaymentStatus, pspRefId?: string,
+  q: Queryable, id: string, from: LatePaymentStatus | null, to: LatePaymentStatus, pspRefId?: string, of: "failed" | "paid" = "failed",
 ): Promise<ChargeRow | undefined> {
+  // A failed charge's late payment is all it ever received back; a paid charge's second payment
+  // (its boleto and the boleto's Pix both paid) leaves the first payment, and its refunds, alone.
+  const statuses: ChargeRow["status"][] = of === "paid" ? ["paid"] : ["failed", "refused"];
   const [row] = await q.update(charges)
     .set({
       latePayment: to, updatedAt: new Date(),
-      ...(to === "refunded" ? { amountRefunded: sql`${charges.amount}` } : {}),
+      ...(to === "refunded" && of === "failed" ? { amountRefunded: sql`${charges.amount}` } : {}),
       ...(pspRefId ? { pspRefId: sql`coalesce(${charges.pspRefId}, ${pspRefId})` } : {}),
     })
     .where(and(
-      eq(charges.id, id), inArray(charges.status, ["failed", "refused"]),
+      eq(charges.id, id), inArray(charges.status, statuses),
       from === null ? isNull(charges.latePayment) : eq(charges.latePayment, from),
     ))
     .returning();

@@ -8,6 +8,7 @@ import { canTransition, type ChargeStatus } from "../charge-status.js";
 import type { ChargeRow } from "../charges.mapper.js";
 import { findCharge } from "../charges.repo.js";
 import { createLatePayments } from "./late-payments.js";
+import { withPaidBreakdown } from "./paid-amount.js";
 import {
   findLiveCharge, lateRefundsPending, markProviderChecked, openLiveCharges, settledLiveCharges, type OpenChargeCursor,
 } from "./provider-sync.repo.js";
@@ -130,7 +131,7 @@ export function createProviderSync(deps: {
       return c;
     }
     const move = moveFor(state, now()) ?? neverMade(c, state);
-    return move ? apply(c, move) : c;
+    return move ? apply(c, state.outcome === "paid" ? withPaidBreakdown(c, move, state.paidMinor, now()) : move) : c;
   }
 
   /** The move of a charge the provider never made: failed, once it is old enough to be sure. */

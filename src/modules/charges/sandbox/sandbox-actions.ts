@@ -9,6 +9,7 @@ import { EXPIRY, type ChargeStatus } from "../charge-status.js";
 import { amountDueOn } from "../amount-due.js";
 import { termsOfCharge, toChargeResponse, type ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
+import type { LatePayments } from "../provider-state/late-payments.js";
 
 // The sandbox's actions: what stands in for the payer, the issuer's 3DS page, the risk review,
 // the clock and the payer's bank page, and the resend of a simulated status. Each moves a
@@ -25,7 +26,13 @@ export interface SandboxActionDeps {
   now: () => Date;
   /** The payer's day a charge's amount due is computed for (the test clock's, in the sandbox). */
   dayFor(ctx: RequestCtx, c: ChargeRow): Promise<string>;
+  /** A boleto's second payment (its line and its Pix both paid): refunded as a late payment is. */
+  late: Pick<LatePayments, "secondPayment">;
 }
+
+/** What paid a boleto: its line, or the Pix BR Code it carries. */
+export type PaidWith = "boleto" | "pix";
+const paidWithOf = (c: ChargeRow): PaidWith => ((c.paymentDetails as { paidWith?: PaidWith } | null)?.paidWith ?? "boleto");
 
 const SANDBOX_ONLY = () => new AppError("forbidden", "Forbidden: sandbox endpoints need a sandbox (sk_test_) key");
 
@@ -50,17 +57,37 @@ export function createSandboxActions(deps: SandboxActionDeps) {
     return toChargeResponse(await withTx(db, (tx) => effects.moveTo(tx, charge, to, patch)));
   }
 
-  // The payer pays what is due on the test clock's day: less the discount before its date, plus
-  // the fine and interest after the due date; nothing past payableUntil (the charge expired).
-  const pay = (ctx: RequestCtx, id: string) => sandboxAct(ctx, id, async (c) => {
-    if (c.paymentMethodType === "credit_card") throw new AppError("invalid_state", `Charge ${c.id} is a card charge; only payer-paid methods (Pix, boleto, ...) are paid this way`);
+  /** What the payer owes on the clock's day, or the 409 past payableUntil. */
+  async function dueToday(ctx: RequestCtx, c: ChargeRow) {
     const terms = termsOfCharge(c);
-    if (!terms) return { to: "paid", patch: { paidAt: now() } };
+    if (!terms) return null;
     const day = await deps.dayFor(ctx, c);
     if (day > terms.payableUntil) throw new AppError("invalid_state", `Charge ${c.id} was payable until ${terms.payableUntil}; the test clock is at ${day}`);
-    const { total: _total, ...paidBreakdown } = amountDueOn(c.amount, terms, day);
-    return { to: "paid", patch: { paidAt: now(), paidBreakdown } };
-  });
+    return amountDueOn(c.amount, terms, day);
+  }
+
+  // The payer pays what is due on the test clock's day: less the discount before its date, plus
+  // the fine and interest after the due date; nothing past payableUntil (the charge expired).
+  // `via` names what a boleto's payer used, its line or its Pix (kept as paymentDetails.paidWith);
+  // the other one paid after is a second payment, refunded as a late payment is (secondPayment).
+  async function pay(ctx: RequestCtx, id: string, via?: PaidWith) {
+    const charge = await get(ctx, id);
+    if (via && charge.status === "paid" && charge.paymentMethodType === "boleto" && via !== paidWithOf(charge)) {
+      if (ctx.environment !== "sandbox") throw SANDBOX_ONLY();
+      const amount = (await dueToday(ctx, charge))?.total ?? charge.amount;
+      const after = await deps.late.secondPayment(charge, amount);
+      if (!after) throw new AppError("invalid_state", `Charge ${charge.id} was already paid twice; its second payment was refunded`);
+      return toChargeResponse(after);
+    }
+    return sandboxAct(ctx, id, async (c) => {
+      if (c.paymentMethodType === "credit_card") throw new AppError("invalid_state", `Charge ${c.id} is a card charge; only payer-paid methods (Pix, boleto, ...) are paid this way`);
+      const details = c.paymentMethodType === "boleto" ? { paymentDetails: { ...(c.paymentDetails as Record<string, unknown> | null), paidWith: via ?? "boleto" } } : {};
+      const due = await dueToday(ctx, c);
+      if (!due) return { to: "paid", patch: { paidAt: now(), ...details } };
+      const { total: _total, ...paidBreakdown } = due;
+      return { to: "paid", patch: { paidAt: now(), paidBreakdown, ...details } };
+    });
+  }
 
   // Stands in for the clock: the same transition and reason as the expiry janitor, now.
   const expire = (ctx: RequestCtx, id: string) => sandboxAct(ctx, id, async (c) => {

@@ -27,8 +27,8 @@ export function sandboxRoutes(charges: SandboxActions) {
     });
 
     app.post("/v1/sandbox/charges/:id/pay", {
-      schema: sandbox("sandboxPayCharge", "Pay a pending charge (sandbox)", "Stands in for the payer of a Pix, boleto or other payer-paid charge: pending becomes paid, charge.paid is sent. Sandbox keys only.", s.PIX_PAID_EXAMPLE),
-    }, async (req) => charges.pay(req.ctx, req.params.id));
+      schema: { ...sandbox("sandboxPayCharge", "Pay a pending charge (sandbox)", "Stands in for the payer of a Pix, boleto or other payer-paid charge: pending becomes paid, charge.paid is sent. A boleto paid by its line and by its Pix (via) is paid once; the second payment is refunded as a late payment is. Sandbox keys only.", s.PIX_PAID_EXAMPLE), body: Type.Optional(s.PayBody) },
+    }, async (req) => charges.pay(req.ctx, req.params.id, req.body?.via));
 
     app.post("/v1/sandbox/charges/:id/expire", {
       schema: sandbox("sandboxExpireCharge", "Expire a pending charge now (sandbox)", "Stands in for the clock: a pending Pix, boleto or other payer-paid charge fails at once with failureReason expired, as when its expiresAt passes unpaid. charge.failed goes to endpoints and the legacy charge.updated to the postback URL. Other charges: 409. Sandbox keys only.", s.PIX_EXPIRED_EXAMPLE),
