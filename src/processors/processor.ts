@@ -1,4 +1,4 @@
-import type { ProviderSplit } from "./provider-split.js";
+import type { ProviderAccountRef, ProviderSplit } from "./provider-split.js";
 
 // The narrow interface every payment processor implements, split in two: what a new charge needs
 // from a route of processors, and what one adapter offers (its optional capabilities declared,
@@ -303,6 +303,13 @@ export interface ChargeRoute {
   sendsSplitAt?(name: string): boolean;
   /** Its adapter carries a provider-settled split to the processor (provider-split.ts). */
   readonly sendsSplit?: boolean;
+  /** The named processor's `splitSellers` (a route's); absent: only this processor's own. */
+  splitSellersAt?(name: string): number | undefined;
+  /**
+   * The most sellers one payment's split can name at this processor (a payment made on the
+   * seller's own account names one); absent: no limit. More is refused before any call.
+   */
+  readonly splitSellers?: number;
   /** Whether this processor serves the method in that currency (checked before anything else). */
   supports(method: PaymentMethodType, currency: string): boolean;
   /**
@@ -359,6 +366,11 @@ export interface RefundInput {
   refundId: string;
   /** The charge's amount: an adapter asks for a full refund when they are equal. */
   chargeAmountMinor?: number;
+  /**
+   * Provider settlement: the accounts at this processor of the charge's sellers (their tokens
+   * fresh), for an adapter that made the payment on a seller's own account and refunds it there.
+   */
+  sellers?: readonly ProviderAccountRef[];
 }
 
 /**
