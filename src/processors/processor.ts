@@ -305,10 +305,7 @@ export interface ChargeRoute {
   readonly sendsSplit?: boolean;
   /** The named processor's `splitSellers` (a route's); absent: only this processor's own. */
   splitSellersAt?(name: string): number | undefined;
-  /**
-   * The most sellers one payment's split can name at this processor (a payment made on the
-   * seller's own account names one); absent: no limit. More is refused before any call.
-   */
+  /** The most sellers one payment's split names here (one on the seller's own account); absent: any; more: refused before any call. */
   readonly splitSellers?: number;
   /** Whether this processor serves the method in that currency (checked before anything else). */
   supports(method: PaymentMethodType, currency: string): boolean;
@@ -366,10 +363,7 @@ export interface RefundInput {
   refundId: string;
   /** The charge's amount: an adapter asks for a full refund when they are equal. */
   chargeAmountMinor?: number;
-  /**
-   * Provider settlement: the accounts at this processor of the charge's sellers (their tokens
-   * fresh), for an adapter that made the payment on a seller's own account and refunds it there.
-   */
+  /** Provider settlement: the charge's sellers' accounts here (tokens fresh), for a payment made on a seller's own account. */
   sellers?: readonly ProviderAccountRef[];
 }
 
