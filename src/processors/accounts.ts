@@ -24,7 +24,8 @@ export type AccountState =
 
 /** The seller's tokens at the processor after an OAuth authorization or a refresh. */
 export type TokenGrant =
-  | { outcome: "granted"; accessToken: string; refreshToken: string; expiresAt: Date; externalId: string }
+  /** `publicKey`: the seller's public key, for what is tokenized on its account (a card). */
+  | { outcome: "granted"; accessToken: string; refreshToken: string; expiresAt: Date; externalId: string; publicKey?: string }
   | { outcome: "refused"; message: string }
   | { outcome: "unknown"; failure: ProcessorFailure };
 

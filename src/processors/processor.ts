@@ -1,4 +1,4 @@
-import type { ProviderSplit } from "./provider-split.js";
+import type { ProviderAccountRef, ProviderSplit } from "./provider-split.js";
 
 // The narrow interface every payment processor implements, split in two: what a new charge needs
 // from a route of processors, and what one adapter offers (its optional capabilities declared,
@@ -307,6 +307,10 @@ export interface ChargeRoute {
   sendsSplitAt?(name: string): boolean;
   /** Its adapter carries a provider-settled split to the processor (provider-split.ts). */
   readonly sendsSplit?: boolean;
+  /** The named processor's `splitSellers` (a route's); absent: only this processor's own. */
+  splitSellersAt?(name: string): number | undefined;
+  /** The most sellers one payment's split names here (one on the seller's own account); absent: any; more: refused before any call. */
+  readonly splitSellers?: number;
   /** Whether this processor serves the method in that currency (checked before anything else). */
   supports(method: PaymentMethodType, currency: string): boolean;
   /**
@@ -363,6 +367,8 @@ export interface RefundInput {
   refundId: string;
   /** The charge's amount: an adapter asks for a full refund when they are equal. */
   chargeAmountMinor?: number;
+  /** Provider settlement: the charge's sellers' accounts here (tokens fresh), for a payment made on a seller's own account. */
+  sellers?: readonly ProviderAccountRef[];
 }
 
 /**

@@ -13,6 +13,8 @@ export interface ProviderAccountRef {
   taxId?: string;
   /** Mercado Pago: the seller's OAuth access token; the payment is made on its account. */
   accessToken?: string;
+  /** Mercado Pago: the seller's public key, for a card tokenized for its account. */
+  publicKey?: string;
 }
 
 export interface ProviderShare {
@@ -47,10 +49,10 @@ export function sharesAt(split: ProviderSplit, processor: string): ResolvedShare
 
 /**
  * Whether `processor` can take the split: its adapter sends splits (`sendsSplit`, declared by the
- * adapters that do: docs/processors.md, "Split dialects") and every seller has an active account
- * there. A provider-settled split routed to an adapter that does not send one is refused before
+ * adapters that do: docs/processors.md, "Split dialects"), as many sellers as its payments take
+ * (`splitSellers`, when it declares a limit) and every seller has an active account there. A provider-settled split routed to an adapter that does not send one is refused before
  * any call rather than charged whole to the operator while the ledger books the sellers' shares
  * at the processor.
  */
-export const takesSplit = (split: ProviderSplit | undefined, processor: string, sends: boolean): boolean =>
-  !split || (sends && sharesAt(split, processor) !== null);
+export const takesSplit = (split: ProviderSplit | undefined, processor: string, sends: boolean, maxSellers?: number): boolean =>
+  !split || (sends && (maxSellers === undefined || split.shares.length <= maxSellers) && sharesAt(split, processor) !== null);

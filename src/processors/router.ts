@@ -54,7 +54,7 @@ export function createRouterProcessor(opts: {
       if (!breaker.allow()) continue;
       // Provider settlement: a processor where a seller of the split has no account cannot
       // take the charge (the charge path checked the first; a failover skips the others).
-      if (!takesSplit(input.split, name, adapter.sendsSplit === true)) continue;
+      if (!takesSplit(input.split, name, adapter.sendsSplit === true, adapter.splitSellers)) continue;
       if (i > 0 && adapter.checkInstrument(instrumentCheck(input)) !== null) break;
       const r = await adapter.authorize(input);
       breaker.record(r.outcome === "unknown" && breakerFailure(r.failure.kind) ? "failure" : "success");
@@ -100,6 +100,7 @@ export function createRouterProcessor(opts: {
     name: "router",
     candidates: route,
     sendsSplitAt: (name) => adapterOf(name).sendsSplit === true,
+    splitSellersAt: (name) => adapterOf(name).splitSellers,
     supports: (method, currency) => first(method)?.supports(method, currency) ?? false,
     checkInstrument: (input) => first(input.method)?.checkInstrument(input) ?? null,
     authorize,

@@ -83,7 +83,6 @@ test("two sellers on a charge routed to Mercado Pago: 422 split_not_supported na
   });
   expectStatus(res, 422);
   assert.equal(res.json().code, "split_not_supported");
-  // Its adapter sends no split yet (the payment on the seller's token with application_fee is
-  // to come): any provider-settled split routed there is refused before a call, one seller or two.
-  assert.match(res.json().message, /mercadopago, the processor of this charge, does not carry a split/);
+  // Mercado Pago makes the payment on the one seller's account (provider-split-mercadopago.test.ts).
+  assert.match(res.json().message, /mercadopago, the processor of this charge, takes at most 1 seller per payment/);
 });

@@ -9,6 +9,7 @@ import {
 import { fingerprint } from "./fake-idempotency.js";
 import { fakeChargebacks, type ChargebackDecision } from "./fake-mercadopago-chargebacks.js";
 import { mercadopagoNotices, type SignatureFault } from "./fake-mercadopago-notices.js";
+import { fakeMercadoPagoOAuth, type FakeMercadoPagoOAuth } from "./fake-mercadopago-oauth.js";
 
 // A fake of Mercado Pago's Payments API, built from its public documentation and the official
 // Node SDK's models (see docs/processors.md, "The local fakes"): Bearer access token, card
@@ -27,6 +28,7 @@ export type RefundMode = "approved" | "pending";
 export interface FakeMercadoPagoOptions {
   accessToken?: string;
   publicKey?: string;
+  clientId?: string; clientSecret?: string; // the marketplace's application, for sellers' OAuth (fake-mercadopago-oauth.ts)
   /** The "secret signature" of the webhook configuration. */
   webhookSecret?: string;
   port?: number;
@@ -52,6 +54,7 @@ export interface FakeMercadoPago extends FakeProvider {
   accessToken: string;
   publicKey: string;
   webhookSecret: string;
+  oauth: FakeMercadoPagoOAuth; clientId: string; clientSecret: string; // sellers' OAuth; the application's client
   payments: Map<number, Payment>;
   /** Chargebacks by id (GET /v1/chargebacks/{id}), made by chargeback(). */
   chargebacks: Map<string, Obj>;
@@ -94,6 +97,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
   const accessToken = opts.accessToken ?? "TEST-fake-mercadopago-access-token";
   const publicKey = opts.publicKey ?? "TEST-fake-mercadopago-public-key";
   const webhookSecret = opts.webhookSecret ?? "fake-mercadopago-webhook-secret";
+  const app = { clientId: opts.clientId ?? "fake-mercadopago-client-id", clientSecret: opts.clientSecret ?? "fake-mercadopago-client-secret" }, oauth = fakeMercadoPagoOAuth(app);
   const payments = new Map<number, Payment>();
   const money = new Map<number, Money>();
   const tokens = new Map<string, CardToken>();
@@ -125,9 +129,11 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
     return p;
   }
 
-  function createPayment(req: ApiRequest): Reply {
+  function createPayment(req: ApiRequest, seller: number | undefined): Reply {
     const input = parsePayment(req.json);
     if ("status" in input) return fail(input);
+    const fees = oauth.fee(req.json, seller);
+    if (!Array.isArray(fees)) return fail(fees);
     let card: CardToken["card"] | undefined;
     if (input.kind === "card") {
       const token = tokens.get(input.token!);
@@ -137,7 +143,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
       card = token.card;
     }
     const id = nextId++;
-    const p = buildPayment(input, { id, origin: core.origin, pixKey, collectorId, card }) as Payment;
+    const p = Object.assign(buildPayment(input, { id, origin: core.origin, pixKey, collectorId: seller ?? collectorId, card }), fees.length > 0 ? { fee_details: fees } : {}) as Payment;
     payments.set(id, p);
     money.set(id, { amount: input.amount, refunded: 0 });
     if (p.external_reference !== null) byRef.set(p.external_reference, [...(byRef.get(p.external_reference) ?? []), id]);
@@ -229,9 +235,11 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
     const { method, path, query } = req;
     const ticket = /^\/payments\/(\d+)\/ticket$/.exec(path);
     if (method === "GET" && ticket) return payments.has(Number(ticket[1])) ? { status: 200, raw: Buffer.from(`<html><body>Fake Mercado Pago ticket ${ticket[1]}</body></html>`), headers: { "content-type": "text/html" } } : fail(mpError(404, "not found"));
+    if (req.path === "/authorization" || req.path === "/oauth/token") return oauth.api(req) ?? fail(mpError(405, "method not allowed"));
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+    const seller = oauth.sellerOf(bearer), own = typeof seller === "number" ? seller : undefined;
     if (method === "POST" && path === "/v1/card_tokens") {
-      if (bearer !== accessToken && query.get("public_key") !== publicKey) return fail(mpError(401, "invalid public_key or access token", [], "unauthorized"));
+      if (bearer !== accessToken && ![publicKey, ...[...oauth.sellers.values()].map((x) => x.publicKey)].includes(query.get("public_key") ?? "")) return fail(mpError(401, "invalid public_key or access token", [], "unauthorized"));
       // Chargebacks' documentation is multipart, not JSON.
     const cb = chargebacks.api(req);
     if (cb) return cb;
@@ -246,12 +254,12 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
         date_due: mpDate(new Date(t.expiresAt)), luhn_validation: true, live_mode: false, require_esc: false, card_number_length: card.number.length, security_code_length: card.securityCode.length,
       } };
     }
-    if (bearer !== accessToken) return fail(mpError(401, "invalid access token", [], "unauthorized"));
+    if (bearer !== accessToken && own === undefined) return fail(mpError(401, seller === "expired" ? "expired access token" : "invalid access token", [], "unauthorized"));
     // Chargebacks' documentation is multipart, not JSON.
     const cb = chargebacks.api(req);
     if (cb) return cb;
     if (req.jsonInvalid) return fail(mpError(400, "Malformed JSON"));
-    if (method === "POST" && path === "/v1/payments") return once(req, "POST /v1/payments", true, () => createPayment(req));
+    if (method === "POST" && path === "/v1/payments") return once(req, "POST /v1/payments", true, () => createPayment(req, own));
     if (method === "GET" && path === "/v1/payments/search") {
       const ref = query.get("external_reference");
       const status = query.get("status");
@@ -268,7 +276,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
     if (m && !p) return fail(mpError(404, "Payment not found", [{ code: 2000, description: "Payment not found" }]));
     if (p && method === "GET" && !m![2]) return { status: 200, body: p };
     if (p && method === "PUT" && !m![2]) return once(req, `PUT /v1/payments/${p.id}`, false, () => put(p, req));
-    if (p && method === "POST" && m![2]) return once(req, `POST /v1/payments/${p.id}/refunds`, true, () => refund(p, req));
+    if (p && method === "POST" && m![2]) return p.collector_id !== (own ?? collectorId) ? fail(mpError(404, "Payment not found")) : once(req, `POST /v1/payments/${p.id}/refunds`, true, () => refund(p, req));
     if (p && method === "GET" && m![2]) return { status: 200, body: p.refunds };
     return fail(mpError(404, "resource not found"));
   }
@@ -359,7 +367,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
   }
 
   return {
-    ...core.controls, url: core.origin, controlUrl: core.controlUrl, accessToken, publicKey, webhookSecret, core, payments, chargebacks: chargebacks.all,
+    ...core.controls, url: core.origin, controlUrl: core.controlUrl, accessToken, publicKey, webhookSecret, core, payments, chargebacks: chargebacks.all, oauth, ...app,
     decideChargeback: chargebacks.decide, chargebackUploads: chargebacks.uploads, announceUploadsFirst: chargebacks.announceUploadsFirst,
     paymentsCreated: (ref) => byRef.get(ref)?.length ?? 0,
     duplicateReferences: () => [...byRef].filter(([, ids]) => ids.length > 1).map(([ref]) => ref),

@@ -421,6 +421,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/connect/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth callback of a seller's authorization (called by the processor)
+         * @description The processor sends the seller's browser here after it authorized the marketplace's application (POST /v1/submerchants/{id}/provider-accounts answered the URL). The code is exchanged for the seller's tokens, sealed at rest and never answered; the account is then active. A missing, forged, tampered, expired or already used state is a 400 and nothing is written; a code the processor refuses is a 400 and the account stays pending.
+         */
+        get: operations["providerAccountOauthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/connect/settings": {
         parameters: {
             query?: never;
@@ -1766,7 +1786,7 @@ export interface paths {
         put?: never;
         /**
          * Open a submerchant's account at a processor
-         * @description The master's key; the submerchant must be active (KYC approved, else 422 submerchant_not_active). One account per processor: sandbox (sandbox keys) is active at once; Pagar.me makes a recipient with the submerchant's data and bankAccount (bank: 3-digit code, branch up to 4 digits, branchDigit 1 digit, account up to 13 digits, accountDigit 1-2, type checking|savings, holderDocument a valid CPF or CNPJ: checked before any call, a 422 names the field and nothing is written), under code = the submerchant id, so a retry after a lost answer reads the recipient back instead of making a second; Efí takes account, the seller's own Efí account number (with the submerchant's CNPJ), active once given. A second call answers the account as the processor has it now. Bank data is never answered beyond its last four digits.
+         * @description The master's key; the submerchant must be active (KYC approved, else 422 submerchant_not_active). One account per processor: sandbox (sandbox keys) is active at once; Pagar.me makes a recipient with the submerchant's data and bankAccount (bank: 3-digit code, branch up to 4 digits, branchDigit 1 digit, account up to 13 digits, accountDigit 1-2, type checking|savings, holderDocument a valid CPF or CNPJ: checked before any call, a 422 names the field and nothing is written), under code = the submerchant id, so a retry after a lost answer reads the recipient back instead of making a second; Efí takes account, the seller's own Efí account number (with the submerchant's CNPJ), active once given; Mercado Pago answers authorizeUrl, where the seller authorizes the marketplace's application (MERCADOPAGO_CLIENT_ID and MERCADOPAGO_CLIENT_SECRET): its state is signed, single-use and expires in 10 minutes (authorizeUrlExpiresAt); the seller's tokens, received at /v1/connect/oauth/callback, are sealed and never answered, and the account is active with the seller's user id. A second call answers the account as the processor has it now (a pending Mercado Pago account: a new authorizeUrl). Bank data is never answered beyond its last four digits.
          */
         post: operations["openProviderAccount"];
         delete?: never;
@@ -4658,6 +4678,11 @@ export interface operations {
                         providerAccounts: {
                             /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
                             authorizeUrl?: string;
+                            /**
+                             * Format: date-time
+                             * @description When the state in authorizeUrl expires (10 minutes); ask again for a new one.
+                             */
+                            authorizeUrlExpiresAt?: string;
                             /** @description What may be shown: a bank account's last four digits, the bank code. */
                             details: {
                                 [key: string]: string;
@@ -7429,6 +7454,147 @@ export interface operations {
                      *       "message": "The request line and headers are over 16 KiB",
                      *       "error": "Request Header Fields Too Large",
                      *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    providerAccountOauthCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                error?: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "processor": "sandbox",
+                     *       "id": "sbx_acct_01jd5a8w2n7q3k9x4c6v8b0m2p",
+                     *       "status": "active",
+                     *       "reason": null,
+                     *       "details": {
+                     *         "bankAccount": "****6789",
+                     *         "bank": "341"
+                     *       },
+                     *       "updatedAt": "2026-12-01T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
+                        authorizeUrl?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the state in authorizeUrl expires (10 minutes); ask again for a new one.
+                         */
+                        authorizeUrlExpiresAt?: string;
+                        /** @description What may be shown: a bank account's last four digits, the bank code. */
+                        details: {
+                            [key: string]: string;
+                        };
+                        id: string | null;
+                        /** @description The processor's name as routes name it: sandbox, or a live processor (Pagar.me, Efí, Mercado Pago). */
+                        processor: string;
+                        reason: string | null;
+                        status: "pending" | "active" | "refused";
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "headers.x-request-id must not contain NUL characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "message": "The shipping provider is unavailable right now; retry shortly",
+                     *       "error": "Service Unavailable",
+                     *       "code": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -23461,6 +23627,11 @@ export interface operations {
                             providerAccounts: {
                                 /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
                                 authorizeUrl?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the state in authorizeUrl expires (10 minutes); ask again for a new one.
+                                 */
+                                authorizeUrlExpiresAt?: string;
                                 /** @description What may be shown: a bank account's last four digits, the bank code. */
                                 details: {
                                     [key: string]: string;
@@ -23729,6 +23900,11 @@ export interface operations {
                         providerAccounts: {
                             /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
                             authorizeUrl?: string;
+                            /**
+                             * Format: date-time
+                             * @description When the state in authorizeUrl expires (10 minutes); ask again for a new one.
+                             */
+                            authorizeUrlExpiresAt?: string;
                             /** @description What may be shown: a bank account's last four digits, the bank code. */
                             details: {
                                 [key: string]: string;
@@ -24018,6 +24194,11 @@ export interface operations {
                         providerAccounts: {
                             /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
                             authorizeUrl?: string;
+                            /**
+                             * Format: date-time
+                             * @description When the state in authorizeUrl expires (10 minutes); ask again for a new one.
+                             */
+                            authorizeUrlExpiresAt?: string;
                             /** @description What may be shown: a bank account's last four digits, the bank code. */
                             details: {
                                 [key: string]: string;
@@ -24291,6 +24472,11 @@ export interface operations {
                         providerAccounts: {
                             /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
                             authorizeUrl?: string;
+                            /**
+                             * Format: date-time
+                             * @description When the state in authorizeUrl expires (10 minutes); ask again for a new one.
+                             */
+                            authorizeUrlExpiresAt?: string;
                             /** @description What may be shown: a bank account's last four digits, the bank code. */
                             details: {
                                 [key: string]: string;
@@ -25866,6 +26052,11 @@ export interface operations {
                         data: {
                             /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
                             authorizeUrl?: string;
+                            /**
+                             * Format: date-time
+                             * @description When the state in authorizeUrl expires (10 minutes); ask again for a new one.
+                             */
+                            authorizeUrlExpiresAt?: string;
                             /** @description What may be shown: a bank account's last four digits, the bank code. */
                             details: {
                                 [key: string]: string;
@@ -26051,7 +26242,7 @@ export interface operations {
                         /** @description checking or savings. */
                         type: string;
                     };
-                    /** @description sandbox (sandbox keys), or a live processor configured for this environment (Pagar.me takes bankAccount, Efí account). */
+                    /** @description sandbox (sandbox keys), or a live processor configured for this environment (Pagar.me takes bankAccount, Efí account, Mercado Pago nothing: it answers authorizeUrl). */
                     processor: string;
                 };
             };
@@ -26079,6 +26270,11 @@ export interface operations {
                     "application/json": {
                         /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
                         authorizeUrl?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the state in authorizeUrl expires (10 minutes); ask again for a new one.
+                         */
+                        authorizeUrlExpiresAt?: string;
                         /** @description What may be shown: a bank account's last four digits, the bank code. */
                         details: {
                             [key: string]: string;
@@ -26333,6 +26529,11 @@ export interface operations {
                     "application/json": {
                         /** @description Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires). */
                         authorizeUrl?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the state in authorizeUrl expires (10 minutes); ask again for a new one.
+                         */
+                        authorizeUrlExpiresAt?: string;
                         /** @description What may be shown: a bank account's last four digits, the bank code. */
                         details: {
                             [key: string]: string;

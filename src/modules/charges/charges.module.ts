@@ -40,7 +40,7 @@ export interface ChargesModuleDeps {
   customers: Pick<CustomerService, "get" | "inlineForCharge" | "named" | "validateInline">;
   cards: Pick<CardService, "cardForCharge">;
   ledger: LedgerService;
-  connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts" | "checkCanResend">;
+  connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts" | "chargeSellers" | "checkCanResend">;
   /** Reads back the payouts' transfers a provider's notice names (connect's payout transfers). */
   payoutNotices?: PayoutNotices;
   /** Reads back the Pix Automático recurrences a provider's notice names (subscriptions' live mandates). */
@@ -54,7 +54,9 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const { db, config } = deps;
   const effects = createChargeEffects({ customers: deps.customers, ledger: deps.ledger });
   const service = createChargeService({ ...deps, effects, waiting: createWaitingCharges(config.live.maxWaiting) });
-  const refunds = createRefundService({ db, effects, ledger: deps.ledger, processorFor: service.processorFor, amountLimits: config.amountLimits });
+  const refunds = createRefundService({
+    db, effects, ledger: deps.ledger, processorFor: service.processorFor, amountLimits: config.amountLimits, sellers: (charge) => deps.connect.chargeSellers(charge),
+  });
   const sync = createProviderSync({ db, effects, processors: deps.processors, ledger: deps.ledger });
   const liveExpiry = createLiveExpiry({ db, sync });
   const chargeCancel = createChargeCancel({ sync });

@@ -16,13 +16,14 @@ import { payoutRoutes } from "./payouts.routes.js";
 import { createPayoutService } from "./payouts.service.js";
 import { providerAccountRoutes } from "./provider-accounts.routes.js";
 import { createProviderAccountService } from "./provider-accounts.service.js";
+import { createSellerTokens } from "./seller-tokens.js";
 
 // Connect (docs/decisions.md): submerchants with KYC documents and accreditation,
 // their keys, fees-info, the default split, and payout requests. The charges module asks it to
 // check a charge's split (checkCharge) before the processor is called; the ledger posts shares.
 export interface ConnectModuleDeps {
   db: Db;
-  config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits" | "live">;
+  config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits" | "live" | "publicBaseUrl" | "jwtSecret" | "encryptionKey">;
   sealer: Sealer;
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
   ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "balanceOf" | "onReversal">;
@@ -34,9 +35,11 @@ export interface ConnectModuleDeps {
 
 const READ_BACK_INTERVAL_MS = 2_000;
 const SCHEDULE_INTERVAL_MS = 60_000;
+const TOKEN_SWEEP_INTERVAL_MS = 3_600_000;
 
 export function createConnectModule(deps: ConnectModuleDeps) {
-  const service = createConnectService(deps);
+  const sellerTokens = createSellerTokens({ db: deps.db, sealer: deps.sealer, processors: deps.processors });
+  const service = createConnectService({ ...deps, sellerTokens });
   const documents = createDocumentService({ db: deps.db, sealer: deps.sealer, connect: service });
   const payouts = createPayoutService({
     ...deps, connect: service, amountLimits: deps.config.amountLimits, autoApprove: deps.config.live.payoutAutoApprove === true,
@@ -48,7 +51,7 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   deps.ledger.onReversal(payouts.coverReversal);
   // A scheduled run may send its payout (PAYOUT_AUTO_APPROVE): its lease outlasts a send's.
   const schedules = createPayoutSchedules({ db: deps.db, payouts, ledger: deps.ledger, clockNow: deps.clockNow, leaseMs: 4 * deps.config.live.timeoutMs });
-  const providerAccounts = createProviderAccountService({ db: deps.db, processors: deps.processors, connect: service });
+  const providerAccounts = createProviderAccountService({ db: deps.db, processors: deps.processors, connect: service, sellerTokens, config: deps.config });
   const routes = async (app: FastifyInstance) => {
     await app.register(connectRoutes(service, documents, schedules));
     await app.register(payoutRoutes(payouts));
@@ -58,7 +61,11 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   // Transfers still being sent are read back where they were sent: lost answers, crashes and
   // missed notices only delay a payout's decision.
   // Scheduled payouts: due ones each minute, and at once when the worker starts (a missed day).
-  const tasks: Task[] = [salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS), schedules.task(SCHEDULE_INTERVAL_MS)];
+  // Sellers' OAuth tokens are renewed a day before they expire, whether or not a charge uses them.
+  const tasks: Task[] = [
+    salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS), schedules.task(SCHEDULE_INTERVAL_MS),
+    { name: "connect.seller-tokens", intervalMs: TOKEN_SWEEP_INTERVAL_MS, run: () => sellerTokens.sweep() },
+  ];
   return { service, documents, payouts, schedules, providerAccounts, routes, tasks };
 }
 

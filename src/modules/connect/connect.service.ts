@@ -15,6 +15,8 @@ import * as repo from "./connect.repo.js";
 import type { CreateSubmerchantBody, ListSubmerchantsQuery } from "./connect.schemas.js";
 import { SORTABLE } from "./connect.schemas.js";
 import { providerSplitAccounts } from "./provider-split.js";
+import { activeProviderAccount } from "./provider-accounts.repo.js";
+import type { SellerTokens } from "./seller-tokens.js";
 import { checkSplitRules, type SplitRule } from "./split-rules.js";
 import { connectSettlement, saveSettlement, type Settlement } from "./settlement.js";
 import { accountView, providerAccountsOf, type ProviderAccountRow } from "./provider-accounts.repo.js";
@@ -32,6 +34,8 @@ export interface ConnectDeps {
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
   /** A merchant's Connect account and default split are cached per process for charges. */
   configChanges: ConfigChanges;
+  /** Sellers' tokens at processors (accounts opened by OAuth), fresh for a call on their accounts. */
+  sellerTokens: Pick<SellerTokens, "fresh">;
   now?: () => Date;
 }
 
@@ -231,10 +235,28 @@ export function createConnectService(deps: ConnectDeps) {
    * The split's sellers' accounts at the processors of the charge's route when the Connect is in
    * provider settlement (the caller checked it is); refuses what the chosen one cannot take.
    */
-  async function providerAccounts(ctx: RequestCtx, split: readonly SplitRule[], candidates: readonly string[], sendsSplit: (processor: string) => boolean) {
+  async function providerAccounts(
+    ctx: RequestCtx, split: readonly SplitRule[], candidates: readonly string[],
+    route: { sendsSplit: (processor: string) => boolean; splitSellers: (processor: string) => number | undefined },
+  ) {
     const account = await chargeAccounts.get(`${ctx.merchantId}:${ctx.environment}`, () => repo.findAccountWithSettings(db, scopeOf(ctx)), (a) => !a.parentId || a.status === "active");
     if (!account) throw new AppError("unauthorized", "Unauthorized");
-    return providerSplitAccounts(db, ctx, account, split, candidates, sendsSplit);
+    return providerSplitAccounts(db, ctx, account, split, candidates, route, deps.sellerTokens.fresh);
+  }
+
+  /**
+   * A provider-settled charge's sellers' accounts at the processor that served it, their tokens
+   * fresh: what a refund made on a seller's own account needs. Empty for any other charge.
+   */
+  async function chargeSellers(charge: { environment: string; processor: string; settlement: string; split: readonly SplitRule[] | null }) {
+    if (charge.settlement !== "provider" || !charge.split) return [];
+    const environment = charge.environment === "production" ? "production" : "sandbox";
+    const refs = [];
+    for (const rule of charge.split) {
+      const found = await activeProviderAccount(db, { submerchantId: rule.merchantId, processor: charge.processor, environment });
+      if (found) refs.push(await deps.sellerTokens.fresh(found));
+    }
+    return refs;
   }
 
   /**
@@ -305,7 +327,7 @@ export function createConnectService(deps: ConnectDeps) {
 
   return {
     requireConnect, requireMaster, ownSubmerchant, viewOne, create, list, get, apiKeys, feesInfo,
-    getSettings, putSettings, chargeSettlement, checkCharge, providerAccounts, checkCanResend, setStatus,
+    getSettings, putSettings, chargeSettlement, checkCharge, providerAccounts, chargeSellers, checkCanResend, setStatus,
   };
 }
 

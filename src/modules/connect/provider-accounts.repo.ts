@@ -52,19 +52,27 @@ export async function updateProviderAccount(q: Queryable, scope: Scope, submerch
 }
 
 /**
- * Consumes an OAuth state's nonce once: the account it names, or undefined when the nonce is
- * unknown or already used (a replayed callback connects nothing).
+ * Consumes an OAuth state's nonce once, in the scope and for the submerchant the signed state
+ * names: the account, or undefined when the nonce is unknown, already used or another's (a
+ * replayed callback connects nothing and writes nothing).
  */
-export async function consumeStateNonce(q: Queryable, nonce: string): Promise<ProviderAccountRow | undefined> {
+export async function consumeStateNonce(q: Queryable, scope: Scope, submerchantId: string, nonce: string): Promise<ProviderAccountRow | undefined> {
   const [row] = await q.update(accounts).set({ stateNonce: null, updatedAt: new Date() })
-    .where(eq(accounts.stateNonce, nonce)).returning();
+    .where(and(inScope(SCOPE, scope), eq(accounts.submerchantId, submerchantId), eq(accounts.stateNonce, nonce))).returning();
   return row;
 }
 
-/** Accounts with a sealed token that expires before `before` (the refresh job's list). */
-export async function tokensExpiringBefore(q: Queryable, processor: string, before: Date): Promise<ProviderAccountRow[]> {
+/** The account locked for its token's renewal (one renewal however many ask at once). */
+export async function lockProviderAccount(q: Queryable, scope: Scope, submerchantId: string, processor: string): Promise<ProviderAccountRow | undefined> {
+  const [row] = await q.select().from(accounts)
+    .where(and(inScope(SCOPE, scope), eq(accounts.submerchantId, submerchantId), eq(accounts.processor, processor))).for("update");
+  return row;
+}
+
+/** Active accounts, of every merchant, with a sealed token that expires before `before` (the refresh job's list). */
+export async function tokensExpiringBefore(q: Queryable, before: Date): Promise<ProviderAccountRow[]> {
   return q.select().from(accounts).where(and(
-    eq(accounts.processor, processor), eq(accounts.status, "active"),
+    eq(accounts.status, "active"),
     isNotNull(accounts.refreshTokenSealed), lt(accounts.tokenExpiresAt, before),
   ));
 }
@@ -84,5 +92,7 @@ export async function providerAccountsOf(q: Queryable, scope: Scope, submerchant
 /** An account as answers show it: never a token, never more than four digits of a bank account. */
 export function accountView(r: ProviderAccountRow) {
   // An Efí account's id is the seller's account number: shown by its last four digits (details.account).
-  return { processor: r.processor, id: r.details.account ?? r.externalId, status: r.status, reason: r.reason, details: r.details, updatedAt: r.updatedAt.toISOString() };
+  // A seller's public key at the processor is kept for its calls, not shown.
+  const { publicKey: _kept, ...details } = r.details;
+  return { processor: r.processor, id: r.details.account ?? r.externalId, status: r.status, reason: r.reason, details, updatedAt: r.updatedAt.toISOString() };
 }

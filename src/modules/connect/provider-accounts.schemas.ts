@@ -12,6 +12,7 @@ export const ProviderAccount = Type.Object({
   details: Type.Record(Type.String(), Type.String(), { description: "What may be shown: a bank account's last four digits, the bank code." }),
   updatedAt: Type.String({ format: "date-time" }),
   authorizeUrl: Type.Optional(Type.String({ description: "Mercado Pago: where the seller authorizes the marketplace's application (the state in it expires)." })),
+  authorizeUrlExpiresAt: Type.Optional(Type.String({ format: "date-time", description: "When the state in authorizeUrl expires (10 minutes); ask again for a new one." })),
 }, {
   examples: [{ processor: "sandbox", id: "sbx_acct_01jd5a8w2n7q3k9x4c6v8b0m2p", status: "active", reason: null, details: { bankAccount: "****6789", bank: "341" }, updatedAt: "2026-12-01T12:00:00.000Z" }],
 });
@@ -35,7 +36,7 @@ export const BankAccount = Type.Object({
 }, { additionalProperties: false });
 
 export const OpenProviderAccountBody = Type.Object({
-  processor: Type.String({ minLength: 1, maxLength: 32, description: "sandbox (sandbox keys), or a live processor configured for this environment (Pagar.me takes bankAccount, Efí account)." }),
+  processor: Type.String({ minLength: 1, maxLength: 32, description: "sandbox (sandbox keys), or a live processor configured for this environment (Pagar.me takes bankAccount, Efí account, Mercado Pago nothing: it answers authorizeUrl)." }),
   bankAccount: Type.Optional(BankAccount),
   account: Type.Optional(Digits("Efí: the seller's own Efí account number.", "^.*$")),
 }, {
@@ -44,6 +45,12 @@ export const OpenProviderAccountBody = Type.Object({
     { processor: "sandbox" },
     { processor: "sandbox", bankAccount: { holderName: "Aurora Alimentos LTDA", holderDocument: "11222333000181", bank: "341", branch: "1234", account: "123456789", accountDigit: "0", type: "checking" } },
   ],
+});
+
+export const OAuthCallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 512 })),
+  state: Type.Optional(Type.String({ maxLength: 500 })),
+  error: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
 export const ProcessorParams = Type.Object({ id: Type.String({ maxLength: 64 }), processor: Type.String({ maxLength: 32 }) });

@@ -7,6 +7,7 @@ import type { AccountCapability, AccountHolder, AccountState } from "../../proce
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import type { ConnectService } from "./connect.service.js";
 import * as repo from "./provider-accounts.repo.js";
+import { createProviderOAuth, type ProviderOAuthDeps } from "./provider-oauth.js";
 
 // A submerchant's accounts at processors (provider settlement): opened by the master for an
 // active submerchant, one per processor. The row is committed before the processor is called;
@@ -15,14 +16,14 @@ import * as repo from "./provider-accounts.repo.js";
 // and feira's commit never makes a second account. Bank data is checked by the processor's
 // adapter before any call and only its last four digits are kept.
 
-export interface ProviderAccountDeps {
-  db: Db;
+export interface ProviderAccountDeps extends ProviderOAuthDeps {
   processors: Pick<ProcessorRegistry, "adapter">;
   connect: Pick<ConnectService, "ownSubmerchant">;
 }
 
 export function createProviderAccountService(deps: ProviderAccountDeps) {
   const { db } = deps;
+  const oauth = createProviderOAuth(deps);
 
   function capabilityOf(ctx: RequestCtx, processor: string): AccountCapability {
     // The sandbox's charges all go to the simulator: its sellers' accounts are the simulator's.
@@ -58,7 +59,6 @@ export function createProviderAccountService(deps: ProviderAccountDeps) {
     if (sm.status !== "active") {
       throw new AppError("submerchant_not_active", `Submerchant ${sm.id} is not active; only an active submerchant (KYC approved) gets an account at a processor`);
     }
-    if (!accounts.open) throw invalid(`processor ${body.processor} is not supported here`);
     const scope = scopeOf(ctx);
     const holder = holderOf(sm);
     const fresh = await repo.insertProviderAccount(db, {
@@ -67,6 +67,9 @@ export function createProviderAccountService(deps: ProviderAccountDeps) {
     });
     const row = fresh ?? (await repo.findProviderAccount(db, scope, sm.id, body.processor));
     if (!row) throw notFound("Provider account", body.processor);
+    // Opened by the seller's own authorization: the answer is where the seller authorizes.
+    if (accounts.oauth) return oauth.start(ctx, row, accounts.oauth);
+    if (!accounts.open) throw invalid(`processor ${body.processor} is not supported here`);
     // Made already: its state now, read back from the processor.
     if (!fresh && (row.externalId || row.status !== "pending")) return repo.accountView(await readBack(scope, row, holder, accounts));
     // A retry of an account whose answer was lost: the processor first, by the submerchant's code.
@@ -91,7 +94,8 @@ export function createProviderAccountService(deps: ProviderAccountDeps) {
     const row = await repo.findProviderAccount(db, scopeOf(ctx), sm.id, processor);
     if (!row) throw notFound("Provider account", `${processor} of ${sm.id}`);
     const accounts = deps.processors.adapter(ctx.environment, processor)?.accounts;
-    return repo.accountView(accounts ? await readBack(scopeOf(ctx), row, holderOf(sm), accounts) : row);
+    // An authorized account's state is feira's own (its tokens); the others are read back.
+    return repo.accountView(accounts && !accounts.oauth ? await readBack(scopeOf(ctx), row, holderOf(sm), accounts) : row);
   }
 
   async function list(ctx: RequestCtx, submerchantId: string) {
@@ -99,7 +103,7 @@ export function createProviderAccountService(deps: ProviderAccountDeps) {
     return { data: (await repo.listProviderAccounts(db, scopeOf(ctx), sm.id)).map(repo.accountView), hasMore: false };
   }
 
-  return { open, get, list };
+  return { open, get, list, callback: oauth.callback };
 }
 
 export type ProviderAccountService = ReturnType<typeof createProviderAccountService>;

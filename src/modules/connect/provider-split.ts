@@ -4,6 +4,7 @@ import { AppError } from "../../core/errors.js";
 import type { ProviderAccountRef } from "../../processors/provider-split.js";
 import type { ConnectAccount } from "./connect.repo.js";
 import { activeProviderAccount } from "./provider-accounts.repo.js";
+import type { SellerTokens } from "./seller-tokens.js";
 import type { SplitRule } from "./split-rules.js";
 
 // Provider settlement, at the charge's check (docs/guarantees.md, "Money in provider settlement"): a checked split goes to
@@ -17,14 +18,20 @@ export type SplitAccounts = ReadonlyMap<string, Readonly<Record<string, Provider
 
 export async function providerSplitAccounts(
   q: Queryable, ctx: Pick<RequestCtx, "environment">, originator: ConnectAccount, split: readonly SplitRule[], candidates: readonly string[],
-  sendsSplit: (processor: string) => boolean,
+  route: { sendsSplit: (processor: string) => boolean; splitSellers: (processor: string) => number | undefined },
+  fresh: SellerTokens["fresh"],
 ): Promise<SplitAccounts | null> {
   const root = originator.parentId ?? originator.id;
   if (split.length === 0) return null;
   const chosen = candidates[0];
   if (!chosen) return null;
-  if (!sendsSplit(chosen)) {
+  if (!route.sendsSplit(chosen)) {
     throw new AppError("split_not_supported", `${chosen}, the processor of this charge, does not carry a split in provider settlement yet: route this method to a processor that does, or use platform settlement`);
+  }
+  // A processor that makes the payment on the seller's own account takes one seller per payment.
+  const most = route.splitSellers(chosen);
+  if (most !== undefined && split.length > most) {
+    throw new AppError("split_not_supported", `${chosen}, the processor of this charge, takes at most ${most} seller${most === 1 ? "" : "s"} per payment in provider settlement (the payment is made on the seller's own account); this split names ${split.length}: split the sale into one charge per seller, or route this method to a processor that takes several`);
   }
   const accounts = new Map<string, Record<string, ProviderAccountRef>>();
   for (const [i, rule] of split.entries()) {
@@ -35,7 +42,8 @@ export async function providerSplitAccounts(
     const at: Record<string, ProviderAccountRef> = {};
     for (const processor of candidates) {
       const found = await activeProviderAccount(q, { submerchantId: rule.merchantId, processor, environment: ctx.environment });
-      if (found) at[processor] = { account: found.externalId };
+      // A seller authorized by OAuth: its token, fresh, for the calls made on its account.
+      if (found) at[processor] = await fresh(found);
     }
     if (!at[chosen]) {
       throw new AppError("submerchant_not_at_provider", `split.${i}.merchantId ${rule.merchantId} has no active account at ${chosen}, the processor of this charge: create it with POST /v1/submerchants/${rule.merchantId}/provider-accounts {processor: "${chosen}"}`);

@@ -7,7 +7,7 @@ import type { Sealer } from "../../lib/crypto.js";
 import type { MerchantService } from "../merchants/index.js";
 import { recordEvent } from "../webhooks/index.js";
 import { ProviderFailure, type CalculateInput, type MelhorEnvioClient, type TokenSet } from "./melhor-envio.client.js";
-import { signState, stateKey, verifyState } from "./oauth-state.js";
+import { signState, stateKey, verifyState } from "../../lib/oauth-state.js";
 import * as repo from "./shipping.repo.js";
 
 // The merchant's Melhor Envio connection (docs/melhor-envio.md): credentials, the OAuth dance,

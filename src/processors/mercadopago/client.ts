@@ -8,6 +8,8 @@ import type { MercadoPagoPaymentFacts } from "./statuses.js";
 // a second payment: this client never makes a key up.
 
 export const MERCADOPAGO_DEFAULT_URL = "https://api.mercadopago.com";
+/** Where sellers authorize the marketplace's application (the official SDK's getAuthorizationURL host). */
+export const MERCADOPAGO_AUTH_URL = "https://auth.mercadopago.com";
 
 export const mercadopagoKeys = {
   cardToken: (chargeId: string) => `feira-card-token-${chargeId}`,
@@ -74,12 +76,15 @@ export function createMercadoPagoClient(opts: MercadoPagoClientOptions) {
     connections: opts.connections,
   });
   const key = (k: string) => ({ "x-idempotency-key": k });
+  // A call on a seller's account (marketplace model) carries the seller's access token instead.
+  const as = (sellerToken?: string): Record<string, string> => (sellerToken ? { authorization: `Bearer ${sellerToken}` } : {});
   const payment = (id: string) => `/v1/payments/${encodeURIComponent(id)}`;
   return {
-    createCardToken: (body: Record<string, unknown>, chargeId: string): Promise<CallResult> =>
-      http.call({ method: "POST", path: "/v1/card_tokens", query: { public_key: opts.publicKey }, body, headers: key(mercadopagoKeys.cardToken(chargeId)) }),
-    createPayment: (body: Record<string, unknown>, chargeId: string): Promise<CallResult> =>
-      http.call({ method: "POST", path: "/v1/payments", body, headers: key(mercadopagoKeys.payment(chargeId)) }),
+    /** `publicKey`: the seller's, for a card paid on the seller's account; else the application's. */
+    createCardToken: (body: Record<string, unknown>, chargeId: string, publicKey?: string): Promise<CallResult> =>
+      http.call({ method: "POST", path: "/v1/card_tokens", query: { public_key: publicKey ?? opts.publicKey }, body, headers: key(mercadopagoKeys.cardToken(chargeId)) }),
+    createPayment: (body: Record<string, unknown>, chargeId: string, sellerToken?: string): Promise<CallResult> =>
+      http.call({ method: "POST", path: "/v1/payments", body, headers: { ...key(mercadopagoKeys.payment(chargeId)), ...as(sellerToken) } }),
     getPayment: (id: string): Promise<CallResult> => http.call({ method: "GET", path: payment(id) }),
     searchPayments: (externalReference: string): Promise<CallResult> =>
       http.call({
@@ -88,9 +93,11 @@ export function createMercadoPagoClient(opts: MercadoPagoClientOptions) {
       }),
     updatePayment: (id: string, body: Record<string, unknown>, idempotencyKey: string): Promise<CallResult> =>
       http.call({ method: "PUT", path: payment(id), body, headers: key(idempotencyKey) }),
-    refund: (id: string, refundId: string, amount?: number): Promise<CallResult> =>
-      http.call({ method: "POST", path: `${payment(id)}/refunds`, body: amount === undefined ? {} : { amount }, headers: key(mercadopagoKeys.refund(refundId)) }),
-    listRefunds: (id: string): Promise<CallResult> => http.call({ method: "GET", path: `${payment(id)}/refunds` }),
+    refund: (id: string, refundId: string, amount?: number, sellerToken?: string): Promise<CallResult> =>
+      http.call({ method: "POST", path: `${payment(id)}/refunds`, body: amount === undefined ? {} : { amount }, headers: { ...key(mercadopagoKeys.refund(refundId)), ...as(sellerToken) } }),
+    listRefunds: (id: string, sellerToken?: string): Promise<CallResult> => http.call({ method: "GET", path: `${payment(id)}/refunds`, headers: as(sellerToken) }),
+    /** POST /oauth/token: a seller's authorization code or refresh token for the seller's tokens. */
+    oauthToken: (body: Record<string, unknown>): Promise<CallResult> => http.call({ method: "POST", path: "/oauth/token", body }),
     getChargeback: (id: string): Promise<CallResult> => http.call({ method: "GET", path: `/v1/chargebacks/${encodeURIComponent(id)}` }),
     sendChargebackDocumentation: (id: string, encoded: { contentType: string; data: Buffer }, filesDigest: string): Promise<CallResult> =>
       http.call({ method: "POST", path: `/v1/chargebacks/${encodeURIComponent(id)}/documentation`, encoded, headers: key(mercadopagoKeys.documentation(id, filesDigest)) }),

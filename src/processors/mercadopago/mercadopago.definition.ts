@@ -24,9 +24,14 @@ export const mercadopago = defineProcessor({
     // Card data goes to /v1/card_tokens with the public key before the payment.
     publicKey: { env: "MERCADOPAGO_PUBLIC_KEY", required: ["credit_card"] },
     apiUrl: { env: "MERCADOPAGO_API_URL", url: true, default: "https://api.mercadopago.com" },
+    // The marketplace's application, through which sellers authorize (provider settlement).
+    clientId: { env: "MERCADOPAGO_CLIENT_ID" },
+    clientSecret: { env: "MERCADOPAGO_CLIENT_SECRET" },
+    authUrl: { env: "MERCADOPAGO_AUTH_URL", url: true, default: "https://auth.mercadopago.com" },
   },
   create: (o, limits) => createMercadoPagoProcessor({
     accessToken: o.accessToken, publicKey: o.publicKey || undefined, baseUrl: o.apiUrl, timeoutMs: limits.timeoutMs, connections: limits.connections,
+    clientId: o.clientId || undefined, clientSecret: o.clientSecret || undefined, authUrl: o.authUrl,
   }),
   notices: {
     description: "Mercado Pago (`mercadopago`): register `/v1/processors/mercadopago/webhooks` as the webhook of the Mercado Pago application (events `payment` and `chargebacks`). "

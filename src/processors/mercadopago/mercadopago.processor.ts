@@ -1,10 +1,12 @@
 import { badResponse, cancelResultOf, captureResultOf, createConflictResult, lookupPayment, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { boletoDetails, fromDecimal, parseInstant, pixDetails, toDecimal } from "../instructions.js";
+import { sharesAt } from "../provider-split.js";
+import { mercadopagoAccounts, type MercadoPagoOAuthOptions } from "./oauth.js";
 import type {
-  AuthorizeResult, LookupResult, PaymentProcessor, PaymentState, ProcessorFailure, RefundResult, Serves,
+  AuthorizeInput, AuthorizeResult, LookupResult, PaymentProcessor, PaymentState, ProcessorFailure, RefundResult, Serves,
 } from "../processor.js";
 import {
-  createMercadoPagoClient, mercadopagoKeys, type MercadoPagoClientOptions, type MercadoPagoPayment, type MercadoPagoRefund,
+  createMercadoPagoClient, MERCADOPAGO_AUTH_URL, mercadopagoKeys, type MercadoPagoClientOptions, type MercadoPagoPayment, type MercadoPagoRefund,
 } from "./client.js";
 import { mercadopagoDisputes } from "./chargebacks.js";
 import { cardTokenBody, checkMercadoPagoInstrument, paymentBody } from "./payment.js";
@@ -63,7 +65,17 @@ function refundResult(r: MercadoPagoRefund): RefundResult {
   return refundResultOf(outcome, refundRef, r.status ?? "");
 }
 
-export type MercadoPagoProcessorOptions = MercadoPagoClientOptions;
+export type MercadoPagoProcessorOptions = MercadoPagoClientOptions & Partial<Omit<MercadoPagoOAuthOptions, "now">>;
+
+/** The one seller of a provider-settled split, on whose account the payment is made; null without a split. */
+function sellerOf(input: AuthorizeInput): { accessToken: string; publicKey?: string; applicationFee: number } | "refused" | null {
+  if (!input.split) return null;
+  const shares = sharesAt(input.split, "mercadopago");
+  const seller = shares?.length === 1 ? shares[0] : undefined;
+  if (!seller?.accessToken) return "refused";
+  // application_fee: what is not the seller's, in currency units (the operator's part, fees included).
+  return { accessToken: seller.accessToken, ...(seller.publicKey ? { publicKey: seller.publicKey } : {}), applicationFee: input.split.operatorMinor };
+}
 
 export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): Serves<"cancel" | "capture" | "refund" | "refundStatus" | "disputes"> & { close(): Promise<void> } {
   const client = createMercadoPagoClient(opts);
@@ -81,17 +93,21 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
     refunded: (p) => fromDecimal(p.transaction_amount_refunded) ?? 0,
   });
 
-  async function authorize(input: Parameters<PaymentProcessor["authorize"]>[0]): Promise<AuthorizeResult> {
+  async function authorize(input: AuthorizeInput): Promise<AuthorizeResult> {
+    const seller = sellerOf(input);
+    // The charge's check refuses these before the call; an adapter never charges a split whole to the operator.
+    if (seller === "refused") return { outcome: "failed", reason: "processing_error", providerCode: "split_not_supported" };
     let token: string | undefined;
     if (input.instrument.kind === "card") {
-      const t = await client.createCardToken(cardTokenBody(input.instrument, input.customer), input.chargeId);
+      const t = await client.createCardToken(cardTokenBody(input.instrument, input.customer), input.chargeId, seller?.publicKey);
       // No payment exists before the token: whatever went wrong here, nothing was charged.
       if (!t.ok) return { outcome: "failed", reason: "processing_error", failure: t.failure, ...(t.failure.providerCode ? { providerCode: t.failure.providerCode } : {}) };
       const id = (t.body as { id?: unknown } | null)?.id;
       if (typeof id !== "string" || id === "") return { outcome: "failed", reason: "processing_error", failure: badResponse("the processor's card token had no id") };
       token = id;
     }
-    const r = await client.createPayment(paymentBody(input, token), input.chargeId);
+    const body = paymentBody(input, token);
+    const r = await client.createPayment(seller ? { ...body, application_fee: toDecimal(seller.applicationFee) } : body, input.chargeId, seller?.accessToken);
     if (!r.ok) return createConflictResult(r.failure, () => lookup({ chargeId: input.chargeId }));
     const state = mercadopagoState(r.body as MercadoPagoPayment);
     if (state.outcome === "refunded" || state.outcome === "charged_back") return { outcome: "in_analysis", pspRefId: state.pspRefId, providerCode: state.providerCode };
@@ -100,6 +116,9 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
 
   return {
     name: "mercadopago",
+    // The payment made on the one seller's account with application_fee (docs/processors.md, "Split dialects").
+    sendsSplit: true,
+    splitSellers: 1,
     supports: (method, currency) => SERVED.has(method) && currency === "BRL",
     checkInstrument: checkMercadoPagoInstrument,
     authorize,
@@ -118,7 +137,8 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
       if (!input.pspRefId) return { outcome: "failed", reason: "processing_error", providerCode: "no_psp_reference" };
       // Without an amount Mercado Pago refunds what is left: asked for only when it is the whole charge.
       const full = input.chargeAmountMinor !== undefined && input.amountMinor === input.chargeAmountMinor;
-      const r = await client.refund(input.pspRefId, input.refundId, full ? undefined : toDecimal(input.amountMinor));
+      // A payment made on a seller's account is refunded there, with the seller's token.
+      const r = await client.refund(input.pspRefId, input.refundId, full ? undefined : toDecimal(input.amountMinor), input.sellers?.[0]?.accessToken);
       return r.ok ? refundResult(r.body as MercadoPagoRefund) : refundFailureResult(r.failure);
     },
     async refundStatus(input) {
@@ -126,7 +146,7 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
       // The payment's refunds (GET /v1/payments/{id}/refunds), found by id; when the id never came
       // back (a timeout), by amount: two refunds of one amount cannot be told apart, and the
       // first listed is taken.
-      const r = await client.listRefunds(input.pspRefId);
+      const r = await client.listRefunds(input.pspRefId, input.sellers?.[0]?.accessToken);
       if (!r.ok) return { outcome: "pending", refundRef: input.refundRef, failure: r.failure };
       const list = Array.isArray(r.body) ? (r.body as MercadoPagoRefund[]) : [];
       const match = input.refundRef
@@ -136,6 +156,7 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
     },
     // Chargebacks: objects of their own, named by the `chargebacks` notice (chargebacks.ts).
     disputes: mercadopagoDisputes(client),
+    accounts: mercadopagoAccounts(client.oauthToken, { clientId: opts.clientId, clientSecret: opts.clientSecret, authUrl: opts.authUrl ?? MERCADOPAGO_AUTH_URL }),
     close: () => client.close(),
   };
 }

@@ -139,8 +139,10 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
     // Provider settlement: every seller of the split needs an account at the processor chosen
     // (else 422, before any call); the accounts at the route's other processors bound its failover.
     const splitAccounts = split && settlement === "provider"
-      ? await deps.connect.providerAccounts(ctx, split, processor.candidates?.(method.methodType) ?? [processor.name],
-        (name) => processor.sendsSplitAt?.(name) ?? (name === processor.name && processor.sendsSplit === true))
+      ? await deps.connect.providerAccounts(ctx, split, processor.candidates?.(method.methodType) ?? [processor.name], {
+        sendsSplit: (name) => processor.sendsSplitAt?.(name) ?? (name === processor.name && processor.sendsSplit === true),
+        splitSellers: (name) => (processor.splitSellersAt ? processor.splitSellersAt(name) : name === processor.name ? processor.splitSellers : undefined),
+      })
       : null;
     return {
       scope: scopeOf(ctx), cmd, at, amountMinor, currency, method, postbackUrl, processor, existingCustomer, split, settlement, splitAccounts, installmentTerms,

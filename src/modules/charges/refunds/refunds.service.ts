@@ -12,6 +12,7 @@ import type { ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
 import { findLiveCharge } from "../provider-state/provider-sync.repo.js";
 import { refundsOf, type PaymentProcessor, type RefundResult } from "../../../processors/processor.js";
+import type { ProviderAccountRef } from "../../../processors/provider-split.js";
 
 // Refunds in three steps, so that concurrent refunds can never exceed the paid amount and
 // the processor is never called inside a transaction:
@@ -38,6 +39,8 @@ export function createRefundService(deps: {
   ledger: Pick<LedgerService, "postRefund" | "postChargebackRest">;
   processorFor(ctx: { environment: Environment }, processorName?: string | null): PaymentProcessor;
   amountLimits: AmountLimits;
+  /** A provider-settled charge's sellers' accounts at its processor (a refund made on a seller's account). */
+  sellers?(charge: ChargeRow): Promise<readonly ProviderAccountRef[]>;
 }) {
   const { db } = deps;
 
@@ -78,9 +81,13 @@ export function createRefundService(deps: {
     return send(reserved, charge);
   }
 
-  const inputOf = (r: repo.RefundRow, charge: ChargeRow | undefined) => ({
-    chargeId: r.chargeId, pspRefId: charge?.pspRefId ?? null, amountMinor: r.amount, refundId: r.id, chargeAmountMinor: charge ? grossOf(charge) : undefined,
-  });
+  const inputOf = async (r: repo.RefundRow, charge: ChargeRow | undefined) => {
+    const sellers = charge && deps.sellers ? await deps.sellers(charge) : [];
+    return {
+      chargeId: r.chargeId, pspRefId: charge?.pspRefId ?? null, amountMinor: r.amount, refundId: r.id, chargeAmountMinor: charge ? grossOf(charge) : undefined,
+      ...(sellers.length > 0 ? { sellers } : {}),
+    };
+  };
   const chargeOf = (r: repo.RefundRow) => repo.findCharge(db, { merchantId: r.merchantId, environment: r.environment }, r.chargeId);
   // The adapter that served the charge refunds it (a live charge's processor column).
   const processorOf = (r: repo.RefundRow, charge: ChargeRow | undefined) => {
@@ -95,7 +102,7 @@ export function createRefundService(deps: {
     const charge = known ?? await chargeOf(r);
     const processor = processorOf(r, charge);
     await repo.markRefundSent(db, r.id);
-    const outcome = await processor.refund(inputOf(r, charge));
+    const outcome = await processor.refund(await inputOf(r, charge));
     faultPoint("refund.after-processor");
     return settle(r, outcome);
   }
@@ -116,7 +123,7 @@ export function createRefundService(deps: {
   async function readBack(r: repo.RefundRow, charge: ChargeRow | undefined) {
     const processor = processorOf(r, charge);
     await repo.markRefundSent(db, r.id);
-    return processor.refundStatus({ ...inputOf(r, charge), refundRef: r.refundRef });
+    return processor.refundStatus({ ...(await inputOf(r, charge)), refundRef: r.refundRef });
   }
 
   /** Settles a sent refund from the provider's state; never sends it (undefined when the provider has none). */
