@@ -117,8 +117,18 @@ export interface PostalAddress {
 /** The provider's own status or decline code, kept on the charge for support. */
 type ProviderCoded = { providerCode?: string };
 
+/**
+ * What the payer paid, in minor units, when a provider's payment may differ from the charge's
+ * amount (a Pix with a due date paid late with its fine and interest, or early with its
+ * discount); `parts` when the provider names them (the API Pix's componentesValor).
+ */
+export interface PaidAmount {
+  totalMinor: number;
+  parts?: { fineMinor: number; interestMinor: number; discountMinor: number };
+}
+
 export type AuthorizeResult =
-  | ({ outcome: "paid"; pspRefId: string; details?: Record<string, unknown> } & ProviderCoded)
+  | ({ outcome: "paid"; pspRefId: string; details?: Record<string, unknown>; paidAmount?: PaidAmount } & ProviderCoded)
   /** Awaiting the payer (Pix, boleto, ...): details carry the payment instructions. */
   | ({ outcome: "pending"; pspRefId: string; details: Record<string, unknown>; expiresAt: Date } & ProviderCoded)
   | ({ outcome: "in_analysis"; pspRefId: string; details?: Record<string, unknown> } & ProviderCoded)

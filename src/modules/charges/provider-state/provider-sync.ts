@@ -8,6 +8,7 @@ import { canTransition, type ChargeStatus } from "../charge-status.js";
 import type { ChargeRow } from "../charges.mapper.js";
 import { findCharge } from "../charges.repo.js";
 import { createLatePayments } from "./late-payments.js";
+import { providerBreakdown } from "./paid-amount.js";
 import {
   findLiveCharge, lateRefundsPending, markProviderChecked, openLiveCharges, settledLiveCharges, type OpenChargeCursor,
 } from "./provider-sync.repo.js";
@@ -130,6 +131,8 @@ export function createProviderSync(deps: {
       return c;
     }
     const move = moveFor(state, now()) ?? neverMade(c, state);
+    // What the payer paid, when the provider says (a Pix with a due date): kept with its parts.
+    if (move?.to === "paid" && state.outcome === "paid" && state.paidAmount) move.patch.paidBreakdown = providerBreakdown(c, state.paidAmount, now());
     return move ? apply(c, move) : c;
   }
 
