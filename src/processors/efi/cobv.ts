@@ -5,7 +5,7 @@ import { providerDocument, type DocumentRules } from "../documents.js";
 import { pixDetails } from "../instructions.js";
 import type { AuthorizeInput, AuthorizeResult, InstrumentCheck, LookupResult, PaidAmount, ProcessorFailure } from "../processor.js";
 import { efiIds, type EfiClient } from "./client.js";
-import { efiCobState, efiValor, efiWhole, type EfiCob, type EfiPix } from "./statuses.js";
+import { createdResult, efiCobState, efiValor, efiWhole, type EfiCob, type EfiPix } from "./statuses.js";
 
 // The Central Bank's Pix with a due date (cobv: PUT /v2/cobv/{txid}) at Efí: a Pix charge whose
 // paymentMethod has a dueDate. Its txid is the charge's, derived as a cob's (client.ts), so a
@@ -129,21 +129,7 @@ export function efiCobvState(cobv: EfiCobv): LookupResult {
   return state.outcome === "paid" && paid ? { ...state, paidAmount: paid } : state;
 }
 
-/** A state read after a create, as a create's answer (a create never answers refunded or charged back). */
-function created(state: LookupResult): AuthorizeResult {
-  switch (state.outcome) {
-    case "not_found":
-      return { outcome: "unknown", failure: badResponse("the processor's cobv was not found after it was made") };
-    case "refunded":
-    case "charged_back":
-      return { outcome: "in_analysis", pspRefId: state.pspRefId, providerCode: state.providerCode };
-    default: {
-      if (state.outcome === "unknown") return state;
-      const { refundedMinor: _refunded, ...rest } = state;
-      return rest;
-    }
-  }
-}
+const created = (state: LookupResult) => createdResult(state, "cobv");
 
 /** Efí's and the Central Bank's "no such cobv": a 404 (CobVNaoEncontrada, NaoEncontrado), or Efí's 400 `*_nao_encontrad*`. */
 export const cobvAbsent = (f: ProcessorFailure) => f.status === 404 || (f.status === 400 && /nao_encontrad/.test(f.providerCode ?? ""));

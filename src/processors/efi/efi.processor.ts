@@ -4,7 +4,7 @@ import type { MandateCapability } from "../capabilities.js";
 import { badResponse, cancelResultOf, createFailureResult, madeNothing, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { providerDocument, type DocumentRules } from "../documents.js";
 import type { CallResult } from "../http-client.js";
-import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
+import type { AuthorizeInput, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
 import type { EfiRecebedor } from "./account.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
 import { cobvPayerProblem, createEfiCobv, isDueDatePix } from "./cobv.js";
@@ -12,7 +12,7 @@ import { authorizeDebit, debitPaymentState, debitPix } from "./debits.js";
 import { createEfiInfractions } from "./infractions.js";
 import { createEfiMandates } from "./mandates.js";
 import { createEfiPayouts } from "./payouts.js";
-import { EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
+import { createdResult, EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
 
 // Efí (API Pix) behind PaymentProcessor: live Pix charges as cobs (a Pix with a due date as a
 // cobv under the same txid: cobv.ts, read after a cob is not found), their expiry (the cob
@@ -50,21 +50,8 @@ export function cobBody(input: AuthorizeInput, pixKey: string): Record<string, u
   };
 }
 
-/** A state read after a create, as a create's answer (a create never answers refunded or charged back). */
-function created(state: LookupResult): AuthorizeResult {
-  switch (state.outcome) {
-    case "not_found":
-      return { outcome: "unknown", failure: badResponse("the processor's cob was not found after it was made") };
-    case "refunded":
-    case "charged_back":
-      return { outcome: "in_analysis", pspRefId: state.pspRefId, providerCode: state.providerCode };
-    default: {
-      if (state.outcome === "unknown") return state;
-      const { refundedMinor: _refunded, ...rest } = state;
-      return rest;
-    }
-  }
-}
+/** A cob's state read after a create, as a create's answer. */
+const created = (state: LookupResult) => createdResult(state, "cob");
 
 function devolucaoResult(d: EfiDevolucao): RefundResult {
   const status = d.status ?? "";
