@@ -1,5 +1,3 @@
-import type { ProviderAccountRef, ProviderSplit } from "./provider-split.js";
-
 // The narrow interface every payment processor implements, split in two: what a new charge needs
 // from a route of processors, and what one adapter offers (its optional capabilities declared,
 // not stubbed). The simulator is one adapter; live ones plug in through their definitions
@@ -7,6 +5,7 @@ import type { ProviderAccountRef, ProviderSplit } from "./provider-split.js";
 // processor could not be reached or misbehaved.
 import type { AccountCapability } from "./accounts.js";
 import type { ProcessorFailure } from "./failure.js";
+import type { ProviderAccountRef, ProviderSplit } from "./provider-split.js";
 
 export type { ProcessorFailure, ProcessorFailureKind } from "./failure.js";
 
@@ -113,16 +112,17 @@ export interface PostalAddress {
   country: string;
 }
 
-
 /** The provider's own status or decline code, kept on the charge for support. */
 type ProviderCoded = { providerCode?: string };
 
+/** What the payer paid (minor units) when it may differ from the amount (a boleto's or a due-date Pix's terms); `parts` when the provider names them. */
+export interface PaidAmount {
+  totalMinor: number;
+  parts?: { fineMinor: number; interestMinor: number; discountMinor: number };
+}
+
 export type AuthorizeResult =
-  /**
-   * `paidMinor`: what the payer paid, when the processor reports it (a boleto paid late with its
-   * fine and interest pays more than the amount); the charge's paidAmount and breakdown read it.
-   */
-  | ({ outcome: "paid"; pspRefId: string; details?: Record<string, unknown>; paidMinor?: number } & ProviderCoded)
+  | ({ outcome: "paid"; pspRefId: string; details?: Record<string, unknown>; paidAmount?: PaidAmount } & ProviderCoded)
   /** Awaiting the payer (Pix, boleto, ...): details carry the payment instructions. */
   | ({ outcome: "pending"; pspRefId: string; details: Record<string, unknown>; expiresAt: Date } & ProviderCoded)
   | ({ outcome: "in_analysis"; pspRefId: string; details?: Record<string, unknown> } & ProviderCoded)

@@ -7,7 +7,8 @@ import { promisify } from "node:util";
 import { childDatabaseEnv, childEnv, freePort, npmStart, ROOT, tempDir } from "../helpers/process.js";
 // run-suite: waits: feira as processes, as the README runs it
 
-// Every README walk-through (the tour, Connect, subscriptions, Pix Automático, disputes, payment links), pasted into a
+// Every README walk-through (the tour, Connect, subscriptions, Pix Automático, disputes, payment links, a
+// boleto with a due date), pasted into a
 // shell as a newcomer pastes them on a fresh start with the demo history on: `npm start` on an
 // empty DATA_DIR, the printed keys in place of the placeholder lines, every curl a 2xx
 // (--fail-with-body), every captured id defined. Blocks that begin with "# keeps running" run
@@ -31,7 +32,7 @@ function walkthroughBlocks(): { section: string; blocks: string[] }[] {
 /** A bash script of the walk-throughs for this server: its ports, its keys, its receivers. */
 function script(keys: Keys, ports: { feira: number; tour: number; connect: number; fake: number }, dir: string): string {
   const sections = walkthroughBlocks();
-  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
+  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
   const lines: string[] = [];
   let bg = 0;
   for (const { blocks } of sections) {
@@ -123,6 +124,10 @@ test("every README walk-through runs as pasted on a fresh start, whose keys are 
     `arrived() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; echo "never arrived: $*" >&2; cat "${tourLog}" "${connectLog}" >&2; exit 1; }`,
     `tour_done() { grep -q -- "--> charge.refunded" "${tourLog}" && [ "$(grep -c -- "--> charge.paid" "${tourLog}")" -ge 2 ]; }`,
     "arrived tour_done",
+    // The boleto's receipt, sent by the worker after the payment: in the sandbox's outbox.
+    `receipt_sent() { command curl -s -u "$KEY:" "http://localhost:${ports.feira}/v1/emails?chargeId=$BOLETO" | grep -q '"kind":"receipt"'; }`,
+    "arrived receipt_sent",
+    `command curl -s -u "$KEY:" "http://localhost:${ports.feira}/v1/emails?chargeId=$BOLETO"; echo`,
     `arrived grep -q '^/notifications {.*"status":"active","merchantId":"sm_' "${connectLog}"`,
     `arrived grep -q '^/webhooks .*"event":"payout.approved"' "${connectLog}"`,
     `cat "${tourLog}" "${connectLog}"`,
@@ -142,4 +147,7 @@ test("every README walk-through runs as pasted on a fresh start, whose keys are 
   assert.match(out, /"kind":"chargeback","status":"won"[^\n]*"closedAt":"20/, "the dispute decided");
   assert.ok(out.includes(`http://localhost:${ports.feira}/panel?shipping=connected`), "the OAuth round trip");
   assert.match(out, /"endToEndId":"E99999999/, "the approved payout");
+  assert.match(out, /"status":"pending"[^\n]*"amountDue":102\.23/, "the boleto seven days late: the amount, the fine and the interest");
+  assert.match(out, /"paidAmount":102\.23,"paidBreakdown":\{"principal":100,"discount":0,"fine":2,"interest":0\.23\}/, "paid by the boleto's Pix, with its breakdown");
+  assert.match(out, /"kind":"receipt","to":"maria@example\.com"/, "the receipt in the sandbox's outbox");
 });

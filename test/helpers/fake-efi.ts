@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { makeEfiCertificates, type EfiCertificates } from "./fake-efi-certs.js";
 import { moveReply, type EfiContext, type Route, type SettleMode } from "./fake-efi-context.js";
+import { cobvRoutes, type CobV, type CobvMoves } from "./fake-efi-cobv.js";
 import { efiError, obj, problem, type Clock } from "./fake-efi-model.js";
 import { infractionRoutes, type InfractionMoves } from "./fake-efi-infractions.js";
 import { pixRoutes, type PixMoves } from "./fake-efi-pix.js";
@@ -12,7 +13,8 @@ import { faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Re
 // A fake of Efí Bank's API Pix (the Central Bank's standard API Pix plus Efí's Pix send), built
 // from the Central Bank's OpenAPI (bacen/pix-api 2.9.0), Efí's public documentation and its
 // official Node SDK's endpoint list (docs/processors.md, "The Efí fake"): mutual TLS with
-// certificates made at start, OAuth client credentials with expiring tokens, cob, received Pix,
+// certificates made at start, OAuth client credentials with expiring tokens, cob, cobv (Pix with a
+// due date, fake-efi-cobv.ts), received Pix,
 // devoluções (refunds and MED returns), Pix send, webhooks with Efí's probe and path suffixes
 // (each registration behind its own scope), MED infractions and their defence, and Pix Automático
 // (locrec, rec, solicrec, cobr). Faults, latency, and duplicated or reordered
@@ -55,12 +57,14 @@ export interface FakeEfiOptions {
   scopes?: readonly string[];
 }
 
-export interface FakeEfi extends FakeProvider, PixMoves, InfractionMoves, Omit<RecMoves, "approveRec"> {
+export interface FakeEfi extends FakeProvider, PixMoves, CobvMoves, InfractionMoves, Omit<RecMoves, "approveRec"> {
   clientId: string;
   clientSecret: string;
   pixKey: string;
   certs: EfiCertificates;
   ctx: EfiContext;
+  /** The Pix with a due date made so far, by txid. */
+  cobvs: Map<string, CobV>;
   approveRec(idRec: string): ReturnType<RecMoves["approveRec"]>;
   /** Where a notice of this kind goes now (registered URL + suffix), or undefined. */
   webhookTarget(kind: "pix" | "rec" | "cobr", key?: string): string | undefined;
@@ -101,9 +105,11 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
   };
   const pix = pixRoutes(ctx);
   const rec = recRoutes(ctx);
+  const cobvs = new Map<string, CobV>();
+  const cobv = cobvRoutes(ctx, cobvs);
   // Efí's acceptance of an infraction returns its amount by a devolução that names no nature.
   const infractions = infractionRoutes(ctx, (e2eid, amount) => pix.moves.med(e2eid, { natureza: null, valor: amount }));
-  const routes: Route[] = [...pix.routes, ...rec.routes, ...hooks.routes, ...infractions.routes];
+  const routes: Route[] = [...pix.routes, ...cobv.routes, ...rec.routes, ...hooks.routes, ...infractions.routes];
 
   // POST /oauth/token: HTTP Basic client_id:client_secret and {"grant_type":"client_credentials"}.
   function token(req: ApiRequest): Reply {
@@ -138,6 +144,7 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
     const str = (k: string) => (typeof b[k] === "string" ? (b[k] as string) : undefined);
     const routes: [RegExp, (m: RegExpExecArray) => Reply][] = [
       [/^\/__fake\/cob\/([^/]+)\/pay$/, (m) => moveReply(pix.moves.pay(m[1]!, { infoPagador: str("infoPagador") }))],
+      [/^\/__fake\/cobv\/([^/]+)\/pay$/, (m) => moveReply(cobv.moves.payCobv(m[1]!))],
       [/^\/__fake\/cob\/([^/]+)\/remove$/, (m) => moveReply(pix.moves.removeCob(m[1]!))],
       [/^\/__fake\/pix\/([^/]+)\/med$/, (m) => moveReply(pix.moves.med(m[1]!, { natureza: str("natureza") as "MED_FRAUDE" | undefined, valor: str("valor") }))],
       [/^\/__fake\/pix\/([^/]+)\/devolucao\/([^/]+)\/(finish|fail)$/, (m) => moveReply(pix.moves.finishDevolucao(m[1]!, m[2]!, m[3] === "finish", str("motivo")))],
@@ -161,14 +168,14 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
       if (m) return handle(m);
     }
     if (req.method === "GET" && req.path === "/__fake/state") {
-      return { status: 200, body: { cobs: ctx.cobs.size, infracoes: ctx.infracoes.size, sends: ctx.sends.size, recs: ctx.recs.size, cobrs: ctx.cobrs.size, faults: faultCounts(core.requests), now: now().toISOString() } };
+      return { status: 200, body: { cobs: ctx.cobs.size, cobvs: cobvs.size, infracoes: ctx.infracoes.size, sends: ctx.sends.size, recs: ctx.recs.size, cobrs: ctx.cobrs.size, faults: faultCounts(core.requests), now: now().toISOString() } };
     }
     return { status: 404, body: { message: "unknown control route" } };
   }
 
   return {
     ...core.controls, url: core.origin, controlUrl: core.controlUrl, core, clientId, clientSecret, pixKey, certs, ctx,
-    ...pix.moves, ...infractions.moves, rejectRec: rec.moves.rejectRec, expireRec: rec.moves.expireRec, cancelRec: rec.moves.cancelRec, debit: rec.moves.debit, approveRec,
+    ...pix.moves, ...cobv.moves, cobvs, ...infractions.moves, rejectRec: rec.moves.rejectRec, expireRec: rec.moves.expireRec, cancelRec: rec.moves.cancelRec, debit: rec.moves.debit, approveRec,
     webhookTarget: hooks.target,
     advanceClock: (ms) => { offset += ms; },
     expireTokens: () => tokens.clear(),

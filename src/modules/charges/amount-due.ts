@@ -71,7 +71,7 @@ export function amountDueOn(amountMinor: number, terms: DueTerms | null, day: st
 }
 
 /**
- * The breakdown of what a processor reports paid (`paidMinor`) for a charge with terms on `day`:
+ * The breakdown of what a processor reports paid (`paidMinor`, a PaidAmount's totalMinor) for a charge with terms on `day`:
  * the amount due that day when it matches; otherwise the difference from the amount is told
  * apart from the processor's own total, never invented: more than the amount is the fine (up to
  * the terms' fine) then interest, less is a discount. `principal - discount + fine + interest`

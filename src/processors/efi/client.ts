@@ -162,6 +162,10 @@ export function createEfiClient(opts: EfiClientOptions) {
     createCob: (txid: string, body: Record<string, unknown>) => call({ method: "PUT", path: cob(txid), body }),
     getCob: (txid: string) => call({ method: "GET", path: cob(txid) }),
     reviseCob: (txid: string, body: Record<string, unknown>) => call({ method: "PATCH", path: cob(txid), body }),
+    // Pix with a due date (cobv), under the same txids as cobs.
+    createCobv: (txid: string, body: Record<string, unknown>) => call({ method: "PUT", path: `/v2/cobv/${encodeURIComponent(txid)}`, body }),
+    getCobv: (txid: string) => call({ method: "GET", path: `/v2/cobv/${encodeURIComponent(txid)}` }),
+    reviseCobv: (txid: string, body: Record<string, unknown>) => call({ method: "PATCH", path: `/v2/cobv/${encodeURIComponent(txid)}`, body }),
     getPix: (e2eid: string) => call({ method: "GET", path: pix(e2eid) }),
     devolver: (e2eid: string, id: string, body: Record<string, unknown>) => call({ method: "PUT", path: devolucao(e2eid, id), body }),
     getDevolucao: (e2eid: string, id: string) => call({ method: "GET", path: devolucao(e2eid, id) }),

@@ -4,16 +4,18 @@ import type { MandateCapability } from "../capabilities.js";
 import { badResponse, cancelResultOf, createFailureResult, madeNothing, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { providerDocument, type DocumentRules } from "../documents.js";
 import type { CallResult } from "../http-client.js";
-import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
+import type { AuthorizeInput, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
 import type { EfiRecebedor } from "./account.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
+import { cobvPayerProblem, createEfiCobv, isDueDatePix } from "./cobv.js";
 import { authorizeDebit, debitPaymentState, debitPix } from "./debits.js";
 import { createEfiInfractions } from "./infractions.js";
 import { createEfiMandates } from "./mandates.js";
 import { createEfiPayouts } from "./payouts.js";
-import { EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
+import { createdResult, EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
 
-// Efí (API Pix) behind PaymentProcessor: live Pix charges as cobs, their expiry (the cob
+// Efí (API Pix) behind PaymentProcessor: live Pix charges as cobs (a Pix with a due date as a
+// cobv under the same txid: cobv.ts, read after a cob is not found), their expiry (the cob
 // removed), and refunds as devoluções. pspRefId is the cob's txid, derived from feira's charge
 // id (client.ts), so a create that timed out, got a 5xx or died with its process is found by a
 // lookup, and a second PUT under the same txid is answered 409 and read back: never two cobs.
@@ -48,21 +50,8 @@ export function cobBody(input: AuthorizeInput, pixKey: string): Record<string, u
   };
 }
 
-/** A state read after a create, as a create's answer (a create never answers refunded or charged back). */
-function created(state: LookupResult): AuthorizeResult {
-  switch (state.outcome) {
-    case "not_found":
-      return { outcome: "unknown", failure: badResponse("the processor's cob was not found after it was made") };
-    case "refunded":
-    case "charged_back":
-      return { outcome: "in_analysis", pspRefId: state.pspRefId, providerCode: state.providerCode };
-    default: {
-      if (state.outcome === "unknown") return state;
-      const { refundedMinor: _refunded, ...rest } = state;
-      return rest;
-    }
-  }
-}
+/** A cob's state read after a create, as a create's answer. */
+const created = (state: LookupResult) => createdResult(state, "cob");
 
 function devolucaoResult(d: EfiDevolucao): RefundResult {
   const status = d.status ?? "";
@@ -74,6 +63,7 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
   const txidOf = (input: { chargeId: string; pspRefId?: string | null }) => input.pspRefId || efiIds.txid(input.chargeId);
 
   const mandates = createEfiMandates(client, opts.account);
+  const cobvs = createEfiCobv(client, opts.pixKey);
   const infractions = createEfiInfractions(client);
 
   async function lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> {
@@ -81,7 +71,11 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     // A Pix that went back unasked is matched to its MED infraction (infractions.ts).
     if (r.ok) return infractions.matchDevolucoes(efiCobState(r.body as EfiCob), r.body as EfiCob, new Date());
     if (!absent(r.failure)) return { outcome: "unknown", failure: r.failure };
-    // No cob under the txid: a Pix Automático period's charge is a cobr under the same txid.
+    // No cob under the txid: a Pix with a due date is a cobv under it (cobv.ts).
+    const v = await cobvs.read(txidOf(input));
+    if ("state" in v) return infractions.matchDevolucoes(v.state, v.body as EfiCob, new Date());
+    if ("failure" in v) return { outcome: "unknown", failure: v.failure };
+    // Nor a cobv: a Pix Automático period's charge is a cobr under the same txid.
     const debit = await mandates.lookupDebit({ debitId: input.chargeId, debitRef: txidOf(input) });
     return debitPaymentState(debit);
   }
@@ -98,6 +92,12 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
       return e2eid ? { e2eid } : null;
     }
     if (!absent(r.failure)) return { failure: r.failure };
+    const v = await cobvs.read(txid);
+    if ("state" in v) {
+      const e2eid = paidPix(v.body as EfiCob)?.endToEndId;
+      return e2eid ? { e2eid } : null;
+    }
+    if ("failure" in v) return { failure: v.failure };
     const debit = await client.getCobr(txid);
     if (!debit.ok) return absent(debit.failure) ? null : { failure: debit.failure };
     const e2eid = debitPix(debit.body);
@@ -135,10 +135,11 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
   return {
     name: "efi",
     supports: (method, currency) => (method === "pix" || method === "pix_automatico") && currency === "BRL",
-    // A Pix with a due date would be a cobv (PUT /v2/cobv/{txid}), which this adapter does not make yet.
-    checkInstrument: (input) => unservedTerms(input, "efi", { pixDueDate: false, boletoTerms: false }),
+    // A Pix with a due date is a cobv (cobv.ts), which names its payer.
+    checkInstrument: (input) => unservedTerms(input, "efi", { pixDueDate: true, boletoTerms: false }) ?? cobvPayerProblem(input),
     async authorize(input) {
       if (input.instrument.kind === "pix_automatico") return authorizeDebit(mandates, input);
+      if (isDueDatePix(input)) return cobvs.authorize(input);
       const r = await client.createCob(efiIds.txid(input.chargeId), cobBody(input, opts.pixKey));
       if (!r.ok) {
         // Refused, or never sent: nothing was made (a second processor may serve it).
@@ -156,7 +157,8 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     // Bank refuses it on or after the day of its first attempt: not_cancelable, read back).
     async cancel(input) {
       const txid = txidOf(input);
-      const r = await client.reviseCob(txid, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" });
+      let r = await client.reviseCob(txid, { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" });
+      if (!r.ok && absent(r.failure)) r = await cobvs.remove(txid);
       if (!r.ok && absent(r.failure)) return cancelDebit(txid);
       return cancelResultOf(r, (body) => (body as EfiCob).status === "REMOVIDA_PELO_USUARIO_RECEBEDOR", (body) => (body as EfiCob).status ?? "");
     },

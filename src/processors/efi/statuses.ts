@@ -1,7 +1,7 @@
 import { badResponse } from "../adapter-results.js";
 import { parseInstant, pixDetails } from "../instructions.js";
 import type { RefundOutcome } from "../mapping.js";
-import type { FoundDispute, LookupResult } from "../processor.js";
+import type { AuthorizeResult, FoundDispute, LookupResult } from "../processor.js";
 import { efiIds } from "./client.js";
 
 // Efí's (the Central Bank's) cob and devolução -> feira's states. Pure.
@@ -126,4 +126,20 @@ function paidState(cob: EfiCob, pspRefId: string): LookupResult {
   const amount = efiCents(cob.valor?.original) ?? efiCents(paidPix(cob)?.valor);
   if (amount !== null && refunded >= amount) return { outcome: "refunded", pspRefId, providerCode: "DEVOLVIDO" };
   return refunded > 0 ? { outcome: "paid", pspRefId, providerCode: "CONCLUIDA", refundedMinor: refunded } : { outcome: "paid", pspRefId, providerCode: "CONCLUIDA" };
+}
+
+/** A cob's or cobv's state read after a create, as a create's answer (a create never answers refunded or charged back). */
+export function createdResult(state: LookupResult, kind: "cob" | "cobv"): AuthorizeResult {
+  switch (state.outcome) {
+    case "not_found":
+      return { outcome: "unknown", failure: badResponse(`the processor's ${kind} was not found after it was made`) };
+    case "refunded":
+    case "charged_back":
+      return { outcome: "in_analysis", pspRefId: state.pspRefId, providerCode: state.providerCode };
+    default: {
+      if (state.outcome === "unknown") return state;
+      const { refundedMinor: _refunded, ...rest } = state;
+      return rest;
+    }
+  }
 }

@@ -61,7 +61,7 @@ export function pagarmeState(charge: PagarmeCharge): PaymentState | { outcome: "
     case "paid":
       // What the payer paid (cents): more than the amount when a boleto was paid late with its
       // fine and interest.
-      return { outcome: "paid", pspRefId, providerCode, ...(typeof charge.paid_amount === "number" && charge.paid_amount > 0 ? { paidMinor: charge.paid_amount } : {}) };
+      return { outcome: "paid", pspRefId, providerCode, ...(typeof charge.paid_amount === "number" && charge.paid_amount > 0 ? { paidAmount: { totalMinor: charge.paid_amount } } : {}) };
     case "in_analysis":
     case "refunded":
       return { outcome: mapped.outcome, pspRefId, providerCode };

@@ -131,7 +131,9 @@ export function createProviderSync(deps: {
       return c;
     }
     const move = moveFor(state, now()) ?? neverMade(c, state);
-    return move ? apply(c, state.outcome === "paid" ? withPaidBreakdown(c, move, state.paidMinor, now()) : move) : c;
+    // What the payer paid, when the provider says (a boleto or a Pix with a due date paid late or
+    // early): kept with its parts.
+    return move ? apply(c, state.outcome === "paid" ? withPaidBreakdown(c, move, state.paidAmount, now()) : move) : c;
   }
 
   /** The move of a charge the provider never made: failed, once it is old enough to be sure. */
