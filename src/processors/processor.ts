@@ -298,11 +298,15 @@ export interface ChargeRoute {
   candidates?(method: PaymentMethodType): readonly string[];
   /**
    * Provider settlement: whether the named processor of this route sends a split to the
-   * processor (its adapter's `sendsSplit`); absent: only this processor's own `sendsSplit`.
+   * processor for that method (its adapter's `sendsSplit`); absent: only this processor's own `sendsSplit`.
    */
-  sendsSplitAt?(name: string): boolean;
-  /** Its adapter carries a provider-settled split to the processor (provider-split.ts). */
-  readonly sendsSplit?: boolean;
+  sendsSplitAt?(name: string, method: PaymentMethodType): boolean;
+  /**
+   * Its adapter carries a provider-settled split to the processor (provider-split.ts): for
+   * every method it serves (`true`), or only for the methods listed (a processor whose split
+   * exists for some of its methods only, e.g. a Pix split and no recurring one).
+   */
+  readonly sendsSplit?: true | readonly PaymentMethodType[];
   /** Whether this processor serves the method in that currency (checked before anything else). */
   supports(method: PaymentMethodType, currency: string): boolean;
   /**

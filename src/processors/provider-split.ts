@@ -54,3 +54,7 @@ export function sharesAt(split: ProviderSplit, processor: string): ResolvedShare
  */
 export const takesSplit = (split: ProviderSplit | undefined, processor: string, sends: boolean): boolean =>
   !split || (sends && sharesAt(split, processor) !== null);
+
+/** Whether an adapter declaring `sendsSplit` carries a split of `method` (`true`: of every method it serves). */
+export const sendsSplitFor = (sendsSplit: true | readonly string[] | undefined, method: string): boolean =>
+  sendsSplit === true || (sendsSplit?.includes(method) ?? false);
