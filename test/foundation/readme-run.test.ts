@@ -31,7 +31,7 @@ function walkthroughBlocks(): { section: string; blocks: string[] }[] {
 /** A bash script of the walk-throughs for this server: its ports, its keys, its receivers. */
 function script(keys: Keys, ports: { feira: number; tour: number; connect: number; fake: number }, dir: string): string {
   const sections = walkthroughBlocks();
-  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
+  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
   const lines: string[] = [];
   let bg = 0;
   for (const { blocks } of sections) {
@@ -142,4 +142,5 @@ test("every README walk-through runs as pasted on a fresh start, whose keys are 
   assert.match(out, /"kind":"chargeback","status":"won"[^\n]*"closedAt":"20/, "the dispute decided");
   assert.ok(out.includes(`http://localhost:${ports.feira}/panel?shipping=connected`), "the OAuth round trip");
   assert.match(out, /"endToEndId":"E99999999/, "the approved payout");
+  assert.match(out, /"atProvider":\[\{"processor":"sandbox","currency":"BRL","amount":2970\}\]/, "the seller's share at the processor, in provider settlement");
 });

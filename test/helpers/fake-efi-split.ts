@@ -8,7 +8,7 @@ import type { ApiRequest, Reply } from "./fake-provider.js";
 // (`minhaParte`) and the parts passed on (`repasses[]`, each to `favorecido.{cpf | cnpj, conta}`,
 // an Efí account), in `porcentagem` or `fixo` (reais); its vínculo to a cob (PUT
 // /v2/gn/split/cob/{txid}/vinculo/{id}; GET /v2/gn/split/cob/{txid} shows the cob with its
-// `config`). Routes and bodies: efipay/sdk-node-apis-efi src/lib/constants.js and
+// `config`). Routes and bodies: efipay/sdk-node-apis-efi 1.2.28, lib/constants.js and
 // dist/types/methods/pix.d.ts. When the cob is paid, each part lands in its account's balance.
 // Where the sources leave a rule out, the fake takes the strict side (written in the doc): the
 // parts of a configuration are all of one `tipo`; percentages add up to 100.00; fixed parts add
