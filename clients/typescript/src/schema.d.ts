@@ -1642,7 +1642,7 @@ export interface paths {
         head?: never;
         /**
          * Update a submerchant
-         * @description The master changes a submerchant's settings. payoutSchedule: manual (the default: payouts only when requested), daily, weekly (weekDay, 1 = Monday .. 7 = Sunday) or monthly (monthDay, 1 to 28); on each due day at 06:00 Brasília time feira requests the payout of the whole available balance if it reaches minimumAmount (cents), once per day, approved like any other request (sent at once with PAYOUT_AUTO_APPROVE). In the sandbox the test clock drives it. A due day missed while no worker ran is paid once, as the latest due day, when a worker runs again.
+         * @description The master changes a submerchant's settings. payoutSchedule: manual (the default: payouts only when requested), daily, weekly (weekDay, 1 = Monday .. 7 = Sunday) or monthly (monthDay, 1 to 28); on each due day at 06:00 Brasília time feira requests the payout of the whole available balance if it reaches minimumAmount (cents), once per day, approved like any other request (sent at once with PAYOUT_AUTO_APPROVE). In the sandbox the test clock drives it. A due day missed while no worker ran is paid once, as the latest due day, when a worker runs again. holdDays: the submerchant's split shares stay held that many days after payment (platform settlement; the sandbox's test clock counts them), then settle as usual.
          */
         patch: operations["updateSubmerchant"];
         trace?: never;
@@ -4616,6 +4616,7 @@ export interface operations {
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
                      *       },
+                     *       "holdDays": 0,
                      *       "providerAccounts": []
                      *     }
                      */
@@ -4637,6 +4638,8 @@ export interface operations {
                         currency: string;
                         /** @description The master merchant the submerchant belongs to. */
                         gatewayId: string;
+                        /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                        holdDays: number;
                         /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                         id: string;
                         inactivatedAt: string | null;
@@ -23400,6 +23403,7 @@ export interface operations {
                      *             "monthDay": null,
                      *             "minimumAmount": 10000
                      *           },
+                     *           "holdDays": 0,
                      *           "providerAccounts": []
                      *         }
                      *       ],
@@ -23428,6 +23432,8 @@ export interface operations {
                             currency: string;
                             /** @description The master merchant the submerchant belongs to. */
                             gatewayId: string;
+                            /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                            holdDays: number;
                             /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                             id: string;
                             inactivatedAt: string | null;
@@ -23675,6 +23681,7 @@ export interface operations {
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
                      *       },
+                     *       "holdDays": 0,
                      *       "providerAccounts": []
                      *     }
                      */
@@ -23696,6 +23703,8 @@ export interface operations {
                         currency: string;
                         /** @description The master merchant the submerchant belongs to. */
                         gatewayId: string;
+                        /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                        holdDays: number;
                         /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                         id: string;
                         inactivatedAt: string | null;
@@ -23964,6 +23973,7 @@ export interface operations {
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
                      *       },
+                     *       "holdDays": 0,
                      *       "providerAccounts": []
                      *     }
                      */
@@ -23985,6 +23995,8 @@ export interface operations {
                         currency: string;
                         /** @description The master merchant the submerchant belongs to. */
                         gatewayId: string;
+                        /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                        holdDays: number;
                         /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                         id: string;
                         inactivatedAt: string | null;
@@ -24182,6 +24194,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                    holdDays?: number;
                     payoutSchedule?: {
                         /**
                          * @description manual: payouts only when requested (the default); otherwise feira requests the payout of the whole available balance on each due day at 06:00 Brasília time (America/Sao_Paulo).
@@ -24237,6 +24251,7 @@ export interface operations {
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
                      *       },
+                     *       "holdDays": 0,
                      *       "providerAccounts": []
                      *     }
                      */
@@ -24258,6 +24273,8 @@ export interface operations {
                         currency: string;
                         /** @description The master merchant the submerchant belongs to. */
                         gatewayId: string;
+                        /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                        holdDays: number;
                         /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                         id: string;
                         inactivatedAt: string | null;
