@@ -36,8 +36,9 @@ async function balanceOfA(): Promise<{ available: number; pending: number; held:
 async function paidCharge(): Promise<string> {
   const res = await call(t, "POST", "/v1/charges", master.sandboxKey, methodCharge({ type: "pix" }, { amount: 100, split: [{ merchantId: a.id, amount: 25 }] }));
   expectStatus(res, 201);
-  assert.deepEqual(res.json().split, [{ merchantId: a.id, amount: 25 }], "the seller's holdDays kept on the rule are the ledger's, not the answer's");
   const id = res.json().id as string;
+  const got = await call(t, "GET", `/v1/charges/${id}`, master.sandboxKey);
+  assert.deepEqual(got.json().split, [{ merchantId: a.id, amount: 25 }], `the seller's holdDays kept on the rule are the ledger's, not the answer's: ${got.body}`);
   expectStatus(await call(t, "POST", `/v1/sandbox/charges/${id}/pay`, master.sandboxKey), 200);
   return id;
 }
