@@ -300,13 +300,10 @@ export interface ChargeRoute {
   readonly name: string;
   /** A route's processors for a method, in the order it tries them; absent: only `name`. */
   candidates?(method: PaymentMethodType): readonly string[];
-  /**
-   * Provider settlement: whether the named processor of this route sends a split to the
-   * processor (its adapter's `sendsSplit`); absent: only this processor's own `sendsSplit`.
-   */
-  sendsSplitAt?(name: string): boolean;
-  /** Its adapter carries a provider-settled split to the processor (provider-split.ts). */
-  readonly sendsSplit?: boolean;
+  /** Provider settlement: the named processor's `sendsSplit` for that method (a route's); absent: this processor's own. */
+  sendsSplitAt?(name: string, method: PaymentMethodType): boolean;
+  /** Its adapter carries a provider-settled split (provider-split.ts) of every method it serves (`true`) or of those listed. */
+  readonly sendsSplit?: true | readonly PaymentMethodType[];
   /** The named processor's `splitSellers` (a route's); absent: only this processor's own. */
   splitSellersAt?(name: string): number | undefined;
   /** The most sellers one payment's split names here (one on the seller's own account); absent: any; more: refused before any call. */

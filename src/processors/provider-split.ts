@@ -56,3 +56,7 @@ export function sharesAt(split: ProviderSplit, processor: string): ResolvedShare
  */
 export const takesSplit = (split: ProviderSplit | undefined, processor: string, sends: boolean, maxSellers?: number): boolean =>
   !split || (sends && (maxSellers === undefined || split.shares.length <= maxSellers) && sharesAt(split, processor) !== null);
+
+/** Whether an adapter declaring `sendsSplit` carries a split of `method` (`true`: of every method it serves). */
+export const sendsSplitFor = (sendsSplit: true | readonly string[] | undefined, method: string): boolean =>
+  sendsSplit === true || (sendsSplit?.includes(method) ?? false);

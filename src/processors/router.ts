@@ -1,6 +1,6 @@
 import { createBreaker, DEFAULT_BREAKER, type Breaker, type BreakerOptions, type BreakerView } from "./breaker.js";
 import type { AuthorizeInput, AuthorizeResult, ChargeRoute, PaymentMethodType, PaymentProcessor, PaymentState } from "./processor.js";
-import { takesSplit } from "./provider-split.js";
+import { sendsSplitFor, takesSplit } from "./provider-split.js";
 import { breakerFailure, failoverDecision, routeFor, type ProcessorName, type RouteTable } from "./routing.js";
 
 // The live processor of production keys: per method, the adapter its route names, with a
@@ -54,7 +54,7 @@ export function createRouterProcessor(opts: {
       if (!breaker.allow()) continue;
       // Provider settlement: a processor where a seller of the split has no account cannot
       // take the charge (the charge path checked the first; a failover skips the others).
-      if (!takesSplit(input.split, name, adapter.sendsSplit === true, adapter.splitSellers)) continue;
+      if (!takesSplit(input.split, name, sendsSplitFor(adapter.sendsSplit, methodOf(input)), adapter.splitSellers)) continue;
       if (i > 0 && adapter.checkInstrument(instrumentCheck(input)) !== null) break;
       const r = await adapter.authorize(input);
       breaker.record(r.outcome === "unknown" && breakerFailure(r.failure.kind) ? "failure" : "success");
@@ -99,7 +99,7 @@ export function createRouterProcessor(opts: {
   return {
     name: "router",
     candidates: route,
-    sendsSplitAt: (name) => adapterOf(name).sendsSplit === true,
+    sendsSplitAt: (name, method) => sendsSplitFor(adapterOf(name).sendsSplit, method),
     splitSellersAt: (name) => adapterOf(name).splitSellers,
     supports: (method, currency) => first(method)?.supports(method, currency) ?? false,
     checkInstrument: (input) => first(input.method)?.checkInstrument(input) ?? null,

@@ -217,3 +217,13 @@ export async function sandboxPayout(t: TestApp, masterKey: string, amount: numbe
   expectStatus(p, 201);
   return { smId: sm.id, key, id: p.json().id as string };
 }
+
+const brlOf = (rows: { currency: string; amount: number }[]) => rows.find((r) => r.currency === "BRL")?.amount ?? 0;
+
+/** A submerchant's balance as its master reads it: available, pending and held BRL cents. */
+export async function submerchantBalance(t: TestApp, masterKey: string, id: string): Promise<{ available: number; pending: number; held: number }> {
+  const res = await call(t, "GET", `/v1/submerchants/${id}/balance`, masterKey);
+  expectStatus(res, 200);
+  const b = res.json();
+  return { available: brlOf(b.available), pending: brlOf(b.pending), held: brlOf(b.held) };
+}

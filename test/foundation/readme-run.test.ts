@@ -32,7 +32,7 @@ function walkthroughBlocks(): { section: string; blocks: string[] }[] {
 /** A bash script of the walk-throughs for this server: its ports, its keys, its receivers. */
 function script(keys: Keys, ports: { feira: number; tour: number; connect: number; fake: number }, dir: string): string {
   const sections = walkthroughBlocks();
-  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
+  assert.deepEqual(sections.map((s) => s.section.replace(/:.*/, "")), ["Five-minute tour", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through", "Walk-through"], "the README's walk-throughs");
   const lines: string[] = [];
   let bg = 0;
   for (const { blocks } of sections) {
@@ -150,4 +150,5 @@ test("every README walk-through runs as pasted on a fresh start, whose keys are 
   assert.match(out, /"status":"pending"[^\n]*"amountDue":102\.23/, "the boleto seven days late: the amount, the fine and the interest");
   assert.match(out, /"paidAmount":102\.23,"paidBreakdown":\{"principal":100,"discount":0,"fine":2,"interest":0\.23\}/, "paid by the boleto's Pix, with its breakdown");
   assert.match(out, /"kind":"receipt","to":"maria@example\.com"/, "the receipt in the sandbox's outbox");
+  assert.match(out, /"atProvider":\[\{"processor":"sandbox","currency":"BRL","amount":2970\}\]/, "the seller's share at the processor, in provider settlement");
 });

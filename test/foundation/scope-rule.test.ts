@@ -33,6 +33,8 @@ const EXCEPTIONS: Record<string, string> = {
     "the reminder task works across merchants: a sandbox charge's day is its merchant's test clock's, a production one's real time; the clock's advance narrows it to one merchant's sandbox",
   "src/modules/connect/payout-schedules.repo.ts":
     "the payout schedule task works across masters: a sandbox submerchant's due day is its master's test clock's, a production one's real time; the clock's advance narrows it to one master's sandbox",
+  "src/modules/ledger/holds.ts":
+    "the hold-days task works across merchants on real time; the sandbox clock's advance narrows it to one master's submerchants' sandbox rows",
   "src/http/idempotency.ts":
     "the idempotency claim's key is (scope, environment, route, key), both taken from the request's context",
 };

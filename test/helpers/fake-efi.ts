@@ -7,6 +7,7 @@ import { efiError, obj, problem, type Clock } from "./fake-efi-model.js";
 import { infractionRoutes, type InfractionMoves } from "./fake-efi-infractions.js";
 import { pixRoutes, type PixMoves } from "./fake-efi-pix.js";
 import { recRoutes, type RecMoves } from "./fake-efi-rec.js";
+import { splitRoutes, type SplitMoves } from "./fake-efi-split.js";
 import { webhookRoutes } from "./fake-efi-webhooks.js";
 import { faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Reply } from "./fake-provider.js";
 
@@ -17,7 +18,7 @@ import { faultCounts, startFakeCore, type ApiRequest, type FakeProvider, type Re
 // due date, fake-efi-cobv.ts), received Pix,
 // devoluções (refunds and MED returns), Pix send, webhooks with Efí's probe and path suffixes
 // (each registration behind its own scope), MED infractions and their defence, and Pix Automático
-// (locrec, rec, solicrec, cobr). Faults, latency, and duplicated or reordered
+// (locrec, rec, solicrec, cobr), and the split de pagamento Pix. Faults, latency, and duplicated or reordered
 // notices come from fake-provider.ts. A control API under /__fake/ moves objects as the payer,
 // the payer's bank or the network would.
 //
@@ -57,7 +58,7 @@ export interface FakeEfiOptions {
   scopes?: readonly string[];
 }
 
-export interface FakeEfi extends FakeProvider, PixMoves, CobvMoves, InfractionMoves, Omit<RecMoves, "approveRec"> {
+export interface FakeEfi extends FakeProvider, PixMoves, CobvMoves, InfractionMoves, SplitMoves, Omit<RecMoves, "approveRec"> {
   clientId: string;
   clientSecret: string;
   pixKey: string;
@@ -109,7 +110,9 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
   const cobv = cobvRoutes(ctx, cobvs);
   // Efí's acceptance of an infraction returns its amount by a devolução that names no nature.
   const infractions = infractionRoutes(ctx, (e2eid, amount) => pix.moves.med(e2eid, { natureza: null, valor: amount }));
-  const routes: Route[] = [...pix.routes, ...cobv.routes, ...rec.routes, ...hooks.routes, ...infractions.routes];
+  // Efí's split de pagamento Pix: configurations, their vínculo to cobs, the parts paid out.
+  const split = splitRoutes(ctx);
+  const routes: Route[] = [...pix.routes, ...cobv.routes, ...rec.routes, ...hooks.routes, ...infractions.routes, ...split.routes];
 
   // POST /oauth/token: HTTP Basic client_id:client_secret and {"grant_type":"client_credentials"}.
   function token(req: ApiRequest): Reply {
@@ -175,7 +178,7 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
 
   return {
     ...core.controls, url: core.origin, controlUrl: core.controlUrl, core, clientId, clientSecret, pixKey, certs, ctx,
-    ...pix.moves, ...cobv.moves, cobvs, ...infractions.moves, rejectRec: rec.moves.rejectRec, expireRec: rec.moves.expireRec, cancelRec: rec.moves.cancelRec, debit: rec.moves.debit, approveRec,
+    ...pix.moves, ...cobv.moves, cobvs, ...infractions.moves, ...split.moves, rejectRec: rec.moves.rejectRec, expireRec: rec.moves.expireRec, cancelRec: rec.moves.cancelRec, debit: rec.moves.debit, approveRec,
     webhookTarget: hooks.target,
     advanceClock: (ms) => { offset += ms; },
     expireTokens: () => tokens.clear(),

@@ -1662,7 +1662,7 @@ export interface paths {
         head?: never;
         /**
          * Update a submerchant
-         * @description The master changes a submerchant's settings. payoutSchedule: manual (the default: payouts only when requested), daily, weekly (weekDay, 1 = Monday .. 7 = Sunday) or monthly (monthDay, 1 to 28); on each due day at 06:00 Brasília time feira requests the payout of the whole available balance if it reaches minimumAmount (cents), once per day, approved like any other request (sent at once with PAYOUT_AUTO_APPROVE). In the sandbox the test clock drives it. A due day missed while no worker ran is paid once, as the latest due day, when a worker runs again.
+         * @description The master changes a submerchant's settings. payoutSchedule: manual (the default: payouts only when requested), daily, weekly (weekDay, 1 = Monday .. 7 = Sunday) or monthly (monthDay, 1 to 28); on each due day at 06:00 Brasília time feira requests the payout of the whole available balance if it reaches minimumAmount (cents), once per day, approved like any other request (sent at once with PAYOUT_AUTO_APPROVE). In the sandbox the test clock drives it. A due day missed while no worker ran is paid once, as the latest due day, when a worker runs again. holdDays: the submerchant's split shares stay held that many days after payment (platform settlement; the sandbox's test clock counts them), then settle as usual.
          */
         patch: operations["updateSubmerchant"];
         trace?: never;
@@ -4636,6 +4636,7 @@ export interface operations {
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
                      *       },
+                     *       "holdDays": 0,
                      *       "providerAccounts": []
                      *     }
                      */
@@ -4657,6 +4658,8 @@ export interface operations {
                         currency: string;
                         /** @description The master merchant the submerchant belongs to. */
                         gatewayId: string;
+                        /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                        holdDays: number;
                         /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                         id: string;
                         inactivatedAt: string | null;
@@ -23578,6 +23581,7 @@ export interface operations {
                      *             "monthDay": null,
                      *             "minimumAmount": 10000
                      *           },
+                     *           "holdDays": 0,
                      *           "providerAccounts": []
                      *         }
                      *       ],
@@ -23606,6 +23610,8 @@ export interface operations {
                             currency: string;
                             /** @description The master merchant the submerchant belongs to. */
                             gatewayId: string;
+                            /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                            holdDays: number;
                             /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                             id: string;
                             inactivatedAt: string | null;
@@ -23858,6 +23864,7 @@ export interface operations {
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
                      *       },
+                     *       "holdDays": 0,
                      *       "providerAccounts": []
                      *     }
                      */
@@ -23879,6 +23886,8 @@ export interface operations {
                         currency: string;
                         /** @description The master merchant the submerchant belongs to. */
                         gatewayId: string;
+                        /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                        holdDays: number;
                         /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                         id: string;
                         inactivatedAt: string | null;
@@ -24152,6 +24161,7 @@ export interface operations {
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
                      *       },
+                     *       "holdDays": 0,
                      *       "providerAccounts": []
                      *     }
                      */
@@ -24173,6 +24183,8 @@ export interface operations {
                         currency: string;
                         /** @description The master merchant the submerchant belongs to. */
                         gatewayId: string;
+                        /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                        holdDays: number;
                         /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                         id: string;
                         inactivatedAt: string | null;
@@ -24375,6 +24387,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                    holdDays?: number;
                     payoutSchedule?: {
                         /**
                          * @description manual: payouts only when requested (the default); otherwise feira requests the payout of the whole available balance on each due day at 06:00 Brasília time (America/Sao_Paulo).
@@ -24430,6 +24444,7 @@ export interface operations {
                      *         "monthDay": null,
                      *         "minimumAmount": 10000
                      *       },
+                     *       "holdDays": 0,
                      *       "providerAccounts": []
                      *     }
                      */
@@ -24451,6 +24466,8 @@ export interface operations {
                         currency: string;
                         /** @description The master merchant the submerchant belongs to. */
                         gatewayId: string;
+                        /** @description In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it. */
+                        holdDays: number;
                         /** @description sm_ id; also the merchantId of its charges, balances, splits and payouts. */
                         id: string;
                         inactivatedAt: string | null;

@@ -41,6 +41,8 @@ export const submerchants = pgTable("submerchants", {
    */
   payoutDueAt: ts("payout_due_at"),
   payoutClaimedUntil: ts("payout_claimed_until"),
+  /** PATCH holdDays: in platform settlement its split shares stay held this many days after payment. */
+  holdDays: integer("hold_days").notNull().default(0),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 }, (t) => [

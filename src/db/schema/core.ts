@@ -306,9 +306,13 @@ export const settlements = pgTable("settlements", {
   settledAt: ts("settled_at"),
   // "release": a share of a split rule with hold: true, on the owner's held balance and never
   // settled until POST /v1/charges/{id}/release (or a refund) makes it an ordinary row (null).
-  hold: text("hold").$type<"release">(),
+  // "days": a share of a recipient with holdDays, held until held_until (the ledger's
+  // holds task, or the sandbox clock's advance, makes it an ordinary row then).
+  hold: text("hold").$type<"release" | "days">(),
+  heldUntil: ts("held_until"),
   createdAt: createdAt(),
 }, (t) => [
+  index("settlements_held_until_idx").on(t.heldUntil).where(sql`${t.hold} = 'days'`),
   index("settlements_due_idx").on(t.settledAt, t.dueAt),
   index("settlements_charge_idx").on(t.chargeId),
 ]);

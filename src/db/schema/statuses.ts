@@ -39,4 +39,9 @@ export interface StoredSplitRule {
   feeBearer?: boolean;
   /** Its share stays held until the charge is released or refunded. */
   hold?: boolean;
+  /**
+   * The recipient's holdDays when the charge was made (set by feira, never taken from a request):
+   * its share stays held that many days after payment.
+   */
+  holdDays?: number;
 }

@@ -66,7 +66,8 @@ export function toChargeResponse(c: ChargeRow, day: string = payerDay(new Date()
     trackingInfo: c.trackingInfo,
     metadata: c.metadata,
     postbackUrl: c.postbackUrl,
-    split: c.split,
+    // The recipients' holdDays kept on the rules are the ledger's, not the API's (nor the webhooks').
+    split: c.split ? c.split.map(({ holdDays: _ledgerOnly, ...rule }) => rule) : c.split,
     paymentLinkId: c.paymentLinkId,
     freight_amount: c.freightAmount === null ? null : units(c.freightAmount),
     freight_details: c.freightDetails as { provider: string; price: number } | null,

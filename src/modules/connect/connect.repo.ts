@@ -76,6 +76,18 @@ export async function findSubmerchantForAdmin(q: Queryable, id: string): Promise
 }
 
 /** Taken after the scope check: serializes one submerchant's payouts. */
+/** The submerchants' holdDays (a merchant that is no submerchant holds nothing). */
+export async function holdDaysOf(q: Queryable, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.select({ id: submerchants.id, holdDays: submerchants.holdDays }).from(submerchants).where(inArray(submerchants.id, ids));
+  return new Map(rows.map((r) => [r.id, r.holdDays]));
+}
+
+export async function setHoldDays(q: Queryable, id: string, holdDays: number): Promise<SubmerchantRow | undefined> {
+  const [row] = await q.update(submerchants).set({ holdDays, updatedAt: new Date() }).where(eq(submerchants.id, id)).returning();
+  return row;
+}
+
 export async function lockSubmerchant(tx: Queryable, id: string): Promise<void> {
   await tx.select({ id: submerchants.id }).from(submerchants).where(eq(submerchants.id, id)).for("update");
 }

@@ -39,6 +39,7 @@ export const SUBMERCHANT_EXAMPLE = {
   updatedAt: "2026-11-23T12:00:00.000Z",
   totalSales: 0,
   payoutSchedule: { interval: "weekly", weekDay: 5, monthDay: null, minimumAmount: 10000 },
+  holdDays: 0,
   providerAccounts: [],
 };
 
@@ -59,11 +60,14 @@ export const PayoutSchedule = Type.Object({
   minimumAmount: Type.Integer({ description: "In cents." }),
 }, { description: "When feira requests this submerchant's payouts by itself (platform settlement): on each due day at 06:00 Brasília time, once per day." });
 
+const HOLD_DAYS = "In platform settlement, the submerchant's split shares stay held this many days after payment, then settle as usual (its charges' own shares are not held); 0, the default, holds nothing. Applies to charges made after it.";
+
 export const UpdateSubmerchantBody = Type.Object({
   payoutSchedule: Type.Optional(PayoutScheduleBody),
+  holdDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 180, description: HOLD_DAYS })),
 }, {
   additionalProperties: false, minProperties: 1,
-  examples: [{ payoutSchedule: { interval: "weekly", weekDay: 5, minimumAmount: 10000 } }, { payoutSchedule: { interval: "monthly", monthDay: 1 } }],
+  examples: [{ payoutSchedule: { interval: "weekly", weekDay: 5, minimumAmount: 10000 } }, { payoutSchedule: { interval: "monthly", monthDay: 1 } }, { holdDays: 7 }],
 });
 
 export const CreateSubmerchantBody = Type.Object({
@@ -115,6 +119,7 @@ export const Submerchant = Type.Object({
   updatedAt: DateTime(),
   totalSales: Type.Integer({ description: "Paid charges (refunded ones included) of the submerchant in the key's environment." }),
   payoutSchedule: PayoutSchedule,
+  holdDays: Type.Integer({ description: HOLD_DAYS }),
   providerAccounts: Type.Array(ProviderAccount, { description: "Its accounts at processors, for provider settlement (POST /v1/submerchants/{id}/provider-accounts)." }),
 }, { examples: [SUBMERCHANT_EXAMPLE] });
 

@@ -89,6 +89,7 @@ export function createConnectService(deps: ConnectDeps) {
       postbackUrl: s.postbackUrl, currency: s.currency, rejectedAt: iso(s.rejectedAt), blockedAt: iso(s.blockedAt),
       createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString(), totalSales,
       payoutSchedule: showSchedule(s.payoutSchedule),
+      holdDays: s.holdDays,
       providerAccounts: providerAccounts.map(accountView),
     };
   }
@@ -275,13 +276,24 @@ export function createConnectService(deps: ConnectDeps) {
     }
     if (split && split.length > 0) {
       await checkSplitRules(db, ctx, account, split, "split");
-      return split;
+      return withHoldDays(split);
     }
     if (split === undefined && account.defaultSplit && account.defaultSplit.length > 0) {
       await checkSplitRules(db, ctx, account, account.defaultSplit, "defaultSplit");
-      return account.defaultSplit;
+      return withHoldDays(account.defaultSplit);
     }
     return null;
+  }
+
+  /** The rules as the charge keeps them: each recipient's holdDays of the moment (the ledger holds its share that long). */
+  async function withHoldDays(rules: SplitRule[]): Promise<SplitRule[]> {
+    const days = await repo.holdDaysOf(db, rules.map((r) => r.merchantId));
+    return rules.map(({ holdDays: _ignored, ...r }) => ((days.get(r.merchantId) ?? 0) > 0 ? { ...r, holdDays: days.get(r.merchantId)! } : r));
+  }
+
+  /** PATCH holdDays, for an already-found submerchant of the caller. */
+  async function setHoldDays(s: repo.SubmerchantRow, holdDays: number): Promise<repo.SubmerchantRow> {
+    return (await repo.setHoldDays(db, s.id, holdDays)) ?? s;
   }
 
   /** resend-webhook: 422 for a charge of a submerchant that is not active. */
@@ -326,7 +338,7 @@ export function createConnectService(deps: ConnectDeps) {
   }
 
   return {
-    requireConnect, requireMaster, ownSubmerchant, viewOne, create, list, get, apiKeys, feesInfo,
+    requireConnect, requireMaster, ownSubmerchant, viewOne, setHoldDays, create, list, get, apiKeys, feesInfo,
     getSettings, putSettings, chargeSettlement, checkCharge, providerAccounts, chargeSellers, checkCanResend, setStatus,
   };
 }

@@ -2,7 +2,7 @@ import type { Queryable } from "../../db/client.js";
 import type { RequestCtx } from "../../core/context.js";
 import { AppError } from "../../core/errors.js";
 import type { ProviderAccountRef } from "../../processors/provider-split.js";
-import type { ConnectAccount } from "./connect.repo.js";
+import { findSubmerchant, type ConnectAccount } from "./connect.repo.js";
 import { activeProviderAccount } from "./provider-accounts.repo.js";
 import type { SellerTokens } from "./seller-tokens.js";
 import type { SplitRule } from "./split-rules.js";
@@ -26,7 +26,7 @@ export async function providerSplitAccounts(
   const chosen = candidates[0];
   if (!chosen) return null;
   if (!route.sendsSplit(chosen)) {
-    throw new AppError("split_not_supported", `${chosen}, the processor of this charge, does not carry a split in provider settlement yet: route this method to a processor that does, or use platform settlement`);
+    throw new AppError("split_not_supported", `${chosen}, the processor of this charge, does not carry a split of this payment method in provider settlement: route this method to a processor that does, or use platform settlement`);
   }
   // A processor that makes the payment on the seller's own account takes one seller per payment.
   const most = route.splitSellers(chosen);
@@ -40,10 +40,13 @@ export async function providerSplitAccounts(
       throw new AppError("split_not_supported", `split.${i}.merchantId ${rule.merchantId} is the master: in provider settlement the master's part is the operator's remainder at the processor, not a share`);
     }
     const at: Record<string, ProviderAccountRef> = {};
+    // The seller's CNPJ travels with its account: a processor may name the payee by both (Efí's favorecido).
+    const seller = await findSubmerchant(q, { merchantId: root, environment: ctx.environment }, rule.merchantId);
+    const taxId = seller?.companyTaxId.replace(/[^0-9A-Za-z]/g, "").toUpperCase();
     for (const processor of candidates) {
       const found = await activeProviderAccount(q, { submerchantId: rule.merchantId, processor, environment: ctx.environment });
       // A seller authorized by OAuth: its token, fresh, for the calls made on its account.
-      if (found) at[processor] = await fresh(found);
+      if (found) at[processor] = { ...(await fresh(found)), ...(taxId ? { taxId } : {}) };
     }
     if (!at[chosen]) {
       throw new AppError("submerchant_not_at_provider", `split.${i}.merchantId ${rule.merchantId} has no active account at ${chosen}, the processor of this charge: create it with POST /v1/submerchants/${rule.merchantId}/provider-accounts {processor: "${chosen}"}`);

@@ -7,6 +7,7 @@ import { newId } from "../../lib/ids.js";
 import { splitInstallments } from "./fees.js";
 import * as repo from "./ledger.repo.js";
 import { PLATFORM } from "./ledger.repo.js";
+import { holdOf, releaseDueHolds, settlementHold } from "./holds.js";
 import { createReversals } from "./reversals.js";
 import { interestOf, grossOf, splitShares, type Share, type SplitRule } from "./split.js";
 
@@ -97,9 +98,11 @@ export function createLedgerService(deps: { db: Db }) {
     // A share of a rule with hold: true is booked to its owner's held balance, and its
     // settlement rows wait for the release (or a refund) before their dates count. Shares a
     // processor pays (provider settlement) are booked to atProvider below, with no settlement rows.
+    // A recipient's holdDays (kept on the charge's rule) holds its share until paidAt + days:
+    // then the holds task makes its rows ordinary, due no earlier than that.
     const owners = [
-      { owner: c.merchantId, amount: originator + interest + collected, held: false },
-      ...(atProvider ? [] : shares.map((s, i) => ({ ...s, held: c.split?.[i]?.hold === true }))),
+      { owner: c.merchantId, amount: originator + interest + collected, hold: null },
+      ...(atProvider ? [] : shares.map((s, i) => ({ ...s, hold: holdOf(c.split?.[i], c.paidAt) }))),
     ];
     const dates = settlementDates(c.paymentMethodType, c.installments, c.paidAt);
     // Every owner's part settles on the charge's dates; the first installment absorbs the
@@ -108,14 +111,14 @@ export function createLedgerService(deps: { db: Db }) {
       const parts = splitInstallments(o.amount, dates.length);
       return dates.map((dueAt, i) => ({
         id: newId("stl"), owner: o.owner, environment: c.environment, currency: c.currency,
-        chargeId: c.id, installment: i + 1, amount: parts[i]!, dueAt, ...(o.held ? { hold: "release" as const } : {}),
+        chargeId: c.id, installment: i + 1, amount: parts[i]!, ...settlementHold(o.hold, dueAt),
       }));
     });
     await repo.postTransaction(sink, {
       environment: c.environment, currency: c.currency, type: "charge", sourceId: c.id,
       entries: [
         { owner: PLATFORM, account: "processor_receivable", amount: -(grossOf(c) + collected) },
-        ...owners.map((o) => ({ owner: o.owner, account: o.held ? "held" as const : "pending" as const, amount: o.amount })),
+        ...owners.map((o) => ({ owner: o.owner, account: o.hold ? "held" as const : "pending" as const, amount: o.amount })),
         ...(atProvider ? shares.map((s) => ({ owner: s.owner, account: atProvider, amount: s.amount })) : []),
         { owner: PLATFORM, account: "fee_revenue", amount: c.spread + c.anticipationFee },
       ],
@@ -293,7 +296,10 @@ export function createLedgerService(deps: { db: Db }) {
     };
   }
 
-  return { ...reversals, postChargePaid, releaseHolds, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, returnPayout, settle, rollUp, balance, balanceOf, transactions };
+  /** Ends the holds of days that are over at `now` (holds.ts): the worker's task and the sandbox clock's advance. */
+  const releaseHeldDays = (f: { now: Date; environment?: Environment; master?: string }) => releaseDueHolds(db, f);
+
+  return { ...reversals, postChargePaid, releaseHolds, releaseHeldDays, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, returnPayout, settle, rollUp, balance, balanceOf, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;

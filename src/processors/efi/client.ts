@@ -38,6 +38,8 @@ export const efiIds = {
    * ask for (a MED's), whatever its `natureza` says or leaves out.
    */
   isOwnDevolucao: (id: string | undefined) => typeof id === "string" && /^(re|latech)[0-9a-z]{26}$/.test(id),
+  /** A charge's split configuration (id: 26 to 35, as a txid), distinct from its txid. */
+  splitConfig: (chargeId: string) => derived(`sp_${chargeId}`, 26),
   /** A period's recurring charge (cobr txid: 26 to 35), from feira's debit id. */
   cobr: (debitId: string) => derived(debitId, 26),
   /**
@@ -204,6 +206,11 @@ export function createEfiClient(opts: EfiClientOptions) {
      */
     registerWebhook: (pixKey: string, webhookUrl: string) =>
       call({ method: "PUT", path: `/v2/webhook/${encodeURIComponent(pixKey)}`, body: { webhookUrl }, headers: { "x-skip-mtls-checking": "true" } }),
+    // Efí's split de pagamento Pix (split.ts): a configuration under feira's id, and its vínculo to a cob.
+    putSplitConfig: (id: string, body: Record<string, unknown>) => call({ method: "PUT", path: `/v2/gn/split/config/${encodeURIComponent(id)}`, body }),
+    getSplitConfig: (id: string) => call({ method: "GET", path: `/v2/gn/split/config/${encodeURIComponent(id)}` }),
+    linkSplit: (txid: string, id: string) => call({ method: "PUT", path: `/v2/gn/split/cob/${encodeURIComponent(txid)}/vinculo/${encodeURIComponent(id)}` }),
+    getCobSplit: (txid: string) => call({ method: "GET", path: `/v2/gn/split/cob/${encodeURIComponent(txid)}` }),
     close: () => http.close(),
   };
 }

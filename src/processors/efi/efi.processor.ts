@@ -4,7 +4,7 @@ import type { MandateCapability } from "../capabilities.js";
 import { badResponse, cancelResultOf, createFailureResult, madeNothing, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { providerDocument, type DocumentRules } from "../documents.js";
 import type { CallResult } from "../http-client.js";
-import type { AuthorizeInput, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
+import type { AuthorizeInput, AuthorizeResult, LookupResult, ProcessorFailure, RefundInput, RefundResult, Serves } from "../processor.js";
 import type { EfiRecebedor } from "./account.js";
 import { createEfiClient, efiIds, type EfiClientOptions } from "./client.js";
 import { cobvPayerProblem, createEfiCobv, isDueDatePix } from "./cobv.js";
@@ -12,6 +12,7 @@ import { authorizeDebit, debitPaymentState, debitPix } from "./debits.js";
 import { createEfiInfractions } from "./infractions.js";
 import { createEfiMandates } from "./mandates.js";
 import { createEfiPayouts } from "./payouts.js";
+import { createEfiSplits } from "./split.js";
 import { createdResult, EFI_DEVOLUCAO_STATUSES, efiCobState, efiValor, paidPix, type EfiCob, type EfiDevolucao } from "./statuses.js";
 
 // Efí (API Pix) behind PaymentProcessor: live Pix charges as cobs (a Pix with a due date as a
@@ -65,6 +66,7 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
   const mandates = createEfiMandates(client, opts.account);
   const cobvs = createEfiCobv(client, opts.pixKey);
   const infractions = createEfiInfractions(client);
+  const splits = createEfiSplits(client);
 
   async function lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> {
     const r = await client.getCob(txidOf(input));
@@ -132,6 +134,19 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     return refundFailureResult(r.failure);
   }
 
+  async function createCob(input: AuthorizeInput): Promise<AuthorizeResult> {
+    const r = await client.createCob(efiIds.txid(input.chargeId), cobBody(input, opts.pixKey));
+    if (!r.ok) {
+      // Refused, or never sent: nothing was made (a second processor may serve it).
+      if (madeNothing(r.failure) || r.failure.kind === "connection_refused") return createFailureResult(r.failure);
+      // A 409 (txid_duplicado: an earlier attempt's cob), a 5xx or no answer: the cob made under
+      // this txid, if any, is read back and adopted, so the payer gets its BR Code now.
+      const found = await lookup({ chargeId: input.chargeId });
+      return found.outcome === "not_found" || found.outcome === "unknown" ? { outcome: "unknown", failure: r.failure } : created(found);
+    }
+    return created(efiCobState(r.body as EfiCob));
+  }
+
   return {
     name: "efi",
     supports: (method, currency) => (method === "pix" || method === "pix_automatico") && currency === "BRL",
@@ -139,17 +154,20 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     checkInstrument: (input) => unservedTerms(input, "efi", { pixDueDate: true, boletoTerms: false }) ?? cobvPayerProblem(input),
     async authorize(input) {
       if (input.instrument.kind === "pix_automatico") return authorizeDebit(mandates, input);
-      if (isDueDatePix(input)) return cobvs.authorize(input);
-      const r = await client.createCob(efiIds.txid(input.chargeId), cobBody(input, opts.pixKey));
-      if (!r.ok) {
-        // Refused, or never sent: nothing was made (a second processor may serve it).
-        if (madeNothing(r.failure) || r.failure.kind === "connection_refused") return createFailureResult(r.failure);
-        // A 409 (txid_duplicado: an earlier attempt's cob), a 5xx or no answer: the cob made under
-        // this txid, if any, is read back and adopted, so the payer gets its BR Code now.
-        const found = await lookup({ chargeId: input.chargeId });
-        return found.outcome === "not_found" || found.outcome === "unknown" ? { outcome: "unknown", failure: r.failure } : created(found);
+      if (isDueDatePix(input)) {
+        // Efí's split of a cobv has routes of its own, not carried yet: refused, never dropped
+        // (the sellers' shares would stay in the operator's account while the books say otherwise).
+        if (input.split) return { outcome: "failed", reason: "split_not_supported: a Pix with a due date does not carry a provider-settled split at efi yet; use a Pix without a due date or platform settlement" };
+        return cobvs.authorize(input);
       }
-      return created(efiCobState(r.body as EfiCob));
+      // Provider settlement: the split's configuration first (split.ts); refused, no cob is made.
+      const split = input.split ? await splits.configure({ ...input, split: input.split }) : null;
+      if (split && !split.ok) return split.result;
+      const made = await createCob(input);
+      if (!split || (made.outcome !== "pending" && made.outcome !== "in_analysis")) return made;
+      // The vínculo before the BR Code reaches the payer: an unlinked cob is removed, never shown.
+      const linked = await splits.link(efiIds.txid(input.chargeId), split.id);
+      return linked.ok ? made : splits.unlinkable(efiIds.txid(input.chargeId), linked.failure);
     },
     lookup,
     // Only an ATIVA cob can be removed; Efí refuses (400) one paid or removed already. No cob
@@ -177,6 +195,8 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     // devolução read with its cob closes its infraction's dispute (infractions.ts, statuses.ts).
     disputes: { provider: "Efí", recent: infractions.recent, submitEvidence: infractions.submitEvidence },
     accounts: efiAccounts,
+    // The split de pagamento Pix exists for cobs, not for Pix Automático's recurring charges.
+    sendsSplit: ["pix"],
     close: () => client.close(),
   };
 }

@@ -5,6 +5,7 @@ import { AppError } from "../../../core/errors.js";
 import type { Environment, RequestCtx } from "../../../core/context.js";
 import type { ChargeRoute, CustomerInput } from "../../../processors/processor.js";
 import type { ProcessorRegistry } from "../../../processors/registry.js";
+import { sendsSplitFor } from "../../../processors/provider-split.js";
 import type { CustomerRow, CustomerService } from "../../customers/index.js";
 import type { ConnectService, Settlement, SplitAccounts } from "../../connect/index.js";
 import type { InstallmentTerms } from "../../../lib/price-table.js";
@@ -140,7 +141,7 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
     // (else 422, before any call); the accounts at the route's other processors bound its failover.
     const splitAccounts = split && settlement === "provider"
       ? await deps.connect.providerAccounts(ctx, split, processor.candidates?.(method.methodType) ?? [processor.name], {
-        sendsSplit: (name) => processor.sendsSplitAt?.(name) ?? (name === processor.name && processor.sendsSplit === true),
+        sendsSplit: (name) => processor.sendsSplitAt?.(name, method.methodType) ?? (name === processor.name && sendsSplitFor(processor.sendsSplit, method.methodType)),
         splitSellers: (name) => (processor.splitSellersAt ? processor.splitSellersAt(name) : name === processor.name ? processor.splitSellers : undefined),
       })
       : null;

@@ -1,0 +1,119 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { efiIds } from "../../src/processors/efi/client.js";
+import { expectStatus, type SeededMerchant } from "../helpers/app.js";
+import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
+import { chargeRow, pixCustomer } from "../processors/live-shared.js";
+import { activate, assertLedgerInvariants, call, createSubmerchant, FEES, seedMaster } from "./helpers.js";
+
+// Provider settlement through Efí (the split de pagamento Pix, against the Efí fake, which
+// validates configurations and vínculos as Efí documents them): a split Pix makes one split
+// configuration under an id derived from the charge, with FIXED parts in reais feira computed
+// (the sellers' accounts and CNPJs, the operator's part the rest), linked to the cob before the
+// BR Code is answered; paid, each seller's part lands in its own Efí account and is its
+// atProvider balance in feira, to the cent. A lost answer makes no second configuration; a
+// configuration Efí refuses makes no cob.
+
+let w: EfiWorld;
+let master: SeededMerchant;
+let a: { id: string; companyTaxId: string };
+let b: { id: string; companyTaxId: string };
+const ACCOUNT_A = "7700123";
+const ACCOUNT_B = "7700456";
+
+before(async () => {
+  w = await startEfiWorld();
+  master = await seedMaster(w.t, FEES);
+  a = await createSubmerchant(w.t, master.productionKey);
+  b = await createSubmerchant(w.t, master.productionKey);
+  for (const [sm, account] of [[a, ACCOUNT_A], [b, ACCOUNT_B]] as const) {
+    await activate(w.t, master.productionKey, sm.id);
+    expectStatus(await call(w.t, "POST", `/v1/submerchants/${sm.id}/provider-accounts`, master.productionKey, { processor: "efi", account }), 201);
+  }
+  // Only a's account exists at Efí: b's number is refused by Efí when a split names it.
+  w.efi.addSplitAccount(ACCOUNT_A, a.companyTaxId);
+  expectStatus(await call(w.t, "PUT", "/v1/connect/settings", master.productionKey, { settlement: "provider" }), 200);
+});
+after(async () => { await w.close(); });
+
+const splitPix = (split: unknown[], amount = 100) => call(w.t, "POST", "/v1/charges", master.productionKey, {
+  amount, currency: "BRL", customer: pixCustomer, paymentMethod: { type: "pix" }, split,
+});
+const configCalls = (chargeId: string) => w.efi.core.requests.filter((r) => r.route === `PUT /v2/gn/split/config/${efiIds.splitConfig(chargeId)}`).length;
+
+test("a split Pix at Efí: one configuration with fixed parts, linked to the cob before the BR Code; paid, the seller's part is its atProvider balance, as Efí paid it", async () => {
+  const res = await splitPix([{ merchantId: a.id, percentage: 30 }]);
+  expectStatus(res, 201);
+  const charge = res.json() as { id: string; status: string; paymentDetails: { qrCode: string } };
+  assert.equal(charge.status, "pending");
+  const txid = efiIds.txid(charge.id);
+  const config = w.efi.splitOf(txid);
+  assert.ok(config, "the cob is linked to its split configuration");
+  assert.equal(config.id, efiIds.splitConfig(charge.id));
+  // 100.00 BRL, Pix fee 1 %: net 9900; a: 30 % = 2970; the operator's part the rest of 10000.
+  assert.deepEqual(config.split.minhaParte, { tipo: "fixo", valor: "70.30" });
+  assert.deepEqual(config.split.repasses, [{ tipo: "fixo", valor: "29.70", favorecido: { cnpj: a.companyTaxId.replace(/\D/g, ""), conta: ACCOUNT_A } }]);
+  assert.equal(config.split.divisaoTarifa, "assumir_total");
+  // The vínculo came before the answer that carries the BR Code.
+  const routes = w.efi.core.requests.map((r) => r.route);
+  assert.ok(routes.indexOf(`PUT /v2/gn/split/cob/${txid}/vinculo/${config.id}`) > routes.indexOf(`PUT /v2/cob/${txid}`));
+  assert.equal(charge.paymentDetails.qrCode, w.efi.ctx.cobs.get(txid)!.pixCopiaECola);
+
+  assert.equal(typeof w.efi.pay(txid), "object");
+  await w.efi.flushWebhooks();
+  assert.equal((await chargeRow({ t: w.t, merchantId: master.id }, charge.id)).status, "paid");
+  const bal = await call(w.t, "GET", `/v1/submerchants/${a.id}/balance`, master.productionKey);
+  expectStatus(bal, 200);
+  assert.deepEqual(bal.json().atProvider, [{ processor: "efi", currency: "BRL", amount: 2970 }]);
+  assert.deepEqual(bal.json().available, [], "never feira's available balance");
+  assert.equal(w.efi.splitBalance(ACCOUNT_A), 2970, "both books agree to the cent");
+  await assertLedgerInvariants(w.t);
+});
+
+test("a fixed amount: the seller's part is that amount, in reais at Efí", async () => {
+  const res = await splitPix([{ merchantId: a.id, amount: 12.34 }], 50);
+  expectStatus(res, 201);
+  const config = w.efi.splitOf(efiIds.txid(res.json().id))!;
+  assert.deepEqual(config.split.repasses.map((r) => r.valor), ["12.34"]);
+  assert.equal(config.split.minhaParte.valor, "37.66");
+});
+
+test("the configuration's answer lost: it is read back, never made twice, and the cob is linked to it", async () => {
+  await w.efi.setFault("lost-answer", { times: 1, match: "PUT /v2/gn/split/config/" });
+  const res = await splitPix([{ merchantId: a.id, percentage: 10 }]);
+  expectStatus(res, 201);
+  const id = res.json().id as string;
+  assert.equal(configCalls(id), 1, "read back (GET) instead of a second PUT");
+  assert.equal(w.efi.core.requests.filter((r) => r.route === `GET /v2/gn/split/config/${efiIds.splitConfig(id)}`).length, 1);
+  assert.equal(w.efi.splitOf(efiIds.txid(id))?.id, efiIds.splitConfig(id));
+});
+
+test("the vínculo's answer lost: the cob's split is read back and the charge shows its BR Code", async () => {
+  await w.efi.setFault("lost-answer", { times: 1, match: "PUT /v2/gn/split/cob/" });
+  const res = await splitPix([{ merchantId: a.id, percentage: 10 }]);
+  expectStatus(res, 201);
+  assert.equal(res.json().status, "pending");
+  const txid = efiIds.txid(res.json().id);
+  assert.ok(w.efi.splitOf(txid));
+  assert.equal(w.efi.ctx.cobs.get(txid)!.status, "ATIVA");
+  assert.ok(w.efi.core.requests.some((r) => r.route === `GET /v2/gn/split/cob/${txid}`));
+});
+
+test("a seller's account Efí does not know: Efí refuses the configuration, the charge fails and no cob is made", async () => {
+  const res = await splitPix([{ merchantId: b.id, percentage: 10 }]);
+  expectStatus(res, 201);
+  assert.equal(res.json().status, "failed");
+  assert.equal(w.efi.ctx.cobs.has(efiIds.txid(res.json().id)), false, "no cob anyone could pay whole into the operator's account");
+  await assertLedgerInvariants(w.t);
+});
+
+test("a seller without an Efí account in feira: 422 submerchant_not_at_provider before any call", async () => {
+  const c = await createSubmerchant(w.t, master.productionKey);
+  await activate(w.t, master.productionKey, c.id);
+  const before = w.efi.core.requests.length;
+  const res = await splitPix([{ merchantId: c.id, percentage: 10 }]);
+  expectStatus(res, 422);
+  assert.equal(res.json().code, "submerchant_not_at_provider");
+  assert.match(res.json().message, /has no active account at efi/);
+  assert.equal(w.efi.core.requests.length, before);
+});
