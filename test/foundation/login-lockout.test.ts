@@ -21,16 +21,27 @@ const address = () => `203.0.113.${++n}`;
 const login = (app: TestApp, body: { email: string; password: string }, remoteAddress: string) =>
   app.app.inject({ method: "POST", url: "/v1/auth/login", payload: body, remoteAddress });
 
+// The first lock lasts 1 s (then 2, 4, ...): on a loaded machine the next request may come after
+// it ended. Such a run proves nothing either way and is made again from a fresh address.
+async function lockedOut(m: SeededMerchant) {
+  for (let attempt = 0; ; attempt++) {
+    const a = address();
+    for (let i = 0; i < 5; i++) expectStatus(await login(t, { email: m.email, password: "wrong password" }, a), 401);
+    const fifth = Date.now();
+    const locked = await login(t, { email: m.email, password: m.password }, a);
+    if (locked.statusCode === 429 || Date.now() - fifth < 1_000 || attempt === 2) return { a, locked, fifth };
+  }
+}
+
 test("API: five wrong passwords lock that address out of the account, even with the right one; another address signs in", async () => {
   const m: SeededMerchant = await seedMerchant(t);
-  const a = address();
-  for (let i = 0; i < 5; i++) expectStatus(await login(t, { email: m.email, password: "wrong password" }, a), 401);
-  const locked = await login(t, { email: m.email, password: m.password }, a);
+  const { a, locked, fifth } = await lockedOut(m);
   assert.equal(locked.statusCode, 429, locked.body);
   assert.ok(Number(locked.headers["retry-after"]) >= 1);
   expectStatus(await login(t, { email: m.email, password: m.password }, address()), 200);
-  // Still locked where the guessing came from.
-  assert.equal((await login(t, { email: m.email, password: m.password }, a)).statusCode, 429);
+  // Still locked where the guessing came from (while the first lock's second lasts).
+  const again = await login(t, { email: m.email, password: m.password }, a);
+  if (Date.now() - fifth < 1_000) assert.equal(again.statusCode, 429);
 });
 
 test("panel: the same rule for the sign-in form", async () => {
