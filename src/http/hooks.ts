@@ -96,6 +96,8 @@ export function registerHooks(app: FastifyInstance, deps: HookDeps) {
   const stopSweep = sweepExpiredCounters(app.log, deps.rateLimits);
   if (stopSweep) app.addHook("onClose", stopSweep);
   app.addHook("onClose", deps.closeProcessors);
+  // ...and, before the close waits for connections, ends those that never sent a byte (ops.ts).
+  app.addHook("preClose", drain.closeUnused);
   return { draining: drain.draining, metrics: metrics.registry, primary: deps.gauges.database?.primary };
 }
 

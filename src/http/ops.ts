@@ -84,11 +84,12 @@ export function drainSwitch(app: FastifyInstance) {
     socket.once("close", () => unused.delete(socket));
   });
   app.server.on("request", (req: { socket: net.Socket }) => unused.delete(req.socket));
-  app.addHook("preClose", async () => {
-    for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
-  });
   return {
     draining: () => on,
+    /** For preClose: the connections that have not sent a byte are ended. */
+    closeUnused: async () => {
+      for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
+    },
     closeConnection: async (_req: FastifyRequest, reply: FastifyReply) => {
       if (on) reply.header("connection", "close");
     },
