@@ -28,6 +28,16 @@ export type TokenGrant =
   | { outcome: "refused"; message: string }
   | { outcome: "unknown"; failure: ProcessorFailure };
 
+/**
+ * What the processor holds for a seller (provider settlement's daily reconciliation): the money
+ * at the processor not yet transferred to the seller's bank, in cents; not_found when the
+ * account is gone; unknown when there was no answer to rely on.
+ */
+export type AccountBalance =
+  | { outcome: "read"; amountMinor: number; currency: string }
+  | { outcome: "not_found" }
+  | { outcome: "unknown"; failure: ProcessorFailure };
+
 export interface AccountCapability {
   /**
    * The body's problems (everything but `processor`), checked before any call: each a text that
@@ -43,6 +53,12 @@ export interface AccountCapability {
   open?(holder: AccountHolder, body: Readonly<Record<string, unknown>>): Promise<AccountState>;
   /** The account made under holder.code, for a retry after a lost answer: not_found when none. */
   find(holder: AccountHolder, externalId: string | null): Promise<AccountState>;
+  /**
+   * The seller's balance at the processor. `booked` is what feira booked to the seller there (its
+   * atProvider figure): a simulator that keeps no books of its own answers it; a processor
+   * answers its own figure. Absent: the processor's balance cannot be read (no reconciliation).
+   */
+  balance?(input: { externalId: string; currency: string; booked: number }): Promise<AccountBalance>;
   /** The seller authorizes the marketplace's application at the processor (Mercado Pago's OAuth). */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;

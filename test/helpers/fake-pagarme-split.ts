@@ -19,6 +19,8 @@ export interface FakePagarmeSplitControls {
   addRecipient(id: string): void;
   /** The split rules a charge was made with, in flat cents. */
   splitOf(chargeId: string): readonly SplitRuleInput[] | undefined;
+  /** Moves a recipient's available_amount by `cents` (a fee, an adjustment made in Pagar.me's dashboard). */
+  moveBalance(recipientId: string, cents: number): void;
 }
 
 type ChargeAmounts = ReadonlyMap<string, { status: string; amount: number; paid_amount: number; canceled_amount: number }>;
@@ -29,6 +31,8 @@ export function createPagarmeSplits(created: (id: string) => boolean) {
   const recipients = { has: (id: string) => added.has(id) || created(id) };
   /** The split rules of each charge made with one, in flat cents. */
   const byCharge = new Map<string, SplitRuleInput[]>();
+  /** What moved each recipient's available amount outside the splits (moveBalance). */
+  const moved = new Map<string, number>();
 
   /** Field errors of every payment's split (keyed as Pagar.me keys them), given each payment's amount. */
   function check(body: unknown, amounts: readonly number[]): Record<string, string[]> {
@@ -96,7 +100,7 @@ export function createPagarmeSplits(created: (id: string) => boolean) {
         waiting += kept;
       }
     }
-    return { currency: "BRL", available_amount: 0, waiting_funds_amount: waiting, transferred_amount: 0, recipient: { id: recipientId } };
+    return { currency: "BRL", available_amount: moved.get(recipientId) ?? 0, waiting_funds_amount: waiting, transferred_amount: 0, recipient: { id: recipientId } };
   }
 
   /** parseOrder's answer with the split's errors added (a valid order whose split is not is invalid). */
@@ -113,6 +117,8 @@ export function createPagarmeSplits(created: (id: string) => boolean) {
     return recipients.has(m[1]!) ? { status: 200, body: balance(m[1]!, charges) } : { status: 404, body: { message: "Recipient not found." } };
   }
 
-  const controls: FakePagarmeSplitControls = { addRecipient: (id) => { added.add(id); }, splitOf: (chargeId) => byCharge.get(chargeId) };
+  const controls: FakePagarmeSplitControls = { addRecipient: (id) => { added.add(id); }, splitOf: (chargeId) => byCharge.get(chargeId),
+    moveBalance: (id, cents) => { moved.set(id, (moved.get(id) ?? 0) + cents); },
+  };
   return { parse, attach, api, controls };
 }

@@ -16,6 +16,8 @@ import { payoutRoutes } from "./payouts.routes.js";
 import { createPayoutService } from "./payouts.service.js";
 import { providerAccountRoutes } from "./provider-accounts.routes.js";
 import { createProviderAccountService } from "./provider-accounts.service.js";
+import { createReconciliations } from "./reconciliations.js";
+import { reconciliationRoutes } from "./reconciliations.routes.js";
 
 // Connect (docs/decisions.md): submerchants with KYC documents and accreditation,
 // their keys, fees-info, the default split, and payout requests. The charges module asks it to
@@ -34,6 +36,7 @@ export interface ConnectModuleDeps {
 
 const READ_BACK_INTERVAL_MS = 2_000;
 const SCHEDULE_INTERVAL_MS = 60_000;
+const RECONCILE_INTERVAL_MS = 10 * 60_000;
 
 export function createConnectModule(deps: ConnectModuleDeps) {
   const service = createConnectService(deps);
@@ -49,17 +52,21 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   // A scheduled run may send its payout (PAYOUT_AUTO_APPROVE): its lease outlasts a send's.
   const schedules = createPayoutSchedules({ db: deps.db, payouts, ledger: deps.ledger, clockNow: deps.clockNow, leaseMs: 4 * deps.config.live.timeoutMs });
   const providerAccounts = createProviderAccountService({ db: deps.db, processors: deps.processors, connect: service });
+  const reconciliations = createReconciliations({ db: deps.db, processors: deps.processors, ledger: deps.ledger, connect: service, clockNow: deps.clockNow });
   const routes = async (app: FastifyInstance) => {
     await app.register(connectRoutes(service, documents, schedules));
     await app.register(payoutRoutes(payouts));
     await app.register(providerAccountRoutes(providerAccounts));
+    await app.register(reconciliationRoutes(reconciliations));
   };
   // Submerchants' totalSales: the charges' sales tail folded into running counts, like ledger.rollup.
   // Transfers still being sent are read back where they were sent: lost answers, crashes and
   // missed notices only delay a payout's decision.
   // Scheduled payouts: due ones each minute, and at once when the worker starts (a missed day).
-  const tasks: Task[] = [salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS), schedules.task(SCHEDULE_INTERVAL_MS)];
-  return { service, documents, payouts, schedules, providerAccounts, routes, tasks };
+  const tasks: Task[] = [salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS), schedules.task(SCHEDULE_INTERVAL_MS),
+    // Provider settlement's daily reconciliation: each account once a day, tried every 10 minutes.
+    reconciliations.task(RECONCILE_INTERVAL_MS)];
+  return { service, documents, payouts, schedules, providerAccounts, reconciliations, routes, tasks };
 }
 
 export type ConnectModule = ReturnType<typeof createConnectModule>;

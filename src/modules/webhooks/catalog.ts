@@ -56,6 +56,9 @@ export const EVENT_CATALOG = {
   // data: {provider, environment, reason}; sent when Melhor Envio refuses the refresh token, so
   // live freight stops until the merchant connects again.
   "shipping.integration_inactive": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The shipping provider refused to renew the merchant's access (revoked or expired); live freight quotes stop until the merchant connects again." },
+  // Provider settlement's daily reconciliation: data {submerchantId, processor, currency, day,
+  // feiraAmount, processorAmount, difference} in cents, to the master's endpoints.
+  "connect.balance_mismatch": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The daily reconciliation found a seller's balance at a processor different from feira's atProvider figure for it (both figures in the data)." },
   "submerchant.status_changed": { envelope: "notification", toEndpoints: false, toPostback: true, description: "A submerchant's accreditation status changed." },
 } as const satisfies Record<string, EventSpec>;
 

@@ -84,6 +84,16 @@ export function pagarmeAccounts(http: Pick<HttpClient, "call">): AccountCapabili
       if (!r.ok && r.failure.kind === "http_4xx") return { outcome: "refused", externalId: null, reason: r.failure.message };
       return read(r);
     },
+    async balance({ externalId, currency }) {
+      // GetBalanceResponse: available_amount (transferable now) and waiting_funds_amount (paid,
+      // not yet released); transferred_amount is already in the seller's bank, not held.
+      const r = await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId)}/balance` });
+      if (!r.ok) return r.failure.status === 404 ? { outcome: "not_found" } : { outcome: "unknown", failure: r.failure };
+      const b = (r.body ?? {}) as Obj;
+      const available = b.available_amount, waiting = b.waiting_funds_amount;
+      if (!Number.isSafeInteger(available) || !Number.isSafeInteger(waiting)) return { outcome: "unknown", failure: badResponse("the recipient's balance had no amounts") };
+      return { outcome: "read", amountMinor: (available as number) + (waiting as number), currency: typeof b.currency === "string" ? b.currency.toUpperCase() : currency };
+    },
     async find(holder, externalId) {
       return read(await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId ?? holder.code)}` }));
     },
