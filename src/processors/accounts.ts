@@ -13,7 +13,22 @@ export interface AccountHolder {
   email: string;
   /** 14 characters, unmasked. */
   companyTaxId: string;
+  /** The seller's payout schedule, which becomes the processor's automatic transfers; null: manual. */
+  schedule?: TransferSchedule | null;
 }
+
+/** A seller's payout schedule (weekDay 1 = Monday .. 7 = Sunday, monthDay 1-28, minimumAmount in cents); null: manual. */
+export type TransferSchedule = {
+  interval: "daily" | "weekly" | "monthly";
+  weekDay: number | null;
+  monthDay: number | null;
+  minimumAmount: number;
+} | null;
+
+export type ScheduleApplied =
+  | { outcome: "applied" }
+  | { outcome: "refused"; message: string }
+  | { outcome: "unknown"; failure: ProcessorFailure };
 
 export type AccountState =
   | { outcome: "pending" | "active"; externalId: string; providerStatus: string }
@@ -59,6 +74,15 @@ export interface AccountCapability {
    * answers its own figure. Absent: the processor's balance cannot be read (no reconciliation).
    */
   balance?(input: { externalId: string; currency: string; booked: number }): Promise<AccountBalance>;
+  /**
+   * The processor pays the seller's balance to its bank on a schedule of its own (Pagar.me's
+   * transfer_settings): `check` says what of a schedule it cannot do (a text naming the field),
+   * before anything is saved; `apply` sets it on the account. Absent: the processor has none.
+   */
+  transfers?: {
+    check(schedule: TransferSchedule): string | null;
+    apply(externalId: string, schedule: TransferSchedule): Promise<ScheduleApplied>;
+  };
   /** The seller authorizes the marketplace's application at the processor (Mercado Pago's OAuth). */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;

@@ -50,8 +50,10 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   // draws on its pending payout requests, in the reversal's transaction.
   deps.ledger.onReversal(payouts.coverReversal);
   // A scheduled run may send its payout (PAYOUT_AUTO_APPROVE): its lease outlasts a send's.
-  const schedules = createPayoutSchedules({ db: deps.db, payouts, ledger: deps.ledger, clockNow: deps.clockNow, leaseMs: 4 * deps.config.live.timeoutMs });
   const providerAccounts = createProviderAccountService({ db: deps.db, processors: deps.processors, connect: service });
+  const schedules = createPayoutSchedules({
+    db: deps.db, payouts, ledger: deps.ledger, clockNow: deps.clockNow, leaseMs: 4 * deps.config.live.timeoutMs, atProviders: providerAccounts,
+  });
   const reconciliations = createReconciliations({ db: deps.db, processors: deps.processors, ledger: deps.ledger, connect: service, clockNow: deps.clockNow });
   const routes = async (app: FastifyInstance) => {
     await app.register(connectRoutes(service, documents, schedules));
