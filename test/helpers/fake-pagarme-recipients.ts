@@ -19,6 +19,12 @@ export interface RecipientDeps {
   list: (items: Recipient[], q: URLSearchParams, view: (r: Recipient) => Obj) => Reply;
 }
 
+/** A validated body's transfer_settings, or null when it gave none. */
+function settingsOf(raw: unknown): Obj | null {
+  const parsed = raw === undefined ? null : parseTransferSettings(raw, "");
+  return parsed && "settings" in parsed ? { ...parsed.settings } : null;
+}
+
 const REQUIRED_BANK: [string, RegExp][] = [
   ["holder_name", /^.{1,30}$/], ["holder_type", /^(individual|company)$/], ["holder_document", /^(\d{11}|\d{14})$/],
   ["bank", /^\d{3}$/], ["branch_number", /^\d{1,4}$/], ["account_number", /^\d{1,13}$/], ["account_check_digit", /^[0-9xX]{1,2}$/], ["type", /^(checking|savings)$/],
@@ -55,7 +61,7 @@ export function createPagarmeRecipients(deps: RecipientDeps) {
       id: newId("rp"), code: String(body.code), name: body.name, email: body.email, document: body.document, description: body.description ?? null,
       type: body.type, status: initialStatus, payment_mode: body.payment_mode ?? "bank_transfer", metadata: body.metadata ?? {},
       default_bank_account: { ...(body.default_bank_account as Obj), id: newId("ba"), status: "active" },
-      transfer_settings: body.transfer_settings === undefined ? null : (parseTransferSettings(body.transfer_settings, "") as { settings: Obj }).settings,
+      transfer_settings: settingsOf(body.transfer_settings),
       created_at: now, updated_at: now,
     };
     recipients.set(r.id, r);
