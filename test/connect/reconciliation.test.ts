@@ -102,6 +102,16 @@ test("a balance moved at Pagar.me: mismatch recorded and connect.balance_mismatc
   await assertLedgerInvariants(t);
 });
 
+test("Pagar.me released the funds and transferred part to the seller's bank: still matched (the money is the seller's, moved, not lost)", async () => {
+  const seller = await sellerWithSale();
+  pagarme.releaseFunds(seller.recipient, 2640);
+  assert.equal(typeof pagarme.transfer(seller.recipient, 2000), "object");
+  await t.services.connect.reconciliations.runDue();
+  const [result] = (await lastOf(master.productionKey, seller.id)).accounts;
+  assert.deepEqual([result?.status, result?.feiraAmount, result?.processorAmount], ["matched", 2640, 2640]);
+  assert.deepEqual(await mismatchEvents(master.productionKey, seller.id), []);
+});
+
 test("another master's submerchant: 404; a sandbox key sees nothing of production", async () => {
   const seller = await sellerWithSale();
   const other = await seedMaster(t, FEES);

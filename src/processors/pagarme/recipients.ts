@@ -117,14 +117,17 @@ export function pagarmeAccounts(http: Pick<HttpClient, "call">): AccountCapabili
       },
     },
     async balance({ externalId, currency }) {
-      // GetBalanceResponse: available_amount (transferable now) and waiting_funds_amount (paid,
-      // not yet released); transferred_amount is already in the seller's bank, not held.
+      // GetBalanceResponse: available_amount (transferable now), waiting_funds_amount (paid, not
+      // yet released) and transferred_amount (sent to the seller's bank). feira books a seller's
+      // shares at the provider and takes back refunds, and does not book Pagar.me's transfers: its
+      // figure is everything credited to the seller there, so it is compared with all three.
       const r = await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId)}/balance` });
       if (!r.ok) return r.failure.status === 404 ? { outcome: "not_found" } : { outcome: "unknown", failure: r.failure };
       const b = (r.body ?? {}) as Obj;
-      const available = b.available_amount, waiting = b.waiting_funds_amount;
-      if (!Number.isSafeInteger(available) || !Number.isSafeInteger(waiting)) return { outcome: "unknown", failure: badResponse("the recipient's balance had no amounts") };
-      return { outcome: "read", amountMinor: (available as number) + (waiting as number), currency: typeof b.currency === "string" ? b.currency.toUpperCase() : currency };
+      const parts = [b.available_amount, b.waiting_funds_amount, b.transferred_amount ?? 0];
+      if (!parts.every((v) => Number.isSafeInteger(v))) return { outcome: "unknown", failure: badResponse("the recipient's balance had no amounts") };
+      const amountMinor = (parts as number[]).reduce((sum, v) => sum + v, 0);
+      return { outcome: "read", amountMinor, currency: typeof b.currency === "string" ? b.currency.toUpperCase() : currency };
     },
     async find(holder, externalId) {
       return read(await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId ?? holder.code)}` }));
