@@ -2,7 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { expectStatus } from "../helpers/app.js";
 import { startEfiPayoutsWorld, type EfiPayoutsWorld } from "../helpers/efi-payouts-world.js";
-import { activate, call, createSubmerchant } from "./helpers.js";
+import { activeSubmerchants, call } from "./helpers.js";
 
 // Payout schedules in provider settlement (issue 47 item 6): the submerchant's payoutSchedule is
 // its Pagar.me recipient's transfer_settings, sent when the recipient is made and again on each
@@ -16,12 +16,7 @@ after(async () => { await w.close(); });
 const BANK = { holderName: "Aurora Alimentos LTDA", holderDocument: "11222333000181", bank: "341", branch: "1234", account: "123456789", accountDigit: "0", type: "checking" };
 const schedule = (key: string, id: string, payoutSchedule: unknown) => call(w.t, "PATCH", `/v1/submerchants/${id}`, key, { payoutSchedule });
 const settingsAtPagarme = (id: string) => [...w.pagarme.recipients.values()].find((r) => r.code === id)?.transfer_settings;
-
-async function activeSubmerchant(key: string) {
-  const sm = await createSubmerchant(w.t, key);
-  await activate(w.t, key, sm.id);
-  return sm.id;
-}
+const activeSubmerchant = async (key: string) => (await activeSubmerchants(w.t, key, 1))[0]!.id;
 
 test("pagarme: the schedule set before the recipient is made is its transfer_settings; each change is sent again", async () => {
   const key = w.master.productionKey;
