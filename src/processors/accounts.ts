@@ -53,6 +53,14 @@ export type AccountBalance =
   | { outcome: "not_found" }
   | { outcome: "unknown"; failure: ProcessorFailure };
 
+/** A transfer the processor made from the seller's balance there to the seller's bank (cents). */
+export interface ProviderTransfer { id: string; amountMinor: number; createdAt: Date }
+
+/** The processor's transfers of a seller that are done (the money left its balance); unknown: no answer. */
+export type ProviderTransfers =
+  | { outcome: "read"; transfers: ProviderTransfer[] }
+  | { outcome: "unknown"; failure: ProcessorFailure };
+
 export interface AccountCapability {
   /**
    * The body's problems (everything but `processor`), checked before any call: each a text that
@@ -83,6 +91,11 @@ export interface AccountCapability {
     check(schedule: TransferSchedule): string | null;
     apply(externalId: string, schedule: TransferSchedule): Promise<ScheduleApplied>;
   };
+  /**
+   * The transfers the processor made on its own schedule to the seller's bank, done ones only
+   * (provider settlement's read-only payout records). Absent: the processor makes none feira sees.
+   */
+  transfersDone?(externalId: string): Promise<ProviderTransfers>;
   /** The seller authorizes the marketplace's application at the processor (Mercado Pago's OAuth). */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;

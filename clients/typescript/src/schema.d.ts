@@ -3497,6 +3497,7 @@ export interface operations {
                      *           "endToEndId": null,
                      *           "returnedAmount": 0,
                      *           "transfer": null,
+                     *           "source": "platform",
                      *           "environment": "production",
                      *           "masterId": "mer_01jd59z0c1v2b3n4m5k6j7h8g9",
                      *           "pixKey": "11222333000181",
@@ -3539,6 +3540,8 @@ export interface operations {
                             reason: string | null;
                             /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                             returnedAmount: number;
+                            /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                            source: "platform" | "provider";
                             /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                             status: "pending" | "approved" | "rejected" | "returned";
                             /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -3699,6 +3702,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -3735,6 +3740,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -3968,6 +3975,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -15781,7 +15790,8 @@ export interface operations {
                      *           "reason": null,
                      *           "endToEndId": null,
                      *           "returnedAmount": 0,
-                     *           "transfer": null
+                     *           "transfer": null,
+                     *           "source": "platform"
                      *         }
                      *       ],
                      *       "page": 1,
@@ -15812,6 +15822,8 @@ export interface operations {
                             reason: string | null;
                             /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                             returnedAmount: number;
+                            /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                            source: "platform" | "provider";
                             /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                             status: "pending" | "approved" | "rejected" | "returned";
                             /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -15970,6 +15982,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -26742,6 +26756,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */

@@ -14,6 +14,7 @@ import { createDocumentService } from "./documents.js";
 import { createPayoutSchedules } from "./payout-schedules.js";
 import { payoutRoutes } from "./payouts.routes.js";
 import { createPayoutService } from "./payouts.service.js";
+import { createProviderTransfers } from "./provider-transfers.js";
 import { providerAccountRoutes } from "./provider-accounts.routes.js";
 import { createProviderAccountService } from "./provider-accounts.service.js";
 import { createReconciliations } from "./reconciliations.js";
@@ -27,7 +28,7 @@ export interface ConnectModuleDeps {
   config: Pick<Config, "webhookAllowPrivateUrls" | "production" | "amountLimits" | "live">;
   sealer: Sealer;
   merchants: Pick<MerchantService, "createSubmerchantAccount" | "revealKeys" | "getFees">;
-  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "balanceOf" | "onReversal">;
+  ledger: Pick<LedgerService, "reservePayout" | "completePayout" | "releasePayout" | "returnPayout" | "availableBalance" | "balanceOf" | "onReversal" | "postProviderTransfer">;
   processors: ProcessorRegistry;
   configChanges: ConfigChanges;
   /** "now" for a scope: real time, or the merchant's sandbox test clock (the subscriptions module's). */
@@ -37,6 +38,7 @@ export interface ConnectModuleDeps {
 const READ_BACK_INTERVAL_MS = 2_000;
 const SCHEDULE_INTERVAL_MS = 60_000;
 const RECONCILE_INTERVAL_MS = 10 * 60_000;
+const PROVIDER_TRANSFERS_INTERVAL_MS = 5 * 60_000;
 
 export function createConnectModule(deps: ConnectModuleDeps) {
   const service = createConnectService(deps);
@@ -54,7 +56,10 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   const schedules = createPayoutSchedules({
     db: deps.db, payouts, ledger: deps.ledger, clockNow: deps.clockNow, leaseMs: 4 * deps.config.live.timeoutMs, atProviders: providerAccounts,
   });
-  const reconciliations = createReconciliations({ db: deps.db, processors: deps.processors, ledger: deps.ledger, connect: service, clockNow: deps.clockNow });
+  const providerTransfers = createProviderTransfers({ db: deps.db, processors: deps.processors, ledger: deps.ledger });
+  const reconciliations = createReconciliations({
+    db: deps.db, processors: deps.processors, ledger: deps.ledger, connect: service, clockNow: deps.clockNow, beforeRead: providerTransfers.syncAccount,
+  });
   const routes = async (app: FastifyInstance) => {
     await app.register(connectRoutes(service, documents, schedules));
     await app.register(payoutRoutes(payouts));
@@ -67,8 +72,10 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   // Scheduled payouts: due ones each minute, and at once when the worker starts (a missed day).
   const tasks: Task[] = [salesRollupTask(deps.db), payouts.transfers.task(READ_BACK_INTERVAL_MS), schedules.task(SCHEDULE_INTERVAL_MS),
     // Provider settlement's daily reconciliation: each account once a day, tried every 10 minutes.
-    reconciliations.task(RECONCILE_INTERVAL_MS)];
-  return { service, documents, payouts, schedules, providerAccounts, reconciliations, routes, tasks };
+    reconciliations.task(RECONCILE_INTERVAL_MS),
+    // Provider settlement's transfers made by the processors, recorded as read-only payouts.
+    providerTransfers.task(PROVIDER_TRANSFERS_INTERVAL_MS)];
+  return { service, documents, payouts, schedules, providerAccounts, reconciliations, providerTransfers, routes, tasks };
 }
 
 export type ConnectModule = ReturnType<typeof createConnectModule>;

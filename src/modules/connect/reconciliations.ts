@@ -25,6 +25,8 @@ export interface ReconciliationDeps {
   ledger: Pick<LedgerService, "balanceOf">;
   connect: Pick<ConnectService, "ownSubmerchant">;
   clockNow(q: Queryable, scope: Scope): Promise<Date>;
+  /** Records the account's transfers made by the processor first, so both figures leave them out. */
+  beforeRead?(a: repo.ReconcilableAccount): Promise<unknown>;
 }
 
 const JOB = "connect.reconcile";
@@ -48,6 +50,7 @@ export function createReconciliations(deps: ReconciliationDeps) {
     const day = calendarDate(now, PAYOUT_ZONE);
     const key = { submerchantId: a.submerchantId, processor: a.processor, currency: a.currency, day };
     if (await repo.reconciled(db, key)) return undefined;
+    await deps.beforeRead?.(a);
     const feiraAmount = await booked(a);
     const read = await capability.balance({ externalId: a.externalId, currency: a.currency, booked: feiraAmount });
     // No answer: the next round asks again. A recipient the processor no longer knows holds nothing.

@@ -1,5 +1,5 @@
 import { normalizeDocument } from "../../lib/documents.js";
-import { lastFour, type AccountCapability, type AccountHolder, type AccountState, type TransferSchedule } from "../accounts.js";
+import { lastFour, type AccountCapability, type ProviderTransfer, type ProviderTransfers, type AccountHolder, type AccountState, type TransferSchedule } from "../accounts.js";
 import { badResponse } from "../adapter-results.js";
 import type { CallResult, HttpClient } from "../http-client.js";
 
@@ -90,6 +90,31 @@ function recipientBody(holder: AccountHolder, body: Readonly<Obj>): Obj {
   };
 }
 
+const TRANSFER_PAGE = 100;
+
+/**
+ * A recipient's done transfers (GET /recipients/{id}/transfers?status=transferred, the official
+ * SDK's getTransfers: ListTransferResponse {data: GetTransferResponse {id, amount, status,
+ * created_at}}, page and size), page by page until a short one.
+ */
+async function doneTransfers(http: Pick<HttpClient, "call">, externalId: string): Promise<ProviderTransfers> {
+  const transfers: ProviderTransfer[] = [];
+  for (let page = 1; ; page++) {
+    const r = await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId)}/transfers?status=transferred&page=${page}&size=${TRANSFER_PAGE}` });
+    if (!r.ok) return { outcome: "unknown", failure: r.failure };
+    const data = ((r.body ?? {}) as Obj).data;
+    if (!Array.isArray(data)) return { outcome: "unknown", failure: badResponse("the recipient's transfers had no data") };
+    for (const t of data as Obj[]) {
+      // Only a transfer that is done moved money out of the balance; the filter is asked, and checked.
+      if (t.status !== "transferred") continue;
+      if (typeof t.id !== "string" || !Number.isSafeInteger(t.amount) || (t.amount as number) <= 0) return { outcome: "unknown", failure: badResponse("a transfer had no id or amount") };
+      const at = typeof t.created_at === "string" ? new Date(t.created_at) : new Date(NaN);
+      transfers.push({ id: t.id, amountMinor: t.amount as number, createdAt: Number.isNaN(at.getTime()) ? new Date() : at });
+    }
+    if (data.length < TRANSFER_PAGE) return { outcome: "read", transfers };
+  }
+}
+
 const read = (r: CallResult): AccountState =>
   r.ok ? stateOf(r.body) : r.failure.status === 404 ? { outcome: "not_found" } : { outcome: "unknown", failure: r.failure };
 
@@ -118,17 +143,18 @@ export function pagarmeAccounts(http: Pick<HttpClient, "call">): AccountCapabili
     },
     async balance({ externalId, currency }) {
       // GetBalanceResponse: available_amount (transferable now), waiting_funds_amount (paid, not
-      // yet released) and transferred_amount (sent to the seller's bank). feira books a seller's
-      // shares at the provider and takes back refunds, and does not book Pagar.me's transfers: its
-      // figure is everything credited to the seller there, so it is compared with all three.
+      // yet released) and transferred_amount (sent to the seller's bank). feira books each of
+      // Pagar.me's done transfers out of the seller's atProvider balance (transfersDone), so its
+      // figure is what Pagar.me still holds: available plus waiting funds.
       const r = await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId)}/balance` });
       if (!r.ok) return r.failure.status === 404 ? { outcome: "not_found" } : { outcome: "unknown", failure: r.failure };
       const b = (r.body ?? {}) as Obj;
-      const parts = [b.available_amount, b.waiting_funds_amount, b.transferred_amount ?? 0];
+      const parts = [b.available_amount, b.waiting_funds_amount];
       if (!parts.every((v) => Number.isSafeInteger(v))) return { outcome: "unknown", failure: badResponse("the recipient's balance had no amounts") };
       const amountMinor = (parts as number[]).reduce((sum, v) => sum + v, 0);
       return { outcome: "read", amountMinor, currency: typeof b.currency === "string" ? b.currency.toUpperCase() : currency };
     },
+    transfersDone: (externalId) => doneTransfers(http, externalId),
     async find(holder, externalId) {
       return read(await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId ?? holder.code)}` }));
     },
