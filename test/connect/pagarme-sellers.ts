@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { NO_LIVE_PROCESSORS } from "../../src/config.js";
 import { insertProviderAccount } from "../../src/modules/connect/provider-accounts.repo.js";
-import { expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
-import type { FakePagarme } from "../helpers/fake-pagarme.js";
-import { activate, call, createSubmerchant } from "./helpers.js";
+import { startFakeMercadoPago } from "../helpers/fake-mercadopago.js";
+import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
+import { fakeAccounts } from "../processors/live-shared.js";
+import { activate, call, createSubmerchant, FEES, seedMaster } from "./helpers.js";
 
 // Provider settlement's tests with the fake Pagar.me (reconciliation, the processor's transfers):
 // a seller with an active recipient and a sale split to it.
@@ -19,4 +22,23 @@ export async function pagarmeSellerWithSale(t: TestApp, pagarme: FakePagarme, ma
   expectStatus(res, 201);
   assert.equal(res.json().status, "paid");
   return { id: sm.id, recipient };
+}
+
+const OPERATOR_RECIPIENT = "rp_operator0000000000";
+
+/** An app whose cards go to the fake Pagar.me (the operator's recipient known there), and a master in provider settlement. */
+export async function startPagarmeProvider(): Promise<{ t: TestApp; pagarme: FakePagarme; master: SeededMerchant; close(): Promise<void> }> {
+  const [pagarme, mercadopago] = await Promise.all([startFakePagarme(), startFakeMercadoPago()]);
+  const accounts = fakeAccounts(pagarme, mercadopago);
+  const t = await buildTestApp({
+    live: {
+      ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] },
+      processors: { ...accounts, pagarme: { ...accounts.pagarme, recipientId: OPERATOR_RECIPIENT } },
+      timeoutMs: 5_000,
+    },
+  });
+  const master = await seedMaster(t, FEES);
+  pagarme.addRecipient(OPERATOR_RECIPIENT);
+  expectStatus(await call(t, "PUT", "/v1/connect/settings", master.productionKey, { settlement: "provider" }), 200);
+  return { t, pagarme, master, close: async () => { await t.close(); await Promise.all([pagarme.close(), mercadopago.close()]); } };
 }

@@ -1,14 +1,11 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
-import { NO_LIVE_PROCESSORS } from "../../src/config.js";
 import { queryRows } from "../../src/db/client.js";
-import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
-import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
-import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
-import { fakeAccounts } from "../processors/live-shared.js";
+import { expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import type { FakePagarme } from "../helpers/fake-pagarme.js";
 import { admin, assertLedgerInvariants, call, FEES, sandboxPayout, seedMaster } from "./helpers.js";
-import { pagarmeSellerWithSale } from "./pagarme-sellers.js";
+import { pagarmeSellerWithSale, startPagarmeProvider } from "./pagarme-sellers.js";
 
 // Provider settlement's payouts, over HTTP: a transfer Pagar.me made from a seller's recipient
 // balance to its bank (the fake's GET /recipients/{id}/transfers, as the official SDK's
@@ -16,30 +13,13 @@ import { pagarmeSellerWithSale } from "./pagarme-sellers.js";
 // many runs race or repeat, booked out of the seller's atProvider balance; the reconciliation
 // still agrees; the operator cannot approve or reject it; another master never sees it.
 
-const OPERATOR_RECIPIENT = "rp_operator0000000000";
-let pagarme: FakePagarme;
-let mercadopago: FakeMercadoPago;
 let t: TestApp;
+let pagarme: FakePagarme;
 let master: SeededMerchant;
+let close: () => Promise<void>;
 
-before(async () => {
-  [pagarme, mercadopago] = await Promise.all([startFakePagarme(), startFakeMercadoPago()]);
-  const accounts = fakeAccounts(pagarme, mercadopago);
-  t = await buildTestApp({
-    live: {
-      ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] },
-      processors: { ...accounts, pagarme: { ...accounts.pagarme, recipientId: OPERATOR_RECIPIENT } },
-      timeoutMs: 5_000,
-    },
-  });
-  master = await seedMaster(t, FEES);
-  pagarme.addRecipient(OPERATOR_RECIPIENT);
-  expectStatus(await call(t, "PUT", "/v1/connect/settings", master.productionKey, { settlement: "provider" }), 200);
-});
-after(async () => {
-  await t.close();
-  await Promise.all([pagarme.close(), mercadopago.close()]);
-});
+before(async () => { ({ t, pagarme, master, close } = await startPagarmeProvider()); });
+after(async () => { await close(); });
 
 type Payout = { id: string; merchantId: string; amount: number; status: string; source: string; payoutFee: number; netAmount: number; transfer: { status: string } | null };
 

@@ -1,15 +1,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
-import { NO_LIVE_PROCESSORS } from "../../src/config.js";
 import { queryRows } from "../../src/db/client.js";
-import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
+import { expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
-import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
-import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
-import { fakeAccounts } from "../processors/live-shared.js";
+import type { FakePagarme } from "../helpers/fake-pagarme.js";
 import { activeSubmerchants, assertLedgerInvariants, call, FEES, seedMaster } from "./helpers.js";
-import { pagarmeSellerWithSale } from "./pagarme-sellers.js";
+import { pagarmeSellerWithSale, startPagarmeProvider } from "./pagarme-sellers.js";
 
 // Provider settlement's daily reconciliation, over HTTP: each seller's balance at the processor
 // (the fake Pagar.me's GET /recipients/{id}/balance, as its reference documents it; the
@@ -17,30 +14,13 @@ import { pagarmeSellerWithSale } from "./pagarme-sellers.js";
 // many runs race or repeat; a mismatch sends connect.balance_mismatch with both figures, a match
 // sends nothing; GET /v1/submerchants/{id}/reconciliation shows the last result.
 
-const OPERATOR_RECIPIENT = "rp_operator0000000000";
-let pagarme: FakePagarme;
-let mercadopago: FakeMercadoPago;
 let t: TestApp;
+let pagarme: FakePagarme;
 let master: SeededMerchant;
+let close: () => Promise<void>;
 
-before(async () => {
-  [pagarme, mercadopago] = await Promise.all([startFakePagarme(), startFakeMercadoPago()]);
-  const accounts = fakeAccounts(pagarme, mercadopago);
-  t = await buildTestApp({
-    live: {
-      ...NO_LIVE_PROCESSORS, routes: { credit_card: ["pagarme"] },
-      processors: { ...accounts, pagarme: { ...accounts.pagarme, recipientId: OPERATOR_RECIPIENT } },
-      timeoutMs: 5_000,
-    },
-  });
-  master = await seedMaster(t, FEES);
-  pagarme.addRecipient(OPERATOR_RECIPIENT);
-  expectStatus(await call(t, "PUT", "/v1/connect/settings", master.productionKey, { settlement: "provider" }), 200);
-});
-after(async () => {
-  await t.close();
-  await Promise.all([pagarme.close(), mercadopago.close()]);
-});
+before(async () => { ({ t, pagarme, master, close } = await startPagarmeProvider()); });
+after(async () => { await close(); });
 
 const sellerWithSale = () => pagarmeSellerWithSale(t, pagarme, master);
 
