@@ -4,14 +4,14 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/client.js";
 import { expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import type { FakePagarme } from "../helpers/fake-pagarme.js";
-import { admin, assertLedgerInvariants, call, FEES, sandboxPayout, seedMaster } from "./helpers.js";
+import { admin, assertLedgerInvariants, call, FEES, keyOf, sandboxPayout, seedMaster } from "./helpers.js";
 import { pagarmeSellerWithSale, startPagarmeProvider } from "./pagarme-sellers.js";
 
 // Provider settlement's payouts, over HTTP: a transfer Pagar.me made from a seller's recipient
 // balance to its bank (the fake's GET /recipients/{id}/transfers, as the official SDK's
 // getTransfers documents it) becomes one read-only payout record with source "provider", however
 // many runs race or repeat, booked out of the seller's atProvider balance; the reconciliation
-// still agrees; the operator cannot approve or reject it; another master never sees it.
+// still agrees; payout.paid is sent once; the operator cannot approve or reject it; another master never sees it.
 
 let t: TestApp;
 let pagarme: FakePagarme;
@@ -58,6 +58,10 @@ test("a transfer at Pagar.me: one read-only payout with source provider however 
   const rows = await queryRows<{ n: string }>(t.database.db, sql`select count(*)::text as n from payout_requests where transfer_id = ${seller.transferId}`);
   assert.equal(rows[0]!.n, "1", "one record per transfer");
   assert.equal(await atPagarme(seller.id), 640, "the transfer left the seller's atProvider balance");
+  const events = await call(t, "GET", "/v1/events?type=payout.paid&limit=100", await keyOf(t, master.productionKey, seller.id));
+  expectStatus(events, 200);
+  const paid = (events.json().data as { data: { id: string; amount: number; source: string; transferId: string } }[]).map((e) => e.data);
+  assert.deepEqual(paid.map((d) => [d.id, d.amount, d.source, d.transferId]), [[payouts[0]!.id, 2000, "provider", seller.transferId]], "payout.paid once");
   await assertLedgerInvariants(t);
 });
 

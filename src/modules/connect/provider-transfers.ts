@@ -3,6 +3,7 @@ import type { Task } from "../../jobs/runner.js";
 import { newId } from "../../lib/ids.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import type { LedgerService } from "../ledger/index.js";
+import { recordEvent } from "../webhooks/index.js";
 import * as payoutsRepo from "./payouts.repo.js";
 import { activeAccounts, type ReconcilableAccount } from "./reconciliations.repo.js";
 
@@ -11,7 +12,7 @@ import { activeAccounts, type ReconcilableAccount } from "./reconciliations.repo
 // seller's payoutSchedule, as Pagar.me's transfer_settings). feira does not make those
 // transfers; it reads the done ones back and records each as a read-only payout record
 // (`source: "provider"`, approved, no fee) with the ledger's move out of the seller's atProvider
-// balance, in one transaction. The record is unique on (transfer_processor, transfer_id), the
+// balance and its payout.paid event, in one transaction. The record is unique on (transfer_processor, transfer_id), the
 // processor's own id: several workers, restarts and a crash between the read and the commit make
 // one record and one booking. The task runs on an interval, and the reconciliation runs an
 // account's read before comparing its balance.
@@ -48,6 +49,13 @@ export function createProviderTransfers(deps: ProviderTransferDeps) {
         if (!row) return false;
         await deps.ledger.postProviderTransfer(tx, {
           id: row.id, owner: a.submerchantId, environment: a.environment, currency: a.currency, processor: a.processor, amount: t.amountMinor,
+        });
+        await recordEvent(tx, {
+          merchantId: row.merchantId, environment: row.environment, type: "payout.paid", objectId: row.id,
+          data: {
+            id: row.id, merchantId: row.merchantId, amount: row.amount, currency: row.currency, status: row.status, payoutFee: 0, netAmount: row.netAmount,
+            processedAt: t.createdAt.toISOString(), endToEndId: null, reason: null, source: "provider", processor: a.processor, transferId: t.id,
+          },
         });
         return true;
       });
