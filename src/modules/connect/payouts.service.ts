@@ -86,7 +86,7 @@ export function createPayoutService(deps: PayoutDeps) {
    * payout.returned adds returnedAmount (in all, so far).
    */
   const eventData = (p: repo.PayoutRow) => {
-    const { createdAt: _createdAt, transfer: _transfer, returnedAmount, ...keys } = view(p);
+    const { createdAt: _createdAt, transfer: _transfer, source: _source, returnedAmount, ...keys } = view(p);
     return p.status === "returned" ? { ...keys, returnedAmount } : keys;
   };
 
