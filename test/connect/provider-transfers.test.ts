@@ -13,13 +13,9 @@ import { pagarmeSellerWithSale, startPagarmeProvider } from "./pagarme-sellers.j
 // many runs race or repeat, booked out of the seller's atProvider balance; the reconciliation
 // still agrees; payout.paid is sent once; the operator cannot approve or reject it; another master never sees it.
 
-let t: TestApp;
-let pagarme: FakePagarme;
-let master: SeededMerchant;
-let close: () => Promise<void>;
-
+let t: TestApp, pagarme: FakePagarme, master: SeededMerchant, close: () => Promise<void>;
 before(async () => { ({ t, pagarme, master, close } = await startPagarmeProvider()); });
-after(async () => { await close(); });
+after(() => close());
 
 type Payout = { id: string; merchantId: string; amount: number; status: string; source: string; payoutFee: number; netAmount: number; transfer: { status: string } | null };
 

@@ -14,13 +14,9 @@ import { pagarmeSellerWithSale, startPagarmeProvider } from "./pagarme-sellers.j
 // many runs race or repeat; a mismatch sends connect.balance_mismatch with both figures, a match
 // sends nothing; GET /v1/submerchants/{id}/reconciliation shows the last result.
 
-let t: TestApp;
-let pagarme: FakePagarme;
-let master: SeededMerchant;
-let close: () => Promise<void>;
-
+let t: TestApp, pagarme: FakePagarme, master: SeededMerchant, close: () => Promise<void>;
 before(async () => { ({ t, pagarme, master, close } = await startPagarmeProvider()); });
-after(async () => { await close(); });
+after(() => close());
 
 const sellerWithSale = () => pagarmeSellerWithSale(t, pagarme, master);
 
