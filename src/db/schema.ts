@@ -10,3 +10,4 @@ export * from "./schema/subscriptions.js";
 export * from "./schema/disputes.js";
 export * from "./schema/mail.js";
 export * from "./schema/installments.js";
+export * from "./schema/reconciliations.js";

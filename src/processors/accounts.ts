@@ -13,7 +13,22 @@ export interface AccountHolder {
   email: string;
   /** 14 characters, unmasked. */
   companyTaxId: string;
+  /** The seller's payout schedule, which becomes the processor's automatic transfers; null: manual. */
+  schedule?: TransferSchedule | null;
 }
+
+/** A seller's payout schedule (weekDay 1 = Monday .. 7 = Sunday, monthDay 1-28, minimumAmount in cents); null: manual. */
+export type TransferSchedule = {
+  interval: "daily" | "weekly" | "monthly";
+  weekDay: number | null;
+  monthDay: number | null;
+  minimumAmount: number;
+} | null;
+
+export type ScheduleApplied =
+  | { outcome: "applied" }
+  | { outcome: "refused"; message: string }
+  | { outcome: "unknown"; failure: ProcessorFailure };
 
 export type AccountState =
   | { outcome: "pending" | "active"; externalId: string; providerStatus: string }
@@ -27,6 +42,24 @@ export type TokenGrant =
   /** `publicKey`: the seller's public key, for what is tokenized on its account (a card). */
   | { outcome: "granted"; accessToken: string; refreshToken: string; expiresAt: Date; externalId: string; publicKey?: string }
   | { outcome: "refused"; message: string }
+  | { outcome: "unknown"; failure: ProcessorFailure };
+
+/**
+ * What the processor holds for a seller (provider settlement's daily reconciliation): the money
+ * at the processor not yet transferred to the seller's bank, in cents; not_found when the
+ * account is gone; unknown when there was no answer to rely on.
+ */
+export type AccountBalance =
+  | { outcome: "read"; amountMinor: number; currency: string }
+  | { outcome: "not_found" }
+  | { outcome: "unknown"; failure: ProcessorFailure };
+
+/** A transfer the processor made from the seller's balance there to the seller's bank (cents). */
+export interface ProviderTransfer { id: string; amountMinor: number; createdAt: Date }
+
+/** The processor's transfers of a seller that are done (the money left its balance); unknown: no answer. */
+export type ProviderTransfers =
+  | { outcome: "read"; transfers: ProviderTransfer[] }
   | { outcome: "unknown"; failure: ProcessorFailure };
 
 export interface AccountCapability {
@@ -44,6 +77,26 @@ export interface AccountCapability {
   open?(holder: AccountHolder, body: Readonly<Record<string, unknown>>): Promise<AccountState>;
   /** The account made under holder.code, for a retry after a lost answer: not_found when none. */
   find(holder: AccountHolder, externalId: string | null): Promise<AccountState>;
+  /**
+   * The seller's balance at the processor. `booked` is what feira booked to the seller there (its
+   * atProvider figure): a simulator that keeps no books of its own answers it; a processor
+   * answers its own figure. Absent: the processor's balance cannot be read (no reconciliation).
+   */
+  balance?(input: { externalId: string; currency: string; booked: number }): Promise<AccountBalance>;
+  /**
+   * The processor pays the seller's balance to its bank on a schedule of its own (Pagar.me's
+   * transfer_settings): `check` says what of a schedule it cannot do (a text naming the field),
+   * before anything is saved; `apply` sets it on the account. Absent: the processor has none.
+   */
+  transfers?: {
+    check(schedule: TransferSchedule): string | null;
+    apply(externalId: string, schedule: TransferSchedule): Promise<ScheduleApplied>;
+  };
+  /**
+   * The transfers the processor made on its own schedule to the seller's bank, done ones only
+   * (provider settlement's read-only payout records). Absent: the processor makes none feira sees.
+   */
+  transfersDone?(externalId: string): Promise<ProviderTransfers>;
   /** The seller authorizes the marketplace's application at the processor (Mercado Pago's OAuth). */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;

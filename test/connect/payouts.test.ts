@@ -52,7 +52,7 @@ test("fee = fixed + amount x percentage / 100, half-up once: 200 + 1 % of 10000 
   assert.match(p.id, /^po_/);
   assert.deepEqual({ ...p, id: undefined, createdAt: undefined }, {
     id: undefined, createdAt: undefined, merchantId: sm.id, amount: 10000, currency: "BRL", status: "pending",
-    payoutFee: 300, netAmount: 9700, processedAt: null, reason: null, endToEndId: null, returnedAmount: 0, transfer: null,
+    payoutFee: 300, netAmount: 9700, processedAt: null, reason: null, endToEndId: null, returnedAmount: 0, transfer: null, source: "platform",
   });
   assert.deepEqual(await balanceOf(t, sm.key), { available: 39500, pending: 0 });
   // 1 % of 10050 = 100.5 -> 101 (half-up), + 200.

@@ -143,6 +143,7 @@ const PROBES: Probe[] = [
   { method: "POST", path: "/v1/submerchants/{id}/provider-accounts", body: { processor: "sandbox" } },
   { method: "GET", path: "/v1/submerchants/{id}/provider-accounts" },
   { method: "GET", path: "/v1/submerchants/{id}/provider-accounts/{processor}" },
+  { method: "GET", path: "/v1/submerchants/{id}/reconciliation" },
   { method: "GET", path: "/v1/connect/sub-accounts/{id}/fees-info" },
   { method: "POST", path: "/v1/submerchants/{merchantId}/payout-requests", body: { amount: 1000 } },
   { method: "POST", path: "/v1/submerchants/{merchantId}/payout-requests", body: { amount: 1000 }, by: "submerchant" },

@@ -1,5 +1,6 @@
 import { iso, newId } from "./fake-pagarme-model.js";
 import type { ApiRequest, Reply } from "./fake-provider.js";
+import { parseTransferSettings, transferSettingsApi } from "./fake-pagarme-transfers.js";
 
 // Pagar.me's recipients (core API v5), from the official Node SDK's models and controller
 // (pagarme/pagarme-nodejs-sdk: CreateRecipientRequest, CreateBankAccountRequest,
@@ -16,6 +17,12 @@ export interface RecipientDeps {
   err: (status: number, message: string, extra?: Obj) => Reply;
   once: (req: ApiRequest, route: string, work: () => Reply) => Reply;
   list: (items: Recipient[], q: URLSearchParams, view: (r: Recipient) => Obj) => Reply;
+}
+
+/** A validated body's transfer_settings, or null when it gave none. */
+function settingsOf(raw: unknown): Obj | null {
+  const parsed = raw === undefined ? null : parseTransferSettings(raw, "");
+  return parsed && "settings" in parsed ? { ...parsed.settings } : null;
 }
 
 const REQUIRED_BANK: [string, RegExp][] = [
@@ -37,6 +44,11 @@ export function createPagarmeRecipients(deps: RecipientDeps) {
       for (const [f, re] of REQUIRED_BANK) if (typeof bank[f] !== "string" || !re.test(bank[f] as string)) errors[`default_bank_account.${f}`] = [`The ${f} field is invalid.`];
       if (bank.branch_check_digit !== undefined && !/^\d$/.test(String(bank.branch_check_digit))) errors["default_bank_account.branch_check_digit"] = ["The branch_check_digit field is invalid."];
     }
+    // transfer_settings is optional; when given, its three fields are required (fake-pagarme-transfers.ts).
+    if (body.transfer_settings !== undefined) {
+      const parsed = parseTransferSettings(body.transfer_settings, "transfer_settings.");
+      if ("errors" in parsed) Object.assign(errors, parsed.errors);
+    }
     return errors;
   }
 
@@ -49,6 +61,7 @@ export function createPagarmeRecipients(deps: RecipientDeps) {
       id: newId("rp"), code: String(body.code), name: body.name, email: body.email, document: body.document, description: body.description ?? null,
       type: body.type, status: initialStatus, payment_mode: body.payment_mode ?? "bank_transfer", metadata: body.metadata ?? {},
       default_bank_account: { ...(body.default_bank_account as Obj), id: newId("ba"), status: "active" },
+      transfer_settings: settingsOf(body.transfer_settings),
       created_at: now, updated_at: now,
     };
     recipients.set(r.id, r);
@@ -64,6 +77,8 @@ export function createPagarmeRecipients(deps: RecipientDeps) {
       const code = req.query.get("code");
       return deps.list((code ? byCode(code) : [...recipients.values()]).reverse(), req.query, (r) => r);
     }
+    const settings = transferSettingsApi(req, recipients, deps.err);
+    if (settings) return settings;
     const m = /^\/recipients\/([\w-]+)$/.exec(req.path);
     if (req.method === "GET" && m) {
       const r = recipients.get(m[1]!) ?? byCode(m[1]!).at(-1);

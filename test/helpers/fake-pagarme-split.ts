@@ -19,6 +19,16 @@ export interface FakePagarmeSplitControls {
   addRecipient(id: string): void;
   /** The split rules a charge was made with, in flat cents. */
   splitOf(chargeId: string): readonly SplitRuleInput[] | undefined;
+  /** Moves a recipient's available_amount by `cents` (a fee, an adjustment made in Pagar.me's dashboard). */
+  moveBalance(recipientId: string, cents: number): void;
+  /** Pagar.me's settlement date came: `cents` of the recipient's waiting funds become available. */
+  releaseFunds(recipientId: string, cents: number): void;
+  /**
+   * An automatic transfer (transfer_settings) or a withdrawal: `cents` of the available amount go
+   * to the recipient's bank, listed by GET /recipients/{id}/transfers; an error text when the
+   * available amount is short.
+   */
+  transfer(recipientId: string, cents: number): Obj | string;
 }
 
 type ChargeAmounts = ReadonlyMap<string, { status: string; amount: number; paid_amount: number; canceled_amount: number }>;
@@ -29,6 +39,13 @@ export function createPagarmeSplits(created: (id: string) => boolean) {
   const recipients = { has: (id: string) => added.has(id) || created(id) };
   /** The split rules of each charge made with one, in flat cents. */
   const byCharge = new Map<string, SplitRuleInput[]>();
+  /** What moved each recipient's available amount outside the splits (moveBalance). */
+  const moved = new Map<string, number>();
+  /** Waiting funds released to available, and what was transferred, per recipient. */
+  const released = new Map<string, number>();
+  const transferred = new Map<string, number>();
+  const transfers = new Map<string, Obj[]>();
+  const add = (m: Map<string, number>, id: string, cents: number) => m.set(id, (m.get(id) ?? 0) + cents);
 
   /** Field errors of every payment's split (keyed as Pagar.me keys them), given each payment's amount. */
   function check(body: unknown, amounts: readonly number[]): Record<string, string[]> {
@@ -96,7 +113,11 @@ export function createPagarmeSplits(created: (id: string) => boolean) {
         waiting += kept;
       }
     }
-    return { currency: "BRL", available_amount: 0, waiting_funds_amount: waiting, transferred_amount: 0, recipient: { id: recipientId } };
+    const rel = released.get(recipientId) ?? 0, out = transferred.get(recipientId) ?? 0;
+    return {
+      currency: "BRL", available_amount: (moved.get(recipientId) ?? 0) + rel - out, waiting_funds_amount: waiting - rel,
+      transferred_amount: out, recipient: { id: recipientId },
+    };
   }
 
   /** parseOrder's answer with the split's errors added (a valid order whose split is not is invalid). */
@@ -107,12 +128,33 @@ export function createPagarmeSplits(created: (id: string) => boolean) {
   }
 
   /** GET /recipients/{id}/balance, or undefined for another route. */
+  let lastCharges: ChargeAmounts = new Map();
+  function transfer(id: string, cents: number): Obj | string {
+    const available = balance(id, lastCharges).available_amount as number;
+    if (cents <= 0 || cents > available) return `recipient ${id} has ${available} available, not ${cents}`;
+    add(transferred, id, cents);
+    const now = new Date().toISOString();
+    const t = { id: `tran_${Math.random().toString(36).slice(2, 18)}`, amount: cents, status: "transferred", created_at: now, updated_at: now, metadata: {} };
+    transfers.set(id, [t, ...(transfers.get(id) ?? [])]);
+    return t;
+  }
+
   function api(req: { method: string; path: string }, charges: ChargeAmounts): { status: number; body: Obj } | undefined {
+    lastCharges = charges;
+    const listed = /^\/recipients\/([\w-]+)\/transfers$/.exec(req.path);
+    // ListTransferResponse {data: GetTransferResponse[], paging}, newest first (one page: the tests' recipients have few).
+    if (req.method === "GET" && listed) {
+      return recipients.has(listed[1]!) ? { status: 200, body: { data: transfers.get(listed[1]!) ?? [], paging: { total: (transfers.get(listed[1]!) ?? []).length } } } : { status: 404, body: { message: "Recipient not found." } };
+    }
     const m = /^\/recipients\/([\w-]+)\/balance$/.exec(req.path);
     if (req.method !== "GET" || !m) return undefined;
     return recipients.has(m[1]!) ? { status: 200, body: balance(m[1]!, charges) } : { status: 404, body: { message: "Recipient not found." } };
   }
 
-  const controls: FakePagarmeSplitControls = { addRecipient: (id) => { added.add(id); }, splitOf: (chargeId) => byCharge.get(chargeId) };
+  const controls: FakePagarmeSplitControls = { addRecipient: (id) => { added.add(id); }, splitOf: (chargeId) => byCharge.get(chargeId),
+    moveBalance: (id, cents) => { add(moved, id, cents); },
+    releaseFunds: (id, cents) => { add(released, id, cents); },
+    transfer,
+  };
   return { parse, attach, api, controls };
 }

@@ -1815,6 +1815,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/submerchants/{id}/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a submerchant's last balance reconciliation
+         * @description The master's key. In provider settlement a worker compares, once a day, each seller's balance at each processor where it has an active account (what the processor holds and has not transferred yet) with feira's atProvider figure, and sends connect.balance_mismatch when they differ. This answers the last result per processor and currency.
+         */
+        get: operations["getSubmerchantReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/submerchants/{merchantId}/payout-requests": {
         parameters: {
             query?: never;
@@ -3497,6 +3517,7 @@ export interface operations {
                      *           "endToEndId": null,
                      *           "returnedAmount": 0,
                      *           "transfer": null,
+                     *           "source": "platform",
                      *           "environment": "production",
                      *           "masterId": "mer_01jd59z0c1v2b3n4m5k6j7h8g9",
                      *           "pixKey": "11222333000181",
@@ -3539,6 +3560,8 @@ export interface operations {
                             reason: string | null;
                             /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                             returnedAmount: number;
+                            /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                            source: "platform" | "provider";
                             /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                             status: "pending" | "approved" | "rejected" | "returned";
                             /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -3699,6 +3722,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -3735,6 +3760,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -3968,6 +3995,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -15930,7 +15959,8 @@ export interface operations {
                      *           "reason": null,
                      *           "endToEndId": null,
                      *           "returnedAmount": 0,
-                     *           "transfer": null
+                     *           "transfer": null,
+                     *           "source": "platform"
                      *         }
                      *       ],
                      *       "page": 1,
@@ -15961,6 +15991,8 @@ export interface operations {
                             reason: string | null;
                             /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                             returnedAmount: number;
+                            /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                            source: "platform" | "provider";
                             /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                             status: "pending" | "approved" | "rejected" | "returned";
                             /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -16119,6 +16151,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -26703,6 +26737,202 @@ export interface operations {
             };
         };
     };
+    getSubmerchantReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "submerchantId": "mer_01jd5a8w2n7q3k9x4c6v8b0m2p",
+                     *       "accounts": [
+                     *         {
+                     *           "processor": "sandbox",
+                     *           "currency": "BRL",
+                     *           "day": "2026-12-01",
+                     *           "status": "matched",
+                     *           "feiraAmount": 9000,
+                     *           "processorAmount": 9000,
+                     *           "difference": 0,
+                     *           "checkedAt": "2026-12-01T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The last result per processor and currency; empty until the first reconciliation ran. */
+                        accounts: {
+                            /** Format: date-time */
+                            checkedAt: string;
+                            currency: string;
+                            /**
+                             * Format: date
+                             * @description The day reconciled (Brasília's calendar; the sandbox's test clock's day).
+                             */
+                            day: string;
+                            /** @description processorAmount - feiraAmount. */
+                            difference: number;
+                            /** @description feira's atProvider figure for the seller at the processor, in cents. */
+                            feiraAmount: number;
+                            processor: string;
+                            /** @description What the processor held for the seller (not yet transferred to its bank), in cents. */
+                            processorAmount: number;
+                            status: "matched" | "mismatch";
+                        }[];
+                        submerchantId: string;
+                    };
+                };
+            };
+            /** @description Every error has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "A path parameter is longer than 100 characters",
+                     *       "error": "Bad Request",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Unauthorized: no Authorization header; send your secret key (sk_test_... or sk_live_...) as the HTTP Basic username with an empty password, e.g. curl -u sk_test_...:",
+                     *       "error": "Unauthorized",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "Forbidden: Connect is not enabled for this merchant",
+                     *       "error": "Forbidden",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Submerchant sm_01jd3m7q2w4e6r8t0y2v4x6z8b not found",
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 408,
+                     *       "message": "The request was not received in time",
+                     *       "error": "Request Timeout",
+                     *       "code": "request_timeout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "params.id must NOT have more than 64 characters",
+                     *       "error": "Unprocessable Entity",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many requests for this API key: the limit is 100 per second",
+                     *       "error": "Too Many Requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error has this shape. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 431,
+                     *       "message": "The request line and headers are over 16 KiB",
+                     *       "error": "Request Header Fields Too Large",
+                     *       "code": "headers_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     createPayoutRequest: {
         parameters: {
             query?: never;
@@ -26756,6 +26986,8 @@ export interface operations {
                         reason: string | null;
                         /** @description Cents of the Pix transfer that the receiving bank sent back (status `returned`), now in the submerchant's available balance again; 0 otherwise. */
                         returnedAmount: number;
+                        /** @description `platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or rejecting it is a 409. */
+                        source: "platform" | "provider";
                         /** @description `returned`: approved, then the receiving bank sent money of the Pix transfer back (returnedAmount), which is in the submerchant's available balance again (payout.returned). */
                         status: "pending" | "approved" | "rejected" | "returned";
                         /** @description The Pix transfer feira makes through a processor (PAYOUT_PROVIDER in production, the simulator in the sandbox) when the payout is approved without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a processor (awaiting approval, the operator's own transfer, or rejected by the operator). */
@@ -30014,7 +30246,7 @@ export interface operations {
                      */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "payout.returned" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "payout.paid" | "payout.returned" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive" | "connect.balance_mismatch")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url: string;
                 };
@@ -30657,7 +30889,7 @@ export interface operations {
                     /** @description true re-enables an endpoint disabled by the service (410 Gone, or failing for days) and clears disabledReason. */
                     enabled?: boolean;
                     /** @description Event types this endpoint receives; ["*"] (the default) means all. charge.updated (legacy) and submerchant status notifications go only to postback URLs and cannot be subscribed to. */
-                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "payout.returned" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive")[];
+                    events?: ("*" | "charge.created" | "charge.pending" | "charge.paid" | "charge.refunded" | "charge.refund_failed" | "charge.disputed" | "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed" | "charge.late_payment_refunded" | "charge.failed" | "payout.approved" | "payout.rejected" | "payout.paid" | "payout.returned" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.payment_failed" | "subscription.paused" | "subscription.resumed" | "subscription.cancelled" | "subscription.expired" | "mandate.activated" | "mandate.rejected" | "mandate.cancelled" | "shipping.integration_inactive" | "connect.balance_mismatch")[];
                     /** @description Where events are POSTed. Production endpoints must be https and must not resolve to loopback, private, link-local or metadata addresses; sandbox ones may be http and local. */
                     url?: string;
                 };

@@ -152,6 +152,12 @@ export const payoutRequests = pgTable("payout_requests", {
   transferRefusal: text("transfer_refusal"),
   /** What the receiving bank sent back of an approved transfer (Pix devoluções on the send), in cents. */
   returnedAmount: money("returned_amount").notNull().default(0),
+  /**
+   * platform: a request feira pays (approved, rejected, sent through a processor); provider: a
+   * read-only record of a transfer the processor made from the seller's own balance there
+   * (provider settlement), recorded once under (transfer_processor, transfer_id).
+   */
+  source: text("source").$type<"platform" | "provider">().notNull().default("platform"),
   processedAt: ts("processed_at"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),

@@ -10,6 +10,7 @@ import type { SubmerchantRow } from "./connect.repo.js";
 import { dueInstant, latestDueDay, nextDueAt, parseSchedule, type PayoutScheduleInput } from "./payout-schedule.js";
 import * as repo from "./payout-schedules.repo.js";
 import type { PayoutService } from "./payouts.service.js";
+import type { ProviderAccountService } from "./provider-accounts.service.js";
 
 // Payout schedules in platform settlement (docs/guarantees.md; the rules of days and times
 // are in payout-schedule.ts). A worker task claims the submerchants whose due time has come (by
@@ -26,6 +27,8 @@ export interface PayoutScheduleDeps {
   clockNow(q: Queryable, scope: Scope): Promise<Date>;
   /** How long a claimed run may take before another worker takes it over: more than a payout's send. */
   leaseMs: number;
+  /** The schedule as the automatic transfers of the submerchant's accounts at processors (provider settlement). */
+  atProviders?: Pick<ProviderAccountService, "checkSchedule" | "applySchedule">;
   now?: () => Date;
 }
 
@@ -40,8 +43,11 @@ export function createPayoutSchedules(deps: PayoutScheduleDeps) {
   /** PATCH's payoutSchedule, for an already-found submerchant of the caller: its first due time from the caller's clock. */
   async function set(ctx: RequestCtx, s: SubmerchantRow, input: PayoutScheduleInput): Promise<SubmerchantRow> {
     const schedule = parseSchedule(input);
+    await deps.atProviders?.checkSchedule(ctx, s.id, schedule);
     const due = schedule ? nextDueAt(schedule, await deps.clockNow(db, ctx)) : null;
-    return (await repo.setSchedule(db, s.id, schedule, due)) ?? s;
+    const saved = (await repo.setSchedule(db, s.id, schedule, due)) ?? s;
+    await deps.atProviders?.applySchedule(ctx, s.id, schedule);
+    return saved;
   }
 
   /**

@@ -12,6 +12,12 @@ export async function insertPayout(tx: Queryable, row: typeof payoutRequests.$in
   return inserted!;
 }
 
+/** A processor's transfer as a read-only payout record; undefined when it is recorded already (nothing written). */
+export async function insertProviderPayout(tx: Queryable, row: typeof payoutRequests.$inferInsert): Promise<PayoutRow | undefined> {
+  const [inserted] = await tx.insert(payoutRequests).values(row).onConflictDoNothing().returning();
+  return inserted;
+}
+
 /**
  * A payout request seen by the caller: a master its submerchants', a submerchant its own, the
  * operator (admin key) every merchant's, of one environment or both.

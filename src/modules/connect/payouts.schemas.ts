@@ -15,6 +15,7 @@ const EXAMPLE = {
   endToEndId: null,
   returnedAmount: 0,
   transfer: null,
+  source: "platform",
 };
 
 const E2E_EXAMPLE = "E18236120202611231452s0a1b2c3d4e";
@@ -55,6 +56,13 @@ export const PayoutRequest = Type.Object({
       "without an endToEndId: `sending` while the processor sends it (the payout is still pending), then `sent` (the payout is approved with the " +
       "processor's endToEndId) or `failed` (rejected with the processor's reason, the reserve released). Null when no transfer was made through a " +
       "processor (awaiting approval, the operator's own transfer, or rejected by the operator).",
+  }),
+  source: Type.Union([Type.Literal("platform"), Type.Literal("provider")], {
+    description:
+      "`platform`: a payout request feira pays (approved or rejected here). `provider`: a read-only record of a transfer the processor made from " +
+      "the seller's own balance there to its bank (provider settlement, on the seller's payoutSchedule as the processor's transfer settings): " +
+      "approved, no fee, `transfer.status` `sent`; feira read it back and booked it out of the seller's atProvider balance. Approving or " +
+      "rejecting it is a 409.",
   }),
 }, { examples: [EXAMPLE, { ...EXAMPLE, transfer: { status: "sending" } }] });
 

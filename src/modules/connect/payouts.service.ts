@@ -71,7 +71,7 @@ export function createPayoutService(deps: PayoutDeps) {
       id: p.id, merchantId: p.merchantId, amount: p.amount, currency: CURRENCY as typeof CURRENCY, status: p.status,
       payoutFee: p.payoutFee, netAmount: p.netAmount, processedAt: p.processedAt?.toISOString() ?? null,
       createdAt: p.createdAt.toISOString(), reason: p.reason, endToEndId: p.endToEndId, returnedAmount: p.returnedAmount,
-      transfer: p.transferStatus ? { status: p.transferStatus } : null,
+      transfer: p.transferStatus ? { status: p.transferStatus } : null, source: p.source,
     };
   }
 
@@ -86,7 +86,7 @@ export function createPayoutService(deps: PayoutDeps) {
    * payout.returned adds returnedAmount (in all, so far).
    */
   const eventData = (p: repo.PayoutRow) => {
-    const { createdAt: _createdAt, transfer: _transfer, returnedAmount, ...keys } = view(p);
+    const { createdAt: _createdAt, transfer: _transfer, source: _source, returnedAmount, ...keys } = view(p);
     return p.status === "returned" ? { ...keys, returnedAmount } : keys;
   };
 
@@ -159,9 +159,13 @@ export function createPayoutService(deps: PayoutDeps) {
     return view(row);
   }
 
+  /** A payout the operator may decide: a processor's transfer (provider settlement) is only a record. */
   async function requirePayout(id: string): Promise<repo.PayoutRow> {
     const row = await repo.findPayoutById(db, id);
     if (!row) throw notFound("Payout request", id);
+    if (row.source === "provider") {
+      throw new AppError("conflict", `Payout ${row.id} is a transfer ${row.transferProcessor ?? "the processor"} made from the seller's balance there (transfer ${row.transferId ?? ""}): a read-only record, which cannot be approved or rejected`);
+    }
     return row;
   }
 

@@ -3,7 +3,7 @@ import { AppError, invalid, notFound } from "../../core/errors.js";
 import type { RequestCtx } from "../../core/context.js";
 import { scopeOf, type Scope } from "../../db/scope.js";
 import { faultPoint } from "../../lib/faults.js";
-import type { AccountCapability, AccountHolder, AccountState } from "../../processors/accounts.js";
+import type { AccountCapability, AccountHolder, AccountState, TransferSchedule } from "../../processors/accounts.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import type { ConnectService } from "./connect.service.js";
 import * as repo from "./provider-accounts.repo.js";
@@ -36,7 +36,7 @@ export function createProviderAccountService(deps: ProviderAccountDeps) {
   }
 
   const holderOf = (s: Awaited<ReturnType<ConnectService["ownSubmerchant"]>>): AccountHolder =>
-    ({ code: s.id, legalName: s.legalName, tradeName: s.tradeName, email: s.contactEmail, companyTaxId: s.companyTaxId });
+    ({ code: s.id, legalName: s.legalName, tradeName: s.tradeName, email: s.contactEmail, companyTaxId: s.companyTaxId, schedule: s.payoutSchedule });
 
   /** Records what the processor said; an answer that was not one leaves the account as it was. */
   async function record(scope: Scope, row: repo.ProviderAccountRow, state: AccountState): Promise<repo.ProviderAccountRow> {
@@ -103,7 +103,32 @@ export function createProviderAccountService(deps: ProviderAccountDeps) {
     return { data: (await repo.listProviderAccounts(db, scopeOf(ctx), sm.id)).map(repo.accountView), hasMore: false };
   }
 
-  return { open, get, list, callback: oauth.callback };
+  /**
+   * A new payout schedule, before it is saved: each of the submerchant's accounts at a processor
+   * with automatic transfers must be able to follow it (a 422 naming the field, nothing saved).
+   */
+  async function checkSchedule(ctx: RequestCtx, submerchantId: string, schedule: TransferSchedule): Promise<void> {
+    for (const row of await repo.listProviderAccounts(db, scopeOf(ctx), submerchantId)) {
+      const problem = deps.processors.adapter(ctx.environment, row.processor)?.accounts?.transfers?.check(schedule);
+      if (problem) throw invalid(problem);
+    }
+  }
+
+  /**
+   * The saved schedule becomes each active account's automatic transfers at its processor. A
+   * processor that did not answer: 503, and the PATCH's retry sends it again (it is idempotent).
+   */
+  async function applySchedule(ctx: RequestCtx, submerchantId: string, schedule: TransferSchedule): Promise<void> {
+    for (const row of await repo.listProviderAccounts(db, scopeOf(ctx), submerchantId)) {
+      const transfers = deps.processors.adapter(ctx.environment, row.processor)?.accounts?.transfers;
+      if (!transfers || row.status !== "active" || !row.externalId) continue;
+      const applied = await transfers.apply(row.externalId, schedule);
+      if (applied.outcome === "unknown") throw new AppError("processor_busy", `${row.processor} did not answer (${applied.failure.message}); the schedule is saved: repeat the request to send it to ${row.processor}`);
+      if (applied.outcome === "refused") throw invalid(`${row.processor} refused the payout schedule: ${applied.message}`);
+    }
+  }
+
+  return { open, get, list, checkSchedule, applySchedule, callback: oauth.callback };
 }
 
 export type ProviderAccountService = ReturnType<typeof createProviderAccountService>;

@@ -229,6 +229,21 @@ export function createLedgerService(deps: { db: Db }) {
     });
   }
 
+  /**
+   * A transfer the processor made from a seller's balance there to its bank (provider
+   * settlement): out of the seller's atProvider balance at that processor, into paid_out. The
+   * caller posts each transfer once (its payout record is unique on the processor's id).
+   */
+  async function postProviderTransfer(tx: Tx, t: { id: string; owner: string; environment: Environment; currency: string; processor: string; amount: number }): Promise<void> {
+    await repo.postTransaction(tx, {
+      environment: t.environment, currency: t.currency, type: "provider_transfer", sourceId: t.id, description: `transfer ${t.id} made by ${t.processor}`,
+      entries: [
+        { owner: t.owner, account: repo.atProviderAccount(t.processor), amount: -t.amount },
+        { owner: PLATFORM, account: "paid_out", amount: t.amount },
+      ],
+    });
+  }
+
   /** Settles due rows in batches; returns how many were settled. */
   async function settle(f: { dueBy: Date; environment?: Environment; owner?: string }): Promise<number> {
     let total = 0;
@@ -299,7 +314,7 @@ export function createLedgerService(deps: { db: Db }) {
   /** Ends the holds of days that are over at `now` (holds.ts): the worker's task and the sandbox clock's advance. */
   const releaseHeldDays = (f: { now: Date; environment?: Environment; master?: string }) => releaseDueHolds(db, f);
 
-  return { ...reversals, postChargePaid, releaseHolds, releaseHeldDays, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, returnPayout, settle, rollUp, balance, balanceOf, transactions };
+  return { ...reversals, postChargePaid, releaseHolds, releaseHeldDays, postLatePayment, reservePayout, availableBalance, completePayout, releasePayout, returnPayout, postProviderTransfer, settle, rollUp, balance, balanceOf, transactions };
 }
 
 export type LedgerService = ReturnType<typeof createLedgerService>;

@@ -38,6 +38,7 @@ export const EVENT_CATALOG = {
   "charge.updated": { envelope: "legacy", toEndpoints: false, toPostback: true, description: "Legacy: block flow, 3DS failure or a processor status update; only to the charge's postbackUrl." },
   "payout.approved": { envelope: "payout", toEndpoints: true, toPostback: true, description: "A payout request was approved." },
   "payout.rejected": { envelope: "payout", toEndpoints: true, toPostback: true, description: "A payout request was rejected." },
+  "payout.paid": { envelope: "payout", toEndpoints: true, toPostback: true, description: "Provider settlement: the processor transferred money from the seller's balance there to its bank; a read-only payout with source provider records it." },
   "payout.returned": { envelope: "payout", toEndpoints: true, toPostback: true, description: "The receiving bank sent back money of an approved payout's Pix transfer: it is in the submerchant's available balance again (returnedAmount in all)." },
   // Subscriptions: data is the subscription (snake_case, amounts in cents), with the invoice of
   // the period concerned where there is one. Each period's charge also sends its charge events.
@@ -56,6 +57,9 @@ export const EVENT_CATALOG = {
   // data: {provider, environment, reason}; sent when Melhor Envio refuses the refresh token, so
   // live freight stops until the merchant connects again.
   "shipping.integration_inactive": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The shipping provider refused to renew the merchant's access (revoked or expired); live freight quotes stop until the merchant connects again." },
+  // Provider settlement's daily reconciliation: data {submerchantId, processor, currency, day,
+  // feiraAmount, processorAmount, difference} in cents, to the master's endpoints.
+  "connect.balance_mismatch": { envelope: "standard", toEndpoints: true, toPostback: false, description: "The daily reconciliation found a seller's balance at a processor different from feira's atProvider figure for it (both figures in the data)." },
   "submerchant.status_changed": { envelope: "notification", toEndpoints: false, toPostback: true, description: "A submerchant's accreditation status changed." },
 } as const satisfies Record<string, EventSpec>;
 

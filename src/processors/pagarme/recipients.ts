@@ -1,5 +1,5 @@
 import { normalizeDocument } from "../../lib/documents.js";
-import { lastFour, type AccountCapability, type AccountHolder, type AccountState } from "../accounts.js";
+import { lastFour, type AccountCapability, type ProviderTransfer, type ProviderTransfers, type AccountHolder, type AccountState, type TransferSchedule } from "../accounts.js";
 import { badResponse } from "../adapter-results.js";
 import type { CallResult, HttpClient } from "../http-client.js";
 
@@ -55,18 +55,64 @@ function stateOf(body: unknown): AccountState {
   return { outcome: "refused", externalId: r.id, reason: reason.slice(0, 300), providerStatus: r.status };
 }
 
+/**
+ * A payout schedule as Pagar.me's transfer_settings (CreateTransferSettingsRequest:
+ * transfer_enabled, transfer_interval Daily | Weekly | Monthly, transfer_day: 0 for daily, 1 =
+ * Monday .. 5 = Friday for weekly, the day of the month for monthly; docs/processors.md). Manual
+ * is automatic transfers off.
+ */
+export function transferSettings(s: TransferSchedule): { transfer_enabled: boolean; transfer_interval: string; transfer_day: number } {
+  if (!s) return { transfer_enabled: false, transfer_interval: "Daily", transfer_day: 0 };
+  if (s.interval === "daily") return { transfer_enabled: true, transfer_interval: "Daily", transfer_day: 0 };
+  if (s.interval === "weekly") return { transfer_enabled: true, transfer_interval: "Weekly", transfer_day: s.weekDay ?? 1 };
+  return { transfer_enabled: true, transfer_interval: "Monthly", transfer_day: s.monthDay ?? 1 };
+}
+
+/** What of a schedule Pagar.me's transfer settings cannot say. */
+function checkSchedule(s: TransferSchedule): string | null {
+  if (s?.interval === "weekly" && (s.weekDay ?? 0) > 5) return "payoutSchedule.weekDay must be 1 (Monday) to 5 (Friday) for a seller with a Pagar.me recipient: Pagar.me transfers on weekdays only";
+  if (s && s.minimumAmount > 0) return "payoutSchedule.minimumAmount cannot apply to a seller with a Pagar.me recipient: Pagar.me's transfer settings have no minimum";
+  return null;
+}
+
 function recipientBody(holder: AccountHolder, body: Readonly<Obj>): Obj {
   const b = body.bankAccount as Obj;
   const holderDocument = String(b.holderDocument).replace(/\D/g, "");
   return {
     code: holder.code, name: holder.legalName, email: holder.email, description: holder.tradeName,
     document: holder.companyTaxId, type: "company", payment_mode: "bank_transfer", metadata: { feira_submerchant: holder.code },
+    transfer_settings: transferSettings(holder.schedule ?? null),
     default_bank_account: {
       holder_name: b.holderName, holder_type: holderDocument.length === 11 ? "individual" : "company", holder_document: holderDocument,
       bank: b.bank, branch_number: b.branch, ...(b.branchDigit !== undefined ? { branch_check_digit: b.branchDigit } : {}),
       account_number: b.account, account_check_digit: b.accountDigit, type: b.type, metadata: {},
     },
   };
+}
+
+const TRANSFER_PAGE = 100;
+
+/**
+ * A recipient's done transfers (GET /recipients/{id}/transfers?status=transferred, the official
+ * SDK's getTransfers: ListTransferResponse {data: GetTransferResponse {id, amount, status,
+ * created_at}}, page and size), page by page until a short one.
+ */
+async function doneTransfers(http: Pick<HttpClient, "call">, externalId: string): Promise<ProviderTransfers> {
+  const transfers: ProviderTransfer[] = [];
+  for (let page = 1; ; page++) {
+    const r = await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId)}/transfers?status=transferred&page=${page}&size=${TRANSFER_PAGE}` });
+    if (!r.ok) return { outcome: "unknown", failure: r.failure };
+    const data = ((r.body ?? {}) as Obj).data;
+    if (!Array.isArray(data)) return { outcome: "unknown", failure: badResponse("the recipient's transfers had no data") };
+    for (const t of data as Obj[]) {
+      // Only a transfer that is done moved money out of the balance; the filter is asked, and checked.
+      if (t.status !== "transferred") continue;
+      if (typeof t.id !== "string" || !Number.isSafeInteger(t.amount) || (t.amount as number) <= 0) return { outcome: "unknown", failure: badResponse("a transfer had no id or amount") };
+      const at = typeof t.created_at === "string" ? new Date(t.created_at) : new Date(NaN);
+      transfers.push({ id: t.id, amountMinor: t.amount as number, createdAt: Number.isNaN(at.getTime()) ? new Date() : at });
+    }
+    if (data.length < TRANSFER_PAGE) return { outcome: "read", transfers };
+  }
 }
 
 const read = (r: CallResult): AccountState =>
@@ -84,6 +130,31 @@ export function pagarmeAccounts(http: Pick<HttpClient, "call">): AccountCapabili
       if (!r.ok && r.failure.kind === "http_4xx") return { outcome: "refused", externalId: null, reason: r.failure.message };
       return read(r);
     },
+    transfers: {
+      check: checkSchedule,
+      async apply(externalId, schedule) {
+        // UpdateTransferSettingsRequest declares its three fields as strings (the official SDK's model).
+        const t = transferSettings(schedule);
+        const body = { transfer_enabled: String(t.transfer_enabled), transfer_interval: t.transfer_interval, transfer_day: String(t.transfer_day) };
+        const r = await http.call({ method: "PATCH", path: `/recipients/${encodeURIComponent(externalId)}/transfer-settings`, body });
+        if (r.ok) return { outcome: "applied" };
+        return r.failure.kind === "http_4xx" ? { outcome: "refused", message: r.failure.message } : { outcome: "unknown", failure: r.failure };
+      },
+    },
+    async balance({ externalId, currency }) {
+      // GetBalanceResponse: available_amount (transferable now), waiting_funds_amount (paid, not
+      // yet released) and transferred_amount (sent to the seller's bank). feira books each of
+      // Pagar.me's done transfers out of the seller's atProvider balance (transfersDone), so its
+      // figure is what Pagar.me still holds: available plus waiting funds.
+      const r = await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId)}/balance` });
+      if (!r.ok) return r.failure.status === 404 ? { outcome: "not_found" } : { outcome: "unknown", failure: r.failure };
+      const b = (r.body ?? {}) as Obj;
+      const parts = [b.available_amount, b.waiting_funds_amount];
+      if (!parts.every((v) => Number.isSafeInteger(v))) return { outcome: "unknown", failure: badResponse("the recipient's balance had no amounts") };
+      const amountMinor = (parts as number[]).reduce((sum, v) => sum + v, 0);
+      return { outcome: "read", amountMinor, currency: typeof b.currency === "string" ? b.currency.toUpperCase() : currency };
+    },
+    transfersDone: (externalId) => doneTransfers(http, externalId),
     async find(holder, externalId) {
       return read(await http.call({ method: "GET", path: `/recipients/${encodeURIComponent(externalId ?? holder.code)}` }));
     },

@@ -6,6 +6,8 @@ import type { FieldErrors, PanelCtx } from "./context.js";
 import { amount, attempt, checkBody, compact, integer } from "./forms.js";
 import type { PanelKit } from "./kit.js";
 import { payoutsPage, submerchantPage, submerchantsPage } from "./pages/connect.js";
+import { providerAccountsSection } from "./pages/provider-accounts.js";
+import { AccountForm, openProviderAccount } from "./provider-accounts.form.js";
 import { messagePage, renderPage } from "./pages/layout.js";
 import { NoFields, PayoutForm, PayoutsQuery, SubmerchantForm, SubmerchantsQuery } from "./panel.schemas.js";
 import { panelRouter } from "./router.js";
@@ -34,7 +36,7 @@ export function connectRoutes(kit: PanelKit) {
     return page(p, p.t("nav.connect"), submerchantsPage(p, { q, filterErrors, page: list, errors, values }), "/panel/connect");
   }
 
-  async function detail(p: PanelCtx, id: string, errors: { docs?: FieldErrors; payout?: FieldErrors } = {}, values: Record<string, unknown> = {}) {
+  async function detail(p: PanelCtx, id: string, errors: { docs?: FieldErrors; payout?: FieldErrors; accounts?: FieldErrors } = {}, values: Record<string, unknown> = {}) {
     const s = await connect.get(p.ctx, id);
     const docs = await documents.list(s.id);
     // Its status notifications are the submerchant's own events (connect.service's setStatus
@@ -44,12 +46,36 @@ export function connectRoutes(kit: PanelKit) {
     const notices = await services.webhooks.events.list(own, { type: "submerchant.*", limit: 10 });
     const mine = await Promise.all(notices.data.map((e) => services.webhooks.events.get(own, e.id)));
     const payoutPage = await payouts.list(p.ctx, { merchantId: s.id, page: 1, size: 20 });
-    const body = submerchantPage(p, { s, docs, deliveries: mine.flatMap((e) => e.deliveries), payouts: payoutPage.data }, errors, values);
+    const accounts = await services.connect.providerAccounts.list(p.ctx, s.id);
+    const recs = await services.connect.reconciliations.last(p.ctx, s.id);
+    const providerAccounts = providerAccountsSection(p, {
+      submerchantId: s.id, accounts: accounts.data, reconciliations: recs.accounts, processors: bankProcessors(p),
+      errors: errors.accounts, values: errors.accounts ? values : {},
+    });
+    const body = submerchantPage(p, { s, docs, deliveries: mine.flatMap((e) => e.deliveries), payouts: payoutPage.data, providerAccounts }, errors, values);
     return page(p, s.tradeName, body, `/panel/connect/${id}`);
   }
 
+  /**
+   * The processors whose sellers' accounts take a bank account in this environment (the
+   * simulator in the sandbox): their adapter's check of an empty body asks for one, or nothing.
+   */
+  const bankProcessors = (p: PanelCtx): string[] =>
+    ["sandbox", ...services.processors.definitions.map((d) => d.name)].filter((name) => {
+      if ((p.ctx.environment === "sandbox") !== (name === "sandbox")) return false;
+      const accounts = services.processors.adapter(p.ctx.environment, name)?.accounts;
+      return accounts?.open !== undefined && accounts.check({}).every((problem) => problem.startsWith("bankAccount"));
+    });
+
   return async (app: FastifyInstance) => {
     const route = panelRouter(app);
+
+    route.post("/panel/connect/:id/provider-accounts", AccountForm, async ({ p, params, form, errors: formErrors, sent }, reply) => {
+      if (!p.merchant.connectEnabled) return notMaster(p, reply);
+      const done = await openProviderAccount(p, services.connect.providerAccounts, params.id, form, formErrors);
+      if (done.ok) return kit.redirect(reply, p, urlPath`/panel/connect/${params.id}`, { notice: p.t("pa.opened", { processor: done.processor, status: p.t(`pa.status.${done.status}` as Parameters<typeof p.t>[0]) }) });
+      return kit.html(reply, await detail(p, params.id, { accounts: done.errors }, sent), 422);
+    });
 
     route.get("/panel/connect", SubmerchantsQuery, async ({ p, form }, reply) => {
       if (!p.merchant.connectEnabled) return notMaster(p, reply);

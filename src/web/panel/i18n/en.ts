@@ -272,6 +272,7 @@ export const en = {
   "sm.blocked": "Blocked",
   "payout.pending": "Pending",
   "payout.approved": "Approved",
+  "payout.paid": "Paid by the processor",
   "payout.rejected": "Rejected",
   "payout.returned": "Returned by the bank",
   "payout.transfer": "Pix transfer",

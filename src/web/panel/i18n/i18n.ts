@@ -5,6 +5,7 @@ import { chargePageEn, chargePagePtBR } from "./charge-page.js";
 import { disputesEn, disputesPtBR } from "./disputes.js";
 import { en as enBase, type MessageKey as BaseKey } from "./en.js";
 import { ptBR } from "./pt-br.js";
+import { providerAccountsEn, providerAccountsPtBR } from "./provider-accounts.js";
 import { reasonsEn, reasonsPtBR } from "./reasons.js";
 import { REFUSALS } from "./refusals.js";
 
@@ -12,9 +13,11 @@ import { REFUSALS } from "./refusals.js";
 // without it, when Accept-Language prefers Portuguese.
 export type Lang = "en" | "pt-BR";
 export const LANGS: readonly Lang[] = ["en", "pt-BR"];
-export type MessageKey = BaseKey | keyof typeof disputesEn | keyof typeof reasonsEn | keyof typeof chargePageEn;
-const en: Record<MessageKey, string> = { ...enBase, ...disputesEn, ...reasonsEn, ...chargePageEn };
-const CATALOGS: Record<Lang, Record<MessageKey, string>> = { en, "pt-BR": { ...ptBR, ...disputesPtBR, ...reasonsPtBR, ...chargePagePtBR } };
+export type MessageKey = BaseKey | keyof typeof disputesEn | keyof typeof reasonsEn | keyof typeof chargePageEn | keyof typeof providerAccountsEn;
+const en: Record<MessageKey, string> = { ...enBase, ...disputesEn, ...reasonsEn, ...chargePageEn, ...providerAccountsEn };
+const CATALOGS: Record<Lang, Record<MessageKey, string>> = {
+  en, "pt-BR": { ...ptBR, ...disputesPtBR, ...reasonsPtBR, ...chargePagePtBR, ...providerAccountsPtBR },
+};
 
 /** Keys made from a value (a status, a method): an unknown value shows as itself. */
 export type DynamicKey = `${"status" | "method" | "delivery" | "sub" | "sm" | "payout" | "event" | "dispute" | "reason"}.${string}`;

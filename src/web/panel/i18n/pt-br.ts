@@ -273,6 +273,7 @@ export const ptBR: Record<MessageKey, string> = {
   "sm.blocked": "Bloqueado",
   "payout.pending": "Pendente",
   "payout.approved": "Aprovado",
+  "payout.paid": "Pago pelo processador",
   "payout.rejected": "Recusado",
   "payout.returned": "Devolvido pelo banco",
   "payout.transfer": "Transferência Pix",

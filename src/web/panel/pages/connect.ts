@@ -77,6 +77,8 @@ export interface SubmerchantView {
   docs: { documents: { kind: DocumentKind; uploadedAt: string | Date }[]; complete: boolean };
   deliveries: DeliveryView[];
   payouts: Payout[];
+  /** Its accounts at processors and their reconciliation (pages/provider-accounts.ts). */
+  providerAccounts?: Html;
 }
 
 export function submerchantPage(p: PanelCtx, v: SubmerchantView, errors: { docs?: FieldErrors; payout?: FieldErrors } = {}, values: Record<string, unknown> = {}): Html {
@@ -102,6 +104,7 @@ ${DOCUMENT_KINDS.map((k) => field({ name: k, label: t(`connect.doc.${k}`), type:
 <p class="hint">${t("connect.docHint")}</p><button type="submit" class="primary">${t("connect.upload")}</button></form></section>
 <section class="card" aria-labelledby="notif"><h2 id="notif">${t("connect.notifications")}</h2>${s.postbackUrl ? html`<p>${t("connect.postbackTo", { url: s.postbackUrl })}</p>` : html`<p>${t("connect.noPostback")}</p>`}
 ${deliveryList(p, v.deliveries, { resend: false, eventLinks: false })}</section>
+${v.providerAccounts}
 <section class="card" aria-labelledby="po"><h2 id="po">${t("connect.payouts")}</h2>${payoutTable(p, v.payouts)}
 ${formErrors(p, errors.payout)}
 <form method="post" action="/panel/connect/${s.id}/payouts">${csrfInput(p)}

@@ -1,0 +1,1 @@
+ALTER TABLE "payout_requests" ADD COLUMN "source" text DEFAULT 'platform' NOT NULL;
