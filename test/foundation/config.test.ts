@@ -255,7 +255,7 @@ test("live processors: PAYMENT_PROCESSOR or PAYMENT_ROUTES with their credential
     PROCESSOR_WEBHOOK_LOOKUPS_PER_SECOND: "300", PROCESSOR_WEBHOOK_LOOKUPS_PER_ADDRESS: "40",
   });
   assert.deepEqual(routed.live.routes, { credit_card: ["pagarme", "mercadopago"], pix: ["mercadopago"] });
-  assert.deepEqual(routed.live.processors.mercadopago, { accessToken: "at", webhookSecret: "ws", publicKey: "pk", apiUrl: "https://api.mercadopago.com" });
+  assert.deepEqual(routed.live.processors.mercadopago, { accessToken: "at", webhookSecret: "ws", publicKey: "pk", apiUrl: "https://api.mercadopago.com", clientId: "", clientSecret: "", authUrl: "https://auth.mercadopago.com" });
   assert.equal(routed.live.timeoutMs, 2500);
   assert.equal(routed.live.reconcileIntervalMs, 5000);
   assert.deepEqual(routed.live.webhookLookups, { perSecond: 300, perAddressPerSecond: 40 });
