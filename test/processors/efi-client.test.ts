@@ -104,10 +104,10 @@ test("PAYMENT_ROUTES naming efi without its settings, or with a certificate that
 });
 
 test("the adapter: a create that timed out (Efí answered late, after making the cob) reads the one cob back and adopts it", async () => {
-  const adapter = createEfiProcessor({ ...connection(), timeoutMs: 400, pixKey: f.pixKey });
+  const adapter = createEfiProcessor({ ...connection(), timeoutMs: 2_000, pixKey: f.pixKey });
   const chargeId = "ch_01jd3k2m4nabcdefghjktimeout";
   const txid = efiIds.txid(chargeId);
-  await f.setFault("late-answer", { times: 1, match: `PUT /v2/cob/${txid}`, forMs: 1_000 });
+  await f.setFault("late-answer", { times: 1, match: `PUT /v2/cob/${txid}`, forMs: 5_000 });
   const r = await adapter.authorize({
     chargeId, amountMinor: 1234, currency: "BRL", instrument: { kind: "pix", expiresIn: 600, options: {} },
     merchant: { id: "mer_x", name: "Loja", city: "SAO PAULO", pixKey: "" }, customer: null, now: new Date(), publicBaseUrl: "http://127.0.0.1",
