@@ -139,3 +139,50 @@ test("the boleto with Pix: paymentDetails.pixQrCode is a valid BR Code for the s
   expectStatus(await post(t, m.sandboxKey, `/v1/sandbox/charges/${c.id}/pay`), 200);
   expectStatus(await post(t, m.sandboxKey, `/v1/sandbox/charges/${c.id}/pay`), 409);
 });
+
+test("refunds are of what the payer paid: a late boleto refunds its fine and interest too, one paid with its discount never more than was paid", async () => {
+  const s = await seedMerchant(t);
+  const ledgerOf = async (chargeId: string) => queryRows<{ owner: string; account: string; amount: string }>(t.database.db, sql`
+    select e.owner, e.account, e.amount::text from ledger_entries e join ledger_transactions x on x.id = e.transaction_id
+    where x.source_id = ${chargeId} or x.source_id in (select id from refunds where charge_id = ${chargeId})`);
+  const byAccount = (rows: { owner: string; account: string; amount: string }[], owner: string, account: string) =>
+    rows.filter((e) => e.owner === owner && e.account === account).reduce((sum, e) => sum + Number(e.amount), 0);
+
+  // Paid 10 days late: 1000 + fine 20.00 + interest 3.33.
+  const late = await createCharge(t, s.sandboxKey, { amount: 1000, currency: "BRL", customer, paymentMethod: { type: "boleto", dueDate: today(), fine: { percent: 2 }, interest: { monthlyPercent: 1 } } });
+  await advance(s.sandboxKey, 10);
+  expectStatus(await post(t, s.sandboxKey, `/v1/sandbox/charges/${late.id}/pay`), 200);
+  const partial = await post(t, s.sandboxKey, `/v1/charges/${late.id}/refund`, { amount: 1000 });
+  expectStatus(partial, 201);
+  const tooMuch = await post(t, s.sandboxKey, `/v1/charges/${late.id}/refund`, { amount: 23.34 });
+  assert.equal(tooMuch.statusCode, 422, tooMuch.body);
+  assert.equal(tooMuch.json().code, "refund_exceeds_refundable");
+  assert.match(tooMuch.json().message, /refundable rest of 23\.33 BRL/);
+  const rest = await post(t, s.sandboxKey, `/v1/charges/${late.id}/refund`, {});
+  expectStatus(rest, 201);
+  assert.equal(rest.json().amount, 23.33, "the rest is the fine and the interest");
+  const refunded = (await get(t, s.sandboxKey, `/v1/charges/${late.id}`)).json();
+  assert.equal(refunded.status, "refunded");
+  assert.equal(refunded.amountRefunded, 1023.33);
+  // The books: the processor gave back all it collected, the fine and interest came out of the
+  // merchant's balance with the rest, and nothing is left anywhere but the kept fee.
+  const lateRows = await ledgerOf(late.id);
+  assert.equal(byAccount(lateRows, "platform", "processor_receivable"), 0, "the processor owes nothing more");
+  assert.equal(lateRows.reduce((sum, e) => sum + Number(e.amount), 0), 0);
+
+  // Paid with its 10 % discount: 45.45 of 50.50. A refund of 50.50 is refused; the whole refund is 45.45.
+  // (Another merchant: the first one's test clock is 10 days on.)
+  const d = await seedMerchant(t);
+  const early = await createCharge(t, d.sandboxKey, methodCharge({ type: "boleto", discount: { percent: 10, until: today() } }));
+  expectStatus(await post(t, d.sandboxKey, `/v1/sandbox/charges/${early.id}/pay`), 200);
+  const over = await post(t, d.sandboxKey, `/v1/charges/${early.id}/refund`, { amount: 50.5 });
+  assert.equal(over.statusCode, 422, over.body);
+  assert.equal(over.json().code, "refund_exceeds_refundable");
+  const whole = await post(t, d.sandboxKey, `/v1/charges/${early.id}/refund`, {});
+  expectStatus(whole, 201);
+  assert.equal(whole.json().amount, 45.45);
+  assert.equal((await get(t, d.sandboxKey, `/v1/charges/${early.id}`)).json().status, "refunded");
+  const earlyRows = await ledgerOf(early.id);
+  assert.equal(byAccount(earlyRows, "platform", "processor_receivable"), 0);
+  assert.equal(earlyRows.reduce((sum, e) => sum + Number(e.amount), 0), 0);
+});

@@ -100,7 +100,7 @@ export function createChargeEffects(deps: EffectDeps) {
         amount: next.amount, totalAmount: next.totalAmount, spread: next.spread, anticipationFee: next.anticipationFee, net: next.net,
         paymentMethodType: next.paymentMethodType, installments: next.installments, paidAt: next.paidAt ?? new Date(), split: next.split,
         atProvider: sharesHeldAt(next),
-        ...(next.paidBreakdown ? { collected: next.paidBreakdown.fine + next.paidBreakdown.interest - next.paidBreakdown.discount } : {}),
+        paidBreakdown: next.paidBreakdown,
       });
     }
     const types = [

@@ -52,10 +52,12 @@ export async function transition(
  * the amount and the charge is paid. One statement, so concurrent refunds can never exceed the
  * charge, nor refund money a dispute took.
  */
-export async function reserveRefund(tx: Queryable, id: string, amount: number): Promise<ChargeRow | undefined> {
+export async function reserveRefund(tx: Queryable, id: string, amount: number, gross: number): Promise<ChargeRow | undefined> {
+  // gross: what the payer paid (ledger grossOf), fixed once the charge is paid; what refunds and
+  // disputes took is read under the row's lock, so concurrent refunds never pass it together.
   const [row] = await tx.update(charges)
     .set({ amountRefunded: sql`${charges.amountRefunded} + ${amount}`, updatedAt: new Date() })
-    .where(and(eq(charges.id, id), eq(charges.status, "paid"), sql`${charges.amountRefunded} + ${charges.amountDisputed} + ${amount} <= coalesce(${charges.totalAmount}, ${charges.amount})`))
+    .where(and(eq(charges.id, id), eq(charges.status, "paid"), sql`${charges.amountRefunded} + ${charges.amountDisputed} + ${amount} <= ${gross}`))
     .returning();
   return row;
 }

@@ -9,7 +9,7 @@ import * as repo from "./ledger.repo.js";
 import { PLATFORM } from "./ledger.repo.js";
 import { holdOf, releaseDueHolds, settlementHold } from "./holds.js";
 import { createReversals } from "./reversals.js";
-import { interestOf, grossOf, splitShares, type Share, type SplitRule } from "./split.js";
+import { collectedOf, interestOf, grossOf, splitShares, type PaidParts, type Share, type SplitRule } from "./split.js";
 
 // Double-entry ledger per owner (merchant id or the platform), environment and currency.
 // Positive amounts are credits. A paid charge credits the merchant's pending balance with the
@@ -49,11 +49,8 @@ export interface PaidCharge {
    * they never reach feira's available balance, and no payout can take them.
    */
   atProvider?: string | null;
-  /**
-   * What the payer paid beyond the amount (a late boleto's or Pix's fine and interest), less what
-   * it paid under it (an early payment's discount): the originator's alone, never split, no fee.
-   */
-  collected?: number;
+  /** A charge with terms: what the payer paid, in parts (split.ts collectedOf: the originator's excess). */
+  paidBreakdown?: PaidParts | null;
 }
 
 export interface PayoutPosting {
@@ -94,7 +91,7 @@ export function createLedgerService(deps: { db: Db }) {
     const interest = interestOf(c);
     const { shares, originator } = splitShares({ amount: c.amount, net: c.net - interest, currency: c.currency }, c.split);
     const atProvider = c.atProvider ? repo.atProviderAccount(c.atProvider) : null;
-    const collected = c.collected ?? 0;
+    const collected = collectedOf(c);
     // A share of a rule with hold: true is booked to its owner's held balance, and its
     // settlement rows wait for the release (or a refund) before their dates count. Shares a
     // processor pays (provider settlement) are booked to atProvider below, with no settlement rows.
@@ -117,7 +114,7 @@ export function createLedgerService(deps: { db: Db }) {
     await repo.postTransaction(sink, {
       environment: c.environment, currency: c.currency, type: "charge", sourceId: c.id,
       entries: [
-        { owner: PLATFORM, account: "processor_receivable", amount: -(grossOf(c) + collected) },
+        { owner: PLATFORM, account: "processor_receivable", amount: -grossOf(c) },
         ...owners.map((o) => ({ owner: o.owner, account: o.hold ? "held" as const : "pending" as const, amount: o.amount })),
         ...(atProvider ? shares.map((s) => ({ owner: s.owner, account: atProvider, amount: s.amount })) : []),
         { owner: PLATFORM, account: "fee_revenue", amount: c.spread + c.anticipationFee },

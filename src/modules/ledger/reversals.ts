@@ -1,7 +1,7 @@
 import type { Tx } from "../../db/client.js";
 import type { Environment } from "../../core/context.js";
 import * as repo from "./ledger.repo.js";
-import { grossOf, interestOf, reversalParts, type SplitRule } from "./split.js";
+import { grossOf, interestOf, reversalParts, type PaidParts, type SplitRule } from "./split.js";
 
 // Reversals: money a charge's owners give back (a refund, a chargeback, a dispute). Each owner
 // gives its part from what the charge still has pending for it and the rest from its available
@@ -20,6 +20,8 @@ export interface RefundedCharge {
   amount?: number;
   /** Set when the buyer paid installments with interest: the gross every reversal is of. */
   totalAmount?: number | null;
+  /** A charge with terms paid: its fine and interest (or discount) are in the gross, the originator's (split.ts grossOf). */
+  paidBreakdown?: PaidParts | null;
   net?: number;
   split?: readonly SplitRule[] | null;
   /** Refunded so far, this refund included (it was reserved before the ledger is posted). */
@@ -124,7 +126,7 @@ export function createReversals() {
     // settlement) comes back out of the seller's atProvider balance there.
     const parts = c.amount !== undefined && c.net !== undefined
       ? reversalParts({
-        amount: grossOf({ amount: c.amount, totalAmount: c.totalAmount }), net: c.net - interestOf({ amount: c.amount, totalAmount: c.totalAmount }),
+        amount: grossOf({ amount: c.amount, totalAmount: c.totalAmount, paidBreakdown: c.paidBreakdown }), net: c.net - interestOf({ amount: c.amount, totalAmount: c.totalAmount }),
         currency: c.currency, merchantId: c.merchantId, split: c.split,
       }, before, amount)
       : [{ owner: c.merchantId, amount }];

@@ -128,14 +128,38 @@ export function splitOverflow(c: SplitBasis, rules: readonly SplitRule[] | null 
  * refunds add up to the same cents as one full refund. Who actually gives it (the `liable`
  * rules) is reversals.ts's to decide.
  */
+/** What a payer paid of a charge with terms, in parts (minor units): principal - discount + fine + interest. */
+export interface PaidParts {
+  principal: number;
+  discount: number;
+  fine: number;
+  interest: number;
+}
+
+/** The parts of a charge a reversal is of: its price, the buyer's installment total, what was paid by terms. */
+export interface GrossBasis {
+  amount: number;
+  totalAmount?: number | null;
+  paidBreakdown?: PaidParts | null;
+}
+
+/**
+ * What the payer paid beyond the price: a late boleto's or Pix's fine and interest, less an early
+ * payment's discount (negative then). The originator's alone: never split, no fee.
+ */
+export const collectedOf = (c: Pick<GrossBasis, "paidBreakdown">): number =>
+  c.paidBreakdown ? c.paidBreakdown.fine + c.paidBreakdown.interest - c.paidBreakdown.discount : 0;
+
 /**
  * What the processor collected for a charge: its total when the buyer paid installments with
- * interest, else its amount. Refunds, disputes and chargebacks are of this gross.
+ * interest, else its amount, and what the payer paid beyond it or under it (collectedOf).
+ * Refunds, disputes and chargebacks are of this gross: a charge paid late with a fine refunds
+ * the fine too, and one paid with a discount never refunds more than was paid.
  */
-export const grossOf = (c: { amount: number; totalAmount?: number | null }): number => c.totalAmount ?? c.amount;
+export const grossOf = (c: GrossBasis): number => (c.totalAmount ?? c.amount) + collectedOf(c);
 
-/** The part of a charge's net that is the buyer's interest: the originator's own, never split. */
-export const interestOf = (c: { amount: number; totalAmount?: number | null }): number => grossOf(c) - c.amount;
+/** The part of a charge's net that is the buyer's installment interest: the originator's own, never split. */
+export const interestOf = (c: Pick<GrossBasis, "amount" | "totalAmount">): number => (c.totalAmount ?? c.amount) - c.amount;
 
 export function refundShares(
   c: SplitBasis & { split: readonly SplitRule[] | null | undefined },

@@ -72,7 +72,7 @@ export function createRefundService(deps: {
     }
 
     const reserved = await withTx(db, async (tx) => {
-      const row = await repo.reserveRefund(tx, chargeId, minor);
+      const row = await repo.reserveRefund(tx, chargeId, minor, grossOf(charge));
       if (!row) return null;
       return repo.insertRefund(tx, { id: refundId, chargeId, merchantId: ctx.merchantId, environment: ctx.environment, amount: minor, status: "pending" });
     });
