@@ -96,6 +96,12 @@ export function fakeMercadoPagoOAuth(app: { clientId: string; clientSecret: stri
     grants,
     /** The expires_in (seconds) of the next tokens issued. */
     setExpiresIn: (seconds: number) => { expiresIn = seconds; },
+    /** Time passes for a seller's access token: it expires now (401 after; its refresh token still renews it). */
+    expireAccess(userId: number) {
+      const s = sellers.get(userId)!;
+      s.expiresAt = Date.now() - 1;
+      byAccess.set(s.accessToken, { userId, expiresAt: s.expiresAt });
+    },
     /** The authorize page and the token endpoint; undefined for any other request. */
     api(req: ApiRequest): Reply | undefined {
       if (req.method === "GET" && req.path === "/authorization") return authorize(req.query);
