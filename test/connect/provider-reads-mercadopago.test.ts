@@ -1,5 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
 import { NO_LIVE_PROCESSORS } from "../../src/config.js";
 import { insertProviderAccount, updateProviderAccount } from "../../src/modules/connect/provider-accounts.repo.js";
 import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
@@ -17,7 +18,8 @@ import { linkMercadoPago } from "./mercadopago-sellers.js";
 // the reconciliation after a lost answer, a notice's read-back, with the seller's token renewed
 // first when it has expired. Read with the application's token it would be "not found": charged
 // again at the next processor, or never applied. Cards may fail over from Mercado Pago to
-// Pagar.me, where the seller has a recipient too; Pix goes to Mercado Pago.
+// Pagar.me, where the seller has a recipient too; Pix goes to Mercado Pago. The expiry reads and
+// cancels a seller's Pix there too.
 
 let mp: FakeMercadoPago;
 let pagarme: FakePagarme;
@@ -131,5 +133,18 @@ test("a notice of a payment on a seller's account whose token has expired: the t
   const reads = mp.requests.slice(from).filter((r) => r.route === `GET /v1/payments/${pix.paymentId}`);
   assert.ok(reads.length > 0, "the payment was read back");
   for (const r of reads) assert.equal(r.headers.authorization, `Bearer ${fresh}`);
+  await assertLedgerInvariants(t);
+});
+
+test("an expired Pix on a seller's account is read and cancelled there before the charge fails as expired: the buyer can no longer pay it", async () => {
+  const pix = await sellerPix(seller.id);
+  await t.database.db.execute(sql`update charges set expires_at = now() - interval '1 minute' where id = ${pix.id}`);
+  await runTask({ t }, "charges.expire-live");
+  const after = await charge(pix.id);
+  assert.deepEqual([after.status, after.reason], ["failed", "expired"], JSON.stringify(after));
+  assert.equal(mp.payment(pix.paymentId)!.status, "cancelled", "cancelled at Mercado Pago, on the seller's account");
+  const sellerToken = `Bearer ${mp.oauth.sellers.get(seller.userId)!.accessToken}`;
+  const cancels = mp.requests.filter((r) => r.route === `PUT /v1/payments/${pix.paymentId}`);
+  assert.deepEqual(cancels.map((r) => r.headers.authorization), [sellerToken]);
   await assertLedgerInvariants(t);
 });
