@@ -5,7 +5,8 @@
 // processor could not be reached or misbehaved.
 import type { AccountCapability } from "./accounts.js";
 import type { ProcessorFailure } from "./failure.js";
-import type { ProviderAccountRef, ProviderSplit } from "./provider-split.js";
+import type { LookupInput } from "./lookup-input.js";
+import type { ProviderSplit, SellerAccounts } from "./provider-split.js";
 
 export type { ProcessorFailure, ProcessorFailureKind } from "./failure.js";
 
@@ -326,13 +327,12 @@ export interface ChargeRoute {
  * capabilities it declares (absent members are not served; callers check, nothing is stubbed).
  */
 export interface PaymentProcessor extends ChargeRoute {
-  /**
-   * The payment made under feira's reference (the charge id), as the provider sees it now.
-   * pspRefId, when known, lets an adapter read it directly instead of searching.
-   */
-  lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult>;
+  /** The payment made under feira's reference (the charge id), as the provider sees it now. */
+  lookup(input: LookupInput): Promise<LookupResult>;
+  /** A provider-settled payment here is the seller's own: its lookups, cancels and refunds carry the sellers' accounts (SellerAccounts). */
+  readonly sellerOwned?: true;
   /** Cancels an unpaid Pix or boleto at the provider, so that it can no longer be paid. */
-  cancel?(input: { chargeId: string; pspRefId: string }): Promise<CancelResult>;
+  cancel?(input: { chargeId: string; pspRefId: string } & SellerAccounts): Promise<CancelResult>;
   /** Finishes an authorization held for 3DS or review; idempotent per chargeId. */
   capture?(input: { chargeId: string; pspRefId: string; amountMinor: number }): Promise<CaptureResult>;
   /** Idempotent per refundId: a repeated call answers with the first result. Declared with refundStatus. */
@@ -357,15 +357,13 @@ export function refundsOf(p: PaymentProcessor): Required<Pick<PaymentProcessor, 
 export type Serves<K extends "cancel" | "capture" | "refund" | "refundStatus" | "payouts" | "decodeWalletToken" | "disputes"> =
   PaymentProcessor & Required<Pick<PaymentProcessor, K>>;
 
-export interface RefundInput {
+export interface RefundInput extends SellerAccounts {
   chargeId: string;
   pspRefId: string | null;
   amountMinor: number;
   refundId: string;
   /** The charge's amount: an adapter asks for a full refund when they are equal. */
   chargeAmountMinor?: number;
-  /** Provider settlement: the charge's sellers' accounts here (tokens fresh), for a payment made on a seller's own account. */
-  sellers?: readonly ProviderAccountRef[];
 }
 
 /**

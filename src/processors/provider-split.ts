@@ -17,6 +17,22 @@ export interface ProviderAccountRef {
   publicKey?: string;
 }
 
+/**
+ * What a call about a provider-settled payment carries when the payment is a seller's own at the
+ * processor (an adapter declaring `sellerOwned`: Mercado Pago's marketplace model): the charge's
+ * sellers' accounts there, tokens fresh, so that the payment is read, cancelled and refunded on
+ * the seller's account, where it is.
+ */
+export interface SellerAccounts {
+  sellers?: readonly ProviderAccountRef[];
+}
+
+/** The split's sellers' accounts at `processor`, as a call made while authorizing carries them ({} without a split or an account there). */
+export function sellersAt(split: ProviderSplit | undefined, processor: string): SellerAccounts {
+  const shares = split ? sharesAt(split, processor) : null;
+  return shares && shares.length > 0 ? { sellers: shares } : {};
+}
+
 export interface ProviderShare {
   submerchantId: string;
   amountMinor: number;

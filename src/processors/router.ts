@@ -1,6 +1,6 @@
 import { createBreaker, DEFAULT_BREAKER, type Breaker, type BreakerOptions, type BreakerView } from "./breaker.js";
 import type { AuthorizeInput, AuthorizeResult, ChargeRoute, PaymentMethodType, PaymentProcessor, PaymentState } from "./processor.js";
-import { sendsSplitFor, takesSplit } from "./provider-split.js";
+import { sellersAt, sendsSplitFor, takesSplit } from "./provider-split.js";
 import { breakerFailure, failoverDecision, routeFor, type ProcessorName, type RouteTable } from "./routing.js";
 
 // The live processor of production keys: per method, the adapter its route names, with a
@@ -41,7 +41,7 @@ export function createRouterProcessor(opts: {
   async function authorize(input: AuthorizeInput): Promise<AuthorizeResult & { servedBy?: string }> {
     const names = route(methodOf(input));
     if (input.resumed) {
-      const earlier = await madeEarlier(input.chargeId, names);
+      const earlier = await madeEarlier(input, names);
       if (earlier) return earlier;
     }
     let last: (AuthorizeResult & { servedBy: string }) | undefined;
@@ -61,7 +61,8 @@ export function createRouterProcessor(opts: {
       last = { ...r, servedBy: name };
       if (r.outcome !== "unknown" || i === names.length - 1) return last;
       let decision = failoverDecision(r);
-      if (!decision.tryNext && decision.lookupFirst) decision = failoverDecision(r, await adapter.lookup({ chargeId: input.chargeId }));
+      // A payment made on a seller's account is found with the seller's account only (sellersAt).
+      if (!decision.tryNext && decision.lookupFirst) decision = failoverDecision(r, await adapter.lookup({ chargeId: input.chargeId, ...sellersAt(input.split, name) }));
       // The payment may exist at this processor: pending here, settled by lookup at it.
       if (!decision.tryNext) return last;
     }
@@ -80,8 +81,8 @@ export function createRouterProcessor(opts: {
    * then left unknown (pending) at it, for the reconciliation, and nothing new is authorized.
    * Only when every processor says it has nothing does the authorization run as usual.
    */
-  async function madeEarlier(chargeId: string, names: readonly ProcessorName[]): Promise<(AuthorizeResult & { servedBy: string }) | undefined> {
-    const found = await Promise.all(names.map(async (name) => ({ name, state: await adapterOf(name).lookup({ chargeId }) })));
+  async function madeEarlier(input: AuthorizeInput, names: readonly ProcessorName[]): Promise<(AuthorizeResult & { servedBy: string }) | undefined> {
+    const found = await Promise.all(names.map(async (name) => ({ name, state: await adapterOf(name).lookup({ chargeId: input.chargeId, ...sellersAt(input.split, name) }) })));
     for (const { name, state } of found) {
       if (state.outcome === "not_found" || state.outcome === "unknown") continue;
       return { ...adopted(state), servedBy: name };

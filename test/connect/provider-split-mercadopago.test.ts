@@ -10,6 +10,7 @@ import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from ".
 import { CARDS, cardCharge } from "../helpers/charges.js";
 import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-mercadopago.js";
 import { activate, assertLedgerInvariants, call, createSubmerchant, FEES, seedMaster } from "./helpers.js";
+import { authorizeAt, linkMercadoPago, MP_CALLBACK, oauthCallback } from "./mercadopago-sellers.js";
 
 // Provider settlement through Mercado Pago (marketplace model), production keys against the fake,
 // which follows Mercado Pago's documentation (fake-mercadopago-oauth.ts): a seller authorizes the
@@ -27,7 +28,6 @@ let a: { id: string };
 let b: { id: string };
 let logs = "";
 const answers: string[] = [];
-const CALLBACK = "/v1/connect/oauth/callback";
 
 async function api(method: "GET" | "POST" | "PUT", url: string, body?: unknown) {
   const res = await call(t, method, url, master.productionKey, body);
@@ -35,33 +35,9 @@ async function api(method: "GET" | "POST" | "PUT", url: string, body?: unknown) 
   return res;
 }
 
-/** The seller's browser: feira's authorize URL, the fake's page (the seller accepts), the redirect's code and state. */
-async function authorizeAt(url: string): Promise<{ code: string; state: string; userId: number }> {
-  const page = await fetch(url, { redirect: "manual" });
-  assert.equal(page.status, 302);
-  const back = new URL(page.headers.get("location")!);
-  assert.equal(`${back.origin}${back.pathname}`, `${t.config.publicBaseUrl}${CALLBACK}`);
-  const code = back.searchParams.get("code")!;
-  return { code, state: back.searchParams.get("state")!, userId: Number(code.split("-").pop()) };
-}
-
-const callback = async (query: Record<string, string>) => {
-  const res = await t.app.inject({ method: "GET", url: `${CALLBACK}?${new URLSearchParams(query).toString()}` });
-  answers.push(res.body);
-  return res;
-};
-
-/** Links a submerchant's Mercado Pago account end to end; the seller's user id. */
-async function link(submerchantId: string): Promise<number> {
-  const opened = await api("POST", `/v1/submerchants/${submerchantId}/provider-accounts`, { processor: "mercadopago" });
-  expectStatus(opened, 201);
-  const { code, state, userId } = await authorizeAt(opened.json().authorizeUrl);
-  const done = await callback({ code, state });
-  expectStatus(done, 200);
-  assert.equal(done.json().status, "active");
-  assert.equal(done.json().id, String(userId));
-  return userId;
-}
+const authorize = (url: string) => authorizeAt(t, url);
+const callback = (query: Record<string, string>) => oauthCallback(t, query, answers);
+const link = (submerchantId: string) => linkMercadoPago(t, master.productionKey, submerchantId, answers);
 
 before(async () => {
   mp = await startFakeMercadoPago();
@@ -98,9 +74,9 @@ test("a seller authorizes the marketplace's application: the authorize URL is Me
   assert.equal(url.searchParams.get("client_id"), mp.clientId);
   assert.equal(url.searchParams.get("response_type"), "code");
   assert.equal(url.searchParams.get("platform_id"), "mp");
-  assert.equal(url.searchParams.get("redirect_uri"), `${t.config.publicBaseUrl}${CALLBACK}`);
+  assert.equal(url.searchParams.get("redirect_uri"), `${t.config.publicBaseUrl}${MP_CALLBACK}`);
   assert.ok(Date.parse(opened.json().authorizeUrlExpiresAt) > Date.now());
-  const { code, state, userId } = await authorizeAt(opened.json().authorizeUrl);
+  const { code, state, userId } = await authorize(opened.json().authorizeUrl);
   const done = await callback({ code, state });
   expectStatus(done, 200);
   assert.deepEqual([done.json().status, done.json().id, done.json().processor], ["active", String(userId), "mercadopago"]);
@@ -121,7 +97,7 @@ test("a seller authorizes the marketplace's application: the authorize URL is Me
 
 test("a tampered, forged or expired state is a 400 and writes nothing", async () => {
   const opened = await api("POST", `/v1/submerchants/${b.id}/provider-accounts`, { processor: "mercadopago" });
-  const { code, state } = await authorizeAt(opened.json().authorizeUrl);
+  const { code, state } = await authorize(opened.json().authorizeUrl);
   const scope = { merchantId: master.id, environment: "production" as const };
   const before = await findProviderAccount(t.database.db, scope, b.id, "mercadopago");
   const [body, sig] = state.split(".");

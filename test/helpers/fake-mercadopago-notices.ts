@@ -27,8 +27,9 @@ export function mercadopagoNotices(o: { core: FakeCore; webhookSecret: string; s
     return { "x-signature": `ts=${ts},v1=${v1}`, "x-request-id": requestId };
   }
 
-  function send(target: string | undefined, dataId: string, type: "payment" | "chargebacks", action: string): void {
-    const body = JSON.stringify({ id: nextNotification++, live_mode: false, type, date_created: mpDate(), user_id: o.collectorId, api_version: "v1", action, data: { id: dataId } });
+  /** `userId`: the account the resource is of (a seller's, for a payment on its account); the application's by default. */
+  function send(target: string | undefined, dataId: string, type: "payment" | "chargebacks", action: string, userId = o.collectorId): void {
+    const body = JSON.stringify({ id: nextNotification++, live_mode: false, type, date_created: mpDate(), user_id: userId, api_version: "v1", action, data: { id: dataId } });
     let url: URL | undefined;
     if (target) {
       url = new URL(target);

@@ -18,7 +18,12 @@ import type { ApiRequest, Reply } from "./fake-provider.js";
 //   payments made with it are the seller's (collector_id = user_id) and may carry
 //   application_fee (a positive amount below transaction_amount, the marketplace's part,
 //   shown in fee_details as {type: "application_fee"}); the application's own token may not
-//   send one. A seller's payment is refunded only with that seller's token.
+//   send one. A payment is its collector's account's (the marketplace guide: the marketplace
+//   acts on a seller's account with that seller's access token): a seller's payment is read
+//   (GET /v1/payments/{id}, its refunds, the search by external_reference), changed and refunded
+//   only with that seller's token: with any other, 404 and the search leaves it out; the
+//   application's token sees the application's own payments only. Its notices carry user_id =
+//   the seller's.
 
 type Obj = Record<string, unknown>;
 
@@ -91,6 +96,12 @@ export function fakeMercadoPagoOAuth(app: { clientId: string; clientSecret: stri
     grants,
     /** The expires_in (seconds) of the next tokens issued. */
     setExpiresIn: (seconds: number) => { expiresIn = seconds; },
+    /** Time passes for a seller's access token: it expires now (401 after; its refresh token still renews it). */
+    expireAccess(userId: number) {
+      const s = sellers.get(userId)!;
+      s.expiresAt = Date.now() - 1;
+      byAccess.set(s.accessToken, { userId, expiresAt: s.expiresAt });
+    },
     /** The authorize page and the token endpoint; undefined for any other request. */
     api(req: ApiRequest): Reply | undefined {
       if (req.method === "GET" && req.path === "/authorization") return authorize(req.query);

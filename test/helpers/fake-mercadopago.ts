@@ -46,7 +46,7 @@ export interface FakeMercadoPagoOptions {
 }
 
 type Obj = Record<string, unknown>;
-interface Payment extends Obj { id: number; status: string; status_detail: string; external_reference: string | null; notification_url: string | null; refunds: Obj[] }
+interface Payment extends Obj { id: number; collector_id: number; status: string; status_detail: string; external_reference: string | null; notification_url: string | null; refunds: Obj[] }
 interface Money { amount: number; refunded: number }
 
 export interface FakeMercadoPago extends FakeProvider {
@@ -120,7 +120,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
   const keys = core.keys;
   const notices = mercadopagoNotices({ core, webhookSecret, signatureTs: opts.signatureTs, collectorId });
   const send = notices.send;
-  const notify = (p: Payment, action: "payment.created" | "payment.updated") => send(p.notification_url ?? core.webhookUrl(), String(p.id), "payment", action);
+  const notify = (p: Payment, action: "payment.created" | "payment.updated") => send(p.notification_url ?? core.webhookUrl(), String(p.id), "payment", action, p.collector_id);
   const chargebacks = fakeChargebacks({ notify: (id) => send(core.webhookUrl(), id, "chargebacks", "chargeback.updated"), nextId: () => nextRefund++, flush: () => core.controls.flushWebhooks() });
 
   function update(p: Payment, status: string, detail: string, extra: Obj = {}): Obj {
@@ -240,10 +240,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
     const seller = oauth.sellerOf(bearer), own = typeof seller === "number" ? seller : undefined;
     if (method === "POST" && path === "/v1/card_tokens") {
       if (bearer !== accessToken && ![publicKey, ...[...oauth.sellers.values()].map((x) => x.publicKey)].includes(query.get("public_key") ?? "")) return fail(mpError(401, "invalid public_key or access token", [], "unauthorized"));
-      // Chargebacks' documentation is multipart, not JSON.
-    const cb = chargebacks.api(req);
-    if (cb) return cb;
-    if (req.jsonInvalid) return fail(mpError(400, "Malformed JSON"));
+      if (req.jsonInvalid) return fail(mpError(400, "Malformed JSON"));
       const card = parseCardToken(req.json);
       if ("status" in card) return fail(card);
       const t: CardToken = { id: randomBytes(16).toString("hex"), card, createdAt: Date.now(), expiresAt: Date.now() + 7 * 86_400_000, used: false };
@@ -260,23 +257,26 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
     if (cb) return cb;
     if (req.jsonInvalid) return fail(mpError(400, "Malformed JSON"));
     if (method === "POST" && path === "/v1/payments") return once(req, "POST /v1/payments", true, () => createPayment(req, own));
+    // A payment is its collector's: seen, changed and refunded with its account's token only (fake-mercadopago-oauth.ts).
+    const caller = own ?? collectorId;
     if (method === "GET" && path === "/v1/payments/search") {
       const ref = query.get("external_reference");
       const status = query.get("status");
       // By reference through its index (the lookup of every resumed or reconciled charge).
       const candidates = ref ? (byRef.get(ref) ?? []).map((id) => payments.get(id)!) : [...payments.values()];
-      let found = candidates.filter((p) => !status || p.status === status);
+      let found = candidates.filter((p) => p.collector_id === caller && (!status || p.status === status));
       if (query.get("criteria") !== "asc") found = found.reverse();
       const limit = Math.min(1000, Math.max(1, Number(query.get("limit") ?? 30) || 30));
       const offset = Math.max(0, Number(query.get("offset") ?? 0) || 0);
       return { status: 200, body: { paging: { total: found.length, limit, offset }, results: found.slice(offset, offset + limit) } };
     }
     const m = /^\/v1\/payments\/(\d+)(\/refunds)?$/.exec(path);
-    const p = m ? payments.get(Number(m[1])) : undefined;
+    const found = m ? payments.get(Number(m[1])) : undefined;
+    const p = found?.collector_id === caller ? found : undefined;
     if (m && !p) return fail(mpError(404, "Payment not found", [{ code: 2000, description: "Payment not found" }]));
     if (p && method === "GET" && !m![2]) return { status: 200, body: p };
     if (p && method === "PUT" && !m![2]) return once(req, `PUT /v1/payments/${p.id}`, false, () => put(p, req));
-    if (p && method === "POST" && m![2]) return p.collector_id !== (own ?? collectorId) ? fail(mpError(404, "Payment not found")) : once(req, `POST /v1/payments/${p.id}/refunds`, true, () => refund(p, req));
+    if (p && method === "POST" && m![2]) return once(req, `POST /v1/payments/${p.id}/refunds`, true, () => refund(p, req));
     if (p && method === "GET" && m![2]) return { status: 200, body: p.refunds };
     return fail(mpError(404, "resource not found"));
   }

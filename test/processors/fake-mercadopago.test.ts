@@ -152,6 +152,34 @@ test("Pix: real BR Code, PNG base64, ticket URL and expiry; paid via the control
   assert.equal(bodies[1]!.type, "payment");
 });
 
+test("a payment made with a seller's token is the seller's: the application's token reads, searches, cancels and refunds it not (404, left out); the seller's does; its notice carries the seller's user_id", async () => {
+  const redirectUri = "https://marketplace.example/callback";
+  const page = await fetch(`${f.url}/authorization?${new URLSearchParams({ client_id: f.clientId, response_type: "code", platform_id: "mp", redirect_uri: redirectUri })}`, { redirect: "manual" });
+  const code = new URL(page.headers.get("location")!).searchParams.get("code")!;
+  const grant = await call("POST", "/oauth/token", { client_id: f.clientId, client_secret: f.clientSecret, grant_type: "authorization_code", code, redirect_uri: redirectUri });
+  const as = { authorization: `Bearer ${grant.body.access_token}` };
+  const body = pixPayment(50);
+  const made = await call("POST", "/v1/payments", { ...body, application_fee: 5 }, { ...as, "x-idempotency-key": `seller:${body.external_reference}` });
+  assert.equal(made.status, 201, made.text);
+  assert.equal(made.body.collector_id, grant.body.user_id);
+  const id = made.body.id as number;
+  const search = `/v1/payments/search?external_reference=${body.external_reference}`;
+  // The application's own token: not found, wherever it looks.
+  assert.equal((await call("GET", `/v1/payments/${id}`)).status, 404);
+  assert.equal((await call("GET", `/v1/payments/${id}/refunds`)).status, 404);
+  assert.deepEqual((await call("GET", search)).body.results, []);
+  assert.equal((await call("PUT", `/v1/payments/${id}`, { status: "cancelled" }, { "x-idempotency-key": `cancel:${id}` })).status, 404);
+  assert.equal((await call("POST", `/v1/payments/${id}/refunds`, {}, { "x-idempotency-key": `refund:${id}` })).status, 404);
+  // The seller's token: the payment, as made.
+  assert.equal((await call("GET", `/v1/payments/${id}`, undefined, as)).body.id, id);
+  assert.deepEqual((await call("GET", search, undefined, as)).body.results.map((p: Obj) => p.id), [id]);
+  assert.equal((await call("PUT", `/v1/payments/${id}`, { status: "cancelled" }, { ...as, "x-idempotency-key": `cancel:${id}` })).body.status, "cancelled");
+  await f.flushWebhooks();
+  const notices = hooksFor(id).map((r) => JSON.parse(r.body) as Obj);
+  assert.ok(notices.length >= 2);
+  for (const n of notices) assert.equal(n.user_id, grant.body.user_id);
+});
+
 test("boleto is bolbradesco with the payer's address; barcode and digitable line are valid; 'boleto' is refused", async () => {
   const address = { zip_code: "01310100", street_name: "Av. Paulista", street_number: "1000", neighborhood: "Bela Vista", city: "São Paulo", federal_unit: "SP" };
   const missing = await create({ transaction_amount: 100, payment_method_id: "bolbradesco", external_reference: ref(), payer });

@@ -27,6 +27,7 @@ import { releaseRoutes } from "./holds/release.routes.js";
 import { sandboxRoutes } from "./sandbox/sandbox.routes.js";
 import { sandboxBankRoutes } from "./sandbox/sandbox-bank.routes.js";
 import { createWaitingCharges } from "./create/waiting-charges.js";
+import type { ChargeSellers } from "./charge-sellers.js";
 
 // The charge path: its internal API (check a ChargeCommand, create what was checked, or submit
 // both), refunds, the effects every status change has (ledger, outbox, listeners of other
@@ -54,10 +55,10 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   const { db, config } = deps;
   const effects = createChargeEffects({ customers: deps.customers, ledger: deps.ledger });
   const service = createChargeService({ ...deps, effects, waiting: createWaitingCharges(config.live.maxWaiting) });
-  const refunds = createRefundService({
-    db, effects, ledger: deps.ledger, processorFor: service.processorFor, amountLimits: config.amountLimits, sellers: (charge) => deps.connect.chargeSellers(charge),
-  });
-  const sync = createProviderSync({ db, effects, processors: deps.processors, ledger: deps.ledger });
+  // A payment on a seller's own account is read, cancelled and refunded with the seller's token (charge-sellers.ts).
+  const sellers: ChargeSellers = (charge) => deps.connect.chargeSellers(charge);
+  const refunds = createRefundService({ db, effects, ledger: deps.ledger, processorFor: service.processorFor, amountLimits: config.amountLimits, sellers });
+  const sync = createProviderSync({ db, effects, processors: deps.processors, ledger: deps.ledger, sellers });
   const liveExpiry = createLiveExpiry({ db, sync });
   const chargeCancel = createChargeCancel({ sync });
   const disputeMoney = createChargeDisputes({ effects, ledger: deps.ledger });

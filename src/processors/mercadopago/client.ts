@@ -85,14 +85,14 @@ export function createMercadoPagoClient(opts: MercadoPagoClientOptions) {
       http.call({ method: "POST", path: "/v1/card_tokens", query: { public_key: publicKey ?? opts.publicKey }, body, headers: key(mercadopagoKeys.cardToken(chargeId)) }),
     createPayment: (body: Record<string, unknown>, chargeId: string, sellerToken?: string): Promise<CallResult> =>
       http.call({ method: "POST", path: "/v1/payments", body, headers: { ...key(mercadopagoKeys.payment(chargeId)), ...as(sellerToken) } }),
-    getPayment: (id: string): Promise<CallResult> => http.call({ method: "GET", path: payment(id) }),
-    searchPayments: (externalReference: string): Promise<CallResult> =>
+    getPayment: (id: string, sellerToken?: string): Promise<CallResult> => http.call({ method: "GET", path: payment(id), headers: as(sellerToken) }),
+    searchPayments: (externalReference: string, sellerToken?: string): Promise<CallResult> =>
       http.call({
-        method: "GET", path: "/v1/payments/search",
+        method: "GET", path: "/v1/payments/search", headers: as(sellerToken),
         query: { external_reference: externalReference, sort: "date_created", criteria: "desc", limit: 10 },
       }),
-    updatePayment: (id: string, body: Record<string, unknown>, idempotencyKey: string): Promise<CallResult> =>
-      http.call({ method: "PUT", path: payment(id), body, headers: key(idempotencyKey) }),
+    updatePayment: (id: string, body: Record<string, unknown>, idempotencyKey: string, sellerToken?: string): Promise<CallResult> =>
+      http.call({ method: "PUT", path: payment(id), body, headers: { ...key(idempotencyKey), ...as(sellerToken) } }),
     refund: (id: string, refundId: string, amount?: number, sellerToken?: string): Promise<CallResult> =>
       http.call({ method: "POST", path: `${payment(id)}/refunds`, body: amount === undefined ? {} : { amount }, headers: { ...key(mercadopagoKeys.refund(refundId)), ...as(sellerToken) } }),
     listRefunds: (id: string, sellerToken?: string): Promise<CallResult> => http.call({ method: "GET", path: `${payment(id)}/refunds`, headers: as(sellerToken) }),

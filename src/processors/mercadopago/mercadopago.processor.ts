@@ -1,6 +1,7 @@
 import { badResponse, cancelResultOf, captureResultOf, createConflictResult, lookupPayment, refundFailureResult, refundResultOf } from "../adapter-results.js";
 import { boletoDetails, fromDecimal, parseInstant, pixDetails, toDecimal } from "../instructions.js";
-import { sharesAt } from "../provider-split.js";
+import { sharesAt, type SellerAccounts } from "../provider-split.js";
+import type { LookupInput } from "../lookup-input.js";
 import { mercadopagoAccounts, type MercadoPagoOAuthOptions } from "./oauth.js";
 import type {
   AuthorizeInput, AuthorizeResult, LookupResult, PaymentProcessor, PaymentState, ProcessorFailure, RefundResult, Serves,
@@ -77,12 +78,20 @@ function sellerOf(input: AuthorizeInput): { accessToken: string; publicKey?: str
   return { accessToken: seller.accessToken, ...(seller.publicKey ? { publicKey: seller.publicKey } : {}), applicationFee: input.split.operatorMinor };
 }
 
+/**
+ * The token of a call about a payment made on a seller's account (the marketplace model): the
+ * payment is the seller's, and Mercado Pago shows, changes and refunds it to the seller's token
+ * only (docs/processors.md, "Mercado Pago split dialect"); undefined: the application's own.
+ */
+const sellerToken = (input: SellerAccounts): string | undefined => input.sellers?.[0]?.accessToken;
+
 export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): Serves<"cancel" | "capture" | "refund" | "refundStatus" | "disputes"> & { close(): Promise<void> } {
   const client = createMercadoPagoClient(opts);
 
-  const lookup = (input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult> => lookupPayment<MercadoPagoPayment>(input, {
-    read: client.getPayment,
-    search: client.searchPayments,
+  /** `token`: the seller's, for a payment made on its account (a search with another finds nothing). */
+  const lookupAs = (input: LookupInput, token: string | undefined): Promise<LookupResult> => lookupPayment<MercadoPagoPayment>(input, {
+    read: (id) => client.getPayment(id, token),
+    search: (reference) => client.searchPayments(reference, token),
     pick(body, chargeId) {
       const results = (body as { results?: unknown } | null)?.results;
       if (!Array.isArray(results)) return "the processor's search had no results";
@@ -92,6 +101,7 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
     state: mercadopagoState,
     refunded: (p) => fromDecimal(p.transaction_amount_refunded) ?? 0,
   });
+  const lookup = (input: LookupInput) => lookupAs(input, sellerToken(input));
 
   async function authorize(input: AuthorizeInput): Promise<AuthorizeResult> {
     const seller = sellerOf(input);
@@ -108,7 +118,7 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
     }
     const body = paymentBody(input, token);
     const r = await client.createPayment(seller ? { ...body, application_fee: toDecimal(seller.applicationFee) } : body, input.chargeId, seller?.accessToken);
-    if (!r.ok) return createConflictResult(r.failure, () => lookup({ chargeId: input.chargeId }));
+    if (!r.ok) return createConflictResult(r.failure, () => lookupAs({ chargeId: input.chargeId }, seller?.accessToken));
     const state = mercadopagoState(r.body as MercadoPagoPayment);
     if (state.outcome === "refunded" || state.outcome === "charged_back") return { outcome: "in_analysis", pspRefId: state.pspRefId, providerCode: state.providerCode };
     return state;
@@ -119,13 +129,15 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
     // The payment made on the one seller's account with application_fee (docs/processors.md, "Split dialects").
     sendsSplit: true,
     splitSellers: 1,
+    // ...so the payment is the seller's: read, cancelled and refunded with the seller's token.
+    sellerOwned: true,
     supports: (method, currency) => SERVED.has(method) && currency === "BRL",
     checkInstrument: checkMercadoPagoInstrument,
     authorize,
     lookup,
     // Only pending or in_process payments can be cancelled.
     cancel: async (input) => cancelResultOf(
-      await client.updatePayment(input.pspRefId, { status: "cancelled" }, mercadopagoKeys.cancel(input.chargeId)),
+      await client.updatePayment(input.pspRefId, { status: "cancelled" }, mercadopagoKeys.cancel(input.chargeId), sellerToken(input)),
       (body) => (body as MercadoPagoPayment).status === "cancelled",
       (body) => mapMercadoPagoPayment(body as MercadoPagoPayment).providerCode,
     ),
@@ -137,8 +149,7 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
       if (!input.pspRefId) return { outcome: "failed", reason: "processing_error", providerCode: "no_psp_reference" };
       // Without an amount Mercado Pago refunds what is left: asked for only when it is the whole charge.
       const full = input.chargeAmountMinor !== undefined && input.amountMinor === input.chargeAmountMinor;
-      // A payment made on a seller's account is refunded there, with the seller's token.
-      const r = await client.refund(input.pspRefId, input.refundId, full ? undefined : toDecimal(input.amountMinor), input.sellers?.[0]?.accessToken);
+      const r = await client.refund(input.pspRefId, input.refundId, full ? undefined : toDecimal(input.amountMinor), sellerToken(input));
       return r.ok ? refundResult(r.body as MercadoPagoRefund) : refundFailureResult(r.failure);
     },
     async refundStatus(input) {
@@ -146,7 +157,7 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
       // The payment's refunds (GET /v1/payments/{id}/refunds), found by id; when the id never came
       // back (a timeout), by amount: two refunds of one amount cannot be told apart, and the
       // first listed is taken.
-      const r = await client.listRefunds(input.pspRefId, input.sellers?.[0]?.accessToken);
+      const r = await client.listRefunds(input.pspRefId, sellerToken(input));
       if (!r.ok) return { outcome: "pending", refundRef: input.refundRef, failure: r.failure };
       const list = Array.isArray(r.body) ? (r.body as MercadoPagoRefund[]) : [];
       const match = input.refundRef

@@ -28,12 +28,15 @@ export function createChargeCancel(deps: { sync: ProviderSync }) {
     // The sandbox stands in for the payer: nothing is payable once the charge failed.
     if (!processor) return done(sync.apply(charge, CANCELED));
     if (!processor.cancel) throw new AppError("invalid_state", `The processor of ${charge.id} cannot cancel a payment; it stays payable until it expires`);
-    const cancel = await processor.cancel({ chargeId: charge.id, pspRefId: charge.pspRefId ?? "" });
+    // A payment on a seller's account is cancelled there, with the seller's token.
+    const on = await sync.sellersFor(charge, processor);
+    if (!on) throw unanswered();
+    const cancel = await processor.cancel({ chargeId: charge.id, pspRefId: charge.pspRefId ?? "", ...on });
     if (cancel.outcome === "unknown") throw unanswered();
     const code = cancel.providerCode ? { providerCode: cancel.providerCode } : {};
     const canceled = { to: CANCELED.to, patch: { ...CANCELED.patch, ...code } };
     if (cancel.outcome === "canceled") return done(sync.apply(charge, canceled));
-    const state = await processor.lookup({ chargeId: charge.id, pspRefId: charge.pspRefId });
+    const state = await sync.read(charge, processor);
     if (state.outcome === "unknown") throw unanswered();
     if (state.outcome === "pending") return done(opts.evenIfScheduled ? sync.apply(charge, canceled) : Promise.resolve(charge), true);
     return done(sync.applyState(charge, state, processor));

@@ -1,6 +1,7 @@
 import { withTx, type Db } from "../../../db/client.js";
 import { refundsOf, type LookupResult, type PaymentProcessor, type RefundResult } from "../../../processors/processor.js";
 import type { LedgerService } from "../../ledger/index.js";
+import type { SellerAccounts } from "../../../processors/provider-split.js";
 import type { ChargeEffects } from "../charge-effects.js";
 import type { ChargeRow } from "../charges.mapper.js";
 import { moveLatePayment } from "./provider-sync.repo.js";
@@ -21,7 +22,11 @@ import { moveLatePayment } from "./provider-sync.repo.js";
 /** The refund id of a charge's late payment: the same on every attempt, so the provider's idempotency holds. */
 export const lateRefundId = (chargeId: string) => `late_${chargeId}`;
 
-export function createLatePayments(deps: { db: Db; effects: Pick<ChargeEffects, "announce">; ledger: Pick<LedgerService, "postLatePayment"> }) {
+export function createLatePayments(deps: {
+  db: Db; effects: Pick<ChargeEffects, "announce">; ledger: Pick<LedgerService, "postLatePayment">;
+  /** The sellers' accounts a refund on a seller's own account carries (provider-sync's); null: none to be had now. */
+  sellersFor?: (c: ChargeRow, processor: PaymentProcessor) => Promise<SellerAccounts | null>;
+}) {
   const { db } = deps;
 
   /** Step 1: the payment is recorded as received (once); the charge as it is after. */
@@ -45,10 +50,13 @@ export function createLatePayments(deps: { db: Db; effects: Pick<ChargeEffects, 
 
   /** Step 2: the refund is asked for, unless the provider already has one under its id. */
   async function askRefund(c: ChargeRow, processor: PaymentProcessor): Promise<RefundResult | { outcome: "not_found" }> {
-    const input = { chargeId: c.id, pspRefId: c.pspRefId, amountMinor: c.amount, refundId: lateRefundId(c.id), chargeAmountMinor: c.amount };
     const refunds = refundsOf(processor);
     // Without refunds at this processor the late payment stays recorded, for the operator to return.
     if (!refunds) return { outcome: "failed", reason: "refunds_not_supported" };
+    // A payment on a seller's account is refunded there; without the seller's authorization, the next reader tries again.
+    const on = deps.sellersFor ? await deps.sellersFor(c, processor) : {};
+    if (!on) return { outcome: "pending", refundRef: null };
+    const input = { chargeId: c.id, pspRefId: c.pspRefId, amountMinor: c.amount, refundId: lateRefundId(c.id), chargeAmountMinor: c.amount, ...on };
     const known = await refunds.refundStatus({ ...input, refundRef: null });
     return known.outcome === "not_found" ? refunds.refund(input) : known;
   }

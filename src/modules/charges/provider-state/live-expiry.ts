@@ -46,14 +46,17 @@ export function createLiveExpiry(deps: { db: Db; sync: ProviderSync }) {
   async function expireOne(c: ChargeRow): Promise<boolean> {
     const processor = sync.processorOf(c);
     if (!processor) return false;
-    const read = () => processor.lookup({ chargeId: c.id, pspRefId: c.pspRefId });
+    // On the seller's account when the payment is the seller's (provider-sync's read).
+    const read = () => sync.read(c, processor);
     let state = await read();
     // A processor without cancel leaves the payment to expire at the provider; it is read again.
     // So does a Pix Automático debit: the Central Bank refuses to cancel a recurring charge on or
     // after its first attempt's date, which its expiry follows; it ends by itself when its retries
     // are spent (docs/processors.md, "Efí: Pix Automático").
     if (state.outcome === "pending" && processor.cancel && c.paymentMethodType !== "pix_automatico") {
-      const cancel = await processor.cancel({ chargeId: c.id, pspRefId: c.pspRefId ?? state.pspRefId });
+      const on = await sync.sellersFor(c, processor);
+      if (!on) return false;
+      const cancel = await processor.cancel({ chargeId: c.id, pspRefId: c.pspRefId ?? state.pspRefId, ...on });
       if (cancel.outcome === "unknown") return false;
       if (cancel.outcome === "canceled") return expire(c, { outcome: "failed", reason: "expired", pspRefId: state.pspRefId, ...(cancel.providerCode ? { providerCode: cancel.providerCode } : {}) });
       state = await read();

@@ -6,6 +6,7 @@ import type { LedgerService } from "../../ledger/index.js";
 import type { ChargeEffects } from "../charge-effects.js";
 import { canTransition, type ChargeStatus } from "../charge-status.js";
 import type { ChargeRow } from "../charges.mapper.js";
+import { SELLER_UNAUTHORIZED, sellersOrNull, type ChargeSellers } from "../charge-sellers.js";
 import { findCharge } from "../charges.repo.js";
 import { createLatePayments } from "./late-payments.js";
 import { withPaidBreakdown } from "./paid-amount.js";
@@ -83,10 +84,14 @@ function rotation(read: (limit: number, after?: OpenChargeCursor) => Promise<Cha
 
 export function createProviderSync(deps: {
   db: Db; effects: ChargeEffects; processors: ProcessorRegistry; ledger: Pick<LedgerService, "postLatePayment">; now?: () => Date;
+  /** A provider-settled charge's sellers' accounts, for a payment made on a seller's own account (charge-sellers.ts). */
+  sellers?: ChargeSellers;
 }) {
   const { db, effects } = deps;
   const now = deps.now ?? (() => new Date());
-  const late = createLatePayments({ db, effects, ledger: deps.ledger });
+  /** The sellers' accounts a call about the charge carries; null when a seller's authorization cannot be had now. */
+  const sellersFor = (charge: ChargeRow, processor: PaymentProcessor) => sellersOrNull(charge, processor, deps.sellers);
+  const late = createLatePayments({ db, effects, ledger: deps.ledger, sellersFor });
   let disputeHandler: ProviderDisputeHandler | null = null;
 
   /** The adapter that served a live charge; null for a sandbox charge. */
@@ -178,12 +183,20 @@ export function createProviderSync(deps: {
     }
   }
 
+  /**
+   * The charge's payment as its processor says now, read on the seller's account when it is the
+   * seller's; unknown (nothing sent) when the seller's authorization cannot be had.
+   */
+  async function read(charge: ChargeRow, processor: PaymentProcessor): Promise<LookupResult> {
+    const on = await sellersFor(charge, processor);
+    return on ? processor.lookup({ chargeId: charge.id, pspRefId: charge.pspRefId, ...on }) : SELLER_UNAUTHORIZED;
+  }
+
   /** Re-reads a live charge at its processor and applies what the provider says; returns the charge as it is after. */
   async function syncCharge(charge: ChargeRow): Promise<ChargeRow> {
     const processor = processorOf(charge);
     if (!processor) return charge;
-    const state = await processor.lookup({ chargeId: charge.id, pspRefId: charge.pspRefId });
-    return applyState(charge, state, processor);
+    return applyState(charge, await read(charge, processor), processor);
   }
 
   /** The charge a provider notice names (feira's id or the provider's), or undefined. */
@@ -234,7 +247,7 @@ export function createProviderSync(deps: {
 
   const handleDisputes = (handler: ProviderDisputeHandler) => { disputeHandler = handler; };
 
-  return { syncCharge, syncByReference, syncDispute, syncDisputes, handleDisputes, reconcileLive, processorOf, apply, applyState, late };
+  return { syncCharge, syncByReference, syncDispute, syncDisputes, handleDisputes, reconcileLive, processorOf, read, sellersFor, apply, applyState, late };
 }
 
 export type ProviderSync = ReturnType<typeof createProviderSync>;

@@ -12,7 +12,7 @@ import type { ChargeRow } from "../charges.mapper.js";
 import * as repo from "../charges.repo.js";
 import { findLiveCharge } from "../provider-state/provider-sync.repo.js";
 import { refundsOf, type PaymentProcessor, type RefundResult } from "../../../processors/processor.js";
-import type { ProviderAccountRef } from "../../../processors/provider-split.js";
+import { sellersOf, type ChargeSellers } from "../charge-sellers.js";
 
 // Refunds in three steps, so that concurrent refunds can never exceed the paid amount and
 // the processor is never called inside a transaction:
@@ -40,7 +40,7 @@ export function createRefundService(deps: {
   processorFor(ctx: { environment: Environment }, processorName?: string | null): PaymentProcessor;
   amountLimits: AmountLimits;
   /** A provider-settled charge's sellers' accounts at its processor (a refund made on a seller's account). */
-  sellers?(charge: ChargeRow): Promise<readonly ProviderAccountRef[]>;
+  sellers?: ChargeSellers;
 }) {
   const { db } = deps;
 
@@ -81,13 +81,11 @@ export function createRefundService(deps: {
     return send(reserved, charge);
   }
 
-  const inputOf = async (r: repo.RefundRow, charge: ChargeRow | undefined) => {
-    const sellers = charge && deps.sellers ? await deps.sellers(charge) : [];
-    return {
-      chargeId: r.chargeId, pspRefId: charge?.pspRefId ?? null, amountMinor: r.amount, refundId: r.id, chargeAmountMinor: charge ? grossOf(charge) : undefined,
-      ...(sellers.length > 0 ? { sellers } : {}),
-    };
-  };
+  const inputOf = async (r: repo.RefundRow, charge: ChargeRow | undefined) => ({
+    chargeId: r.chargeId, pspRefId: charge?.pspRefId ?? null, amountMinor: r.amount, refundId: r.id, chargeAmountMinor: charge ? grossOf(charge) : undefined,
+    // A payment made on a seller's own account is refunded there (charge-sellers.ts).
+    ...(charge ? await sellersOf(charge, deps.processorFor(r, charge.processor), deps.sellers) : {}),
+  });
   const chargeOf = (r: repo.RefundRow) => repo.findCharge(db, { merchantId: r.merchantId, environment: r.environment }, r.chargeId);
   // The adapter that served the charge refunds it (a live charge's processor column).
   const processorOf = (r: repo.RefundRow, charge: ChargeRow | undefined) => {
