@@ -331,13 +331,7 @@ export interface PaymentProcessor extends ChargeRoute {
    * pspRefId, when known, lets an adapter read it directly instead of searching.
    */
   lookup(input: { chargeId: string; pspRefId?: string | null }): Promise<LookupResult>;
-  /**
-   * A payment an earlier attempt of this charge made here (a resumed charge: found by lookup),
-   * taken as the authorization's answer only once it is what a new authorization would have
-   * answered: an adapter whose authorization takes several calls (a provider split linked to the
-   * payment in a call of its own) finishes the ones the earlier attempt did not make, or fails the
-   * charge as it would have. Without it, the payment found is the answer as it is.
-   */
+  /** A resumed charge's payment found here, completed as authorize() would have (e.g. a split linked) or failed. */
   adopt?(input: AuthorizeInput, found: Exclude<AuthorizeResult, { outcome: "unknown" }>): Promise<AuthorizeResult>;
   /** Cancels an unpaid Pix or boleto at the provider, so that it can no longer be paid. */
   cancel?(input: { chargeId: string; pspRefId: string }): Promise<CancelResult>;

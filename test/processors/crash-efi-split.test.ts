@@ -6,9 +6,9 @@ import { queryRows, sql } from "../../src/db/client.js";
 import { efiIds } from "../../src/processors/efi/client.js";
 import { appsOn, expectStatus, testConfig } from "../helpers/app.js";
 import { startFakeEfi, type FakeEfi } from "../helpers/fake-efi.js";
-import { START_LIMIT_MS, makeStore, postJson, sleep, startFeira, type Answer, type Store } from "../helpers/feira-process.js";
+import { START_LIMIT_MS, makeStore, postJson, retryTakenOver, startFeira, type Store } from "../helpers/feira-process.js";
 import { activate, call, createSubmerchant, FEES, seedMaster } from "../connect/helpers.js";
-import { efiAccount } from "./live-efi-shared.js";
+import { efiAccount, efiProcessEnv } from "./live-efi-shared.js";
 import { pixCustomer } from "./live-shared.js";
 // run-suite: waits: feira as processes, killed at fault points and restarted
 
@@ -31,12 +31,7 @@ const ACCOUNT = "7700123";
 test("killed between the cob and its vínculo, the retry links the one cob before answering its BR Code", { timeout: 3 * START_LIMIT_MS }, async () => {
   efi = await startFakeEfi({ webhookRetries: 0 });
   store = await makeStore();
-  const env = {
-    PAYMENT_ROUTES: "pix=efi", EFI_CLIENT_ID: efi.clientId, EFI_CLIENT_SECRET: efi.clientSecret, EFI_CERTIFICATE: efi.certs.client.pemFile,
-    EFI_CA_FILE: efi.certs.caFile, EFI_PIX_KEY: efi.pixKey, EFI_API_URL: efi.url,
-    // The dead process's claim on the Idempotency-Key is taken over a second after it lapses.
-    IDEMPOTENCY_LEASE_MS: "1000",
-  };
+  const env = efiProcessEnv(efi);
   const first = await startFeira(store, { env });
   await first.stop();
   // A master in provider settlement with a seller whose Efí account Efí knows, made in this
@@ -66,11 +61,7 @@ test("killed between the cob and its vínculo, the retry links the one cob befor
   assert.equal(efi.splitOf(txid), undefined, "and the cob is not linked yet");
 
   const next = await startFeira(store, { env });
-  let answer: Answer | null = null;
-  for (let i = 0; i < 100 && (!answer || answer.status === 409); i++) {
-    answer = await postJson(`${next.url}/v1/charges`, master.productionKey, body, headers);
-    if (!answer || answer.status === 409) await sleep(100);
-  }
+  const answer = await retryTakenOver(`${next.url}/v1/charges`, master.productionKey, body, headers);
   await next.stop();
   assert.equal(answer?.status, 201, JSON.stringify(answer?.body));
   const charge = answer!.body as { id: string; status: string; paymentDetails: { qrCode: string } };
