@@ -165,3 +165,35 @@ test("a cobv whose vínculo fails: the cobv is removed and the charge fails, nev
   assert.equal(typeof w.efi.payCobv(txid), "string", "no payer's bank can pay it");
   await assertLedgerInvariants(w.t);
 });
+
+// A resumed charge (a retry of its Idempotency-Key) whose first attempt left an unlinked cob: the
+// router finds the cob and adopts it through the adapter, which links it, or removes it and fails.
+// Made here by an attempt without the split, then the route's resumed authorization with it.
+async function resumedAfterUnlinkedCob(chargeId: string) {
+  const input = {
+    chargeId, amountMinor: 10_000, currency: "BRL", instrument: { kind: "pix" as const, expiresIn: 3600, options: {} },
+    merchant: { id: master.id, name: "Loja", city: "SAO PAULO", pixKey: "" }, customer: null, now: new Date(), publicBaseUrl: w.t.config.publicBaseUrl,
+  };
+  const first = await w.t.services.processors.adapter("production", "efi")!.authorize(input);
+  assert.equal(first.outcome, "pending");
+  assert.equal(w.efi.splitOf(efiIds.txid(chargeId)), undefined, "the first attempt's cob is not linked");
+  const split = { operatorMinor: 7030, shares: [{ submerchantId: a.id, amountMinor: 2970, liable: false, feeBearer: false, at: { efi: { account: ACCOUNT_A, taxId: a.companyTaxId } } }] };
+  return { first, again: await w.t.services.processors.route("production")!.authorize({ ...input, split, resumed: true }) };
+}
+
+test("a resumed charge's unlinked cob is linked before it is adopted: the same cob, its BR Code, the charge's configuration", async () => {
+  const chargeId = `ch_resumed${Date.now()}a`;
+  const { first, again } = await resumedAfterUnlinkedCob(chargeId);
+  assert.equal(again.outcome, "pending");
+  assert.deepEqual("details" in again && again.details, "details" in first && first.details, "the first attempt's cob and BR Code");
+  assert.equal(w.efi.splitOf(efiIds.txid(chargeId))?.id, efiIds.splitConfig(chargeId));
+  assert.equal(w.efi.core.requests.filter((r) => r.route === `PUT /v2/cob/${efiIds.txid(chargeId)}`).length, 1, "no second cob asked for");
+});
+
+test("a resumed charge's cob that cannot be linked is removed and the charge fails", async () => {
+  const chargeId = `ch_resumed${Date.now()}b`;
+  await w.efi.setFault("500", { times: 1, match: "PUT /v2/gn/split/cob/" });
+  const { again } = await resumedAfterUnlinkedCob(chargeId);
+  assert.equal(again.outcome, "failed");
+  assert.equal(w.efi.ctx.cobs.get(efiIds.txid(chargeId))?.status, "REMOVIDA_PELO_USUARIO_RECEBEDOR");
+});
