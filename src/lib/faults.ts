@@ -4,6 +4,7 @@
 // shutdown hooks, no flushed responses. Unarmed, a point costs one comparison.
 export type FaultPoint =
   | "charge.after-authorize" // the processor answered; nothing of the charge is committed
+  | "charge.before-split-link" // the processor made the payment; its provider split (a separate call) is not linked to it
   | "charge.after-commit" // the charge is committed; the response is not stored or sent
   | "refund.after-reserve" // the refund is reserved; the processor was not called
   | "refund.after-processor" // the processor refunded; the outcome is not recorded
@@ -18,7 +19,7 @@ export type FaultPoint =
   | "account.after-open"; // the processor made a seller's account; its answer is not recorded
 
 export const FAULT_POINTS: readonly FaultPoint[] = [
-  "charge.after-authorize", "charge.after-commit", "refund.after-reserve", "refund.after-processor", "delivery.after-send",
+  "charge.after-authorize", "charge.before-split-link", "charge.after-commit", "refund.after-reserve", "refund.after-processor", "delivery.after-send",
   "subscription.after-card", "payout.after-sending", "payout.after-send", "payout.schedule.after-request", "dispute.after-open", "dispute.after-close",
   "mail.after-send", "account.after-open",
 ];

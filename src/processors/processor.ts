@@ -331,6 +331,8 @@ export interface PaymentProcessor extends ChargeRoute {
   lookup(input: LookupInput): Promise<LookupResult>;
   /** A provider-settled payment here is the seller's own: its lookups, cancels and refunds carry the sellers' accounts (SellerAccounts). */
   readonly sellerOwned?: true;
+  /** A resumed charge's payment found here, completed as authorize() would have (e.g. a split linked) or failed. */
+  adopt?(input: AuthorizeInput, found: Exclude<AuthorizeResult, { outcome: "unknown" }>): Promise<AuthorizeResult>;
   /** Cancels an unpaid Pix or boleto at the provider, so that it can no longer be paid. */
   cancel?(input: { chargeId: string; pspRefId: string } & SellerAccounts): Promise<CancelResult>;
   /** Finishes an authorization held for 3DS or review; idempotent per chargeId. */

@@ -79,13 +79,17 @@ export function createRouterProcessor(opts: {
    * is asked (lookups, whatever its breaker says) and a payment found is adopted, served by the
    * processor that holds it. A processor that cannot answer may hold one too: the charge is
    * then left unknown (pending) at it, for the reconciliation, and nothing new is authorized.
-   * Only when every processor says it has nothing does the authorization run as usual.
+   * Only when every processor says it has nothing does the authorization run as usual. A payment
+   * found is adopted through its adapter's `adopt` when it declares one (the steps of the
+   * authorization the earlier attempt did not reach, such as a provider split's link).
    */
   async function madeEarlier(input: AuthorizeInput, names: readonly ProcessorName[]): Promise<(AuthorizeResult & { servedBy: string }) | undefined> {
     const found = await Promise.all(names.map(async (name) => ({ name, state: await adapterOf(name).lookup({ chargeId: input.chargeId, ...sellersAt(input.split, name) }) })));
     for (const { name, state } of found) {
       if (state.outcome === "not_found" || state.outcome === "unknown") continue;
-      return { ...adopted(state), servedBy: name };
+      const adapter = adapterOf(name);
+      const result = adopted(state);
+      return { ...(adapter.adopt ? await adapter.adopt(input, result) : result), servedBy: name };
     }
     const unanswered = found.find((f) => f.state.outcome === "unknown");
     if (unanswered?.state.outcome === "unknown") return { outcome: "unknown", failure: unanswered.state.failure, servedBy: unanswered.name };

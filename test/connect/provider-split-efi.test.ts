@@ -1,5 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { addDays, calendarDate } from "../../src/lib/calendar.js";
 import { efiIds } from "../../src/processors/efi/client.js";
 import { expectStatus, type SeededMerchant } from "../helpers/app.js";
 import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
@@ -12,7 +13,8 @@ import { activate, assertLedgerInvariants, call, createSubmerchant, FEES, seedMa
 // (the sellers' accounts and CNPJs, the operator's part the rest), linked to the cob before the
 // BR Code is answered; paid, each seller's part lands in its own Efí account and is its
 // atProvider balance in feira, to the cent. A lost answer makes no second configuration; a
-// configuration Efí refuses makes no cob.
+// configuration Efí refuses makes no cob. A Pix with a due date is a cobv, linked the same way
+// under /v2/gn/split/cobv/.
 
 let w: EfiWorld;
 let master: SeededMerchant;
@@ -116,4 +118,82 @@ test("a seller without an Efí account in feira: 422 submerchant_not_at_provider
   assert.equal(res.json().code, "submerchant_not_at_provider");
   assert.match(res.json().message, /has no active account at efi/);
   assert.equal(w.efi.core.requests.length, before);
+});
+
+const dueDatePix = (split: unknown[]) => call(w.t, "POST", "/v1/charges", master.productionKey, {
+  amount: 100, currency: "BRL", customer: pixCustomer, split,
+  paymentMethod: { type: "pix", dueDate: addDays(calendarDate(new Date(), "America/Sao_Paulo"), 3) },
+});
+const atProvider = async (id: string) => {
+  const bal = await call(w.t, "GET", `/v1/submerchants/${id}/balance`, master.productionKey);
+  expectStatus(bal, 200);
+  return (bal.json().atProvider as { amount: number }[])[0]?.amount ?? 0;
+};
+
+test("a Pix with a due date at Efí: its cobv linked to the configuration before the BR Code; paid, the seller's part is its atProvider balance", async () => {
+  const [beforeFeira, beforeEfi] = [await atProvider(a.id), w.efi.splitBalance(ACCOUNT_A)];
+  const res = await dueDatePix([{ merchantId: a.id, percentage: 30 }]);
+  expectStatus(res, 201);
+  const charge = res.json() as { id: string; status: string; paymentDetails: { qrCode: string } };
+  assert.equal(charge.status, "pending");
+  const txid = efiIds.txid(charge.id);
+  assert.ok(w.efi.cobvs.has(txid), "a cobv");
+  assert.equal(w.efi.ctx.cobs.has(txid), false, "no cob");
+  const config = w.efi.splitOf(txid);
+  assert.equal(config?.id, efiIds.splitConfig(charge.id), "the cobv is linked to the charge's configuration");
+  assert.deepEqual(config.split.repasses.map((r) => r.valor), ["29.70"]);
+  const routes = w.efi.core.requests.map((r) => r.route);
+  assert.ok(routes.indexOf(`PUT /v2/gn/split/cobv/${txid}/vinculo/${config.id}`) > routes.indexOf(`PUT /v2/cobv/${txid}`), "linked after the cobv, before the answer");
+  assert.equal(charge.paymentDetails.qrCode, w.efi.cobvs.get(txid)!.pixCopiaECola);
+
+  assert.equal(typeof w.efi.payCobv(txid), "object");
+  await w.efi.flushWebhooks();
+  assert.equal((await chargeRow({ t: w.t, merchantId: master.id }, charge.id)).status, "paid");
+  assert.equal(await atProvider(a.id) - beforeFeira, 2970, "the seller's share, at the processor");
+  assert.equal(w.efi.splitBalance(ACCOUNT_A) - beforeEfi, 2970, "both books agree to the cent");
+  await assertLedgerInvariants(w.t);
+});
+
+test("a cobv whose vínculo fails: the cobv is removed and the charge fails, never payable whole to the operator", async () => {
+  await w.efi.setFault("500", { times: 1, match: "PUT /v2/gn/split/cobv/" });
+  const res = await dueDatePix([{ merchantId: a.id, percentage: 10 }]);
+  expectStatus(res, 201);
+  assert.equal(res.json().status, "failed");
+  const txid = efiIds.txid(res.json().id);
+  assert.ok(w.efi.core.requests.some((r) => r.route === `GET /v2/gn/split/cobv/${txid}`), "the cobv's split read back first");
+  assert.equal(w.efi.cobvs.get(txid)?.status, "REMOVIDA_PELO_USUARIO_RECEBEDOR");
+  assert.equal(typeof w.efi.payCobv(txid), "string", "no payer's bank can pay it");
+  await assertLedgerInvariants(w.t);
+});
+
+// A resumed charge (a retry of its Idempotency-Key) whose first attempt left an unlinked cob: the
+// router finds the cob and adopts it through the adapter, which links it, or removes it and fails.
+// Made here by an attempt without the split, then the route's resumed authorization with it.
+async function resumedAfterUnlinkedCob(chargeId: string) {
+  const input = {
+    chargeId, amountMinor: 10_000, currency: "BRL", instrument: { kind: "pix" as const, expiresIn: 3600, options: {} },
+    merchant: { id: master.id, name: "Loja", city: "SAO PAULO", pixKey: "" }, customer: null, now: new Date(), publicBaseUrl: w.t.config.publicBaseUrl,
+  };
+  const first = await w.t.services.processors.adapter("production", "efi")!.authorize(input);
+  assert.equal(first.outcome, "pending");
+  assert.equal(w.efi.splitOf(efiIds.txid(chargeId)), undefined, "the first attempt's cob is not linked");
+  const split = { operatorMinor: 7030, shares: [{ submerchantId: a.id, amountMinor: 2970, liable: false, feeBearer: false, at: { efi: { account: ACCOUNT_A, taxId: a.companyTaxId } } }] };
+  return { first, again: await w.t.services.processors.route("production")!.authorize({ ...input, split, resumed: true }) };
+}
+
+test("a resumed charge's unlinked cob is linked before it is adopted: the same cob, its BR Code, the charge's configuration", async () => {
+  const chargeId = `ch_resumed${Date.now()}a`;
+  const { first, again } = await resumedAfterUnlinkedCob(chargeId);
+  assert.equal(again.outcome, "pending");
+  assert.deepEqual("details" in again && again.details, "details" in first && first.details, "the first attempt's cob and BR Code");
+  assert.equal(w.efi.splitOf(efiIds.txid(chargeId))?.id, efiIds.splitConfig(chargeId));
+  assert.equal(w.efi.core.requests.filter((r) => r.route === `PUT /v2/cob/${efiIds.txid(chargeId)}`).length, 1, "no second cob asked for");
+});
+
+test("a resumed charge's cob that cannot be linked is removed and the charge fails", async () => {
+  const chargeId = `ch_resumed${Date.now()}b`;
+  await w.efi.setFault("500", { times: 1, match: "PUT /v2/gn/split/cob/" });
+  const { again } = await resumedAfterUnlinkedCob(chargeId);
+  assert.equal(again.outcome, "failed");
+  assert.equal(w.efi.ctx.cobs.get(efiIds.txid(chargeId))?.status, "REMOVIDA_PELO_USUARIO_RECEBEDOR");
 });

@@ -120,7 +120,8 @@ export function cobvAmountDue(c: CobV, day: string): { total: number; parts: Rec
   return { total: Math.max(total, 1), parts };
 }
 
-export function cobvRoutes(ctx: EfiContext, cobvs: Map<string, CobV>) {
+/** `onPaid`: told of each cobv paid (the split de pagamento pays out its parts: fake-efi-split.ts). */
+export function cobvRoutes(ctx: EfiContext, cobvs: Map<string, CobV>, onPaid: (c: CobV) => void = () => {}) {
   /** PUT /v2/cobv/{txid}: creates it, or revises it while ATIVA (the Central Bank's "Criar ou alterar"). */
   function put(req: ApiRequest, txid: string): Reply {
     if (!TXID.test(txid)) return invalid("txid deve ter de 26 a 35 letras e dígitos", "cobv.txid");
@@ -184,6 +185,7 @@ export function cobvRoutes(ctx: EfiContext, cobvs: Map<string, CobV>) {
       const p: PixReceived = { endToEndId: e2eId(ctx.now()), txid, chave: c.chave, valor: valor(due.total), componentesValor, horario: iso(ctx.now()) };
       ctx.pix.set(p.endToEndId, p);
       Object.assign(c, { status: "CONCLUIDA", pix: [p] });
+      onPaid(c);
       ctx.notify("pix", { pix: [{ ...p }] }, "pix.received", c.chave);
       return c;
     },

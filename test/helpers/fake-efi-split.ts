@@ -1,5 +1,6 @@
 import { normalizeDocument } from "../../src/lib/documents.js";
 import type { Cob, EfiContext, Route } from "./fake-efi-context.js";
+import type { CobV } from "./fake-efi-cobv.js";
 import { cents, efiError, iso, notFound, obj, TXID, type Obj } from "./fake-efi-model.js";
 import type { ApiRequest, Reply } from "./fake-provider.js";
 
@@ -8,12 +9,15 @@ import type { ApiRequest, Reply } from "./fake-provider.js";
 // (`minhaParte`) and the parts passed on (`repasses[]`, each to `favorecido.{cpf | cnpj, conta}`,
 // an Efí account), in `porcentagem` or `fixo` (reais); its vínculo to a cob (PUT
 // /v2/gn/split/cob/{txid}/vinculo/{id}; GET /v2/gn/split/cob/{txid} shows the cob with its
-// `config`). Routes and bodies: efipay/sdk-node-apis-efi 1.2.28, lib/constants.js and
-// dist/types/methods/pix.d.ts. When the cob is paid, each part lands in its account's balance.
+// `config`; DELETE the vínculo) or to a cobv, a Pix with a due date (the same under
+// /v2/gn/split/cobv/). Routes and bodies: efipay/sdk-node-apis-efi 1.2.28, src/lib/constants.js
+// and dist/types/methods/pix.d.ts. When the cob is paid, each part lands in its account's balance.
 // Where the sources leave a rule out, the fake takes the strict side (written in the doc): the
 // parts of a configuration are all of one `tipo`; percentages add up to 100.00; fixed parts add
 // up to the cob's value exactly (more is refused at the vínculo as exceeding it); a favorecido
 // must be an Efí account of that CPF/CNPJ; a cob is linked to one configuration, and only while ATIVA.
+// A cobv's fixed parts add up to its valor.original; the Pix that pays it more (fine, interest)
+// or less (discount) changes the issuing account's part only (Efí does not say; docs/processors.md).
 
 interface SplitConfig extends Obj { id: string; status: string; revisao: number; descricao?: string; lancamento: { imediato: boolean }; split: { divisaoTarifa: string; minhaParte: Part; repasses: Repasse[] } }
 interface Part extends Obj { tipo: "porcentagem" | "fixo"; valor: string }
@@ -24,14 +28,16 @@ export interface SplitMoves {
   addSplitAccount(conta: string, document: string): void;
   /** What the account received from split parts, in cents. */
   splitBalance(conta: string): number;
-  /** The configuration linked to a cob, if any. */
+  /** The configuration linked to a cob or cobv, if any. */
   splitOf(txid: string): SplitConfig | undefined;
 }
 
 const bad = (mensagem: string) => efiError(400, "valor_invalido", mensagem);
 const PERCENT = /^\d{1,3}\.\d{2}$/;
 
-export function splitRoutes(ctx: EfiContext): { routes: Route[]; moves: SplitMoves } {
+type Kind = "cob" | "cobv";
+
+export function splitRoutes(ctx: EfiContext, cobvs: ReadonlyMap<string, CobV>): { routes: Route[]; moves: SplitMoves; cobvPaid: (c: CobV) => void } {
   const configs = new Map<string, SplitConfig>();
   const links = new Map<string, string>();
   const accounts = new Map<string, string>();
@@ -99,8 +105,11 @@ export function splitRoutes(ctx: EfiContext): { routes: Route[]; moves: SplitMov
     return [{ conta: ctx.account.conta, cents: value - passed.reduce((n, p) => n + p.cents, 0) }, ...passed];
   }
 
-  function link(txid: string, id: string): Reply {
-    const cob = ctx.cobs.get(txid);
+  // Efí keeps one txid per charge of either kind: a cob's txid is no cobv's.
+  const chargeOf = (kind: Kind, txid: string): Cob | CobV | undefined => (kind === "cob" ? ctx.cobs.get(txid) : cobvs.get(txid));
+
+  function link(kind: Kind, txid: string, id: string): Reply {
+    const cob = chargeOf(kind, txid);
     const config = configs.get(id);
     if (!cob || !config) return notFound();
     if (cob.status !== "ATIVA") return efiError(400, "cobranca_nao_ativa", "Somente uma cobrança ATIVA pode ser vinculada a um split");
@@ -111,32 +120,49 @@ export function splitRoutes(ctx: EfiContext): { routes: Route[]; moves: SplitMov
     return { status: 204 };
   }
 
-  function cobSplit(txid: string): Reply {
-    const cob = ctx.cobs.get(txid);
+  /** DELETE .../vinculo: the cob is no longer split; only while ATIVA. */
+  function unlink(kind: Kind, txid: string): Reply {
+    const cob = chargeOf(kind, txid);
+    if (!cob || !links.has(txid)) return notFound();
+    if (cob.status !== "ATIVA") return efiError(400, "cobranca_nao_ativa", "Somente uma cobrança ATIVA pode ser desvinculada de um split");
+    links.delete(txid);
+    return { status: 204 };
+  }
+
+  /** The cob (pixSplitDetailCharge: config {id, status, revisao, descricao, tipo}) or cobv (pixSplitDetailDueCharge: config {id, status, descricao}) with its split. */
+  function splitOf(kind: Kind, txid: string): Reply {
+    const cob = chargeOf(kind, txid);
     if (!cob) return notFound();
     const config = configs.get(links.get(txid) ?? "");
     const { pix: _pix, ...shown } = cob;
-    return { status: 200, body: { ...structuredClone(shown), ...(config ? { config: { id: config.id, status: config.status, revisao: config.revisao, descricao: config.descricao, tipo: config.split.minhaParte.tipo } } : {}) } };
+    const about = config && (kind === "cob"
+      ? { id: config.id, status: config.status, revisao: config.revisao, descricao: config.descricao, tipo: config.split.minhaParte.tipo }
+      : { id: config.id, status: config.status, descricao: config.descricao });
+    return { status: 200, body: { ...structuredClone(shown), ...(about ? { config: about } : {}) } };
   }
 
-  // Paid: each part lands in its account (the issuer's part stays in the issuing account).
-  ctx.onCobPaid.push((cob: Cob) => {
-    const config = configs.get(links.get(cob.txid) ?? "");
-    const split = config ? amounts(config, cents(cob.valor.original) ?? 0) : undefined;
+  /** Paid: each part lands in its account (the issuer's part stays in the issuing account, with what the Pix paid beyond or under the value). */
+  function paid(txid: string, value: number, paidCents: number) {
+    const config = configs.get(links.get(txid) ?? "");
+    const split = config ? amounts(config, value) : undefined;
     if (!split || typeof split === "string") return;
+    split[0]!.cents += paidCents - value;
     for (const p of split) balances.set(p.conta, (balances.get(p.conta) ?? 0) + p.cents);
-  });
+  }
+  ctx.onCobPaid.push((cob: Cob) => paid(cob.txid, cents(cob.valor.original) ?? 0, cents(cob.valor.original) ?? 0));
+  const cobvPaid = (c: CobV) => paid(c.txid, cents(c.valor.original) ?? 0, cents(c.pix?.[0]?.valor) ?? 0);
 
   const routes: Route[] = [
     ["PUT", /^\/v2\/gn\/split\/config\/([^/]+)$/, (req, m) => putConfig(req, m[1]!)],
     ["GET", /^\/v2\/gn\/split\/config\/([^/]+)$/, (_req, m) => (configs.has(m[1]!) ? { status: 200, body: structuredClone(configs.get(m[1]!)!) } : notFound())],
-    ["PUT", /^\/v2\/gn\/split\/cob\/([^/]+)\/vinculo\/([^/]+)$/, (_req, m) => link(m[1]!, m[2]!)],
-    ["GET", /^\/v2\/gn\/split\/cob\/([^/]+)$/, (_req, m) => cobSplit(m[1]!)],
+    ["PUT", /^\/v2\/gn\/split\/(cobv?)\/([^/]+)\/vinculo\/([^/]+)$/, (_req, m) => link(m[1] as Kind, m[2]!, m[3]!)],
+    ["DELETE", /^\/v2\/gn\/split\/(cobv?)\/([^/]+)\/vinculo(?:\/[^/]+)?$/, (_req, m) => unlink(m[1] as Kind, m[2]!)],
+    ["GET", /^\/v2\/gn\/split\/(cobv?)\/([^/]+)$/, (_req, m) => splitOf(m[1] as Kind, m[2]!)],
   ];
   const moves: SplitMoves = {
     addSplitAccount: (conta, document) => { accounts.set(conta, document.replace(/[^0-9A-Za-z]/g, "").toUpperCase()); },
     splitBalance: (conta) => balances.get(conta) ?? 0,
     splitOf: (txid) => configs.get(links.get(txid) ?? ""),
   };
-  return { routes, moves };
+  return { routes, moves, cobvPaid };
 }

@@ -107,11 +107,11 @@ export async function startFakeEfi(opts: FakeEfiOptions = {}): Promise<FakeEfi> 
   const pix = pixRoutes(ctx);
   const rec = recRoutes(ctx);
   const cobvs = new Map<string, CobV>();
-  const cobv = cobvRoutes(ctx, cobvs);
+  // Efí's split de pagamento Pix: configurations, their vínculo to cobs and cobvs, the parts paid out.
+  const split = splitRoutes(ctx, cobvs);
+  const cobv = cobvRoutes(ctx, cobvs, split.cobvPaid);
   // Efí's acceptance of an infraction returns its amount by a devolução that names no nature.
   const infractions = infractionRoutes(ctx, (e2eid, amount) => pix.moves.med(e2eid, { natureza: null, valor: amount }));
-  // Efí's split de pagamento Pix: configurations, their vínculo to cobs, the parts paid out.
-  const split = splitRoutes(ctx);
   const routes: Route[] = [...pix.routes, ...cobv.routes, ...rec.routes, ...hooks.routes, ...infractions.routes, ...split.routes];
 
   // POST /oauth/token: HTTP Basic client_id:client_secret and {"grant_type":"client_credentials"}.

@@ -207,4 +207,17 @@ export async function postJson(url: string, key: string, body: unknown, headers:
   }
 }
 
+/**
+ * A client's retry of a POST under its Idempotency-Key after the process that held the key died:
+ * sent again while the dead one's claim lasts (409) or no answer comes, up to 10 s; the last answer.
+ */
+export async function retryTakenOver(url: string, key: string, body: unknown, headers: Record<string, string>): Promise<Answer | null> {
+  let answer: Answer | null = null;
+  for (let i = 0; i < 100 && (!answer || answer.status === 409); i++) {
+    answer = await postJson(url, key, body, headers);
+    if (!answer || answer.status === 409) await sleep(100);
+  }
+  return answer;
+}
+
 export { sleep };

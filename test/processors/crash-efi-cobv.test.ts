@@ -6,7 +6,8 @@ import { addDays, calendarDate } from "../../src/lib/calendar.js";
 import { efiIds } from "../../src/processors/efi/client.js";
 import { methodCharge } from "../helpers/charges.js";
 import { startFakeEfi, type FakeEfi } from "../helpers/fake-efi.js";
-import { START_LIMIT_MS, createMerchant, makeStore, postJson, sleep, startFeira, type Answer, type Store } from "../helpers/feira-process.js";
+import { START_LIMIT_MS, createMerchant, makeStore, postJson, retryTakenOver, startFeira, type Store } from "../helpers/feira-process.js";
+import { efiProcessEnv } from "./live-efi-shared.js";
 // run-suite: waits: feira as processes, killed at fault points and restarted
 
 // A Pix with a due date through Efí across kill -9 (FEIRA_FAULT=charge.after-authorize): the
@@ -26,12 +27,7 @@ after(async () => {
 test("killed between Efí's answer and feira's commit, the retry answers the one cobv", { timeout: 3 * START_LIMIT_MS }, async () => {
   efi = await startFakeEfi({ webhookRetries: 0 });
   store = await makeStore();
-  const env = {
-    PAYMENT_ROUTES: "pix=efi", EFI_CLIENT_ID: efi.clientId, EFI_CLIENT_SECRET: efi.clientSecret, EFI_CERTIFICATE: efi.certs.client.pemFile,
-    EFI_CA_FILE: efi.certs.caFile, EFI_PIX_KEY: efi.pixKey, EFI_API_URL: efi.url,
-    // The dead process's claim on the Idempotency-Key is taken over a second after it lapses.
-    IDEMPOTENCY_LEASE_MS: "1000",
-  };
+  const env = efiProcessEnv(efi);
   const first = await startFeira(store, { env });
   const merchant = await createMerchant(first, store);
   await first.stop();
@@ -51,11 +47,7 @@ test("killed between Efí's answer and feira's commit, the retry answers the one
   await store.release();
 
   const next = await startFeira(store, { env });
-  let answer: Answer | null = null;
-  for (let i = 0; i < 100 && (!answer || answer.status === 409); i++) {
-    answer = await postJson(`${next.url}/v1/charges`, merchant.productionKey, body, headers);
-    if (!answer || answer.status === 409) await sleep(100);
-  }
+  const answer = await retryTakenOver(`${next.url}/v1/charges`, merchant.productionKey, body, headers);
   await next.stop();
   assert.equal(answer?.status, 201, JSON.stringify(answer?.body));
   const charge = answer!.body as { id: string; status: string; paymentDetails: { qrCode: string } };

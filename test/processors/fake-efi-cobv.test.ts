@@ -81,3 +81,26 @@ test("the payer's bank pays it on the fake's clock's day: the Pix with its compo
   assert.deepEqual([pix.valor, pix.componentesValor], ["100.00", { original: { valor: "100.00" } }]);
   assert.equal((await efi.call("GET", `/v2/pix/${pix.endToEndId}`)).body.txid, id);
 });
+
+test("the split de pagamento links a cobv under /v2/gn/split/cobv/ (fixed parts equal to its value), reads it back with its config, unlinks it; paid, the repasse lands as configured", async () => {
+  f.addSplitAccount("7700999", "11222333000181");
+  const config = (repasse: string, mine: string) => ({
+    lancamento: { imediato: true },
+    split: { divisaoTarifa: "assumir_total", minhaParte: { tipo: "fixo", valor: mine }, repasses: [{ tipo: "fixo", valor: repasse, favorecido: { cnpj: "11222333000181", conta: "7700999" } }] },
+  });
+  const [ok, over, id] = [txid(), txid(), txid()];
+  assert.equal((await efi.call("PUT", `/v2/gn/split/config/${ok}`, config("30.00", "70.00"))).status, 200);
+  assert.equal((await efi.call("PUT", `/v2/gn/split/config/${over}`, config("30.00", "80.00"))).status, 200);
+  assert.equal((await efi.call("PUT", `/v2/cobv/${id}`, body(plus(brToday(), 5)))).status, 201);
+  assert.equal((await efi.call("PUT", `/v2/gn/split/cob/${id}/vinculo/${ok}`)).status, 404, "a cobv's txid is no cob's");
+  assert.equal((await efi.call("PUT", `/v2/gn/split/cobv/${id}/vinculo/${over}`)).status, 400, "parts above the value");
+  assert.equal((await efi.call("PUT", `/v2/gn/split/cobv/${id}/vinculo/${ok}`)).status, 204);
+  assert.equal((await efi.call("PUT", `/v2/gn/split/cobv/${id}/vinculo/${over}`)).status, 400, "one configuration per cobv");
+  const read = await efi.call("GET", `/v2/gn/split/cobv/${id}`);
+  assert.deepEqual([read.status, read.body.txid, read.body.config], [200, id, { id: ok, status: "ATIVA" }]);
+  assert.equal((await efi.call("DELETE", `/v2/gn/split/cobv/${id}/vinculo`)).status, 204);
+  assert.equal((await efi.call("GET", `/v2/gn/split/cobv/${id}`)).body.config, undefined);
+  assert.equal((await efi.call("PUT", `/v2/gn/split/cobv/${id}/vinculo/${ok}`)).status, 204);
+  assert.equal(typeof f.payCobv(id), "object");
+  assert.equal(f.splitBalance("7700999"), 3000);
+});

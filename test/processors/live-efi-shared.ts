@@ -24,6 +24,14 @@ export const efiAccount = (efi: FakeEfi) => ({
   accountNumber: efi.ctx.account.conta, accountType: efi.ctx.account.tipoConta, accountBranch: efi.ctx.account.agencia,
 });
 
+/** A feira process's environment routing Pix to the Efí fake (the crash tests). */
+export const efiProcessEnv = (efi: FakeEfi) => ({
+  PAYMENT_ROUTES: "pix=efi", EFI_CLIENT_ID: efi.clientId, EFI_CLIENT_SECRET: efi.clientSecret, EFI_CERTIFICATE: efi.certs.client.pemFile,
+  EFI_CA_FILE: efi.certs.caFile, EFI_PIX_KEY: efi.pixKey, EFI_API_URL: efi.url,
+  // A dead process's claim on an Idempotency-Key is taken over a second after it lapses.
+  IDEMPOTENCY_LEASE_MS: "1000",
+});
+
 /**
  * `mandates`: Pix Automático routed to Efí too (`pix_automatico=efi`). `routes`/`processors`: other
  * processors' routes and accounts instead of `pix=efi` alone.

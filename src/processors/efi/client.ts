@@ -206,11 +206,13 @@ export function createEfiClient(opts: EfiClientOptions) {
      */
     registerWebhook: (pixKey: string, webhookUrl: string) =>
       call({ method: "PUT", path: `/v2/webhook/${encodeURIComponent(pixKey)}`, body: { webhookUrl }, headers: { "x-skip-mtls-checking": "true" } }),
-    // Efí's split de pagamento Pix (split.ts): a configuration under feira's id, and its vínculo to a cob.
+    // Efí's split de pagamento Pix (split.ts): a configuration under feira's id, and its vínculo to
+    // a cob or, for a Pix with a due date, a cobv (the same routes under /v2/gn/split/cobv/).
     putSplitConfig: (id: string, body: Record<string, unknown>) => call({ method: "PUT", path: `/v2/gn/split/config/${encodeURIComponent(id)}`, body }),
     getSplitConfig: (id: string) => call({ method: "GET", path: `/v2/gn/split/config/${encodeURIComponent(id)}` }),
-    linkSplit: (txid: string, id: string) => call({ method: "PUT", path: `/v2/gn/split/cob/${encodeURIComponent(txid)}/vinculo/${encodeURIComponent(id)}` }),
-    getCobSplit: (txid: string) => call({ method: "GET", path: `/v2/gn/split/cob/${encodeURIComponent(txid)}` }),
+    linkSplit: (kind: "cob" | "cobv", txid: string, id: string) =>
+      call({ method: "PUT", path: `/v2/gn/split/${kind}/${encodeURIComponent(txid)}/vinculo/${encodeURIComponent(id)}` }),
+    getSplitOf: (kind: "cob" | "cobv", txid: string) => call({ method: "GET", path: `/v2/gn/split/${kind}/${encodeURIComponent(txid)}` }),
     close: () => http.close(),
   };
 }

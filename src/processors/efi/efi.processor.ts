@@ -154,21 +154,13 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     checkInstrument: (input) => unservedTerms(input, "efi", { pixDueDate: true, boletoTerms: false }) ?? cobvPayerProblem(input),
     async authorize(input) {
       if (input.instrument.kind === "pix_automatico") return authorizeDebit(mandates, input);
-      if (isDueDatePix(input)) {
-        // Efí's split of a cobv has routes of its own, not carried yet: refused, never dropped
-        // (the sellers' shares would stay in the operator's account while the books say otherwise).
-        if (input.split) return { outcome: "failed", reason: "split_not_supported: a Pix with a due date does not carry a provider-settled split at efi yet; use a Pix without a due date or platform settlement" };
-        return cobvs.authorize(input);
-      }
-      // Provider settlement: the split's configuration first (split.ts); refused, no cob is made.
-      const split = input.split ? await splits.configure({ ...input, split: input.split }) : null;
-      if (split && !split.ok) return split.result;
-      const made = await createCob(input);
-      if (!split || (made.outcome !== "pending" && made.outcome !== "in_analysis")) return made;
-      // The vínculo before the BR Code reaches the payer: an unlinked cob is removed, never shown.
-      const linked = await splits.link(efiIds.txid(input.chargeId), split.id);
-      return linked.ok ? made : splits.unlinkable(efiIds.txid(input.chargeId), linked.failure);
+      // Provider settlement: the split's configuration, the cob (a cobv for a Pix with a due
+      // date), then the vínculo before the BR Code reaches the payer (split.ts).
+      if (isDueDatePix(input)) return splits.authorize("cobv", input, () => cobvs.authorize(input));
+      return splits.authorize("cob", input, () => createCob(input));
     },
+    // A resumed charge's cob (or cobv), found by the router, is linked to its split before it is adopted.
+    adopt: (input, found) => (input.instrument.kind === "pix" ? splits.adopt(isDueDatePix(input) ? "cobv" : "cob", input, found) : Promise.resolve(found)),
     lookup,
     // Only an ATIVA cob can be removed; Efí refuses (400) one paid or removed already. No cob
     // under the txid: a Pix Automático period's cobr, cancelled with PATCH /v2/cobr (the Central
@@ -195,7 +187,7 @@ export function createEfiProcessor(opts: EfiProcessorOptions): Serves<"cancel" |
     // devolução read with its cob closes its infraction's dispute (infractions.ts, statuses.ts).
     disputes: { provider: "Efí", recent: infractions.recent, submitEvidence: infractions.submitEvidence },
     accounts: efiAccounts,
-    // The split de pagamento Pix exists for cobs, not for Pix Automático's recurring charges.
+    // The split de pagamento Pix exists for cobs and cobvs, not for Pix Automático's recurring charges.
     sendsSplit: ["pix"],
     close: () => client.close(),
   };
