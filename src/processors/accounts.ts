@@ -62,6 +62,15 @@ export type ProviderTransfers =
   | { outcome: "read"; transfers: ProviderTransfer[] }
   | { outcome: "unknown"; failure: ProcessorFailure };
 
+/**
+ * What feira knows of a seller's account when it reads the transfers: a processor answers from
+ * its own books and ignores it; a simulator that keeps none (as `balance`'s `booked`) makes its
+ * transfers from it. `now` is the scope's time (the sandbox's test clock), `booked` feira's
+ * atProvider figure for the account in cents, `schedule` the seller's payout schedule (what
+ * `transfers.apply` was given) and `scheduleFrom` when it was set (null: not known).
+ */
+export interface TransferBooks { now: Date; currency: string; booked: number; schedule: TransferSchedule; scheduleFrom: Date | null }
+
 export interface AccountCapability {
   /**
    * The body's problems (everything but `processor`), checked before any call: each a text that
@@ -96,7 +105,7 @@ export interface AccountCapability {
    * The transfers the processor made on its own schedule to the seller's bank, done ones only
    * (provider settlement's read-only payout records). Absent: the processor makes none feira sees.
    */
-  transfersDone?(externalId: string): Promise<ProviderTransfers>;
+  transfersDone?(externalId: string, books: TransferBooks): Promise<ProviderTransfers>;
   /** The seller authorizes the marketplace's application at the processor (Mercado Pago's OAuth). */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;
