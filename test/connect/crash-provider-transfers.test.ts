@@ -1,12 +1,12 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { queryRows, sql } from "../../src/db/client.js";
-import { appsOn, expectStatus, testConfig } from "../helpers/app.js";
-import { CARDS, cardCharge } from "../helpers/charges.js";
+import { appsOn, testConfig } from "../helpers/app.js";
 import { START_LIMIT_MS, makeStore, postJson, startFeira, type Store } from "../helpers/feira-process.js";
 import { basicAuth } from "../helpers/process.js";
 import { until } from "../helpers/wait.js";
-import { activeSubmerchants, call, FEES, seedMaster } from "./helpers.js";
+import { FEES, seedMaster } from "./helpers.js";
+import { sandboxSale, sandboxSeller } from "./sandbox-sellers.js";
 // run-suite: waits: feira as processes, killed at a fault point and restarted
 
 // A scheduled payout in provider settlement across kill -9 (FEIRA_FAULT=provider-transfer.after-read):
@@ -42,38 +42,35 @@ test("killed between the simulator's transfer and feira's record: restarted, one
   const apps = appsOn(await store.inspect());
   const t = await apps.start(testConfig({ adminApiKey: store.adminKey, encryptionKey: store.env.ENCRYPTION_KEY, jwtSecret: store.env.JWT_SECRET }));
   const master = await seedMaster(t, FEES);
-  const [sm] = await activeSubmerchants(t, master.sandboxKey, 1);
-  expectStatus(await call(t, "PUT", "/v1/connect/settings", master.sandboxKey, { settlement: "provider" }), 200);
-  expectStatus(await call(t, "POST", `/v1/submerchants/${sm!.id}/provider-accounts`, master.sandboxKey, { processor: "sandbox" }), 201);
-  expectStatus(await call(t, "PATCH", `/v1/submerchants/${sm!.id}`, master.sandboxKey, { payoutSchedule: { interval: "daily" } }), 200);
-  expectStatus(await call(t, "POST", "/v1/charges", master.sandboxKey, cardCharge(CARDS.visa, { split: [{ merchantId: sm!.id, percentage: 30 }] })), 201);
+  const sm = await sandboxSeller(t, master, { interval: "daily" });
+  await sandboxSale(t, sm);
   await apps.close();
   await store.release();
-  assert.equal((await state(store, sm!.id)).atProvider, 2640);
+  assert.equal((await state(store, sm.id)).atProvider, 2640);
 
   // A day later by the test clock: the advance reads the simulator's transfer and dies before the record.
   const dying = await startFeira(store, { env: { FEIRA_FAULT: "provider-transfer.after-read" } });
   assert.equal(await postJson(`${dying.url}/v1/sandbox/clock/advance`, master.sandboxKey, { days: 1 }), null, "no answer: the process died");
   await dying.exited;
   assert.equal(dying.child.signalCode, "SIGKILL");
-  const dead = await state(store, sm!.id);
+  const dead = await state(store, sm.id);
   assert.deepEqual([dead.made, dead.payouts, dead.bookings, dead.atProvider], [1, 0, 0, 2640], "the simulator made the transfer; feira recorded nothing");
 
   // Restarted: the worker's first runs read the transfer again and record it, once.
   const next = await startFeira(store);
   // Asked over HTTP: the embedded database admits one process at a time.
   const listed = async () => {
-    const res = await fetch(`${next.url}/v1/payout-requests?merchantId=${sm!.id}`, { headers: { authorization: basicAuth(master.sandboxKey) } });
+    const res = await fetch(`${next.url}/v1/payout-requests?merchantId=${sm.id}`, { headers: { authorization: basicAuth(master.sandboxKey) } });
     return res.ok ? ((await res.json()) as { data: unknown[] }).data.length : 0;
   };
   await until("the transfer to be recorded", async () => (await listed()) > 0, 60_000);
   await next.stop();
-  const end = await state(store, sm!.id);
+  const end = await state(store, sm.id);
   assert.deepEqual(
     [end.made, end.payouts, end.bookings, end.paid, end.atProvider],
     [1, 1, 1, 1, 0],
     "one transfer at the simulator, one payout record, one booking out of atProvider, one payout.paid",
   );
-  assert.match(end.transfer ?? "", new RegExp(`^tr_acct_sandbox_${sm!.id}_\\d{8}$`), "the id the simulator derived from the account and the day");
+  assert.match(end.transfer ?? "", new RegExp(`^tr_acct_sandbox_${sm.id}_\\d{8}$`), "the id the simulator derived from the account and the day");
   assert.deepEqual([end.ledger, end.unbalanced], [0, 0], "the ledger sums to zero");
 });

@@ -1,8 +1,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
-import { CARDS, cardCharge } from "../helpers/charges.js";
-import { activeSubmerchants, assertLedgerInvariants, call, FEES, seedMaster } from "./helpers.js";
+import { buildTestApp, expectStatus, type TestApp } from "../helpers/app.js";
+import { assertLedgerInvariants, call, FEES, seedMaster } from "./helpers.js";
+import { advanceClock, sandboxSale, sandboxSeller, type SandboxSeller } from "./sandbox-sellers.js";
 
 // Provider settlement in the sandbox, over HTTP (issue 47 item 6): the simulator pays a seller's
 // balance at the provider to its bank on the due days of its payoutSchedule, as Pagar.me's
@@ -17,30 +17,11 @@ after(async () => { await t.close(); });
 
 const HOUR = 3_600_000;
 
-interface Seller { master: SeededMerchant; id: string; key: string }
+type Seller = SandboxSeller;
 
-/** A master in provider settlement whose seller has the simulator's account and `payoutSchedule`. */
-async function seller(payoutSchedule: unknown): Promise<Seller> {
-  const master = await seedMaster(t, FEES);
-  const [sm] = await activeSubmerchants(t, master.sandboxKey, 1);
-  expectStatus(await call(t, "PUT", "/v1/connect/settings", master.sandboxKey, { settlement: "provider" }), 200);
-  expectStatus(await call(t, "POST", `/v1/submerchants/${sm!.id}/provider-accounts`, master.sandboxKey, { processor: "sandbox" }), 201);
-  expectStatus(await call(t, "PATCH", `/v1/submerchants/${sm!.id}`, master.sandboxKey, { payoutSchedule }), 200);
-  return { master, id: sm!.id, key: sm!.key };
-}
-
-/** A paid card charge of 100.00 BRL with 30 % to the seller: 2640 cents at the provider (provider-split.test.ts). */
-async function sale(s: Seller): Promise<void> {
-  const res = await call(t, "POST", "/v1/charges", s.master.sandboxKey, cardCharge(CARDS.visa, { split: [{ merchantId: s.id, percentage: 30 }] }));
-  expectStatus(res, 201);
-  assert.equal(res.json().status, "paid");
-}
-
-async function advance(s: Seller, days: number): Promise<Date> {
-  const res = await call(t, "POST", "/v1/sandbox/clock/advance", s.master.sandboxKey, { days });
-  expectStatus(res, 200);
-  return new Date(res.json().now);
-}
+const seller = async (payoutSchedule: unknown) => sandboxSeller(t, await seedMaster(t, FEES), payoutSchedule);
+const sale = (s: Seller) => sandboxSale(t, s);
+const advance = (s: Seller, days: number) => advanceClock(t, s.master, days);
 
 async function atProvider(s: Seller): Promise<number> {
   const res = await call(t, "GET", `/v1/submerchants/${s.id}/balance`, s.master.sandboxKey);
