@@ -50,13 +50,13 @@ test("payouts page and submerchant page: who pays, feira or the processor; a pro
   for (const url of ["/panel/connect/payouts", `/panel/connect/${own.smId}`]) {
     const page = await c.get(url);
     expectStatus(page, 200);
-    assert.match(page.body, /<span class="muted">Paid by feira<\/span>/, url);
-    assert.doesNotMatch(page.body, /Transferred by the processor/, url);
+    assert.match(page.body, /<span class="muted">Through feira<\/span>/, url);
+    assert.doesNotMatch(page.body, /Made by the processor/, url);
   }
   for (const url of ["/panel/connect/payouts", `/panel/connect/${seller.id}`]) {
     const page = await oc.get(url);
     expectStatus(page, 200);
-    assert.match(page.body, /<span class="badge s-approved">Approved<\/span><br><span class="muted">Transferred by the processor · read-only<\/span>/, url);
+    assert.match(page.body, /<span class="badge s-approved">Approved<\/span><br><span class="muted">Made by the processor · read-only<\/span>/, url);
     assert.match(page.body, /<span class="badge s-sent">Sent<\/span>/, url);
     assert.doesNotMatch(page.body, /(action|formaction|href)="[^"]*\/(approve|reject)"/, `${url}: nothing to decide`);
   }
