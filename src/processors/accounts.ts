@@ -65,11 +65,20 @@ export type ProviderTransfers =
 /**
  * What feira knows of a seller's account when it reads the transfers: a processor answers from
  * its own books and ignores it; a simulator that keeps none (as `balance`'s `booked`) makes its
- * transfers from it. `now` is the scope's time (the sandbox's test clock), `booked` feira's
- * atProvider figure for the account in cents, `schedule` the seller's payout schedule (what
- * `transfers.apply` was given) and `scheduleFrom` when it was set (null: not known).
+ * transfers from it. `now` is the scope's time (the sandbox's test clock), `schedule` the seller's
+ * payout schedule (what `transfers.apply` was given) and `scheduleFrom` when it was set (null: not
+ * known); `booked()` reads feira's atProvider figure for the account in cents, and `recorded(id)`
+ * whether feira has booked a transfer out of it already (asked first, a figure read after it
+ * can only be lower).
  */
-export interface TransferBooks { now: Date; currency: string; booked: number; schedule: TransferSchedule; scheduleFrom: Date | null }
+export interface TransferBooks {
+  now: Date;
+  currency: string;
+  schedule: TransferSchedule;
+  scheduleFrom: Date | null;
+  booked(): Promise<number>;
+  recorded(transferId: string): Promise<boolean>;
+}
 
 export interface AccountCapability {
   /**

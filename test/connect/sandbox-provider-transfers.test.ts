@@ -37,10 +37,12 @@ async function payoutsOf(s: Seller): Promise<Payout[]> {
   return (res.json().data as Payout[]).filter((p) => p.merchantId === s.id);
 }
 
-async function paidEvents(s: Seller): Promise<{ id: string; amount: number; source: string }[]> {
+type Paid = { id: string; amount: number; source: string; transferId: string };
+
+async function paidEvents(s: Seller): Promise<Paid[]> {
   const res = await call(t, "GET", "/v1/events?type=payout.paid&limit=100", s.key);
   expectStatus(res, 200);
-  return (res.json().data as { data: { id: string; amount: number; source: string } }[]).map((e) => e.data);
+  return (res.json().data as { data: Paid }[]).map((e) => e.data);
 }
 
 test("daily: the next due day's 06:00 on the test clock, the simulator transfers the seller's balance: one provider payout, atProvider at 0, payout.paid once", async () => {
@@ -95,5 +97,33 @@ test("weekly: no transfer before the week day's 06:00 on the test clock, one on 
   await advance(high, 8);
   assert.deepEqual(await payoutsOf(high), [], "2640 is under the minimum of 5000");
   assert.equal(await atProvider(high), 2640);
+  await assertLedgerInvariants(t);
+});
+
+test("a transfer the simulator made that feira had not recorded when the next due day came is recorded then; the next one takes only the rest", async () => {
+  const s = await seller({ interval: "daily" });
+  await sale(s);
+  // A worker's read on tomorrow's clock that dies before it commits: the simulator made the transfer.
+  const clock = await call(t, "GET", "/v1/sandbox/clock", s.master.sandboxKey);
+  const tomorrow = new Date(new Date(clock.json().now).getTime() + 24 * HOUR);
+  const sim = t.services.processors.adapter("sandbox", "sandbox")?.accounts;
+  const read = await sim!.transfersDone!(`acct_sandbox_${s.id}`, {
+    now: tomorrow, currency: "BRL", schedule: { interval: "daily", weekDay: null, monthDay: null, minimumAmount: 0 }, scheduleFrom: null,
+    booked: async () => 2640, recorded: async () => false,
+  });
+  assert.equal(read.outcome, "read");
+  const [first] = read.outcome === "read" ? read.transfers : [];
+  assert.equal(first?.amountMinor, 2640);
+  await sale(s);
+  assert.equal(await atProvider(s), 5280);
+
+  // Two days on: the day before's transfer is listed again and recorded; today's takes the second sale only.
+  await advance(s, 2);
+  const payouts = await payoutsOf(s);
+  assert.deepEqual(payouts.map((p) => p.amount), [2640, 2640], JSON.stringify(payouts));
+  const paid = (await paidEvents(s)).map((e) => e.transferId).sort();
+  assert.equal(paid.length, 2);
+  assert.equal(paid[0], first!.id, "the first transfer is recorded under its own id");
+  assert.equal(await atProvider(s), 0, "never more than the seller held");
   await assertLedgerInvariants(t);
 });

@@ -42,7 +42,9 @@ export function createProviderTransfers(deps: ProviderTransferDeps) {
     if (!capability?.transfersDone) return 0;
     const read = await capability.transfersDone(a.externalId, {
       now: await deps.clockNow(db, { merchantId: a.parentId, environment: a.environment }),
-      currency: a.currency, booked: await bookedAtProvider(deps.ledger, a), schedule: a.schedule, scheduleFrom: a.scheduleFrom,
+      currency: a.currency, schedule: a.schedule, scheduleFrom: a.scheduleFrom,
+      booked: () => bookedAtProvider(deps.ledger, a),
+      recorded: async (id) => (await payoutsRepo.findByTransfer(db, a.processor, id)) !== undefined,
     });
     // No answer: the next round asks again; nothing is booked on a guess.
     if (read.outcome !== "read") return 0;
