@@ -56,6 +56,8 @@ export function createServices(deps: { config: Config; db: Db; processors?: read
   subscriptions.clock.onAdvance((scope) => connect.schedules.runDue(scope.merchantId));
   // ...and ends its submerchants' holdDays that are over on the clock.
   subscriptions.clock.onAdvance(async (scope) => ledger.service.releaseHeldDays({ now: await subscriptions.engine.clockNow(db, scope), environment: "sandbox", master: scope.merchantId }));
+  // ...and records the transfers the processors (the simulator, on that clock) made to its sellers' banks...
+  subscriptions.clock.onAdvance((scope) => connect.providerTransfers.runDue(scope.merchantId));
   // ...and reconciles its sellers' balances at processors for the new day.
   subscriptions.clock.onAdvance((scope) => connect.reconciliations.runDue(scope.merchantId));
   // A sandbox charge's amount due is computed on the test clock's day.

@@ -16,12 +16,13 @@ export type FaultPoint =
   | "dispute.after-open" // the dispute and its hold are committed; the response is not stored or sent
   | "dispute.after-close" // the dispute's decision and its money are committed; the response is not stored or sent
   | "mail.after-send" // the SMTP server took an e-mail; that it was sent is not recorded
-  | "account.after-open"; // the processor made a seller's account; its answer is not recorded
+  | "account.after-open" // the processor made a seller's account; its answer is not recorded
+  | "provider-transfer.after-read"; // the processor answered a seller's transfer not recorded yet; it is still not
 
 export const FAULT_POINTS: readonly FaultPoint[] = [
   "charge.after-authorize", "charge.before-split-link", "charge.after-commit", "refund.after-reserve", "refund.after-processor", "delivery.after-send",
   "subscription.after-card", "payout.after-sending", "payout.after-send", "payout.schedule.after-request", "dispute.after-open", "dispute.after-close",
-  "mail.after-send", "account.after-open",
+  "mail.after-send", "account.after-open", "provider-transfer.after-read",
 ];
 
 let armed: string | undefined;

@@ -62,6 +62,24 @@ export type ProviderTransfers =
   | { outcome: "read"; transfers: ProviderTransfer[] }
   | { outcome: "unknown"; failure: ProcessorFailure };
 
+/**
+ * What feira knows of a seller's account when it reads the transfers: a processor answers from
+ * its own books and ignores it; a simulator that keeps none (as `balance`'s `booked`) makes its
+ * transfers from it. `now` is the scope's time (the sandbox's test clock), `schedule` the seller's
+ * payout schedule (what `transfers.apply` was given) and `scheduleFrom` when it was set (null: not
+ * known); `booked()` reads feira's atProvider figure for the account in cents, and `recorded(id)`
+ * whether feira has booked a transfer out of it already (asked first, a figure read after it
+ * can only be lower).
+ */
+export interface TransferBooks {
+  now: Date;
+  currency: string;
+  schedule: TransferSchedule;
+  scheduleFrom: Date | null;
+  booked(): Promise<number>;
+  recorded(transferId: string): Promise<boolean>;
+}
+
 export interface AccountCapability {
   /**
    * The body's problems (everything but `processor`), checked before any call: each a text that
@@ -96,7 +114,7 @@ export interface AccountCapability {
    * The transfers the processor made on its own schedule to the seller's bank, done ones only
    * (provider settlement's read-only payout records). Absent: the processor makes none feira sees.
    */
-  transfersDone?(externalId: string): Promise<ProviderTransfers>;
+  transfersDone?(externalId: string, books: TransferBooks): Promise<ProviderTransfers>;
   /** The seller authorizes the marketplace's application at the processor (Mercado Pago's OAuth). */
   oauth?: {
     authorizeUrl(state: string, redirectUri: string): string;

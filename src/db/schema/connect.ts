@@ -40,6 +40,11 @@ export const submerchants = pgTable("submerchants", {
    * manual; payout_claimed_until is a worker's lease on the run (connect/payout-schedules.ts).
    */
   payoutDueAt: ts("payout_due_at"),
+  /**
+   * When the schedule was set (by the master's test clock in the sandbox): a processor's
+   * automatic transfers begin at the first due day after it (the simulator's, in provider settlement).
+   */
+  payoutScheduleFrom: ts("payout_schedule_from"),
   payoutClaimedUntil: ts("payout_claimed_until"),
   /** PATCH holdDays: in platform settlement its split shares stay held this many days after payment. */
   holdDays: integer("hold_days").notNull().default(0),

@@ -59,7 +59,7 @@ export function createConnectModule(deps: ConnectModuleDeps) {
   const schedules = createPayoutSchedules({
     db: deps.db, payouts, ledger: deps.ledger, clockNow: deps.clockNow, leaseMs: 4 * deps.config.live.timeoutMs, atProviders: providerAccounts,
   });
-  const providerTransfers = createProviderTransfers({ db: deps.db, processors: deps.processors, ledger: deps.ledger });
+  const providerTransfers = createProviderTransfers({ db: deps.db, processors: deps.processors, ledger: deps.ledger, clockNow: deps.clockNow });
   const reconciliations = createReconciliations({
     db: deps.db, processors: deps.processors, ledger: deps.ledger, connect: service, clockNow: deps.clockNow, beforeRead: providerTransfers.syncAccount,
   });

@@ -72,6 +72,8 @@ export function connectRoutes(connect: ConnectService, documents: DocumentServic
           "1 = Monday .. 7 = Sunday) or monthly (monthDay, 1 to 28); on each due day at 06:00 Brasília time feira requests the payout of the whole " +
           "available balance if it reaches minimumAmount (cents), once per day, approved like any other request (sent at once with PAYOUT_AUTO_APPROVE). " +
           "In the sandbox the test clock drives it. A due day missed while no worker ran is paid once, as the latest due day, when a worker runs again. " +
+          "In provider settlement the schedule is the processor's own transfers of the seller's balance there (the simulator's in the sandbox, on the test clock), " +
+          "each listed as a read-only payout with source provider. " +
           "holdDays: the submerchant's split shares stay held that many days after payment (platform settlement; the sandbox's test clock counts them), then settle as usual.",
         params: IdParams, body: s.UpdateSubmerchantBody,
         response: { 200: s.Submerchant, ...errors(401, 403, 404, { 422: "payoutSchedule.weekDay is required when interval is weekly (1 = Monday .. 7 = Sunday)" }) },

@@ -7,10 +7,10 @@ import type { PayoutSchedule } from "./payout-schedule.js";
 // The payout schedules' SQL (payout-schedules.ts runs them): the schedule and its next due time
 // live on the submerchant's row.
 
-/** Sets (or clears, with null) a submerchant's schedule and its next due time. */
-export async function setSchedule(q: Queryable, id: string, schedule: PayoutSchedule | null, dueAt: Date | null): Promise<SubmerchantRow | undefined> {
+/** Sets (or clears, with null) a submerchant's schedule, when it was set (`from`) and its next due time. */
+export async function setSchedule(q: Queryable, id: string, schedule: PayoutSchedule | null, from: Date, dueAt: Date | null): Promise<SubmerchantRow | undefined> {
   const [row] = await q.update(submerchants)
-    .set({ payoutSchedule: schedule, payoutDueAt: dueAt, payoutClaimedUntil: null, updatedAt: new Date() })
+    .set({ payoutSchedule: schedule, payoutScheduleFrom: schedule ? from : null, payoutDueAt: dueAt, payoutClaimedUntil: null, updatedAt: new Date() })
     .where(eq(submerchants.id, id)).returning();
   return row;
 }

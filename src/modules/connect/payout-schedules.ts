@@ -44,8 +44,9 @@ export function createPayoutSchedules(deps: PayoutScheduleDeps) {
   async function set(ctx: RequestCtx, s: SubmerchantRow, input: PayoutScheduleInput): Promise<SubmerchantRow> {
     const schedule = parseSchedule(input);
     await deps.atProviders?.checkSchedule(ctx, s.id, schedule);
-    const due = schedule ? nextDueAt(schedule, await deps.clockNow(db, ctx)) : null;
-    const saved = (await repo.setSchedule(db, s.id, schedule, due)) ?? s;
+    const now = await deps.clockNow(db, ctx);
+    const due = schedule ? nextDueAt(schedule, now) : null;
+    const saved = (await repo.setSchedule(db, s.id, schedule, now, due)) ?? s;
     await deps.atProviders?.applySchedule(ctx, s.id, schedule);
     return saved;
   }

@@ -1,10 +1,13 @@
-import { withTx, type Db } from "../../db/client.js";
+import { withTx, type Db, type Queryable } from "../../db/client.js";
+import type { Scope } from "../../db/scope.js";
 import type { Task } from "../../jobs/runner.js";
+import { faultPoint } from "../../lib/faults.js";
 import { newId } from "../../lib/ids.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
 import type { LedgerService } from "../ledger/index.js";
 import { recordEvent } from "../webhooks/index.js";
 import * as payoutsRepo from "./payouts.repo.js";
+import { bookedAtProvider } from "./reconciliations.js";
 import { activeAccounts, type ReconcilableAccount } from "./reconciliations.repo.js";
 
 // Provider settlement's payouts (docs/guarantees.md, "Money in provider settlement"): the
@@ -14,13 +17,17 @@ import { activeAccounts, type ReconcilableAccount } from "./reconciliations.repo
 // (`source: "provider"`, approved, no fee) with the ledger's move out of the seller's atProvider
 // balance and its payout.paid event, in one transaction. The record is unique on (transfer_processor, transfer_id), the
 // processor's own id: several workers, restarts and a crash between the read and the commit make
-// one record and one booking. The task runs on an interval, and the reconciliation runs an
-// account's read before comparing its balance.
+// one record and one booking. The task runs on an interval and on each advance of a master's
+// sandbox test clock, and the reconciliation runs an account's read before comparing its balance.
+// The read is told the account's books (the scope's time, feira's atProvider figure, the
+// schedule): the simulator makes its transfers from them, a processor answers from its own.
 
 export interface ProviderTransferDeps {
   db: Db;
   processors: Pick<ProcessorRegistry, "adapter">;
-  ledger: Pick<LedgerService, "postProviderTransfer">;
+  ledger: Pick<LedgerService, "postProviderTransfer" | "balanceOf">;
+  /** "now" for a scope: real time, or the master's test clock in the sandbox. */
+  clockNow(q: Queryable, scope: Scope): Promise<Date>;
 }
 
 const JOB = "connect.provider-transfers";
@@ -33,12 +40,18 @@ export function createProviderTransfers(deps: ProviderTransferDeps) {
   async function syncAccount(a: ReconcilableAccount): Promise<number> {
     const capability = deps.processors.adapter(a.environment, a.processor)?.accounts;
     if (!capability?.transfersDone) return 0;
-    const read = await capability.transfersDone(a.externalId);
+    const read = await capability.transfersDone(a.externalId, {
+      now: await deps.clockNow(db, { merchantId: a.parentId, environment: a.environment }),
+      currency: a.currency, schedule: a.schedule, scheduleFrom: a.scheduleFrom,
+      booked: () => bookedAtProvider(deps.ledger, a),
+      recorded: async (id) => (await payoutsRepo.findByTransfer(db, a.processor, id)) !== undefined,
+    });
     // No answer: the next round asks again; nothing is booked on a guess.
     if (read.outcome !== "read") return 0;
     let n = 0;
     for (const t of read.transfers) {
       if (await payoutsRepo.findByTransfer(db, a.processor, t.id)) continue;
+      faultPoint("provider-transfer.after-read");
       const recorded = await withTx(db, async (tx) => {
         const row = await payoutsRepo.insertProviderPayout(tx, {
           id: newId("po"), merchantId: a.submerchantId, parentId: a.parentId, environment: a.environment,

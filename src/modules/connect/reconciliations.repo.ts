@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, isNotNull, or, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
 import { providerReconciliations as recs, submerchantProviderAccounts as accounts, submerchants } from "../../db/schema.js";
 import { inScope, type Scope } from "../../db/scope.js";
+import type { TransferSchedule } from "../../processors/accounts.js";
 
 // The daily reconciliation's SQL (reconciliations.ts runs it).
 
@@ -14,6 +15,10 @@ export interface ReconcilableAccount {
   parentId: string;
   environment: "sandbox" | "production";
   currency: string;
+  /** The seller's payout schedule (null: manual), what the processor's automatic transfers follow. */
+  schedule: TransferSchedule;
+  /** When the schedule was set (the test clock's time in the sandbox); null: before this was kept. */
+  scheduleFrom: Date | null;
 }
 
 /**
@@ -32,6 +37,7 @@ export async function activeAccounts(
   const rows = await q.select({
     submerchantId: accounts.submerchantId, processor: accounts.processor, externalId: accounts.externalId,
     parentId: accounts.parentId, environment: accounts.environment, currency: submerchants.currency,
+    schedule: submerchants.payoutSchedule, scheduleFrom: submerchants.payoutScheduleFrom,
   }).from(accounts).innerJoin(submerchants, eq(submerchants.id, accounts.submerchantId))
     .where(and(...where)).orderBy(asc(accounts.submerchantId), asc(accounts.processor)).limit(opts.limit);
   return rows.map((r) => ({ ...r, externalId: r.externalId ?? "" }));

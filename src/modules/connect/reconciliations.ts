@@ -32,14 +32,14 @@ export interface ReconciliationDeps {
 const JOB = "connect.reconcile";
 const PAGE = 50;
 
+/** feira's atProvider figure of a seller at a processor, in cents. */
+export async function bookedAtProvider(ledger: Pick<LedgerService, "balanceOf">, a: repo.ReconcilableAccount): Promise<number> {
+  const b = await ledger.balanceOf({ merchantId: a.submerchantId, environment: a.environment });
+  return b.atProvider.filter((x) => x.processor === a.processor && x.currency === a.currency).reduce((s, x) => s + x.amount, 0);
+}
+
 export function createReconciliations(deps: ReconciliationDeps) {
   const { db } = deps;
-
-  /** feira's atProvider figure of a seller at a processor, in cents. */
-  async function booked(a: repo.ReconcilableAccount): Promise<number> {
-    const b = await deps.ledger.balanceOf({ merchantId: a.submerchantId, environment: a.environment });
-    return b.atProvider.filter((x) => x.processor === a.processor && x.currency === a.currency).reduce((s, x) => s + x.amount, 0);
-  }
 
   /** One account's day: recorded once; returns the row this run recorded, if any. */
   async function reconcileOne(a: repo.ReconcilableAccount): Promise<repo.ReconciliationRow | undefined> {
@@ -51,7 +51,7 @@ export function createReconciliations(deps: ReconciliationDeps) {
     const key = { submerchantId: a.submerchantId, processor: a.processor, currency: a.currency, day };
     if (await repo.reconciled(db, key)) return undefined;
     await deps.beforeRead?.(a);
-    const feiraAmount = await booked(a);
+    const feiraAmount = await bookedAtProvider(deps.ledger, a);
     const read = await capability.balance({ externalId: a.externalId, currency: a.currency, booked: feiraAmount });
     // No answer: the next round asks again. A recipient the processor no longer knows holds nothing.
     if (read.outcome === "unknown") return undefined;

@@ -141,7 +141,7 @@ export function createSandboxProcessor(records: ProcessorRecords = memoryRecords
     // send answers "sending" (Efí's EM_PROCESSAMENTO) and any later read "sent" with an
     // end-to-end id of the real shape, dated when it was sent, so that integrations rehearse both
     // states. Recorded per transfer id: a repeated send is the same transfer.
-    accounts: sandboxAccounts,
+    accounts: sandboxAccounts(records),
     payouts: {
       async send(input) {
         await records.once("payout", input.transferId, async () => ({ endToEndId: makeEndToEndId(SANDBOX_ISPB, input.now, randomToken(11)) }));

@@ -276,6 +276,7 @@ export const en = {
   "payout.rejected": "Rejected",
   "payout.returned": "Returned by the bank",
   "payout.transfer": "Pix transfer",
+  "payout.source.platform": "Through feira", "payout.source.provider": "Made by the processor · read-only",
   "transfer.sending": "Sending", "transfer.sent": "Sent", "transfer.failed": "Failed",
   "links.product": "Product {n}",
   "links.productTitle": "Product name",

@@ -277,6 +277,7 @@ export const ptBR: Record<MessageKey, string> = {
   "payout.rejected": "Recusado",
   "payout.returned": "Devolvido pelo banco",
   "payout.transfer": "Transferência Pix",
+  "payout.source.platform": "Pela feira", "payout.source.provider": "Feito pelo processador · só leitura",
   "transfer.sending": "Enviando", "transfer.sent": "Enviada", "transfer.failed": "Falhou",
   "links.product": "Produto {n}",
   "links.productTitle": "Nome do produto",

@@ -17,13 +17,22 @@ type Submerchant = {
 };
 type Payout = {
   id: string; merchantId: string; amount: number; payoutFee: number; netAmount: number; status: string; createdAt: string; reason: string | null;
-  endToEndId: string | null; transfer: { status: "sending" | "sent" | "failed" } | null;
+  endToEndId: string | null; transfer: { status: "sending" | "sent" | "failed" } | null; source: "platform" | "provider";
 };
 
 /** The Pix transfer's state (when a processor sends it) and the end-to-end id that paid the payout. */
 function transferCell(p: PanelCtx, r: Payout): Html {
   if (!r.transfer && !r.endToEndId) return html`—`;
   return html`${r.transfer && badge(r.transfer.status, p.t(`transfer.${r.transfer.status}`))}${r.transfer && r.endToEndId && " "}${r.endToEndId && html`<code>${r.endToEndId}</code>`}`;
+}
+
+/**
+ * The status, and who pays: feira (a request approved or rejected here) or the processor (provider
+ * settlement: a record of its transfer from the seller's balance there, which nobody decides).
+ */
+function statusCell(p: PanelCtx, r: Payout): Html {
+  const { t } = p;
+  return html`${badge(r.status, t(`payout.${r.status}`))}${r.reason && ` ${t(`reason.${r.reason}`)}`}<br><span class="muted">${t(`payout.source.${r.source}`)}</span>`;
 }
 
 /**
@@ -37,7 +46,7 @@ function payoutTable(p: PanelCtx, rows: Payout[], names?: Map<string, string>): 
     names ? html`${link(`/panel/connect/${r.merchantId}`, names.get(r.merchantId) ?? r.merchantId)}<br><code class="muted">${r.id}</code>` : html`<code>${r.id}</code>`,
     // The fee under the amount it is taken from, not a column of its own (the table fits a desktop card).
     html`${p.money(r.amount, "BRL")}<br><span class="muted">${t("connect.fee")}: ${p.money(r.payoutFee, "BRL")}</span>`,
-    p.money(r.netAmount, "BRL"), html`${badge(r.status, t(`payout.${r.status}`))}${r.reason && ` ${t(`reason.${r.reason}`)}`}`, transferCell(p, r), p.date(r.createdAt),
+    p.money(r.netAmount, "BRL"), statusCell(p, r), transferCell(p, r), p.date(r.createdAt),
   ]), t("connect.noPayouts"));
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE "submerchants" ADD COLUMN "payout_schedule_from" timestamp with time zone;
