@@ -3,11 +3,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { queryRows, sql } from "../../src/db/client.js";
 import { addDays, calendarDate } from "../../src/lib/calendar.js";
-import { efiIds } from "../../src/processors/efi/client.js";
 import { methodCharge } from "../helpers/charges.js";
 import { startFakeEfi, type FakeEfi } from "../helpers/fake-efi.js";
-import { START_LIMIT_MS, createMerchant, makeStore, postJson, retryTakenOver, startFeira, type Store } from "../helpers/feira-process.js";
-import { efiProcessEnv } from "./live-efi-shared.js";
+import { START_LIMIT_MS, createMerchant, makeStore, postJson, startFeira, type Store } from "../helpers/feira-process.js";
+import { efiProcessEnv, retriedPix } from "./live-efi-shared.js";
 // run-suite: waits: feira as processes, killed at fault points and restarted
 
 // A Pix with a due date through Efí across kill -9 (FEIRA_FAULT=charge.after-authorize): the
@@ -47,12 +46,7 @@ test("killed between Efí's answer and feira's commit, the retry answers the one
   await store.release();
 
   const next = await startFeira(store, { env });
-  const answer = await retryTakenOver(`${next.url}/v1/charges`, merchant.productionKey, body, headers);
-  await next.stop();
-  assert.equal(answer?.status, 201, JSON.stringify(answer?.body));
-  const charge = answer!.body as { id: string; status: string; paymentDetails: { qrCode: string } };
-  assert.equal(charge.status, "pending");
-  assert.equal(efiIds.txid(charge.id), txid, "the retry kept the charge id, so the txid");
+  const charge = await retriedPix(next, merchant.productionKey, body, headers, txid);
   assert.equal(efi.cobvs.size, 1, "one cobv at Efí");
   assert.equal(charge.paymentDetails.qrCode, cobv.pixCopiaECola, "the payer has that cobv's BR Code");
   const rows = await queryRows<{ psp_ref_id: string }>((await store.inspect()).db, sql`select psp_ref_id from charges where environment = 'production'`);

@@ -6,9 +6,9 @@ import { queryRows, sql } from "../../src/db/client.js";
 import { efiIds } from "../../src/processors/efi/client.js";
 import { appsOn, expectStatus, testConfig } from "../helpers/app.js";
 import { startFakeEfi, type FakeEfi } from "../helpers/fake-efi.js";
-import { START_LIMIT_MS, makeStore, postJson, retryTakenOver, startFeira, type Store } from "../helpers/feira-process.js";
+import { START_LIMIT_MS, makeStore, postJson, startFeira, type Store } from "../helpers/feira-process.js";
 import { activate, call, createSubmerchant, FEES, seedMaster } from "../connect/helpers.js";
-import { efiAccount, efiProcessEnv } from "./live-efi-shared.js";
+import { efiAccount, efiProcessEnv, retriedPix } from "./live-efi-shared.js";
 import { pixCustomer } from "./live-shared.js";
 // run-suite: waits: feira as processes, killed at fault points and restarted
 
@@ -61,12 +61,7 @@ test("killed between the cob and its vínculo, the retry links the one cob befor
   assert.equal(efi.splitOf(txid), undefined, "and the cob is not linked yet");
 
   const next = await startFeira(store, { env });
-  const answer = await retryTakenOver(`${next.url}/v1/charges`, master.productionKey, body, headers);
-  await next.stop();
-  assert.equal(answer?.status, 201, JSON.stringify(answer?.body));
-  const charge = answer!.body as { id: string; status: string; paymentDetails: { qrCode: string } };
-  assert.equal(charge.status, "pending");
-  assert.equal(efiIds.txid(charge.id), txid, "the retry kept the charge id, so the txid");
+  const charge = await retriedPix(next, master.productionKey, body, headers, txid);
   assert.equal(efi.ctx.cobs.size, 1, "one cob at Efí");
   assert.equal(efi.splitOf(txid)?.id, efiIds.splitConfig(charge.id), "linked to the charge's split configuration");
   assert.deepEqual(efi.splitOf(txid)?.split.repasses.map((r) => [r.favorecido.conta, r.valor]), [[ACCOUNT, "29.70"]]);

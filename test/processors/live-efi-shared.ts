@@ -1,8 +1,10 @@
+import assert from "node:assert/strict";
 import { NO_LIVE_PROCESSORS } from "../../src/config.js";
 import { efiIds } from "../../src/processors/efi/client.js";
 import { buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
 import { createCharge, methodCharge, post } from "../helpers/charges.js";
 import { startFakeEfi, type FakeEfi } from "../helpers/fake-efi.js";
+import { retryTakenOver } from "../helpers/feira-process.js";
 import { freePort } from "../helpers/process.js";
 import { pixCustomer } from "./live-shared.js";
 
@@ -80,3 +82,17 @@ export async function efiPix(w: EfiWorld, extra: Record<string, unknown> = {}) {
 
 /** The fake's calls of a route, e.g. `GET /v2/cob/<txid>`. */
 export const calls = (w: EfiWorld, route: string) => w.efi.core.requests.filter((r) => r.route === route).length;
+
+/**
+ * A crash test's retry on a restarted process (the same Idempotency-Key): the charge answered
+ * pending under the txid the dead process's attempt used at Efí.
+ */
+export async function retriedPix(next: { url: string; stop(): Promise<void> }, key: string, body: unknown, headers: Record<string, string>, txid: string) {
+  const answer = await retryTakenOver(`${next.url}/v1/charges`, key, body, headers);
+  await next.stop();
+  assert.equal(answer?.status, 201, JSON.stringify(answer?.body));
+  const charge = answer!.body as { id: string; status: string; paymentDetails: { qrCode: string } };
+  assert.equal(charge.status, "pending");
+  assert.equal(efiIds.txid(charge.id), txid, "the retry kept the charge id, so the txid");
+  return charge;
+}
