@@ -79,6 +79,14 @@ test("last runs", () => { console.log("last ran"); });`,
   assert.match(run.out, /last ran/);
 });
 
+test("a process of the suite's runner that spins past its file's timeout is killed by the watchdog, which names the file", () => {
+  // A synchronous loop: the file's own timeout, a timer of the same process, never fires.
+  const run = suite({ "spin.test.ts": `import { test } from "node:test";\ntest("spins", () => { for (;;) {} });` }, { FEIRA_TEST_FILE_TIMEOUT_MS: "3000", FEIRA_TEST_WATCHDOG_MS: "5000" }, 90_000);
+  assert.notEqual(run.status, null, `the run hung:\n${run.out}`);
+  assert.equal(run.status, 1, run.out);
+  assert.match(run.out, new RegExp(`✖ FAILED ${run.rel("spin.test.ts")}: its process printed nothing for 8 s and was killed`));
+});
+
 test("the topology run ends too when a file leaves a server open or hangs, and reports both as failed", () => {
   const sub = path.join(dir, "topology");
   mkdirSync(sub);
