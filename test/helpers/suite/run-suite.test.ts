@@ -8,6 +8,7 @@ import { pidAlive, tempDir } from "../temp-dirs.js";
 import { readFiles, ROOT, suiteFiles } from "./plan.js";
 import { until } from "../wait.js";
 import { throwawayUnavailable } from "./throwaway-postgres.js";
+// run-suite: waits: it starts the runners on fixture files and waits for them (17 s of CPU in 81 s)
 
 // The suite's runner (run-suite.ts) on files made here: files share a process yet keep their
 // own hooks, a failure fails the run naming file and test, and the PostgreSQL-marked files run
