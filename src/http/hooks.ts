@@ -79,7 +79,7 @@ export function registerHooks(app: FastifyInstance, deps: HookDeps) {
   app.addHook("onSend", echoRequestId);
   // 2. The answer is stored under its claim (a 4xx drops the claim, a 5xx releases it).
   app.addHook("onSend", idempotency.store);
-  // 3. A draining process closes each connection it answers.
+  // 3. A draining or closing process closes each connection it answers.
   app.addHook("onSend", drain.closeConnection);
   // 4. With DATABASE_REPLICA_URL, a request that may have written holds its caller's lists on
   //    the primary until its write is recorded, in onResponse (src/http/read-your-writes.ts).

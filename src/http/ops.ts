@@ -84,14 +84,19 @@ export function drainSwitch(app: FastifyInstance) {
     socket.once("close", () => unused.delete(socket));
   });
   app.server.on("request", (req: { socket: net.Socket }) => unused.delete(req.socket));
+  // A request in flight when close() began (Node's close ends only the connections with none) is
+  // served, and its answer closes its connection too: kept alive, the connection held close() for
+  // the keep-alive timeout (72 s) after its answer, as a provider's notice arriving at a test's end did.
+  let closing = false;
   return {
     draining: () => on,
-    /** For preClose: the connections that have not sent a byte are ended. */
+    /** For preClose: the connections that have not sent a byte are ended, and the next answers close theirs. */
     closeUnused: async () => {
+      closing = true;
       for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
     },
     closeConnection: async (_req: FastifyRequest, reply: FastifyReply) => {
-      if (on) reply.header("connection", "close");
+      if (on || closing) reply.header("connection", "close");
     },
   };
 }

@@ -4,9 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { tempDir } from "../temp-dirs.js";
+import { pidAlive, tempDir } from "../temp-dirs.js";
 import { readFiles, ROOT, suiteFiles } from "./plan.js";
+import { until } from "../wait.js";
 import { throwawayUnavailable } from "./throwaway-postgres.js";
+// run-suite: waits: it starts the runners on fixture files and waits for them (17 s of CPU in 81 s)
 
 // The suite's runner (run-suite.ts) on files made here: files share a process yet keep their
 // own hooks, a failure fails the run naming file and test, and the PostgreSQL-marked files run
@@ -78,6 +80,14 @@ test("last runs", () => { console.log("last ran"); });`,
   assert.match(run.out, /last ran/);
 });
 
+test("a process of the suite's runner that spins past its file's timeout is killed by the watchdog, which names the file", () => {
+  // A synchronous loop: the file's own timeout, a timer of the same process, never fires.
+  const run = suite({ "spin.test.ts": `import { test } from "node:test";\ntest("spins", () => { for (;;) {} });` }, { FEIRA_TEST_FILE_TIMEOUT_MS: "3000", FEIRA_TEST_WATCHDOG_MS: "5000" }, 90_000);
+  assert.notEqual(run.status, null, `the run hung:\n${run.out}`);
+  assert.equal(run.status, 1, run.out);
+  assert.match(run.out, new RegExp(`✖ FAILED ${run.rel("spin.test.ts")}: its process printed nothing for 8 s and was killed`));
+});
+
 test("the topology run ends too when a file leaves a server open or hangs, and reports both as failed", () => {
   const sub = path.join(dir, "topology");
   mkdirSync(sub);
@@ -92,7 +102,41 @@ test("the topology run ends too when a file leaves a server open or hangs, and r
   assert.equal(r.status, 1, out);
   assert.match(out, /closing the processes failed/);
   assert.match(out, new RegExp(`test timed out after ${FILE_TIMEOUT_MS}ms`));
-  assert.match(out, /# fail 1\n# cancelled 1\n/);
+  assert.match(out, /# 2 files, \d+ tests: 1 pass, 1 fail, 0 skipped, 0 todo, 1 cancelled/);
+});
+
+test("the topology run kills a file whose runner prints nothing and does not exit, names it, runs it once more, and fails if it stalls again", async () => {
+  const sub = path.join(dir, "stall");
+  mkdirSync(sub);
+  // The file stops its `node --test` process (SIGSTOP: silent, never exits, as the runner that
+  // once spun for 10 minutes in CI), then waits forever itself; "once" only on its first run.
+  const stall = (name: string, once: boolean) => `import { existsSync, writeFileSync } from "node:fs";
+import { test } from "node:test";
+test("${name} stalls its runner", async () => {
+  ${once ? `if (existsSync(new URL("./${name}.pid", import.meta.url))) return;` : ""}
+  writeFileSync(new URL("./${name}.pid", import.meta.url), String(process.pid));
+  process.kill(process.ppid, "SIGSTOP");
+  await new Promise(() => setInterval(() => {}, 1_000));
+});`;
+  writeFileSync(path.join(sub, "once.test.ts"), stall("once", true));
+  writeFileSync(path.join(sub, "always.test.ts"), stall("always", false));
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "test/helpers/topology-run.ts"), path.join(sub, "once.test.ts"), path.join(sub, "always.test.ts")], {
+    cwd: ROOT, encoding: "utf8", timeout: 90_000, env: { ...process.env, DATABASE_URL: "postgres://unused@127.0.0.1:1/none", FEIRA_TEST_WATCHDOG_MS: "8000" },
+  });
+  const out = r.stdout + r.stderr;
+  assert.notEqual(r.status, null, `the run hung:\n${out}`);
+  assert.equal(r.status, 1, out);
+  const once = path.join(sub, "once.test.ts");
+  const always = path.join(sub, "always.test.ts");
+  assert.equal(out.split(`✖ STALLED ${once}: no output and no exit for 8 s (attempt 1)`).length, 2, out);
+  assert.match(out, new RegExp(`✔ ${once} \\(1 tests`));
+  assert.match(out, new RegExp(`✖ STALLED ${always}: no output and no exit for 8 s \\(attempt 2\\)`));
+  assert.match(out, new RegExp(`# failed files:\n#   ${always} \\(stalled twice\\)\n# stalled`));
+  for (const name of ["once", "always"]) {
+    const pid = Number(readFileSync(path.join(sub, `${name}.pid`), "utf8"));
+    // Killed, it is a zombie until init reaps it.
+    await until(`${name}'s process ${pid} killed`, () => !pidAlive(pid));
+  }
 });
 
 test("a file marked waits runs in a lane beside the CPU lane, not after it", () => {

@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { durationKey, loadDurations, readFiles, ROOT, saveDurations, split, suiteFiles, type Job, type TestFile, type Work } from "./plan.js";
+import { durationKey, FILE_TIMEOUT_MS, loadDurations, readFiles, ROOT, saveDurations, split, suiteFiles, type Job, type TestFile, type Work } from "./plan.js";
 import { startThrowawayPostgres, throwawayUnavailable, type ThrowawayPostgres } from "./throwaway-postgres.js";
+import { killTree, spawnWatched, WATCHDOG_MS } from "./watchdog.js";
 
 // `npm test`: the suite (or the files given) in a few node processes instead of one per file.
 // Each process imports many test files (shard.ts), so tsx and the app's module graph load once
@@ -38,7 +39,7 @@ if (work.some((w) => w.postgres) && !onPostgres) {
   cluster.then((c) => (stopCluster = c.stop), () => undefined);
 }
 const children = new Set<ChildProcess>();
-const teardown = () => { for (const c of children) c.kill("SIGKILL"); stopCluster(); };
+const teardown = () => { for (const c of children) killTree(c.pid!); stopCluster(); };
 process.once("exit", teardown);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => { teardown(); process.exit(130); });
 
@@ -58,9 +59,16 @@ async function runJob(job: Job): Promise<void> {
     env.DATABASE_URL = url;
   }
   const tag = job.postgres && !onPostgres ? " [PostgreSQL]" : "";
-  const child = spawn(process.execPath, ["--import", "tsx", `--test-reporter=${reporter}`, shard, ...job.files], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
-  children.add(child);
+  // The watchdog (watchdog.ts): a process silent past a file's own timeout and 5 min more is
+  // stalled (its timeout could not fire): it is killed, and the file it was on is named.
   const reported = new Set<string>();
+  const run = spawnWatched(["--import", "tsx", `--test-reporter=${reporter}`, shard, ...job.files], {
+    cwd: ROOT, env, silenceMs: FILE_TIMEOUT_MS + WATCHDOG_MS,
+    onOutput: (chunk, stream) => { if (stream === "stderr") process.stderr.write(chunk); },
+    onStall: () => failures.push(`  ✖ FAILED ${job.files.find((f) => !reported.has(f))}${tag}: its process printed nothing for ${(FILE_TIMEOUT_MS + WATCHDOG_MS) / 1000} s and was killed`),
+  });
+  const child = run.child;
+  children.add(child);
   let block: string[] | undefined; // the lines of a failure being printed
   const before = failures.length;
   for await (const line of createInterface({ input: child.stdout! })) {
@@ -85,7 +93,7 @@ async function runJob(job: Job): Promise<void> {
     process.stdout.write(`${line}\n`);
   }
   if (block) failures.push(block.join("\n"));
-  const code = await new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once("exit", (c) => resolve(c))));
+  const { code } = await run.ended;
   children.delete(child);
   const missing = job.files.filter((f) => !reported.has(f));
   if (missing.length > 0 || (code !== 0 && failures.length === before)) {
