@@ -6,7 +6,8 @@ import { AppError } from "../../core/errors.js";
 import type { Sealer } from "../../lib/crypto.js";
 import type { FoundDispute } from "../../processors/processor.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
-import type { ChargeDisputes, ChargeDisputesView, ChargeService, ProviderDisputeHandler } from "../charges/index.js";
+import type { ChargeDisputes, ChargeDisputesView, ChargeRow, ChargeService, ProviderDisputeHandler } from "../charges/index.js";
+import type { SellerAccounts } from "../../processors/provider-split.js";
 import { canMove } from "./dispute-status.js";
 import { findByRef, openProviderDisputes } from "./disputes.repo.js";
 import { disputeRoutes } from "./disputes.routes.js";
@@ -23,6 +24,8 @@ export interface DisputesModuleDeps {
   charges: Pick<ChargeService, "get">;
   chargeModule: {
     disputeMoney: ChargeDisputes; showDisputes(view: ChargeDisputesView): void; handleDisputes(handler: ProviderDisputeHandler): void;
+    /** What a call about a live charge's payment carries of its sellers (a payment on a seller's own account). */
+    chargeSellers(charge: ChargeRow): Promise<SellerAccounts>;
     /** Reads disputes back at their provider and applies them (the charge path's provider sync). */
     sync: {
       syncDisputes(processor: string, refs: readonly string[]): Promise<void>;
@@ -43,6 +46,7 @@ export function createDisputesModule(deps: DisputesModuleDeps) {
   const service = createDisputeService({
     db: deps.db, sealer: deps.sealer, charges: deps.charges, money: deps.chargeModule.disputeMoney, clockNow: deps.clock.now,
     capabilityOf: (processor) => deps.processors.adapter("production", processor)?.disputes,
+    sellersOf: deps.chargeModule.chargeSellers,
   });
   deps.chargeModule.showDisputes(service.ofCharge);
   // A provider's dispute of a live charge (its notice read back, or a payment read carrying it).
