@@ -11,7 +11,7 @@ import { until } from "../helpers/wait.js";
 import { fakeAccounts, pixCustomer, runTask } from "../processors/live-shared.js";
 import { activate, assertLedgerInvariants, call, createSubmerchant, FEES, seedMaster } from "./helpers.js";
 import { linkMercadoPago } from "./mercadopago-sellers.js";
-import { disputesOfCharge, sendEvidence } from "../disputes/helpers.js";
+import { disputesOfCharge, getDispute, sendEvidence } from "../disputes/helpers.js";
 
 // A provider-settled Mercado Pago payment is the seller's: made with the seller's access token,
 // Mercado Pago shows it to that token only (the fake follows its marketplace guide:
@@ -180,5 +180,15 @@ test("a chargeback of a seller's payment is the seller's at Mercado Pago: its no
   const posts = mp.requests.slice(upload).filter((r) => r.route === `POST /v1/chargebacks/${cb.id}/documentation`);
   assert.deepEqual(posts.map((r) => r.headers.authorization), [sellerToken]);
   await mp.flushWebhooks();
+
+  // The decision's notice is lost: the disputes' reconciliation reads the chargeback with the seller's token too.
+  mp.setWebhookFault("drop", 1);
+  assert.equal(typeof mp.decideChargeback(String(cb.id), "won"), "object");
+  await mp.flushWebhooks();
+  assert.equal((await getDispute(t, master.productionKey, d.id)).status, "under_review", "the notice was dropped");
+  const reconcile = t.services.modules.disputes.tasks.find((k) => k.name === "disputes.reconcile-live")!;
+  for (let i = 0; i < 10 && (await getDispute(t, master.productionKey, d.id)).status === "under_review"; i++) await reconcile.run();
+  assert.equal((await getDispute(t, master.productionKey, d.id)).status, "won");
+  assert.deepEqual(await atProvider(seller.id), [{ processor: "mercadopago", currency: "BRL", amount: before }], "won: the seller's share is back");
   await assertLedgerInvariants(t);
 });
