@@ -62,6 +62,11 @@ export interface NoticeReferences {
   debits?: readonly string[];
   /** Disputes of the disputes capability. */
   disputes?: readonly string[];
+  /**
+   * The provider's account the named disputes are of, when the notice says (Mercado Pago's
+   * `user_id`): a seller's account there, whose own token reads them, or the operator's own.
+   */
+  account?: string;
 }
 
 export type NoticeReading =

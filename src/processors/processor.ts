@@ -279,8 +279,11 @@ export type ListedDispute = Omit<FoundDispute, "chargeRef"> & { chargeRef(): Pro
 export interface DisputeCapability {
   /** The provider's name as merchants know it (its dashboard, in feira's messages). */
   provider: string;
-  /** A dispute a notice names, read back from the provider. */
-  lookup?(input: { disputeRef: string }): Promise<DisputeState>;
+  /**
+   * A dispute a notice names, read back from the provider; `sellers`: the seller's account it is
+   * of, for a processor whose sellers' payments (and so their disputes) are the sellers' own.
+   */
+  lookup?(input: { disputeRef: string } & SellerAccounts): Promise<DisputeState>;
   /**
    * The provider's disputes opened or changed lately, for a provider that announces them by no
    * notice (Efí's MED infractions, read in a time window every round); each is applied once per
@@ -288,7 +291,7 @@ export interface DisputeCapability {
    */
   recent?(input: { now: Date }): Promise<{ outcome: "read"; disputes: ListedDispute[] } | { outcome: "unknown"; failure: ProcessorFailure }>;
   /** Absent when evidence is answered in the provider's own dashboard (a 422 saying so). */
-  submitEvidence?(input: { disputeRef: string; text: string; files: { name: string; contentType: string; data: Buffer }[] }): Promise<EvidenceResult>;
+  submitEvidence?(input: { disputeRef: string; text: string; files: { name: string; contentType: string; data: Buffer }[] } & SellerAccounts): Promise<EvidenceResult>;
 }
 
 /**

@@ -11,6 +11,7 @@ import { until } from "../helpers/wait.js";
 import { fakeAccounts, pixCustomer, runTask } from "../processors/live-shared.js";
 import { activate, assertLedgerInvariants, call, createSubmerchant, FEES, seedMaster } from "./helpers.js";
 import { linkMercadoPago } from "./mercadopago-sellers.js";
+import { disputesOfCharge, getDispute, sendEvidence } from "../disputes/helpers.js";
 
 // A provider-settled Mercado Pago payment is the seller's: made with the seller's access token,
 // Mercado Pago shows it to that token only (the fake follows its marketplace guide:
@@ -27,6 +28,7 @@ let t: TestApp;
 let master: SeededMerchant;
 let seller: { id: string; userId: number };
 const OPERATOR_RECIPIENT = "rp_operator0000000000";
+const PDF_FILE = { field: "files", filename: "receipt.pdf", contentType: "application/pdf", content: Buffer.from("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n") };
 
 before(async () => {
   [mp, pagarme] = await Promise.all([startFakeMercadoPago({ webhookRetries: 0 }), startFakePagarme()]);
@@ -146,5 +148,47 @@ test("an expired Pix on a seller's account is read and cancelled there before th
   const sellerToken = `Bearer ${mp.oauth.sellers.get(seller.userId)!.accessToken}`;
   const cancels = mp.requests.filter((r) => r.route === `PUT /v1/payments/${pix.paymentId}`);
   assert.deepEqual(cancels.map((r) => r.headers.authorization), [sellerToken]);
+  await assertLedgerInvariants(t);
+});
+
+test("a chargeback of a seller's payment is the seller's at Mercado Pago: its notice (the seller's user_id) is read with the seller's token, the dispute opens and takes the seller's share back out of its balance at the processor, and the evidence is uploaded with the seller's token", async () => {
+  const id = await sellerCard();
+  assert.equal((await charge(id)).status, "paid");
+  await mp.flushWebhooks();
+  const before = (await atProvider(seller.id))[0]?.amount ?? 0;
+  const paymentId = paymentOf(id)!.id;
+  const from = mp.requests.length;
+  assert.equal(typeof mp.chargeback(paymentId), "object");
+  await mp.flushWebhooks();
+  const cb = [...mp.chargebacks.values()].find((x) => (x.payments as number[])[0] === paymentId)!;
+  const sellerToken = `Bearer ${mp.oauth.sellers.get(seller.userId)!.accessToken}`;
+  const [d] = await disputesOfCharge(t, master.productionKey, id);
+  assert.ok(d, "the chargebacks notice opened a dispute");
+  assert.deepEqual([d.kind, d.status, d.amount], ["chargeback", "needs_response", 100]);
+  const reads = mp.requests.slice(from).filter((r) => r.route === `GET /v1/chargebacks/${cb.id}`);
+  assert.ok(reads.length > 0, "the chargeback was read back");
+  for (const r of reads) assert.equal(r.headers.authorization, sellerToken);
+  // The seller's 30 % of the net (2640) goes back at the processor with the chargeback.
+  assert.deepEqual(await atProvider(seller.id), [{ processor: "mercadopago", currency: "BRL", amount: before - 2640 }]);
+  await assertLedgerInvariants(t);
+
+  const upload = mp.requests.length;
+  const sent = await sendEvidence(t, master.productionKey, d.id, [{ field: "text", content: "Delivered and signed for." }, PDF_FILE]);
+  expectStatus(sent, 200);
+  assert.equal(sent.json().status, "under_review");
+  assert.deepEqual(mp.chargebackUploads(String(cb.id)).map((u) => u.map((f) => f.name)), [["receipt.pdf"]]);
+  const posts = mp.requests.slice(upload).filter((r) => r.route === `POST /v1/chargebacks/${cb.id}/documentation`);
+  assert.deepEqual(posts.map((r) => r.headers.authorization), [sellerToken]);
+  await mp.flushWebhooks();
+
+  // The decision's notice is lost: the disputes' reconciliation reads the chargeback with the seller's token too.
+  mp.setWebhookFault("drop", 1);
+  assert.equal(typeof mp.decideChargeback(String(cb.id), "won"), "object");
+  await mp.flushWebhooks();
+  assert.equal((await getDispute(t, master.productionKey, d.id)).status, "under_review", "the notice was dropped");
+  const reconcile = t.services.modules.disputes.tasks.find((k) => k.name === "disputes.reconcile-live")!;
+  for (let i = 0; i < 10 && (await getDispute(t, master.productionKey, d.id)).status === "under_review"; i++) await reconcile.run();
+  assert.equal((await getDispute(t, master.productionKey, d.id)).status, "won");
+  assert.deepEqual(await atProvider(seller.id), [{ processor: "mercadopago", currency: "BRL", amount: before }], "won: the seller's share is back");
   await assertLedgerInvariants(t);
 });

@@ -7,7 +7,11 @@ import type { ApiRequest, Reply } from "./fake-provider.js";
 // date_documentation_deadline, dates, live_mode), documentation uploaded as multipart `files[]`
 // (JPG, PNG or PDF, 10 MB in all) to POST /v1/chargebacks/{id}/documentation, which makes
 // documentation_status `review_pending`, and the decision in coverage_applied. Each change is
-// announced with a signed `chargebacks` notice naming the chargeback.
+// announced with a signed `chargebacks` notice naming the chargeback. A chargeback is of its
+// payment's account (its collector): a seller's payment made through the marketplace's OAuth has
+// its chargeback on the seller's account, seen and answered with the seller's token only, and
+// announced with the seller's user_id, as the payment's own notices are (Mercado Pago's
+// marketplace guide: the seller's resources are reached with the seller's access token).
 
 type Obj = Record<string, unknown>;
 export type ChargebackDecision = "won" | "lost";
@@ -19,7 +23,8 @@ const MAX_TOTAL = 10 * 1024 * 1024;
 export interface FakeChargebacks {
   all: Map<string, Obj>;
   /** Opens a chargeback of `amountMinor` on a payment; its documentation is due in `days`. */
-  open(paymentId: number, amountMinor: number, opts?: { days?: number; eligible?: boolean }): Obj;
+  /** `owner`: the account of the payment (its collector_id); the application's when absent. */
+  open(paymentId: number, amountMinor: number, opts?: { days?: number; eligible?: boolean; owner?: number }): Obj;
   /** Mercado Pago's decision: won (coverage applied) or lost. */
   decide(id: string, outcome: ChargebackDecision): Obj | string;
   /** Uploads received per chargeback: each a list of the files' names and types. */
@@ -30,8 +35,8 @@ export interface FakeChargebacks {
    * does not rule out).
    */
   announceUploadsFirst(on: boolean): void;
-  /** The API routes of chargebacks; undefined for another path. */
-  api(req: ApiRequest): Promise<Reply> | Reply | undefined;
+  /** The API routes of chargebacks, for the account of the caller's token; undefined for another path. */
+  api(req: ApiRequest, caller: number): Promise<Reply> | Reply | undefined;
 }
 
 /** The files of a multipart body, by its boundary (the fake's body is text: sizes are of its characters). */
@@ -48,15 +53,17 @@ function multipartFiles(req: ApiRequest): { field: string; name: string; type: s
   });
 }
 
-export function fakeChargebacks(opts: { notify(id: string): void; nextId(): number; flush(): Promise<void> }): FakeChargebacks {
+export function fakeChargebacks(opts: { notify(id: string, owner?: number): void; nextId(): number; flush(): Promise<void> }): FakeChargebacks {
   const all = new Map<string, Obj>();
+  /** Each chargeback's account, when not the application's (not a field of the documented object). */
+  const owners = new Map<string, number>();
   let uploadsFirst = false;
   const received = new Map<string, { name: string; type: string; size: number }[][]>();
   const fail = (e: MpError): Reply => ({ status: e.status, body: e });
 
   function change(cb: Obj, patch: Obj): Obj {
     Object.assign(cb, patch, { date_last_updated: mpDate() });
-    opts.notify(String(cb.id));
+    opts.notify(String(cb.id), owners.get(String(cb.id)));
     return cb;
   }
 
@@ -88,7 +95,8 @@ export function fakeChargebacks(opts: { notify(id: string): void; nextId(): numb
         date_documentation_deadline: mpDate(new Date(Date.now() + (o.days ?? 10) * DAY_MS)), date_created: mpDate(), date_last_updated: mpDate(), live_mode: true,
       };
       all.set(id, cb);
-      opts.notify(id);
+      if (o.owner !== undefined) owners.set(id, o.owner);
+      opts.notify(id, o.owner);
       return cb;
     },
     decide(id, outcome) {
@@ -99,11 +107,12 @@ export function fakeChargebacks(opts: { notify(id: string): void; nextId(): numb
     },
     uploads: (id) => received.get(id) ?? [],
     announceUploadsFirst: (on) => { uploadsFirst = on; },
-    api(req) {
+    api(req, caller) {
       const m = /^\/v1\/chargebacks\/(\w+)(\/documentation)?$/.exec(req.path);
       if (!m) return undefined;
       const cb = all.get(m[1]!);
-      if (!cb) return fail(mpError(404, "chargeback not found"));
+      // Another account's chargeback is not found, as another account's payment is.
+      if (!cb || (owners.has(m[1]!) && owners.get(m[1]!) !== caller)) return fail(mpError(404, "chargeback not found"));
       if (req.method === "GET" && !m[2]) return { status: 200, body: cb };
       if (req.method === "POST" && m[2]) return documentation(cb, req);
       return fail(mpError(404, "resource not found"));

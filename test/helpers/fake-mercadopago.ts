@@ -121,7 +121,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
   const notices = mercadopagoNotices({ core, webhookSecret, signatureTs: opts.signatureTs, collectorId });
   const send = notices.send;
   const notify = (p: Payment, action: "payment.created" | "payment.updated") => send(p.notification_url ?? core.webhookUrl(), String(p.id), "payment", action, p.collector_id);
-  const chargebacks = fakeChargebacks({ notify: (id) => send(core.webhookUrl(), id, "chargebacks", "chargeback.updated"), nextId: () => nextRefund++, flush: () => core.controls.flushWebhooks() });
+  const chargebacks = fakeChargebacks({ notify: (id, owner) => send(core.webhookUrl(), id, "chargebacks", "chargeback.updated", owner), nextId: () => nextRefund++, flush: () => core.controls.flushWebhooks() });
 
   function update(p: Payment, status: string, detail: string, extra: Obj = {}): Obj {
     Object.assign(p, { status, status_detail: detail, date_last_updated: mpDate() }, extra);
@@ -253,7 +253,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
     }
     if (bearer !== accessToken && own === undefined) return fail(mpError(401, seller === "expired" ? "expired access token" : "invalid access token", [], "unauthorized"));
     // Chargebacks' documentation is multipart, not JSON.
-    const cb = chargebacks.api(req);
+    const cb = chargebacks.api(req, own ?? collectorId);
     if (cb) return cb;
     if (req.jsonInvalid) return fail(mpError(400, "Malformed JSON"));
     if (method === "POST" && path === "/v1/payments") return once(req, "POST /v1/payments", true, () => createPayment(req, own));
@@ -316,7 +316,7 @@ export async function startFakeMercadoPago(opts: FakeMercadoPagoOptions = {}): P
       const m = money.get(p.id)!;
       // The payment says charged_back first; the chargeback's own notice follows.
       const out = update(p, "charged_back", "in_process");
-      chargebacks.open(p.id, m.amount - m.refunded);
+      chargebacks.open(p.id, m.amount - m.refunded, { owner: p.collector_id });
       return out;
     },
   };

@@ -27,7 +27,9 @@ import { releaseRoutes } from "./holds/release.routes.js";
 import { sandboxRoutes } from "./sandbox/sandbox.routes.js";
 import { sandboxBankRoutes } from "./sandbox/sandbox-bank.routes.js";
 import { createWaitingCharges } from "./create/waiting-charges.js";
-import type { ChargeSellers } from "./charge-sellers.js";
+import { sellersOf, type ChargeSellers } from "./charge-sellers.js";
+import type { ChargeRow } from "./charges.mapper.js";
+import type { SellerAccounts } from "../../processors/provider-split.js";
 
 // The charge path: its internal API (check a ChargeCommand, create what was checked, or submit
 // both), refunds, the effects every status change has (ledger, outbox, listeners of other
@@ -41,7 +43,7 @@ export interface ChargesModuleDeps {
   customers: Pick<CustomerService, "get" | "inlineForCharge" | "named" | "validateInline">;
   cards: Pick<CardService, "cardForCharge">;
   ledger: LedgerService;
-  connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts" | "chargeSellers" | "checkCanResend">;
+  connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts" | "chargeSellers" | "sellerAccount" | "checkCanResend">;
   /** Reads back the payouts' transfers a provider's notice names (connect's payout transfers). */
   payoutNotices?: PayoutNotices;
   /** Reads back the Pix Automático recurrences a provider's notice names (subscriptions' live mandates). */
@@ -58,7 +60,12 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   // A payment on a seller's own account is read, cancelled and refunded with the seller's token (charge-sellers.ts).
   const sellers: ChargeSellers = (charge) => deps.connect.chargeSellers(charge);
   const refunds = createRefundService({ db, effects, ledger: deps.ledger, processorFor: service.processorFor, amountLimits: config.amountLimits, sellers });
-  const sync = createProviderSync({ db, effects, processors: deps.processors, ledger: deps.ledger, sellers });
+  /** What a call about a live charge's payment (its dispute's evidence) carries of its sellers; 422 when a seller's authorization cannot be had. */
+  const chargeSellers = async (charge: ChargeRow): Promise<SellerAccounts> => {
+    const processor = sync.processorOf(charge);
+    return processor ? sellersOf(charge, processor, sellers) : {};
+  };
+  const sync = createProviderSync({ db, effects, processors: deps.processors, ledger: deps.ledger, sellers, sellerAccount: deps.connect.sellerAccount });
   const liveExpiry = createLiveExpiry({ db, sync });
   const chargeCancel = createChargeCancel({ sync });
   const disputeMoney = createChargeDisputes({ effects, ledger: deps.ledger });
@@ -104,7 +111,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
   };
   // A provider's disputes go to the disputes module (built after this one), which registers itself.
   const handleDisputes = sync.handleDisputes;
-  return { service, useClock: service.useClock, refunds, effects, sync, notices, page, liveExpiry, cancelOpen: chargeCancel.cancelOpen, disputeMoney, showDisputes, handleDisputes, routes, tasks };
+  return { service, useClock: service.useClock, refunds, effects, sync, notices, page, liveExpiry, cancelOpen: chargeCancel.cancelOpen, disputeMoney, showDisputes, handleDisputes, chargeSellers, routes, tasks };
 }
 
 export type ChargesModule = ReturnType<typeof createChargesModule>;

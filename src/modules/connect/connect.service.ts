@@ -4,6 +4,7 @@ import { withTx, type Db } from "../../db/client.js";
 import type { Task } from "../../jobs/runner.js";
 import { scopeOf } from "../../db/scope.js";
 import { AppError, invalid, notFound } from "../../core/errors.js";
+import type { ProviderAccountRef } from "../../processors/provider-split.js";
 import type { RequestCtx } from "../../core/context.js";
 import { formatDocument, normalizeDocument } from "../../lib/documents.js";
 import { seededId } from "../../lib/ids.js";
@@ -15,7 +16,7 @@ import * as repo from "./connect.repo.js";
 import type { CreateSubmerchantBody, ListSubmerchantsQuery } from "./connect.schemas.js";
 import { SORTABLE } from "./connect.schemas.js";
 import { providerSplitAccounts } from "./provider-split.js";
-import { activeProviderAccount } from "./provider-accounts.repo.js";
+import { activeProviderAccount, providerAccountsByExternalId } from "./provider-accounts.repo.js";
 import type { SellerTokens } from "./seller-tokens.js";
 import { checkSplitRules, type SplitRule } from "./split-rules.js";
 import { connectSettlement, saveSettlement, type Settlement } from "./settlement.js";
@@ -261,6 +262,21 @@ export function createConnectService(deps: ConnectDeps) {
   }
 
   /**
+   * The seller's account a processor's notice names by the processor's own id of it (Mercado
+   * Pago's user_id), its token fresh; null when no seller's account there has that id (the
+   * operator's own, or none feira knows). Throws 422 submerchant_not_at_provider when the seller's
+   * authorization has expired or was revoked.
+   */
+  async function sellerAccount(processor: string, externalId: string): Promise<ProviderAccountRef | null> {
+    const [found] = await providerAccountsByExternalId(db, processor, externalId);
+    if (!found) return null;
+    if (found.status !== "active" || !found.accessTokenSealed) {
+      throw new AppError("submerchant_not_at_provider", `submerchant ${found.submerchantId}'s authorization at ${processor} is not active: authorize again`);
+    }
+    return deps.sellerTokens.fresh({ ...found, externalId });
+  }
+
+  /**
    * Connect's rules for a new charge, checked before the processor is called: a submerchant
    * that is not active cannot charge in production, and the split (the charge's own, else the
    * merchant's default) must name members of the originator's Connect. Returns the split to
@@ -339,7 +355,7 @@ export function createConnectService(deps: ConnectDeps) {
 
   return {
     requireConnect, requireMaster, ownSubmerchant, viewOne, setHoldDays, create, list, get, apiKeys, feesInfo,
-    getSettings, putSettings, chargeSettlement, checkCharge, providerAccounts, chargeSellers, checkCanResend, setStatus,
+    getSettings, putSettings, chargeSettlement, checkCharge, providerAccounts, chargeSellers, sellerAccount, checkCanResend, setStatus,
   };
 }
 

@@ -69,6 +69,15 @@ export async function lockProviderAccount(q: Queryable, scope: Scope, submerchan
   return row;
 }
 
+/**
+ * The accounts, of every merchant, a processor knows by `externalId` (a notice names the account
+ * it is about: Mercado Pago's user_id), active ones first.
+ */
+export async function providerAccountsByExternalId(q: Queryable, processor: string, externalId: string): Promise<ProviderAccountRow[]> {
+  const rows = await q.select().from(accounts).where(and(eq(accounts.processor, processor), eq(accounts.externalId, externalId)));
+  return rows.sort((a, b) => Number(b.status === "active") - Number(a.status === "active"));
+}
+
 /** Active accounts, of every merchant, with a sealed token that expires before `before` (the refresh job's list). */
 export async function tokensExpiringBefore(q: Queryable, before: Date): Promise<ProviderAccountRow[]> {
   return q.select().from(accounts).where(and(

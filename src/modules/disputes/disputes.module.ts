@@ -3,10 +3,12 @@ import type { Db, Queryable } from "../../db/client.js";
 import type { Scope } from "../../db/scope.js";
 import type { Task } from "../../jobs/runner.js";
 import { AppError } from "../../core/errors.js";
+import { systemCtx } from "../../core/context.js";
 import type { Sealer } from "../../lib/crypto.js";
 import type { FoundDispute } from "../../processors/processor.js";
 import type { ProcessorRegistry } from "../../processors/registry.js";
-import type { ChargeDisputes, ChargeDisputesView, ChargeService, ProviderDisputeHandler } from "../charges/index.js";
+import type { ChargeDisputes, ChargeDisputesView, ChargeRow, ChargeService, ProviderDisputeHandler } from "../charges/index.js";
+import type { SellerAccounts } from "../../processors/provider-split.js";
 import { canMove } from "./dispute-status.js";
 import { findByRef, openProviderDisputes } from "./disputes.repo.js";
 import { disputeRoutes } from "./disputes.routes.js";
@@ -23,9 +25,12 @@ export interface DisputesModuleDeps {
   charges: Pick<ChargeService, "get">;
   chargeModule: {
     disputeMoney: ChargeDisputes; showDisputes(view: ChargeDisputesView): void; handleDisputes(handler: ProviderDisputeHandler): void;
+    /** What a call about a live charge's payment carries of its sellers (a payment on a seller's own account). */
+    chargeSellers(charge: ChargeRow): Promise<SellerAccounts>;
     /** Reads disputes back at their provider and applies them (the charge path's provider sync). */
     sync: {
-      syncDisputes(processor: string, refs: readonly string[]): Promise<void>;
+      /** `account`: the provider's account the disputes are of, when it is a seller's (its token reads them). */
+      syncDisputes(processor: string, refs: readonly string[], account?: string): Promise<void>;
       /** Applies a provider's dispute to the live charge of its payment; false when none is. */
       syncDispute(processor: string, dispute: FoundDispute): Promise<boolean>;
     };
@@ -43,6 +48,7 @@ export function createDisputesModule(deps: DisputesModuleDeps) {
   const service = createDisputeService({
     db: deps.db, sealer: deps.sealer, charges: deps.charges, money: deps.chargeModule.disputeMoney, clockNow: deps.clock.now,
     capabilityOf: (processor) => deps.processors.adapter("production", processor)?.disputes,
+    sellersOf: deps.chargeModule.chargeSellers,
   });
   deps.chargeModule.showDisputes(service.ofCharge);
   // A provider's dispute of a live charge (its notice read back, or a payment read carrying it).
@@ -53,16 +59,22 @@ export function createDisputesModule(deps: DisputesModuleDeps) {
   // Open live disputes are read back at their provider, 50 a round from where the last stopped:
   // a decision whose notice was lost only waits. Only processors whose disputes are read by id.
   let after: string | undefined;
+  /** The seller's account a dispute is of where its charge's payment is the seller's own (read with the seller's token), as a notice names it. */
+  async function sellerAccountOf(d: { merchantId: string; chargeId: string; processor: string }): Promise<string | undefined> {
+    if (!deps.processors.adapter("production", d.processor)?.sellerOwned) return undefined;
+    const charge = await deps.charges.get(systemCtx({ merchantId: d.merchantId, environment: "production" }, "disputes.reconcile-live"), d.chargeId);
+    return (await deps.chargeModule.chargeSellers(charge)).sellers?.[0]?.account;
+  }
   async function reconcileLive(): Promise<number> {
     const readable = deps.processors.definitions.map((d) => d.name).filter((n) => deps.processors.adapter("production", n)?.disputes?.lookup);
     const batch = await openProviderDisputes(deps.db, readable, RECONCILE_BATCH, after);
     after = batch.length === RECONCILE_BATCH ? batch.at(-1)!.id : undefined;
     for (const d of batch) {
       try {
-        if (d.disputeRef) await deps.chargeModule.sync.syncDisputes(d.processor, [d.disputeRef]);
+        if (d.disputeRef) await deps.chargeModule.sync.syncDisputes(d.processor, [d.disputeRef], await sellerAccountOf(d));
       } catch (err) {
-        // A provider without an answer leaves its dispute for the next round; the others go on.
-        if (!(err instanceof AppError && err.code === "unavailable")) throw err;
+        // A provider without an answer (or a seller's authorization) leaves its dispute for the next round; the others go on.
+        if (!(err instanceof AppError && (err.code === "unavailable" || err.code === "submerchant_not_at_provider"))) throw err;
       }
     }
     return batch.length;

@@ -107,7 +107,7 @@ export async function insertFiles(tx: Queryable, rows: (typeof disputeFiles.$inf
  */
 export async function openProviderDisputes(q: Queryable, processors: readonly string[], limit: number, after?: string) {
   if (processors.length === 0) return [];
-  return q.select({ id: disputes.id, processor: disputes.processor, disputeRef: disputes.disputeRef }).from(disputes).where(and(
+  return q.select({ id: disputes.id, merchantId: disputes.merchantId, chargeId: disputes.chargeId, processor: disputes.processor, disputeRef: disputes.disputeRef }).from(disputes).where(and(
     eq(disputes.environment, "production"), inArray(disputes.processor, [...processors]),
     sql`${disputes.status} in ('needs_response', 'under_review')`, after ? gt(disputes.id, after) : undefined,
   )).orderBy(asc(disputes.id)).limit(limit);

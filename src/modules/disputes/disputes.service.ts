@@ -7,6 +7,7 @@ import { systemCtx, type RequestCtx } from "../../core/context.js";
 import type { Sealer } from "../../lib/crypto.js";
 import { faultPoint } from "../../lib/faults.js";
 import type { DisputeCapability, FoundDispute } from "../../processors/processor.js";
+import type { SellerAccounts } from "../../processors/provider-split.js";
 import { documentTypeOf } from "../../lib/file-content.js";
 import { newId, seededId } from "../../lib/ids.js";
 import type { ChargeDisputes, ChargeRow } from "../charges/index.js";
@@ -32,6 +33,8 @@ export interface DisputeDeps {
   clockNow(q: Queryable, scope: Scope): Promise<Date>;
   /** The disputes capability of a live processor's adapter (undefined: none, or not configured here). */
   capabilityOf(processor: string): DisputeCapability | undefined;
+  /** The sellers' accounts a call about the charge's payment carries: its dispute is the seller's when the payment is (a seller's own account). */
+  sellersOf?(charge: ChargeRow): Promise<SellerAccounts>;
   now?: () => Date;
 }
 
@@ -154,16 +157,17 @@ export function createDisputeService(deps: DisputeDeps) {
     }
     // A provider's dispute: the evidence goes to the provider after every check and before
     // anything is written here, so a refusal or no answer leaves the dispute needs_response.
+    const charge = await chargeOf(ctx, d);
     if (provider?.submitEvidence && d.disputeRef) {
+      const on = deps.sellersOf ? await deps.sellersOf(charge) : {};
       const sent = await provider.submitEvidence({
-        disputeRef: d.disputeRef, text, files: files.map((f, i) => ({ name: f.name, contentType: rows[i]!.contentType, data: f.content })),
+        disputeRef: d.disputeRef, text, files: files.map((f, i) => ({ name: f.name, contentType: rows[i]!.contentType, data: f.content })), ...on,
       });
       if (sent.outcome === "refused") throw invalid(`${provider.provider} refused the evidence: ${sent.message}`);
       if (sent.outcome === "not_found") throw invalid(`${provider.provider} no longer has dispute ${d.disputeRef}`);
       if (sent.outcome === "unknown") throw new AppError("unavailable", `${provider.provider} gave no answer to rely on (${sent.failure.kind}); nothing was recorded, send the evidence again`);
     }
     const evidence = { text, files: rows.map((r) => ({ id: r.id, name: r.name, contentType: r.contentType, size: r.size })) };
-    const charge = await chargeOf(ctx, d);
     const moved = await withTx(db, async (tx) => {
       const next = await repo.moveDispute(tx, d.id, "needs_response", "under_review", { evidence, submittedAt: now });
       if (next) await announce(tx, next, charge);

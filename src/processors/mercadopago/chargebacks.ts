@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { badResponse } from "../adapter-results.js";
 import type { DisputeCapability, DisputeState, EvidenceResult } from "../processor.js";
 import { fromDecimal, parseInstant } from "../instructions.js";
+import type { SellerAccounts } from "../provider-split.js";
 import type { MercadoPagoClient } from "./client.js";
 
 // Mercado Pago's chargebacks as feira disputes. A chargeback is an object of its own
@@ -62,9 +63,13 @@ function multipart(files: EvidenceFiles): { contentType: string; data: Buffer } 
   return { contentType: `multipart/form-data; boundary=${boundary}`, data: Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]) };
 }
 
-export function mercadopagoDisputes(client: MercadoPagoClient): DisputeCapability {
-  async function lookup(input: { disputeRef: string }): Promise<DisputeState> {
-    const r = await client.getChargeback(input.disputeRef);
+/**
+ * `sellerToken`: the token of the account a chargeback is of. A chargeback of a payment made on a
+ * seller's account (the marketplace model) is the seller's, read and answered with its token.
+ */
+export function mercadopagoDisputes(client: MercadoPagoClient, sellerToken: (input: SellerAccounts) => string | undefined): DisputeCapability {
+  async function lookup(input: { disputeRef: string } & SellerAccounts): Promise<DisputeState> {
+    const r = await client.getChargeback(input.disputeRef, sellerToken(input));
     if (!r.ok) return r.failure.status === 404 ? { outcome: "not_found" } : { outcome: "unknown", failure: r.failure };
     return mercadopagoDispute(r.body as MercadoPagoChargeback);
   }
@@ -77,7 +82,7 @@ export function mercadopagoDisputes(client: MercadoPagoClient): DisputeCapabilit
     // The same files sent again (after no answer) carry the same key: Mercado Pago answers the first upload.
     const digest = createHash("sha256");
     for (const f of input.files) digest.update(f.data);
-    const r = await client.sendChargebackDocumentation(input.disputeRef, multipart(input.files), digest.digest("hex").slice(0, 32));
+    const r = await client.sendChargebackDocumentation(input.disputeRef, multipart(input.files), digest.digest("hex").slice(0, 32), sellerToken(input));
     if (!r.ok) {
       if (r.failure.kind === "http_4xx") return r.failure.status === 404 ? { outcome: "not_found" } : { outcome: "refused", message: r.failure.message };
       return { outcome: "unknown", failure: r.failure };

@@ -98,9 +98,9 @@ export function createMercadoPagoClient(opts: MercadoPagoClientOptions) {
     listRefunds: (id: string, sellerToken?: string): Promise<CallResult> => http.call({ method: "GET", path: `${payment(id)}/refunds`, headers: as(sellerToken) }),
     /** POST /oauth/token: a seller's authorization code or refresh token for the seller's tokens. */
     oauthToken: (body: Record<string, unknown>): Promise<CallResult> => http.call({ method: "POST", path: "/oauth/token", body }),
-    getChargeback: (id: string): Promise<CallResult> => http.call({ method: "GET", path: `/v1/chargebacks/${encodeURIComponent(id)}` }),
-    sendChargebackDocumentation: (id: string, encoded: { contentType: string; data: Buffer }, filesDigest: string): Promise<CallResult> =>
-      http.call({ method: "POST", path: `/v1/chargebacks/${encodeURIComponent(id)}/documentation`, encoded, headers: key(mercadopagoKeys.documentation(id, filesDigest)) }),
+    getChargeback: (id: string, sellerToken?: string): Promise<CallResult> => http.call({ method: "GET", path: `/v1/chargebacks/${encodeURIComponent(id)}`, headers: as(sellerToken) }),
+    sendChargebackDocumentation: (id: string, encoded: { contentType: string; data: Buffer }, filesDigest: string, sellerToken?: string): Promise<CallResult> =>
+      http.call({ method: "POST", path: `/v1/chargebacks/${encodeURIComponent(id)}/documentation`, encoded, headers: { ...key(mercadopagoKeys.documentation(id, filesDigest)), ...as(sellerToken) } }),
     close: () => http.close(),
   };
 }

@@ -39,7 +39,8 @@ export const mercadopago = defineProcessor({
       + "must be valid and signed within 300 s, else 401 and nothing changes. The body (`{ action, type, data: { id } }`) is not trusted: "
       + "the payment named by the query's `data.id` (at most 64 characters, else 422) is read again from Mercado Pago; "
       + "of the `chargebacks` topic (`type` or `topic` in the query, or the body's `type`), `data.id` names a chargeback, read again with `GET /v1/chargebacks/{id}`: "
-      + "it opens, moves or closes the dispute of its payment's charge.",
+      + "it opens, moves or closes the dispute of its payment's charge. "
+      + "A chargeback whose `user_id` is a seller's linked Mercado Pago account is read with that seller's token (its payment was made on the seller's account).",
     read(notice, o) {
       const dataId = notice.query["data.id"];
       if (dataId !== undefined && dataId.length > MAX_ID) {
@@ -52,7 +53,12 @@ export const mercadopago = defineProcessor({
         return { outcome: "refused", status: 401, message: `x-signature is ${check.ok ? "not checkable (no MERCADOPAGO_WEBHOOK_SECRET)" : check.reason}` };
       }
       const ids = dataId ? [dataId] : [];
-      return isChargeback(notice) ? { outcome: "accepted", payments: [], disputes: ids } : { outcome: "accepted", payments: ids };
+      if (!isChargeback(notice)) return { outcome: "accepted", payments: ids };
+      // user_id: the account the chargeback is of, a seller's when its payment was made on the
+      // seller's account; read with that seller's token (a reference only, like data.id).
+      const userId = (notice.body as { user_id?: unknown } | null | undefined)?.user_id;
+      const account = (typeof userId === "number" || typeof userId === "string") && /^\d{1,20}$/.test(String(userId)) ? String(userId) : undefined;
+      return { outcome: "accepted", payments: [], disputes: ids, ...(account ? { account } : {}) };
     },
   },
 });

@@ -166,7 +166,7 @@ export function createMercadoPagoProcessor(opts: MercadoPagoProcessorOptions): S
       return match ? refundResult(match) : { outcome: "not_found" };
     },
     // Chargebacks: objects of their own, named by the `chargebacks` notice (chargebacks.ts).
-    disputes: mercadopagoDisputes(client),
+    disputes: mercadopagoDisputes(client, sellerToken),
     accounts: mercadopagoAccounts(client.oauthToken, { clientId: opts.clientId, clientSecret: opts.clientSecret, authUrl: opts.authUrl ?? MERCADOPAGO_AUTH_URL }),
     close: () => client.close(),
   };

@@ -2,6 +2,7 @@ import { withTx, type Db } from "../../../db/client.js";
 import { AppError } from "../../../core/errors.js";
 import type { FoundDispute, LookupResult, PaymentProcessor } from "../../../processors/processor.js";
 import type { ProcessorRegistry } from "../../../processors/registry.js";
+import type { ProviderAccountRef, SellerAccounts } from "../../../processors/provider-split.js";
 import type { LedgerService } from "../../ledger/index.js";
 import type { ChargeEffects } from "../charge-effects.js";
 import { canTransition, type ChargeStatus } from "../charge-status.js";
@@ -86,6 +87,8 @@ export function createProviderSync(deps: {
   db: Db; effects: ChargeEffects; processors: ProcessorRegistry; ledger: Pick<LedgerService, "postLatePayment">; now?: () => Date;
   /** A provider-settled charge's sellers' accounts, for a payment made on a seller's own account (charge-sellers.ts). */
   sellers?: ChargeSellers;
+  /** The seller's account a notice names by the processor's id of it, token fresh; null: none of feira's sellers' (connect's sellerAccount). */
+  sellerAccount?: (processor: string, account: string) => Promise<ProviderAccountRef | null>;
 }) {
   const { db, effects } = deps;
   const now = deps.now ?? (() => new Date());
@@ -169,15 +172,35 @@ export function createProviderSync(deps: {
   }
 
   /**
+   * The account a notice's disputes are of, as the sellers their reads carry: a seller's linked
+   * account there (its disputes are its own, like its payments), else none (the operator's own:
+   * an id that is no seller's is never read with a seller's token by guess). A seller whose
+   * authorization cannot be had now: 503, and the provider sends the notice again.
+   */
+  async function noticeSellers(processor: string, account: string): Promise<SellerAccounts> {
+    try {
+      const ref = await deps.sellerAccount?.(processor, account);
+      return ref ? { sellers: [ref] } : {};
+    } catch (err) {
+      if (err instanceof AppError && err.code === "submerchant_not_at_provider") {
+        throw new AppError("unavailable", `the dispute is of a seller's account at ${processor} whose authorization has expired or was revoked; send the notice again once the seller authorizes again`);
+      }
+      throw err;
+    }
+  }
+
+  /**
    * The disputes a processor's notice names (by the provider's dispute ids), each read back
    * through its adapter's disputes capability and applied; one with no answer to rely on is
    * refused with a 503, which the provider retries.
    */
-  async function syncDisputes(processor: string, refs: readonly string[]): Promise<void> {
-    const capability = deps.processors.adapter("production", processor)?.disputes;
+  async function syncDisputes(processor: string, refs: readonly string[], account?: string): Promise<void> {
+    const adapter = deps.processors.adapter("production", processor);
+    const capability = adapter?.disputes;
     if (!capability?.lookup) return;
+    const on = adapter?.sellerOwned && account ? await noticeSellers(processor, account) : {};
     for (const ref of refs) {
-      const state = await capability.lookup({ disputeRef: ref });
+      const state = await capability.lookup({ disputeRef: ref, ...on });
       if (state.outcome === "unknown") throw new AppError("unavailable", `${capability.provider} gave no answer to rely on for dispute ${ref} (${state.failure.kind}); send the notice again`);
       if (state.outcome !== "not_found") await syncDispute(processor, state);
     }

@@ -53,7 +53,7 @@ export type MandateNotices = (processor: string, refs: { mandates?: readonly str
 
 
 /** What reads back the disputes a notice names (by the provider's dispute ids). */
-export type DisputeNotices = (processor: string, disputeRefs: readonly string[]) => Promise<void>;
+export type DisputeNotices = (processor: string, disputeRefs: readonly string[], account?: string) => Promise<void>;
 
 export function providerWebhookRoutes(
   gate: NoticeGate, processors: Pick<ProcessorRegistry, "definitions" | "readNotice">, payouts?: PayoutNotices, mandates?: MandateNotices,
@@ -75,7 +75,7 @@ export function providerWebhookRoutes(
       // A recurrence is read back only when a live mandate of feira's has that reference.
       if (mandates && reading.mandates?.length) await mandates(name, { mandates: reading.mandates });
       // A dispute (Mercado Pago's chargeback) is read back and applied to the live charge of its payment.
-      if (disputes && reading.disputes?.length) await disputes(name, reading.disputes);
+      if (disputes && reading.disputes?.length) await disputes(name, reading.disputes, reading.account);
       return { received: true };
     }
 
