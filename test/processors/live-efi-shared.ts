@@ -34,11 +34,25 @@ export const efiProcessEnv = (efi: FakeEfi) => ({
   IDEMPOTENCY_LEASE_MS: "1000",
 });
 
+type EfiWorldOptions = { register?: boolean; mandates?: boolean; routes?: Record<string, string[]>; processors?: Record<string, Record<string, string>> };
+
 /**
  * `mandates`: Pix Automático routed to Efí too (`pix_automatico=efi`). `routes`/`processors`: other
  * processors' routes and accounts instead of `pix=efi` alone.
  */
-export async function startEfiWorld(opts: { register?: boolean; mandates?: boolean; routes?: Record<string, string[]>; processors?: Record<string, Record<string, string>> } = {}): Promise<EfiWorld> {
+export async function startEfiWorld(opts: EfiWorldOptions = {}): Promise<EfiWorld> {
+  // The port is chosen free before the app is built (PUBLIC_BASE_URL names it), so another
+  // process may take it before the listen: that start is closed and made again on a new port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEfiWorldOnce(opts);
+    } catch (err) {
+      if (attempt >= 3 || !/EADDRINUSE/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startEfiWorldOnce(opts: EfiWorldOptions): Promise<EfiWorld> {
   const efi = await startFakeEfi({ webhookRetries: 0 });
   const port = await freePort();
   const t = await buildTestApp({
