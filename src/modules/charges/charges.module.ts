@@ -107,7 +107,7 @@ export function createChargesModule(deps: ChargesModuleDeps) {
     await app.register(releaseRoutes(createReleases({ db, ledger: deps.ledger })));
     await app.register(sandboxRoutes(service));
     await app.register(sandboxBankRoutes(service));
-    await app.register(providerWebhookRoutes(notices, deps.processors, deps.payoutNotices, deps.mandateNotices, sync.syncDisputes));
+    await app.register(providerWebhookRoutes(notices, deps.processors, deps.payoutNotices, deps.mandateNotices, sync.syncNoticeDisputes));
   };
   // A provider's disputes go to the disputes module (built after this one), which registers itself.
   const handleDisputes = sync.handleDisputes;

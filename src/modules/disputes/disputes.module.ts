@@ -29,8 +29,8 @@ export interface DisputesModuleDeps {
     chargeSellers(charge: ChargeRow): Promise<SellerAccounts>;
     /** Reads disputes back at their provider and applies them (the charge path's provider sync). */
     sync: {
-      /** `account`: the provider's account the disputes are of, when it is a seller's (its token reads them). */
-      syncDisputes(processor: string, refs: readonly string[], account?: string): Promise<void>;
+      /** `on`: the sellers' accounts the disputes are read on, when they are a seller's (its token reads them). */
+      syncDisputes(processor: string, refs: readonly string[], on?: SellerAccounts): Promise<void>;
       /** Applies a provider's dispute to the live charge of its payment; false when none is. */
       syncDispute(processor: string, dispute: FoundDispute): Promise<boolean>;
     };
@@ -59,11 +59,11 @@ export function createDisputesModule(deps: DisputesModuleDeps) {
   // Open live disputes are read back at their provider, 50 a round from where the last stopped:
   // a decision whose notice was lost only waits. Only processors whose disputes are read by id.
   let after: string | undefined;
-  /** The seller's account a dispute is of where its charge's payment is the seller's own (read with the seller's token), as a notice names it. */
-  async function sellerAccountOf(d: { merchantId: string; chargeId: string; processor: string }): Promise<string | undefined> {
-    if (!deps.processors.adapter("production", d.processor)?.sellerOwned) return undefined;
+  /** The sellers' accounts a dispute is read on where its charge's payment is a seller's own (read with the seller's token). */
+  async function sellersOfDispute(d: { merchantId: string; chargeId: string; processor: string }): Promise<SellerAccounts> {
+    if (!deps.processors.adapter("production", d.processor)?.sellerOwned) return {};
     const charge = await deps.charges.get(systemCtx({ merchantId: d.merchantId, environment: "production" }, "disputes.reconcile-live"), d.chargeId);
-    return (await deps.chargeModule.chargeSellers(charge)).sellers?.[0]?.account;
+    return deps.chargeModule.chargeSellers(charge);
   }
   async function reconcileLive(): Promise<number> {
     const readable = deps.processors.definitions.map((d) => d.name).filter((n) => deps.processors.adapter("production", n)?.disputes?.lookup);
@@ -71,7 +71,7 @@ export function createDisputesModule(deps: DisputesModuleDeps) {
     after = batch.length === RECONCILE_BATCH ? batch.at(-1)!.id : undefined;
     for (const d of batch) {
       try {
-        if (d.disputeRef) await deps.chargeModule.sync.syncDisputes(d.processor, [d.disputeRef], await sellerAccountOf(d));
+        if (d.disputeRef) await deps.chargeModule.sync.syncDisputes(d.processor, [d.disputeRef], await sellersOfDispute(d));
       } catch (err) {
         // A provider without an answer (or a seller's authorization) leaves its dispute for the next round; the others go on.
         if (!(err instanceof AppError && (err.code === "unavailable" || err.code === "submerchant_not_at_provider"))) throw err;

@@ -194,16 +194,20 @@ export function createProviderSync(deps: {
    * through its adapter's disputes capability and applied; one with no answer to rely on is
    * refused with a 503, which the provider retries.
    */
-  async function syncDisputes(processor: string, refs: readonly string[], account?: string): Promise<void> {
-    const adapter = deps.processors.adapter("production", processor);
-    const capability = adapter?.disputes;
+  async function syncDisputes(processor: string, refs: readonly string[], on: SellerAccounts = {}): Promise<void> {
+    const capability = deps.processors.adapter("production", processor)?.disputes;
     if (!capability?.lookup) return;
-    const on = adapter?.sellerOwned && account ? await noticeSellers(processor, account) : {};
     for (const ref of refs) {
       const state = await capability.lookup({ disputeRef: ref, ...on });
       if (state.outcome === "unknown") throw new AppError("unavailable", `${capability.provider} gave no answer to rely on for dispute ${ref} (${state.failure.kind}); send the notice again`);
       if (state.outcome !== "not_found") await syncDispute(processor, state);
     }
+  }
+
+  /** A notice's disputes, read on the account it names when that is a seller's (noticeSellers). */
+  async function syncNoticeDisputes(processor: string, refs: readonly string[], account?: string): Promise<void> {
+    const sellerOwned = deps.processors.adapter("production", processor)?.sellerOwned;
+    return syncDisputes(processor, refs, sellerOwned && account ? await noticeSellers(processor, account) : {});
   }
 
   /**
@@ -270,7 +274,7 @@ export function createProviderSync(deps: {
 
   const handleDisputes = (handler: ProviderDisputeHandler) => { disputeHandler = handler; };
 
-  return { syncCharge, syncByReference, syncDispute, syncDisputes, handleDisputes, reconcileLive, processorOf, read, sellersFor, apply, applyState, late };
+  return { syncCharge, syncByReference, syncDispute, syncDisputes, syncNoticeDisputes, handleDisputes, reconcileLive, processorOf, read, sellersFor, apply, applyState, late };
 }
 
 export type ProviderSync = ReturnType<typeof createProviderSync>;
