@@ -45,3 +45,19 @@ export async function finishLeased(
     returning id`);
   return rows.length > 0;
 }
+
+/**
+ * Writes one outcome without a retry (done, sent) for every claimed row whose lease is still
+ * the claimer's, in one statement; answers how many were written.
+ */
+export async function finishLeasedAll(q: Queryable, table: LeasedTable, rows: Claimed[], outcome: { status: string; sentAt?: boolean }): Promise<number> {
+  if (rows.length === 0) return 0;
+  const t = sql.raw(table);
+  const sent = outcome.sentAt ? sql`, sent_at = now()` : sql``;
+  const leases = sql.join(rows.map((r) => sql`(${r.id}, ${r.leaseUntil.toISOString()}::timestamptz)`), sql`, `);
+  const written = await queryRows<{ id: string }>(q, sql`
+    update ${t} set status = ${outcome.status}, lease_until = null, last_error = null${sent}
+    where (id, lease_until) in (${leases})
+    returning id`);
+  return written.length;
+}

@@ -21,8 +21,8 @@ test("a charge's events get their subscribers' reactions in the same statement; 
   const { sandboxKey } = await seedMerchant(t);
   const seen: ReactedEvent[] = [];
   let failures = 1;
-  t.services.webhooks.reactions.subscribe("mail", async (event) => {
-    seen.push(event);
+  t.services.webhooks.reactions.subscribe("mail", async (events) => {
+    seen.push(...events);
     if (failures-- > 0) throw new Error("the subscriber's own trouble");
   });
   const charge = await createCharge(t, sandboxKey, methodCharge({ type: "boleto" }));
@@ -42,4 +42,27 @@ test("a charge's events get their subscribers' reactions in the same statement; 
   assert.equal(seen[1]!.type, "charge.pending");
   const [done] = await queryRows<{ status: string }>(t.database.db, sql`select status from event_reactions`);
   assert.equal(done!.status, "done");
+});
+
+test("a subscriber gets the claimed events as one batch; when the batch fails, each event is handed alone, and only the failing one waits for its retry", async () => {
+  const { sandboxKey } = await seedMerchant(t);
+  const charges = [];
+  for (let i = 0; i < 3; i++) charges.push(await createCharge(t, sandboxKey, methodCharge({ type: "boleto" })));
+  const bad = charges[1]!.id;
+  const calls: string[][] = [];
+  t.services.webhooks.reactions.subscribe("mail", async (events) => {
+    calls.push(events.map((e) => e.objectId!));
+    if (events.some((e) => e.objectId === bad)) throw new Error("this charge's trouble");
+  });
+  await t.services.webhooks.reactions.runOnce();
+  const ours = new Set(charges.map((c) => c.id));
+  const mine = calls.map((c) => c.filter((id) => ours.has(id))).filter((c) => c.length > 0);
+  assert.deepEqual(mine[0]!.slice().sort(), [...ours].sort(), "the three events in one call");
+  assert.deepEqual(mine.slice(1).map((c) => c.length), [1, 1, 1], "then each alone");
+  const rows = await queryRows<{ object_id: string; status: string; last_error: string | null }>(t.database.db, sql`
+    select e.object_id, r.status, r.last_error from event_reactions r join events e on e.id = r.event_id
+    where e.object_id in (${sql.join(charges.map((c) => sql`${c.id}`), sql`, `)}) order by e.object_id`);
+  assert.deepEqual(rows.map((r) => [r.object_id === bad, r.status, r.last_error]).sort(), [
+    [false, "done", null], [false, "done", null], [true, "pending", "this charge's trouble"],
+  ].sort());
 });

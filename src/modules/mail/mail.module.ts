@@ -23,7 +23,7 @@ export function createMailModule(deps: {
   // greeting, 10 s of silence per step) with room to record it; a worker that died holds its
   // e-mails this long before another sends them.
   const sender = createMailSender({ db: deps.db, config: deps.config, options: { leaseMs: deps.leaseMs ?? 30_000 } });
-  deps.reactions.subscribe("mail", service.onEvent);
+  deps.reactions.subscribe("mail", service.onEvents);
   const reminders = createReminders({ db: deps.db, queue: service.queue });
   deps.clock.onAdvance((scope) => reminders.run(scope.merchantId));
   // Due dates are days: a look a minute is plenty, and cheap (settings with reminders first).

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, or, sql } from "drizzle-orm";
 import { queryRows, type Queryable } from "../../db/client.js";
 import { allOf, pageFilters, toPage, type PageQuery } from "../../db/pagination.js";
 import { emails, notificationSettings } from "../../db/schema.js";
@@ -10,6 +10,13 @@ export type SettingsRow = typeof notificationSettings.$inferSelect;
 export async function settingsOf(q: Queryable, scope: Scope): Promise<SettingsRow | undefined> {
   const [row] = await q.select().from(notificationSettings).where(inScope(notificationSettings, scope));
   return row;
+}
+
+/** The saved settings of several scopes, in one statement. */
+export async function settingsOfAll(q: Queryable, scopes: Scope[]): Promise<SettingsRow[]> {
+  if (scopes.length === 0) return [];
+  if (scopes.length === 1) return q.select().from(notificationSettings).where(inScope(notificationSettings, scopes[0]!));
+  return q.select().from(notificationSettings).where(or(...scopes.map((scope) => inScope(notificationSettings, scope))));
 }
 
 export async function saveSettings(q: Queryable, row: typeof notificationSettings.$inferInsert): Promise<void> {
@@ -38,22 +45,32 @@ export interface ChargeForMail {
 }
 
 export async function chargeForMail(q: Queryable, chargeId: string): Promise<ChargeForMail | undefined> {
-  const [row] = await queryRows<ChargeForMail>(q, sql`
+  return (await chargesForMail(q, [chargeId])).get(chargeId);
+}
+
+/** Several charges' ChargeForMail in one statement, by id (a batch of events' charges). */
+export async function chargesForMail(q: Queryable, chargeIds: string[]): Promise<Map<string, ChargeForMail>> {
+  if (chargeIds.length === 0) return new Map();
+  const rows = await queryRows<ChargeForMail>(q, sql`
     select c.id, c.merchant_id, c.environment, c.status, c.amount::float8 as amount, c.currency, c.payment_method_type,
       c.payment_details, c.subscription_id, c.expires_at, cu.name as buyer_name, cu.email as buyer_email, m.name as merchant_name,
       c.page_token
     from charges c
     join merchants m on m.id = c.merchant_id
     left join customers cu on cu.id = c.customer_id
-    where c.id = ${chargeId}`);
-  if (row && typeof row.payment_details === "string") row.payment_details = JSON.parse(row.payment_details) as Record<string, unknown>;
-  return row;
+    where c.id in (${sql.join(chargeIds.map((id) => sql`${id}`), sql`, `)})`);
+  for (const row of rows) if (typeof row.payment_details === "string") row.payment_details = JSON.parse(row.payment_details) as Record<string, unknown>;
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
-/** Queues an e-mail unless this charge already has one of this kind (then nothing is written). */
-export async function queueEmail(q: Queryable, row: typeof emails.$inferInsert): Promise<boolean> {
-  const rows = await q.insert(emails).values(row).onConflictDoNothing({ target: [emails.chargeId, emails.kind] }).returning({ id: emails.id });
-  return rows.length > 0;
+/**
+ * Queues e-mails, each unless its charge already has one of its kind (then that one is not
+ * written), in one statement; answers the ids written.
+ */
+export async function queueEmails(q: Queryable, rows: (typeof emails.$inferInsert)[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const written = await q.insert(emails).values(rows).onConflictDoNothing({ target: [emails.chargeId, emails.kind] }).returning({ id: emails.id });
+  return new Set(written.map((r) => r.id));
 }
 
 export async function emailById(q: Queryable, id: string): Promise<EmailRow | undefined> {

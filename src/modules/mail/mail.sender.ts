@@ -16,8 +16,9 @@ import * as repo from "./mail.repo.js";
 //
 // A worker that dies between the server's 250 and the UPDATE leaves the row claimed; when its
 // lease ends another worker sends it again, under the same Message-ID (docs/guarantees.md).
-// The sandbox's e-mails never leave the machine: they are recorded sent, and GET /v1/emails is
-// their outbox.
+// The sandbox's e-mails never leave the machine: they are recorded sent as they are queued
+// (mail.service.ts), and GET /v1/emails is their outbox; one still queued (written before that)
+// is recorded sent here.
 
 const DELAYS_S = [5, 300, 1800, 7200, 18000, 36000, 36000];
 const BATCH = 20;
