@@ -5,6 +5,7 @@ import { buildTestApp, expectStatus, seedMerchant, type SeededMerchant, type Tes
 import { cardCharge, CARDS, methodCharge, post } from "../helpers/charges.js";
 import { expectAccessible as axe, launchChromium, skipWithoutChromium as skip } from "../helpers/browser.js";
 import { freePort } from "../helpers/process.js";
+// topology: skip: a browser's rendering: the same pages' HTTP tests run on the processes
 // run-suite: waits: a browser
 
 // The buyer's page of a charge in a real browser (Debian's Chromium through playwright-core):

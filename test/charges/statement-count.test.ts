@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { basic, buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { CARDS, cardCharge, methodCharge } from "../helpers/charges.js";
+// topology: skip: its one app stays in-process: it counts the statements node-postgres sends from this process
 // run-suite: postgres: the statement-count guard counts at node-postgres
 
 const onPostgres = Boolean(process.env.DATABASE_URL);

@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { basic, buildTestApp, seedMerchant, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { tempDir } from "../helpers/temp-dirs.js";
+// topology: skip: the client's package as npm packs and installs it: nothing of it depends on the server's processes
 
 // The client as a user gets it, both ways the README gives: `npm install ./clients/typescript`
 // (a link to the folder, with its committed dist/ and openapi-fetch from the clone's

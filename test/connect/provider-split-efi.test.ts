@@ -6,6 +6,7 @@ import { expectStatus, type SeededMerchant } from "../helpers/app.js";
 import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { chargeRow, pixCustomer } from "../processors/live-shared.js";
 import { activate, assertLedgerInvariants, call, createSubmerchant, FEES, seedMaster } from "./helpers.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Provider settlement through Efí (the split de pagamento Pix, against the Efí fake, which
 // validates configurations and vínculos as Efí documents them): a split Pix makes one split

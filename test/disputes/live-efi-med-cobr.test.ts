@@ -9,6 +9,7 @@ import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { balanceOf, chargeRow } from "../processors/live-shared.js";
 import { call, createPlan, customer, getSub, type Sub } from "../subscriptions/helpers.js";
 import { disputesOfCharge } from "./helpers.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Issue 46 item 4, Pix Automático: the MED of a debit's Pix. Efí's infraction names the Pix by its
 // end-to-end id; feira reads which txid it paid (GET /v2/pix/{e2eid}: the cobr's) and finds the

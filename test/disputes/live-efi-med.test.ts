@@ -7,6 +7,7 @@ import { assertLedgerInvariants } from "../connect/helpers.js";
 import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { balanceOf, chargeRow, disputeTransactions, pixCustomer, runTask } from "../processors/live-shared.js";
 import { disputesOfCharge, sendEvidence } from "./helpers.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Issue 46 item 4. A MED reaches feira through Efí's infractions (GET /v2/gn/infracoes, listed
 // by the task disputes.poll-live), before any money goes back: a pix_med dispute in

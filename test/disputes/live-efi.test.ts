@@ -9,6 +9,7 @@ import {
   balanceOf, chargeRow, disputeTrail, disputeTransactions, eventCount, pixCustomer, runTask,
 } from "../processors/live-shared.js";
 import { disputesOfCharge, sendEvidence } from "./helpers.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Efí's MED as disputes, over HTTP and mutual TLS against the Efí fake: a devolução of nature
 // MED_FRAUDE or MED_OPERACIONAL read with its cob, with no infraction listed for its Pix

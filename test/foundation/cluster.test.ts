@@ -9,6 +9,7 @@ import { buildTestApp } from "../helpers/app.js";
 import { freshDatabase } from "../helpers/db.js";
 import { basicAuth, childEnv, freePort, nodeMain, tempDir } from "../helpers/process.js";
 import { holdsSocket, socketInodes } from "../helpers/proc-sockets.js";
+// topology: skip: every app stays in-process: the tests drain, listen on and close the in-process app
 // run-suite: postgres: WEB_CONCURRENCY > 1 needs PostgreSQL
 // run-suite: waits: feira as processes (WEB_CONCURRENCY)
 

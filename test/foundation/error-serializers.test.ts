@@ -4,6 +4,7 @@ import { Type } from "typebox";
 import { AppError } from "../../src/core/errors.js";
 import { errors } from "../../src/http/schemas.js";
 import { basic, buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
+// topology: skip: its one app stays in-process: the probe route and its serializer compiler exist in this process's app only
 
 // Error answers are documented per operation but get no serializer of their own: every error
 // body is the error handler's four fields, and a serializer per route and status (498 of them,

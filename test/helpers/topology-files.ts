@@ -3,7 +3,11 @@ import path from "node:path";
 import { ROOT } from "./process.js";
 
 // Which test files `npm run test:topology` runs: those that build a test app. A file that builds
-// none runs exactly as in the plain PostgreSQL run, so the topology run does not repeat it.
+// none runs exactly as in the plain PostgreSQL run, so the topology run does not repeat it. Nor
+// does it run a file marked `// topology: skip: <why>`: one whose every app stays in-process
+// (the processes would never see a request of it), or whose subject is not the server's
+// behaviour across processes (a browser's rendering of pages whose HTTP tests run on the
+// processes, a package, a document). Each such file says why on its mark.
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -24,9 +28,20 @@ export function buildsTestApp(file: string, seen = new Set<string>()): boolean {
   return imports.some((i) => i.startsWith(path.join(ROOT, "test") + path.sep) && buildsTestApp(i, seen));
 }
 
-/** The suite's test files (paths from the project root, sorted), split by whether they build a test app. */
-export function topologyFiles(): { files: string[]; repeated: string[] } {
+const SKIP = /^\/\/ topology: skip: (.+)$/m;
+
+/** Why a file's mark keeps it out of the topology run, if it has one. */
+export function skipReason(file: string): string | undefined {
+  return SKIP.exec(readFileSync(path.resolve(ROOT, file), "utf8"))?.[1];
+}
+
+/**
+ * The suite's test files (paths from the project root, sorted), split by whether they build a
+ * test app; `skipped` are those that do but are marked out of the topology run.
+ */
+export function topologyFiles(): { files: string[]; repeated: string[]; skipped: string[] } {
   const all = testFiles(path.join(ROOT, "test")).map((f) => path.relative(ROOT, f)).sort();
-  const files = all.filter((f) => buildsTestApp(f));
-  return { files, repeated: all.filter((f) => !files.includes(f)) };
+  const building = all.filter((f) => buildsTestApp(f));
+  const skipped = building.filter((f) => skipReason(f) !== undefined);
+  return { files: building.filter((f) => !skipped.includes(f)), repeated: all.filter((f) => !building.includes(f)), skipped };
 }

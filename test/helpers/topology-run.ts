@@ -106,6 +106,7 @@ const out = [
   `# ${files.length} files, ${totals.tests} tests: ${totals.pass} pass, ${totals.fail} fail, ${totals.skipped} skipped, ${totals.todo} todo, ${totals.cancelled} cancelled`,
   `# topology ${topology}${pooler ? ` through the pooler at ${pooler.host} (DATABASE_POOL_MODE=transaction)` : ""}: ${files.length} test files, ${lines.length} of them built ${apps} test apps in ${((Date.now() - started) / 60_000).toFixed(1)} min`,
   ...(repeated > 0 ? [`# ${repeated} test files build no test app, so the topology would not change them: they run in the plain PostgreSQL run only`] : []),
+  ...(given.length === 0 && suite.skipped.length > 0 ? [`# ${suite.skipped.length} test files are marked \`// topology: skip: <why>\` (every app in-process, or a browser, package or document): they run in the plain PostgreSQL run only`] : []),
   `# ${apps - fallbacks.length} apps ran against the processes (${overHttp} requests over HTTP); ${fallbacks.length} stayed in-process:`,
   ...fallbacks.map((f) => `#   ${f}`),
   `# ${noWorkers.length} of the apps on processes ran without worker processes (the test is the worker):`,

@@ -10,6 +10,7 @@ import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-merc
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
 import { fakeAccounts } from "../processors/live-shared.js";
 import { startSmtpCatcher, type SmtpCatcher } from "./smtp-catcher.js";
+// topology: skip: its one app stays in-process: two sets of services on one database in this process
 
 // Each e-mail once per charge and kind across two workers running at the same time, a restart
 // (a third set of services on the same database) and every reaction retried (as after a crash

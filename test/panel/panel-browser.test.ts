@@ -11,6 +11,7 @@ import { shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
 import { seedDemo } from "../../src/web/panel/demo-seed.js";
 import { screenshot } from "../helpers/screenshots.js";
 import { tempDir } from "../helpers/temp-dirs.js";
+// topology: skip: a browser's rendering: the same pages' HTTP tests run on the processes
 // run-suite: waits: a browser
 
 // The panel in a real browser (Debian's Chromium through playwright-core), for the demo merchant

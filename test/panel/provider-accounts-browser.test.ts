@@ -8,6 +8,7 @@ import { startFakeMercadoPago, type FakeMercadoPago } from "../helpers/fake-merc
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
 import { fakeAccounts } from "../processors/live-shared.js";
 import { activate, createSubmerchant, FEES, seedMaster } from "../connect/helpers.js";
+// topology: skip: a browser's rendering: the same pages' HTTP tests run on the processes
 // run-suite: waits: a browser
 
 // The submerchant page's accounts at processors, in Debian's Chromium through playwright-core (bypassCSP

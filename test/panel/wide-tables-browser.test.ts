@@ -4,6 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchChromium, skipWithoutChromium as skip } from "../helpers/browser.js";
 import { basic, buildTestApp, expectStatus, type SeededMerchant, type TestApp } from "../helpers/app.js";
 import { admin, decidedTransfer, FEES, sandboxPayout, seedMaster } from "../connect/helpers.js";
+// topology: skip: a browser's rendering: the same pages' HTTP tests run on the processes
 // run-suite: waits: a browser
 
 // The desktop tables that held the most (disputes with two ids, payouts with an id, a

@@ -5,6 +5,7 @@ import { launchChromium, skipWithoutChromium as skip } from "../helpers/browser.
 import { basic, expectStatus, seedMerchant } from "../helpers/app.js";
 import { screenshot } from "../helpers/screenshots.js";
 import { call, checkoutLink, connectMerchant, shippingWorld, type ShippingWorld } from "../helpers/shipping.js";
+// topology: skip: a browser's rendering: the same pages' HTTP tests run on the processes
 // run-suite: waits: a browser
 
 // The whole checkout in a real browser (Debian's Chromium driven by playwright-core): CEP, live

@@ -7,6 +7,7 @@ import { expectStatus } from "../helpers/app.js";
 import { createCharge, get, methodCharge, post } from "../helpers/charges.js";
 import { calls, startEfiWorld, type EfiWorld } from "./live-efi-shared.js";
 import { chargeRow, eventCount, ledgerOf, pixCustomer, runTask } from "./live-shared.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // A live Pix with a due date through Efí (issue 48 item 3): the Central Bank's cobv under the
 // txid derived from the charge, its terms in the API Pix's modalidades, its payer named; paid

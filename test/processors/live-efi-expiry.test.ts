@@ -3,6 +3,7 @@ import { after, before, test } from "node:test";
 import { queryRows, sql } from "../../src/db/client.js";
 import { efiPix, startEfiWorld, type EfiWorld } from "./live-efi-shared.js";
 import { chargeRow, runTask } from "./live-shared.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Issue 46 item 2. Efí's GET /v2/cob/{txid} writes `calendario.expiracao` as a string ("3600":
 // its documentation and its SDK's type), which the Efí fake now does; feira read such a cob as

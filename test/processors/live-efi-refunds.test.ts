@@ -7,6 +7,7 @@ import { expectStatus } from "../helpers/app.js";
 import { get, post } from "../helpers/charges.js";
 import { calls, efiPix, startEfiWorld, type EfiWorld } from "./live-efi-shared.js";
 import { chargeRow, eventCount, runTask } from "./live-shared.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Refunds of live Efí Pix (devoluções under an id derived from the refund). The MED (a devolução
 // the payer's bank took back that feira never asked for) is a dispute: test/disputes/live-efi.test.ts.

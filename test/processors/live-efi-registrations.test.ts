@@ -4,6 +4,7 @@ import { expectStatus } from "../helpers/app.js";
 import { post } from "../helpers/charges.js";
 import { ALL_SCOPES } from "../helpers/fake-efi.js";
 import { startEfiWorld, type EfiWorld } from "./live-efi-shared.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Issue 46 item 8. Registering feira's notices at Efí is three registrations (the Pix key's,
 // recurrences', recurring charges'), each needing its own scope (the Central Bank's OpenAPI:

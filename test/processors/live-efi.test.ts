@@ -7,6 +7,7 @@ import { expectStatus } from "../helpers/app.js";
 import { post } from "../helpers/charges.js";
 import { calls, efiPix, startEfiWorld, type EfiWorld } from "./live-efi-shared.js";
 import { chargeRow, eventCount, runTask } from "./live-shared.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Live Pix through Efí, over HTTP and mutual TLS against the Efí fake: the notice URL registered
 // through the admin route (Efí's probe answered), a cob under a txid derived from the charge,

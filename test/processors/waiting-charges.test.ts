@@ -5,6 +5,7 @@ import { NO_LIVE_PROCESSORS } from "../../src/config.js";
 import { buildTestApp, expectStatus, seedMerchant, type TestApp, type TestAppOptions } from "../helpers/app.js";
 import { cardCharge, CARDS, get, post } from "../helpers/charges.js";
 import { startFakePagarme, type FakePagarme } from "../helpers/fake-pagarme.js";
+// topology: skip: its one app stays in-process: the bound on waiting charges is per process
 
 // Production charges waiting on a processor that does not answer (the Pagar.me fake hangs):
 // at most PROCESSOR_MAX_WAITING of them per process; the next is 503 processor_busy with

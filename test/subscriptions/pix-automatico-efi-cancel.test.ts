@@ -8,6 +8,7 @@ import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { runTask } from "../processors/live-shared.js";
 import { DAY, periodIssued, statusOf, sub } from "./efi-periods.js";
 import { call, createPlan, customer, eventsOf } from "./helpers.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // A merchant's cancel of a live Pix Automático subscription through Efí ends the payment still
 // open: a subscription not yet active has its first cob removed (PATCH /v2/cob), and one whose

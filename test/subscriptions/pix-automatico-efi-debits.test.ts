@@ -11,6 +11,7 @@ import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { runTask } from "../processors/live-shared.js";
 import { bill as billNow, chargeOf as chargeIn, periodDue as duePeriod, periodIssued as issuedPeriod, statusOf as statusIn, sub as subOf } from "./efi-periods.js";
 import { call, eventsOf } from "./helpers.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Live Pix Automático periods through Efí (pix_automatico=efi) against the Efí fake: each period's
 // charge is a pix_automatico charge made through the charge path, whose Efí authorize makes the

@@ -7,6 +7,7 @@ import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { chargeRow } from "../processors/live-shared.js";
 import { recOf, sub } from "./efi-periods.js";
 import { call, createPlan, customer } from "./helpers.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Journey 3 (qr_with_payment) of a pix_automatico=efi subscription while Pix is routed to another
 // processor: the first period's Pix is a cob at Efí, which the recurrence names

@@ -8,6 +8,7 @@ import type { Rec } from "../helpers/fake-efi-context.js";
 import { until } from "../helpers/wait.js";
 import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { call, createPlan, customer, eventsOf, getSub, type Sub } from "./helpers.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Production Pix Automático through Efí (pix_automatico=efi) against the Efí fake over mutual TLS:
 // the sign-up makes a recurrence (journey 3 naming the first period's cob), found again under the

@@ -5,6 +5,7 @@ import { subscriptions } from "../../src/db/schema.js";
 import { expectStatus } from "../helpers/app.js";
 import { startEfiWorld, type EfiWorld } from "../processors/live-efi-shared.js";
 import { call, createPlan, customer } from "./helpers.js";
+// topology: skip: every app stays in-process: Efí probes PUBLIC_BASE_URL at registration, and the test's own listening app is that URL
 
 // Production Pix Automático needs the processor PAYMENT_ROUTES' pix_automatico= names (Efí's rec
 // and cobr): with live Pix routed to Efí but no pix_automatico route, a pix_automatico sign-up must

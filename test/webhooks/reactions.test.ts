@@ -6,6 +6,7 @@ import type { ReactedEvent } from "../../src/modules/webhooks/index.js";
 import { buildTestApp, seedMerchant, type TestApp } from "../helpers/app.js";
 import { createCharge, methodCharge } from "../helpers/charges.js";
 import { until } from "../helpers/wait.js";
+// topology: skip: its one app stays in-process: the test replaces a subscriber's handler and is the worker
 
 // The seam for reacting to events (docs/architecture.md, "Reacting to events"): the reaction
 // rows commit with the event, in its statement; the subscriber runs later, in the worker, never
