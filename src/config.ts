@@ -32,6 +32,8 @@ export interface Config {
    * when they have replayed the caller's writes (src/db/replica.ts); PostgreSQL only.
    */
   databaseReplicaUrl: string | undefined;
+  /** GROUP_COMMIT: charges' statements in flight per process before the next go together (0: never; src/db/group-commit.ts). */
+  groupCommit: number;
   adminApiKey: string | undefined;
   jwtSecret: string;
   encryptionKey: string;
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, processors: readonly Processo
   const demoHistory = env.DEMO_HISTORY === undefined || env.DEMO_HISTORY === "" ? true : bool("DEMO_HISTORY");
   const idempotencyLeaseMs = int("IDEMPOTENCY_LEASE_MS", 30_000, 1_000, 3_600_000);
   const webConcurrency = int("WEB_CONCURRENCY", 1, 1, 256);
+  const groupCommit = int("GROUP_COMMIT", 1, 0, 64);
   const amountLimits = parseAmountLimits(env, problems);
   const live = parseLive(env, problems, processors, { int, url });
   const webhookConcurrency = int("WEBHOOK_CONCURRENCY", 128, 1, 4096);
@@ -229,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, processors: readonly Processo
     dataDir,
     databaseUrl,
     databasePoolMode: poolMode === "transaction" ? "transaction" : "session",
+    groupCommit,
     databaseDirectUrl,
     databaseReplicaUrl,
     adminApiKey: env.ADMIN_API_KEY || undefined,

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   process.umask(0o077);
   const unlock = config.databaseUrl ? () => undefined : await lockDataDir(config.dataDir);
   const database = await openDatabase({
-    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMode: config.databasePoolMode, directUrl: config.databaseDirectUrl,
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMode: config.databasePoolMode, directUrl: config.databaseDirectUrl, groupCommit: config.groupCommit,
     // Several API processes take one caller's writes in turn: none can know them all (src/db/replica.ts).
     replicaUrl: config.databaseReplicaUrl, replicaPerCaller: config.webConcurrency <= 1,
   });

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { getTableColumns, getTableName, sql, type Column, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
-import { pooledThrough, queryRows, statementName, type Queryable, type Tx } from "./client.js";
+import { groupCommitLimit, pooledThrough, queryRows, statementName, type Queryable, type Tx } from "./client.js";
+import { GroupCommit, single } from "./group-commit.js";
 import { runPooled } from "./pooled-functions.js";
 
 // Writes that need no answer from the database (the outbox, the ledger, settlements) are
@@ -102,7 +103,9 @@ export class WriteBatch {
    * answers main's rows mapped like drizzle's own (`table`'s columns: camelCase keys, Dates).
    */
   async runReturning<T extends Table>(on: Queryable, table: T, main: Part): Promise<T["$inferSelect"][]> {
-    const rows = await send(on, this.parts.length === 0 ? main : this.compose(main));
+    const all = [main, ...this.parts];
+    const group = this.parts.length > 0 && all.every((p): p is Statement => p instanceof Statement) ? groupOf(on) : undefined;
+    const rows = group ? await group.run(all as Statement[]) : await send(on, this.parts.length === 0 ? main : this.compose(main));
     return rows.map((r) => fromDriver(table, r));
   }
 
@@ -110,17 +113,42 @@ export class WriteBatch {
   private compose(main: Part | undefined): Part {
     const all = main ? [main, ...this.parts] : this.parts;
     if (all.every((p): p is Statement => p instanceof Statement)) {
+      if (main) {
+        const one = single(all);
+        return new Statement(one.shape, one.make, one.values);
+      }
       const offsets: number[] = [];
       let n = 0;
       for (const p of all) { offsets.push(n); n += p.values.length; }
-      return new Statement(`with${main ? " main" : ""} ${all.map((p) => p.shape).join("\u0002")}`, (p) => {
-        const ctes = all.map((s, k) => `${main && k === 0 ? "main" : `w${main ? k - 1 : k}`} as (${s.make((i) => p(offsets[k]! + i))})`);
-        return `with ${ctes.join(", ")} select ${main ? "* from main" : "1"}`;
+      return new Statement(`with ${all.map((p) => p.shape).join("\u0002")}`, (p) => {
+        const ctes = all.map((s, k) => `w${k} as (${s.make((i) => p(offsets[k]! + i))})`);
+        return `with ${ctes.join(", ")} select 1`;
       }, all.flatMap((p) => p.values));
     }
     const ctes = sql.join(this.parts.map((p, i) => sql`${sql.raw(`w${i}`)} as (${asSQL(p)})`), sql`, `);
     return main ? sql`with main as (${asSQL(main)}), ${ctes} select * from main` : sql`with ${ctes} select 1`;
   }
+}
+
+// Group commit (group-commit.ts): one per pool whose database asked for it (GROUP_COMMIT), for
+// the statements of new rows sent on the pool itself, never in a transaction.
+const groups = new WeakMap<object, GroupCommit>();
+function groupOf(on: Queryable): GroupCommit | undefined {
+  const client = (on as unknown as DrizzleInternals).session.client;
+  if (!(client instanceof pg.Pool)) return undefined;
+  let group = groups.get(client);
+  if (!group) {
+    const limit = groupCommitLimit(client);
+    if (!limit) return undefined;
+    group = new GroupCommit(limit, (s) => send(on, new Statement(s.shape, s.make, s.values)));
+    groups.set(client, group);
+  }
+  return group;
+}
+
+/** The group commit of `on`'s pool, if it has one (its counts of statements and members). */
+export function groupCommitOf(on: Queryable): GroupCommit | undefined {
+  return groupOf(on);
 }
 
 const asSQL = (p: Part): SQL => (p instanceof Statement ? p.toSQL() : p.getSQL());

@@ -50,6 +50,8 @@ export async function openDatabase(opts: {
   databaseUrl?: string; dataDir?: string; pglite?: PGlite;
   /** PostgreSQL only: DATABASE_POOL_MODE and DATABASE_DIRECT_URL (see config.ts). */
   poolMode?: "session" | "transaction"; directUrl?: string;
+  /** PostgreSQL only: GROUP_COMMIT (src/db/group-commit.ts). */
+  groupCommit?: number;
   /**
    * DATABASE_REPLICA_URL: standbys that list reads may use (src/db/replica.ts); `replicaPerCaller`
    * false when other processes of this deployment take the same callers' writes (WEB_CONCURRENCY > 1).
@@ -58,6 +60,7 @@ export async function openDatabase(opts: {
 }): Promise<Database> {
   if (opts.databaseUrl) {
     const database = openPostgres(opts.databaseUrl, opts.poolMode ?? "session", opts.directUrl);
+    if (opts.groupCommit) setGroupCommit(database.primaryPool, opts.groupCommit);
     return opts.replicaUrl ? withReplica(database, opts.replicaUrl, opts.replicaPerCaller ?? true) : database;
   }
   if (opts.replicaUrl) throw new Error("DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no standbys");
@@ -75,6 +78,26 @@ const unnamedClients = new WeakMap<object, pg.Pool>();
 /** `name` where named prepared statements may be used on `client` (a pg pool or client), else undefined. */
 export function statementName(client: object, name: string | undefined): string | undefined {
   return unnamedClients.has(client) ? undefined : name;
+}
+
+// Pools whose concurrent inserts of new rows are grouped (GROUP_COMMIT, src/db/group-commit.ts):
+// the number of statements of one shape in flight before the next ones wait to go together.
+const groupLimits = new WeakMap<pg.Pool, number>();
+
+/** Groups concurrent inserts of new rows sent on `pool` past `limit` in flight (0: never). */
+export function setGroupCommit(pool: pg.Pool, limit: number): void {
+  groupLimits.set(pool, limit);
+}
+
+/** The node-postgres pool under a database's drizzle handle (PostgreSQL), else undefined (PGlite). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  const client = (db as unknown as { session: { client: unknown } }).session.client;
+  return client instanceof pg.Pool ? client : undefined;
+}
+
+/** The group commit limit of `pool` (0 or undefined: none). */
+export function groupCommitLimit(pool: pg.Pool): number | undefined {
+  return groupLimits.get(pool);
 }
 
 /** The pool behind a transaction-mode pooler that `client` (the pool or one of its clients) belongs to. */

@@ -19,6 +19,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     databasePoolMode: "session",
     databaseDirectUrl: undefined,
     databaseReplicaUrl: undefined,
+    groupCommit: 2,
     adminApiKey: "adm_test_" + randomBytes(16).toString("hex"),
     jwtSecret: randomBytes(32).toString("hex"),
     encryptionKey: randomBytes(32).toString("base64"),
