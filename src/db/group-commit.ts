@@ -15,9 +15,10 @@ import pg from "pg";
 // known: each member gets the error, as it would alone, and its caller finds its charge again
 // by id, as after any lost answer.
 //
-// Only statements that insert new rows are grouped (WriteBatch.runReturning on the pool, never in
-// a transaction): two members that changed the same existing row in one statement would see the
-// same snapshot and lose one change. Members are grouped only with members of the same shape, in
+// Only statements that insert new rows (WriteBatch.runReturning on the pool, never in a
+// transaction) and reads of the hot path (the charge's customer: selectRows' `grouped`) are
+// grouped: two members that changed the same existing row in one statement would see the same
+// snapshot and lose one change. Members are grouped only with members of the same shape, in
 // groups of 2, 4, 8 or 16, so a shape has at most five texts, each prepared once per connection.
 
 /** A statement as batch.ts makes it: its shape names its text, `make` writes the text. */
@@ -102,8 +103,12 @@ export class GroupCommit {
   }
 }
 
-/** `with main as (main), w0 as (part 0), ... select * from main`: one member alone. */
+/**
+ * One member alone: a lone statement as it is; else `with main as (main), w0 as (part 0), ...
+ * select * from main`.
+ */
 export function single(parts: Piece[]): Piece {
+  if (parts.length === 1) return parts[0]!;
   return combine([parts], (k) => (k === 0 ? "main" : `w${k - 1}`), () => "select * from main");
 }
 

@@ -45,7 +45,7 @@ export type BuyerContact = { email?: string | null; phone?: string | null };
 export async function findCustomerByContact(q: Queryable, ctx: Scope, c: BuyerContact) {
   const lookup = contactLookup(ctx, c);
   if (!lookup) return undefined;
-  const [row] = await selectRows(q, customers, lookup);
+  const [row] = await selectRows(q, customers, lookup, true);
   return row;
 }
 
