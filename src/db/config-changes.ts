@@ -12,7 +12,9 @@ import { withTx, type Db, type Queryable, type Tx } from "./client.js";
 // submerchant) is read again every time, so lifting it is seen at once by every process, even one
 // the notification has not reached yet. Imposing one is seen when the notification arrives: the
 // change answers only once its own notification has come back to its process (PostgreSQL signals
-// every listener as the change commits), so the other processes have had it as long.
+// every listener as the change commits), so the others have usually had it as long. Not always:
+// each listener's backend delivers it on its own, so on a starved machine another process can
+// answer a request or two from its cache first (seen in CI's topology run), never past the TTL.
 export const CONFIG_CHANGED_CHANNEL = "feira_auth";
 
 /** How long a change waits for its notification to come back before answering anyway. */
