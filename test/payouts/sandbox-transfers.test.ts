@@ -16,7 +16,7 @@ import { admin, call, FEES, payoutForAdmin, sandboxPayout, seedMaster } from "..
 let t: TestApp;
 let master: SeededMerchant;
 before(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({}, { noWorkerProcesses: "the test decides a payout while its transfer is still sending, then runs the transfers task itself" });
   master = await seedMaster(t, FEES);
 });
 after(() => t.close());
