@@ -104,7 +104,7 @@ export class WriteBatch {
    */
   async runReturning<T extends Table>(on: Queryable, table: T, main: Part): Promise<T["$inferSelect"][]> {
     const all = [main, ...this.parts];
-    const group = this.parts.length > 0 && all.every((p): p is Statement => p instanceof Statement) ? groupOf(on) : undefined;
+    const group = this.parts.length > 0 && all.every((p): p is Statement => p instanceof Statement) ? groupCommitOf(on) : undefined;
     const rows = group ? await group.run(all as Statement[]) : await send(on, this.parts.length === 0 ? main : this.compose(main));
     return rows.map((r) => fromDriver(table, r));
   }
@@ -133,7 +133,8 @@ export class WriteBatch {
 // Group commit (group-commit.ts): one per pool whose database asked for it (GROUP_COMMIT), for
 // the statements of new rows sent on the pool itself, never in a transaction.
 const groups = new WeakMap<object, GroupCommit>();
-function groupOf(on: Queryable): GroupCommit | undefined {
+/** The group commit of `on`'s pool, if it has one (its counts of statements and members). */
+export function groupCommitOf(on: Queryable): GroupCommit | undefined {
   const client = (on as unknown as DrizzleInternals).session.client;
   if (!(client instanceof pg.Pool)) return undefined;
   let group = groups.get(client);
@@ -144,11 +145,6 @@ function groupOf(on: Queryable): GroupCommit | undefined {
     groups.set(client, group);
   }
   return group;
-}
-
-/** The group commit of `on`'s pool, if it has one (its counts of statements and members). */
-export function groupCommitOf(on: Queryable): GroupCommit | undefined {
-  return groupOf(on);
 }
 
 const asSQL = (p: Part): SQL => (p instanceof Statement ? p.toSQL() : p.getSQL());
@@ -241,8 +237,8 @@ export async function write(sink: Sink, build: (q: Queryable) => Part[]): Promis
  * may share as one statement (group-commit.ts); a read changes nothing, so members cannot collide.
  */
 export async function selectRows<T extends Table>(on: Queryable, table: T, query: Part, grouped = false): Promise<T["$inferSelect"][]> {
-  const group = grouped && query instanceof Statement ? groupOf(on) : undefined;
-  const rows = group && query instanceof Statement ? await group.run([query]) : await send(on, query);
+  const group = grouped && query instanceof Statement ? groupCommitOf(on) : undefined;
+  const rows = group ? await group.run([query as Statement]) : await send(on, query);
   return rows.map((r) => fromDriver(table, r));
 }
 
