@@ -7,7 +7,7 @@ import type { PgDatabase, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migratePostgres } from "./migrate-pg.js";
 import { clientOptions, newClient, type PgHost } from "./hosts.js";
-import { listenForever } from "./listener.js";
+import { listenForever, listenerName } from "./listener.js";
 import { openReadRouter, registerReadRouter } from "./replica.js";
 import * as schema from "./schema.js";
 
@@ -125,7 +125,7 @@ function openPostgres(url: string, poolMode: "session" | "transaction", directUr
   const sessionUrl = directUrl ?? (poolMode === "session" ? url : undefined);
   const session = sessionUrl === undefined ? undefined
     : sessionUrl === url ? pooled.locator : clientOptions(sessionUrl, events).locator;
-  const connectSession = () => newClient(sessionUrl ?? url, session);
+  const connectSession = (applicationName?: string) => newClient(sessionUrl ?? url, session, applicationName);
   return {
     db,
     kind: "postgres",
@@ -154,7 +154,7 @@ function openPostgres(url: string, poolMode: "session" | "transaction", directUr
     // made again on the new primary when it is lost (src/db/listener.ts).
     listen: async (channel, onNotify) => {
       if (!sessionUrl) return async () => undefined;
-      return listenForever(connectSession, channel, onNotify, { onRelisten: () => { stats.relistens++; } });
+      return listenForever(() => connectSession(listenerName(channel)), channel, onNotify, { onRelisten: () => { stats.relistens++; } });
     },
     topology: () => ({ primary: describe(pooled.locator?.host()), ...stats }),
     close: () => pool.end(),

@@ -1,43 +1,61 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { withTx, type Db, type Queryable, type Tx } from "./client.js";
+import { queryRows, withTx, type Db, type Queryable, type Tx } from "./client.js";
+import { listenerName } from "./listener.js";
 
 // What every request reads and almost never changes (API keys, a merchant's row and fees, its
 // Connect account and default split) is kept in memory for a few seconds per process. A change
 // makes every process forget it all at once: the changing transaction NOTIFYs `feira_auth` (sent
 // at commit; main.ts LISTENs in API processes), and the changing process forgets directly after
-// its commit. The TTL bounds what a lost notification can keep; a read that was under way when a
-// process forgot is answered but not kept.
+// its commit. A read that was under way when a process forgot is answered but not kept.
 // Only what lets a request through is kept (`keep`): a refusal (an inactive merchant, a blocked
-// submerchant) is read again every time, so lifting it is seen at once by every process, even one
-// the notification has not reached yet. Imposing one is seen when the notification arrives: the
-// change answers only once its own notification has come back to its process (PostgreSQL signals
-// every listener as the change commits), so the others have usually had it as long. Not always:
-// each listener's backend delivers it on its own, so on a starved machine another process can
-// answer a request or two from its cache first (seen in CI's topology run), never past the TTL.
+// submerchant) is read again every time, so lifting it is seen at once by every process.
+// A change answers only once every listening process has forgotten: each one, on hearing the
+// change, forgets and then answers `ack:<token>` on the channel, and the change waits for as many
+// answers as the channel has listening sessions (they name themselves: listenerName). PostgreSQL
+// delivers a notification to each listener on its own, so without that wait a starved process
+// answered a request or two from what it kept after the change had answered (seen in CI's run
+// over two processes). The wait is bounded by the cache's life: past it, nothing kept before the
+// change is served anyway (a listener that never answers delays the change, never fails it).
+// Worker processes do not listen: what they keep lasts its TTL.
 export const CONFIG_CHANGED_CHANNEL = "feira_auth";
 
-/** How long a change waits for its notification to come back before answering anyway. */
-const ECHO_WAIT_MS = 1_000;
+/** How long kept values live (createTtlCache's default), and so how long a change may wait. */
+export const CONFIG_TTL_MS = 5_000;
+
+const ACK = "ack:";
 
 export function createConfigChanges() {
   const forgetters: (() => void)[] = [];
-  const echoes = new Map<string, () => void>();
-  let listening = false;
+  const waits = new Map<string, () => void>();
+  let ackVia: Db | undefined;
   const forget = () => {
     for (const f of forgetters) f();
   };
   const announce = (q: Queryable, token = "") => q.execute(sql`select pg_notify(${CONFIG_CHANGED_CHANNEL}, ${token})`);
 
-  /** Resolves when `token` comes back, or after ECHO_WAIT_MS (a lost notification). */
-  function echoOf(token: string): { heard: Promise<void>; cancel(): void } {
-    let timer: NodeJS.Timeout | undefined;
-    const heard = new Promise<void>((resolve) => {
-      echoes.set(token, resolve);
-      timer = setTimeout(resolve, ECHO_WAIT_MS);
-      timer.unref();
-    });
-    return { heard, cancel: () => { clearTimeout(timer); echoes.delete(token); } };
+  /** The sessions LISTENing on the channel now: every API process (main.ts), this one included. */
+  async function listeners(db: Db): Promise<number> {
+    const rows = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity
+      where application_name = ${listenerName(CONFIG_CHANGED_CHANNEL)} and datname = current_database()`);
+    return rows[0]?.n ?? 1;
+  }
+
+  /** Resolves once `want()` answers have come for `token`, or after CONFIG_TTL_MS. */
+  function answersTo(token: string) {
+    let acked = 0;
+    let want = Infinity;
+    let done: () => void = () => undefined;
+    const all = new Promise<void>((resolve) => { done = resolve; });
+    const timer = setTimeout(done, CONFIG_TTL_MS);
+    timer.unref();
+    const check = () => { if (acked >= want) done(); };
+    waits.set(token, () => { acked++; check(); });
+    return {
+      all,
+      expect(n: number) { want = n; check(); },
+      cancel() { clearTimeout(timer); waits.delete(token); },
+    };
   }
 
   return {
@@ -45,11 +63,11 @@ export function createConfigChanges() {
     announce,
     /**
      * Runs `work` in a transaction that announces the change, then forgets here and, in a process
-     * that listens, waits for the announcement to come back before returning.
+     * that listens, waits until every listening process has forgotten before returning.
      */
     async change<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
-      const token = listening ? randomUUID() : "";
-      const echo = token ? echoOf(token) : undefined;
+      const token = ackVia ? randomUUID() : "";
+      const answers = token ? answersTo(token) : undefined;
       try {
         const out = await withTx(db, async (tx) => {
           const result = await work(tx);
@@ -57,22 +75,30 @@ export function createConfigChanges() {
           return result;
         });
         forget();
-        await echo?.heard;
+        if (answers) {
+          // Counted after the commit: a process that starts listening later kept nothing older.
+          answers.expect(Math.max(1, await listeners(db).catch(() => 1)));
+          await answers.all;
+        }
         return out;
       } finally {
-        echo?.cancel();
+        answers?.cancel();
       }
     },
     /** Forgets every cached value in this process. */
     forget,
-    /** A notification on the channel (main.ts): forget, and end the wait of the change that sent it. */
+    /** A notification on the channel (main.ts): a change's, forget and answer it; an answer, count it. */
     heard(payload: string): void {
+      if (payload.startsWith(ACK)) {
+        waits.get(payload.slice(ACK.length))?.();
+        return;
+      }
       forget();
-      echoes.get(payload)?.();
+      if (payload && ackVia) announce(ackVia, ACK + payload).catch(() => undefined);
     },
-    /** This process LISTENs on the channel from now on, so its changes wait for their echo. */
-    listened(): void {
-      listening = true;
+    /** This process LISTENs on the channel from now on: it answers changes, and its changes wait for every answer. */
+    listened(db: Db): void {
+      ackVia = db;
     },
     onForget(f: () => void): void {
       forgetters.push(f);
@@ -93,7 +119,7 @@ export type ConfigChanges = ReturnType<typeof createConfigChanges>;
  * never past its TTL), and requests that find it expired share the read under way. A read that a
  * clear() overtook is answered to its requests but not kept: it may predate the change.
  */
-export function createTtlCache<V>(ttlMs = 5_000, maxEntries = 10_000, now = () => Date.now()) {
+export function createTtlCache<V>(ttlMs = CONFIG_TTL_MS, maxEntries = 10_000, now = () => Date.now()) {
   const entries = new Map<string, { value: V; until: number }>();
   const reads = new Map<string, Promise<V | null | undefined>>();
   let generation = 0;

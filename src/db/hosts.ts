@@ -218,10 +218,10 @@ export function clientOptions(url: string, events?: LocatorEvents): { config: pg
 }
 
 /** A single connection on `url` (migrations, LISTEN, locks), to the fitting host. */
-export function newClient(url: string, locator?: HostLocator): pg.Client {
+export function newClient(url: string, locator?: HostLocator, applicationName?: string): pg.Client {
   const options = locator ? { config: { connectionString: locator.url.urlFor(locator.url.hosts[0]!) }, locator } : clientOptions(url);
   // keepAlive: a LISTEN connection sits idle, and must notice a host that vanished without a reset.
-  const config = { connectionString: options.config.connectionString, keepAlive: true };
+  const config = { connectionString: options.config.connectionString, keepAlive: true, ...(applicationName ? { application_name: applicationName } : {}) };
   if (!options.locator) return new pg.Client(config);
   const Client = locatingClient(options.locator);
   return new Client(config);

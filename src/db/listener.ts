@@ -8,6 +8,9 @@ import type pg from "pg";
 // any payload as "look again" (the outbox's wake-up, the key cache's forget), so that one call
 // covers them all. The callers' polling and TTLs cover the gap itself.
 
+/** The application_name of a session LISTENing on `channel`, so the listeners can be counted (config-changes.ts). */
+export const listenerName = (channel: string) => `feira listen ${channel}`;
+
 export interface ListenerEvents {
   /** A lost LISTEN connection was made again. */
   onRelisten?(): void;

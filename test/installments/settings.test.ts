@@ -18,8 +18,8 @@ after(() => t.close());
 const call = (method: "GET" | "PUT", url: string, key: string, payload?: unknown) =>
   t.app.inject({ method, url, headers: { authorization: basic(key) }, ...(payload === undefined ? {} : { payload: payload as never }) });
 
-// The terms are never kept in a process: in the topology run (two API processes answering in
-// turn) the very next read, on either process, sees a change.
+// A change answers once every API process has forgotten the terms it kept (config-changes.ts):
+// in the topology run (two API processes answering in turn) the very next read, on either, sees it.
 
 test("unset, the settings are today's behaviour: 12 installments, all interest-free; the quote divides the price", async () => {
   const res = await call("GET", "/v1/settings/installments", m.sandboxKey);

@@ -39,7 +39,7 @@ export interface ChargesModuleDeps {
   db: Db;
   config: Pick<Config, "publicBaseUrl" | "webhookAllowPrivateUrls" | "production" | "amountLimits" | "idempotencyLeaseMs" | "live" | "databaseUrl">;
   processors: ProcessorRegistry;
-  merchants: Pick<MerchantService, "chargeProfile" | "installmentTerms" | "getProfile">;
+  merchants: Pick<MerchantService, "chargeProfile" | "getProfile">;
   customers: Pick<CustomerService, "get" | "inlineForCharge" | "named" | "validateInline">;
   cards: Pick<CardService, "cardForCharge">;
   ledger: LedgerService;

@@ -8,8 +8,8 @@ import type { MerchantService } from "../merchants/index.js";
 import { installmentPlans, type InstallmentPlan, type InstallmentTerms } from "../../lib/price-table.js";
 
 // The merchant's installment settings per environment and the quote of a price. Both read the
-// terms where they are stored, as a charge in installments does (never kept in a process), so
-// the quote a buyer sees and the charge made next use the same terms.
+// merchant's charge profile (cached per process, forgotten by every process on a change), so the
+// quote a buyer sees and the charge made next use the same terms.
 
 export interface InstallmentSettingsBody {
   maxInstallments: number;
@@ -19,7 +19,7 @@ export interface InstallmentSettingsBody {
 
 export interface InstallmentsDeps {
   config: Pick<Config, "amountLimits">;
-  merchants: Pick<MerchantService, "installmentTerms" | "setInstallmentTerms">;
+  merchants: Pick<MerchantService, "chargeProfile" | "setInstallmentTerms">;
 }
 
 export const settingsOf = (t: InstallmentTerms): InstallmentSettingsBody => ({
@@ -33,7 +33,7 @@ export const planView = (p: InstallmentPlan, currency: string) => ({
 
 export function createInstallmentsService(deps: InstallmentsDeps) {
   async function terms(ctx: RequestCtx): Promise<InstallmentTerms> {
-    return deps.merchants.installmentTerms(scopeOf(ctx));
+    return (await deps.merchants.chargeProfile(ctx.merchantId)).installments[ctx.environment];
   }
 
   async function getSettings(ctx: RequestCtx): Promise<InstallmentSettingsBody> {

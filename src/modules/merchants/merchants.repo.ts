@@ -1,6 +1,5 @@
 import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client.js";
-import { Statement, selectRows } from "../../db/batch.js";
 import { inScope, type Environment, type Scope } from "../../db/scope.js";
 import { adminKeys, apiKeys, fees, installmentSettings, merchants } from "../../db/schema.js";
 
@@ -17,17 +16,28 @@ export async function findMerchant(q: Queryable, id: string): Promise<MerchantRo
   return row;
 }
 
+export interface StoredInstallmentTerms {
+  environment: Environment;
+  maxInstallments: number;
+  interestFreeInstallments: number;
+  monthlyInterestBasisPoints: number;
+}
+
 /**
- * One environment's installment settings as stored now (none: the defaults apply). Read by every
- * charge in installments, so concurrent ones may share the statement (group-commit.ts).
+ * The merchant a charge is made for, with its installment settings of both environments, in the
+ * one statement that read the merchant alone before (a charge's count of statements is held by
+ * test/charges/statement-count.test.ts).
  */
-export async function findInstallmentSettings(q: Queryable, merchantId: string, environment: Environment): Promise<typeof installmentSettings.$inferSelect | undefined> {
-  const [row] = await selectRows(q, installmentSettings, new Statement(
-    "installment settings",
-    (p) => `select * from installment_settings where merchant_id = ${p(0)} and environment = ${p(1)}`,
-    [merchantId, environment],
-  ), true);
-  return row;
+export async function findMerchantForCharge(q: Queryable, id: string): Promise<{ merchant: MerchantRow; installments: StoredInstallmentTerms[] } | undefined> {
+  const s = installmentSettings;
+  const [row] = await q.select({
+    merchant: merchants,
+    installments: sql<StoredInstallmentTerms[] | null>`(select json_agg(json_build_object(
+      'environment', ${s.environment}, 'maxInstallments', ${s.maxInstallments},
+      'interestFreeInstallments', ${s.interestFreeInstallments}, 'monthlyInterestBasisPoints', ${s.monthlyInterestBasisPoints}))
+      from ${s} where ${s.merchantId} = ${merchants.id})`,
+  }).from(merchants).where(eq(merchants.id, id));
+  return row ? { merchant: row.merchant, installments: row.installments ?? [] } : undefined;
 }
 
 export async function upsertInstallmentSettings(q: Queryable, row: typeof installmentSettings.$inferInsert): Promise<void> {

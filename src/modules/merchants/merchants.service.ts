@@ -249,28 +249,16 @@ export function createMerchantService(deps: MerchantServiceDeps) {
    */
   async function chargeProfile(merchantId: string) {
     const found = await profiles.get(merchantId, async () => {
-      const merchant = await repo.findMerchant(db, merchantId);
-      return merchant ? { merchant, fees: await getFees(merchantId) } : null;
+      const found = await repo.findMerchantForCharge(db, merchantId);
+      return found ? { merchant: found.merchant, installments: termsByEnvironment(found.installments), fees: await getFees(merchantId) } : null;
     });
     if (!found) throw notFound("Merchant", merchantId);
     return found;
   }
 
-  /**
-   * An environment's installment terms (the defaults where none are set), read where they are
-   * stored every time, never kept: what a buyer pays in installments follows a change at once
-   * in every process (what is kept may be a notification late elsewhere; config-changes.ts).
-   */
-  async function installmentTerms(scope: Scope): Promise<InstallmentTerms> {
-    const row = await repo.findInstallmentSettings(db, scope.merchantId, scope.environment);
-    return row
-      ? { maxInstallments: row.maxInstallments, interestFreeInstallments: row.interestFreeInstallments, monthlyInterestBasisPoints: row.monthlyInterestBasisPoints }
-      : DEFAULT_INSTALLMENT_TERMS;
-  }
-
-  /** PUT /v1/settings/installments. */
+  /** PUT /v1/settings/installments: every process forgets the profile it kept (configChanges). */
   async function setInstallmentTerms(scope: Scope, terms: InstallmentTerms): Promise<void> {
-    await repo.upsertInstallmentSettings(db, { merchantId: scope.merchantId, environment: scope.environment, ...terms });
+    await configChanges.change(db, (tx) => repo.upsertInstallmentSettings(tx, { merchantId: scope.merchantId, environment: scope.environment, ...terms }));
   }
 
   const authenticator: Authenticator = {
@@ -326,7 +314,7 @@ export function createMerchantService(deps: MerchantServiceDeps) {
   }
 
   return {
-    createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, updateProfile, getProfile, getMerchant, chargeProfile, installmentTerms, setInstallmentTerms, setFees, getFees, login, authenticator, bootstrap,
+    createMerchant, createSubmerchantAccount, rotateKeys, revealKeys, updateMerchant, updateProfile, getProfile, getMerchant, chargeProfile, setInstallmentTerms, setFees, getFees, login, authenticator, bootstrap,
   };
 }
 
@@ -335,5 +323,17 @@ export type MerchantService = ReturnType<typeof createMerchantService>;
 /** What a charge needs of its merchant, kept a few seconds per process. */
 export interface ChargeProfile {
   merchant: repo.MerchantRow;
+  /** The card installments buyers may choose in each environment (the default where none is set). */
+  installments: Record<Environment, InstallmentTerms>;
   fees: FeeDefinition[];
+}
+
+function termsByEnvironment(rows: readonly repo.StoredInstallmentTerms[]): Record<Environment, InstallmentTerms> {
+  const of = (environment: Environment): InstallmentTerms => {
+    const row = rows.find((r) => r.environment === environment);
+    return row
+      ? { maxInstallments: row.maxInstallments, interestFreeInstallments: row.interestFreeInstallments, monthlyInterestBasisPoints: row.monthlyInterestBasisPoints }
+      : DEFAULT_INSTALLMENT_TERMS;
+  };
+  return { sandbox: of("sandbox"), production: of("production") };
 }

@@ -30,7 +30,7 @@ export interface PaymentLinkServiceDeps {
   config: Pick<Config, "publicBaseUrl" | "amountLimits" | "production" | "webhookAllowPrivateUrls">;
   charges: Pick<ChargeService, "check" | "priced" | "create" | "list" | "findForLink">;
   shipping: Pick<ShippingService, "quote" | "hasActiveIntegration">;
-  merchants: Pick<MerchantService, "getMerchant" | "installmentTerms">;
+  merchants: Pick<MerchantService, "getMerchant" | "chargeProfile">;
   now?: () => Date;
 }
 
@@ -320,7 +320,7 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
   async function installments(id: string, amount: number) {
     const link = await payable(id);
     const amountMinor = amountToMinor(amount, link.currency, deps.config.amountLimits, { field: "amount" });
-    const terms = await deps.merchants.installmentTerms({ merchantId: link.merchantId, environment: link.environment });
+    const terms = (await deps.merchants.chargeProfile(link.merchantId)).installments[link.environment];
     return { data: installmentPlans(amountMinor, terms).map((p) => planView(p, link.currency)) };
   }
 

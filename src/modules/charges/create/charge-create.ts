@@ -30,7 +30,7 @@ export interface ChargeCreateDeps extends ChargePipelineDeps {
   db: Db;
   config: ChargePipelineDeps["config"] & Pick<Config, "publicBaseUrl">;
   processors: Pick<ProcessorRegistry, "route" | "adapter" | "mandates">;
-  merchants: Pick<MerchantService, "chargeProfile" | "installmentTerms">;
+  merchants: Pick<MerchantService, "chargeProfile">;
   customers: ChargePipelineDeps["customers"] & Pick<CustomerService, "inlineForCharge">;
   effects: ChargeEffects;
   /** The bound on production charges waiting on a processor (PROCESSOR_MAX_WAITING). */

@@ -16,7 +16,6 @@ import type { CreateChargeBody } from "../charges.schemas.js";
 import { checkCommandAmount, commandFromBody, type ChargeCommand } from "./charge-command.js";
 import { checkCustomer, checkMethodAmount, checkSplit, checkSplitFits, normalizeMethod, postalAddressOf, type NormalizedCharge, type SavedCards } from "./charge-input.js";
 import { interestPlan } from "./charge-installments.js";
-import { DEFAULT_INSTALLMENT_TERMS } from "../../../lib/price-table.js";
 
 // The one pipeline from a request to a charge ready to make. Every check runs before any side
 // effect (nothing is written and no processor is called until `create`), in this order, and the
@@ -42,7 +41,7 @@ export interface ChargePipelineDeps {
   cards: SavedCards;
   connect: Pick<ConnectService, "checkCharge" | "chargeSettlement" | "providerAccounts">;
   /** The merchant's installment terms (cached with the rest of what a charge reads of it). */
-  merchants: Pick<MerchantService, "chargeProfile" | "installmentTerms">;
+  merchants: Pick<MerchantService, "chargeProfile">;
   now: () => Date;
 }
 
@@ -132,10 +131,7 @@ export function createChargePipeline(deps: ChargePipelineDeps) {
       customer: processorCustomer(existingCustomer, cmd.customer),
     });
     // A card's installments against the merchant's terms, right after the method's own checks.
-    // In one payment none apply (interestPlan), so they are not read.
-    const installmentTerms = method.methodType === "credit_card" && method.installments > 1
-      ? await deps.merchants.installmentTerms(scopeOf(ctx))
-      : DEFAULT_INSTALLMENT_TERMS;
+    const installmentTerms = (await deps.merchants.chargeProfile(ctx.merchantId)).installments[ctx.environment];
     interestPlan(method, amountMinor, currency, installmentTerms);
     const postbackUrl = cmd.postbackUrl
       ? await checkDestination(cmd.postbackUrl, ctx.environment, deps.config, "postbackUrl")
