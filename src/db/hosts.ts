@@ -218,10 +218,19 @@ export function clientOptions(url: string, events?: LocatorEvents): { config: pg
 }
 
 /** A single connection on `url` (migrations, LISTEN, locks), to the fitting host. */
+function named(connectionString: string | undefined, applicationName: string | undefined): string | undefined {
+  if (!applicationName || !connectionString) return connectionString;
+  const u = new URL(connectionString);
+  u.searchParams.set("application_name", applicationName);
+  return u.toString();
+}
+
 export function newClient(url: string, locator?: HostLocator, applicationName?: string): pg.Client {
   const options = locator ? { config: { connectionString: locator.url.urlFor(locator.url.hosts[0]!) }, locator } : clientOptions(url);
   // keepAlive: a LISTEN connection sits idle, and must notice a host that vanished without a reset.
-  const config = { connectionString: options.config.connectionString, keepAlive: true, ...(applicationName ? { application_name: applicationName } : {}) };
+  // A name given here wins over the URL's own application_name (a connection string's parameters
+  // override node-postgres's other options, so it is set in the string).
+  const config = { connectionString: named(options.config.connectionString, applicationName), keepAlive: true };
   if (!options.locator) return new pg.Client(config);
   const Client = locatingClient(options.locator);
   return new Client(config);

@@ -1,6 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Database } from "../../src/db/client.js";
+import { openDatabase, type Database } from "../../src/db/client.js";
 import { appsOn, basic, expectStatus, seedMerchant, testConfig, type TestApp } from "../helpers/app.js";
 import { CONFIG_CHANGED_CHANNEL } from "../../src/db/config-changes.js";
 import { freshDatabase } from "../helpers/db.js";
@@ -70,11 +70,15 @@ test("two listening processes: a change answers only once the other has forgotte
   skip: process.env.DATABASE_URL ? false : "the embedded database admits one process (run with DATABASE_URL)",
 }, async () => {
   const [p, q] = [await apps.start(testConfig({ databaseUrl: database.url })), await apps.start(testConfig({ databaseUrl: database.url }))];
-  // q hears each notification 300 ms late, as a starved process may.
+  // q's URL names its connections, as the topology run's processes' do: its listener is still
+  // counted. q hears each notification 300 ms late, as a starved process may.
+  const named = new URL(database.url!);
+  named.searchParams.set("application_name", "feira-api");
+  const qDatabase = await openDatabase({ databaseUrl: named.toString() });
   const qForgot: string[] = [];
   const unlisten = [
     await database.listen(CONFIG_CHANGED_CHANNEL, (payload) => p.services.configChanges.heard(payload)),
-    await database.listen(CONFIG_CHANGED_CHANNEL, (payload) => {
+    await qDatabase.listen(CONFIG_CHANGED_CHANNEL, (payload) => {
       setTimeout(() => { q.services.configChanges.heard(payload); qForgot.push(payload); }, 300);
     }),
   ];
@@ -89,6 +93,7 @@ test("two listening processes: a change answers only once the other has forgotte
     expectStatus(await customers(q, m.sandboxKey), 403);
   } finally {
     for (const stop of unlisten) await stop();
+    await qDatabase.close();
   }
 });
 
