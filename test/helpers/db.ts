@@ -4,15 +4,23 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { openDatabase, type Database } from "../../src/db/client.js";
+import { openDatabase, sql, type Database } from "../../src/db/client.js";
 import { PGLITE_EXTENSIONS } from "../../src/db/pglite.js";
 import { tempDir } from "./temp-dirs.js";
 
 const MIGRATIONS = path.resolve(import.meta.dirname, "../../src/db/migrations");
 const CACHE = path.resolve(import.meta.dirname, "../../node_modules/.cache/feira");
 
+/**
+ * Settings of the test templates (postgresql.auto.conf, through ALTER SYSTEM): a PGlite start
+ * zeroes its shared buffers, and at the default 128 MB that was a third of the CPU of every test
+ * file's database; a test database holds kilobytes.
+ */
+const TEMPLATE_SETTINGS = ["alter system set shared_buffers = '16MB'"];
+
 function migrationsHash(): string {
   const h = createHash("sha256");
+  h.update(TEMPLATE_SETTINGS.join(";"));
   for (const f of readdirSync(MIGRATIONS).filter((f) => f.endsWith(".sql")).sort()) h.update(readFileSync(path.join(MIGRATIONS, f)));
   return h.digest("hex").slice(0, 16);
 }
@@ -43,18 +51,40 @@ function pgliteTemplate(): Promise<Blob> {
     const file = path.join(CACHE, `feira-pglite-${migrationsHash()}.tar.gz`);
     // Kept unpacked: PGlite would gunzip it again for every database (about 0.1 s of CPU each).
     try {
-      return new Blob([gunzipSync(readFileSync(file))]);
+      return new TemplateBlob(gunzipSync(readFileSync(file)));
     } catch {
-      return new Blob([gunzipSync(await makeTemplate(file))]);
+      return new TemplateBlob(gunzipSync(await makeTemplate(file)));
     }
   })();
   return template;
+}
+
+/**
+ * The template as PGlite reads it (its arrayBuffer(), once per database): a copy of bytes held in
+ * memory. Node 20's Blob gathers its bytes chunk by chunk on every read, which was a quarter of a
+ * PGlite start's CPU.
+ */
+class TemplateBlob extends Blob {
+  private readonly whole: Uint8Array<ArrayBuffer>;
+  constructor(bytes: Uint8Array) {
+    super([]);
+    this.whole = new Uint8Array(bytes); // its own ArrayBuffer, of exactly these bytes
+  }
+  override get size(): number {
+    return this.whole.byteLength;
+  }
+  // The same bytes every time, not a copy: PGlite only reads them (untar, then copies each file
+  // into its own file system).
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    return this.whole.buffer;
+  }
 }
 
 async function makeTemplate(file: string): Promise<Uint8Array<ArrayBuffer>> {
   const proto = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   const database = await openDatabase({ pglite: proto });
   await database.migrate();
+  for (const setting of TEMPLATE_SETTINGS) await proto.exec(setting);
   const dump = new Uint8Array(await (await proto.dumpDataDir("gzip")).arrayBuffer());
   await proto.close();
   const tmp = `${file}.${process.pid}.tmp`;
@@ -91,6 +121,7 @@ async function makeDataDirTemplate(): Promise<string> {
   rmSync(building, { recursive: true, force: true });
   const database = await openDatabase({ dataDir: building });
   await database.migrate();
+  for (const setting of TEMPLATE_SETTINGS) await database.db.execute(sql.raw(setting));
   await database.close(); // a clean shutdown: the copies start without recovery
   try {
     renameSync(building, final); // atomic: a process that copies it never sees half a directory
