@@ -7,6 +7,7 @@ import { freshDatabase } from "../helpers/db.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
 import { activate, call, createSubmerchant, keyOf, seedMaster } from "../connect/helpers.js";
 
+// run-suite: postgres: the listeners of several processes are counted on the server (pg_stat_activity)
 // Two API processes on one database, as in a cluster, but with no notification between them:
 // what b sees right after a's change is what its own cache lets it see. A refusal is never kept,
 // so lifting it reaches b at once; a grant b has kept lasts until b hears of the change (main.ts
