@@ -41,7 +41,7 @@ export function createConfigChanges() {
     return rows[0]?.n ?? 1;
   }
 
-  /** Resolves once `want()` answers have come for `token`, or after CONFIG_TTL_MS. */
+  /** `all` resolves once the number given to `expect` of answers has come for `token`, or after CONFIG_TTL_MS. */
   function answersTo(token: string) {
     let acked = 0;
     let want = Infinity;
