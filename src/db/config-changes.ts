@@ -41,19 +41,26 @@ export function createConfigChanges() {
     return rows[0]?.n ?? 1;
   }
 
-  /** `all` resolves once the number given to `expect` of answers has come for `token`, or after CONFIG_TTL_MS. */
+  /**
+   * `all` resolves once the number given to `expect` of answers has come for `token`, or
+   * CONFIG_TTL_MS after `expect` (called after the commit: the cache's life runs from there).
+   */
   function answersTo(token: string) {
     let acked = 0;
     let want = Infinity;
+    let timer: NodeJS.Timeout | undefined;
     let done: () => void = () => undefined;
     const all = new Promise<void>((resolve) => { done = resolve; });
-    const timer = setTimeout(done, CONFIG_TTL_MS);
-    timer.unref();
     const check = () => { if (acked >= want) done(); };
     waits.set(token, () => { acked++; check(); });
     return {
       all,
-      expect(n: number) { want = n; check(); },
+      expect(n: number) {
+        want = n;
+        timer = setTimeout(done, CONFIG_TTL_MS);
+        timer.unref();
+        check();
+      },
       cancel() { clearTimeout(timer); waits.delete(token); },
     };
   }
