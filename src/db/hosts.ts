@@ -217,7 +217,7 @@ export function clientOptions(url: string, events?: LocatorEvents): { config: pg
   };
 }
 
-/** A single connection on `url` (migrations, LISTEN, locks), to the fitting host. */
+/** The connection string with `applicationName` as its application_name, if one is given. */
 function named(connectionString: string | undefined, applicationName: string | undefined): string | undefined {
   if (!applicationName || !connectionString) return connectionString;
   const u = new URL(connectionString);
@@ -225,6 +225,7 @@ function named(connectionString: string | undefined, applicationName: string | u
   return u.toString();
 }
 
+/** A single connection on `url` (migrations, LISTEN, locks), to the fitting host. */
 export function newClient(url: string, locator?: HostLocator, applicationName?: string): pg.Client {
   const options = locator ? { config: { connectionString: locator.url.urlFor(locator.url.hosts[0]!) }, locator } : clientOptions(url);
   // keepAlive: a LISTEN connection sits idle, and must notice a host that vanished without a reset.
