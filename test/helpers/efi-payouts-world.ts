@@ -59,5 +59,11 @@ export async function requestLivePayout(w: EfiPayoutsWorld, key: string, smId: s
   return res.json() as { id: string; status: string; netAmount: number; transfer: { status: string } | null };
 }
 
-/** The Efí fake's Pix sends (PUT /v[23]/gn/pix/...) received so far, answered or not. */
-export const sendCalls = (efi: FakeEfi) => efi.core.requests.filter((r) => /^PUT \/v[23]\/gn\/pix\//.test(r.route)).length;
+/**
+ * The Efí fake's Pix sends (PUT /v[23]/gn/pix/...) received so far, answered or not, less those
+ * refused for their token (401: Efí did nothing, and the client sends once more with a new one).
+ * Each process keeps its own token, so a process whose token a test expired meets that 401 on
+ * its next call, whichever test makes it.
+ */
+export const sendCalls = (efi: FakeEfi) =>
+  efi.core.requests.filter((r) => /^PUT \/v[23]\/gn\/pix\//.test(r.route) && r.status !== 401 && r.fault !== "401").length;

@@ -46,6 +46,8 @@ export interface RecordedRequest {
   at: number;
   /** The fault applied to this call, if any. */
   fault?: FaultMode;
+  /** The status the API's handler answered (before any fault that loses the answer); unset for a fault's own answer. */
+  status?: number;
 }
 
 export interface Reply { status: number; body?: unknown; headers?: Record<string, string>; raw?: Buffer }
@@ -250,6 +252,7 @@ export async function startFakeCore(opts: CoreOptions): Promise<FakeCore> {
       return write(res, { status: Number(mode), body: opts.errorBody(Number(mode), mode === "429" ? "Too Many Requests" : "Internal Server Error"), headers: mode === "429" ? { "retry-after": "1" } : {} });
     }
     const reply = await opts.api(apiReq);
+    record.status = reply.status;
     // The work is done; latency delays only the answer, so a client that gives up early leaves
     // a payment behind, as it would with a slow provider.
     if (latency > 0) await sleep(latency);
