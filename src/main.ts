@@ -84,9 +84,10 @@ async function main(): Promise<void> {
   // New deliveries wake the delivery task at once (a trigger NOTIFYs on commit); polling stays
   // as the fallback, so a lost notification only costs one poll interval.
   const unlistenOutbox = worker ? await database.listen("feira_outbox", () => worker.wake("webhooks.deliver")) : undefined;
-  // Key rotation or a merchant's status change in any process empties this one's key cache.
-  const unlistenAuth = app ? await database.listen(CONFIG_CHANGED_CHANNEL, (payload) => services.configChanges.heard(payload)) : undefined;
-  if (unlistenAuth && database.listens) services.configChanges.listened(database.db);
+  // A configuration change in any process (a rotated key, a merchant's status, fees, terms)
+  // empties what this one keeps, API and worker alike: a worker charges too (renewals, retries).
+  const unlistenAuth = await database.listen(CONFIG_CHANGED_CHANNEL, (payload) => services.configChanges.heard(payload));
+  if (database.listens) services.configChanges.listened(database.db);
   const unlisten = async () => { await unlistenOutbox?.(); await unlistenAuth?.(); };
   if (!database.listens) {
     log.warn("DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: no LISTEN; workers poll for deliveries every 500 ms and cached keys are read again after 5 s");

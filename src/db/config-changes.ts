@@ -6,7 +6,7 @@ import { listenerName } from "./listener.js";
 // What every request reads and almost never changes (API keys, a merchant's row and fees, its
 // Connect account and default split) is kept in memory for a few seconds per process. A change
 // makes every process forget it all at once: the changing transaction NOTIFYs `feira_auth` (sent
-// at commit; main.ts LISTENs in API processes), and the changing process forgets directly after
+// at commit; main.ts LISTENs in API and worker processes), and the changing process forgets directly after
 // its commit. A read that was under way when a process forgot is answered but not kept.
 // Only what lets a request through is kept (`keep`): a refusal (an inactive merchant, a blocked
 // submerchant) is read again every time, so lifting it is seen at once by every process.
@@ -17,7 +17,7 @@ import { listenerName } from "./listener.js";
 // answered a request or two from what it kept after the change had answered (seen in CI's run
 // over two processes). The wait is bounded by the cache's life: past it, nothing kept before the
 // change is served anyway (a listener that never answers delays the change, never fails it).
-// Worker processes do not listen: what they keep lasts its TTL.
+// Worker processes listen and answer too: they charge (renewals, retries) from what they keep.
 export const CONFIG_CHANGED_CHANNEL = "feira_auth";
 
 /** How long kept values live (createTtlCache's default), and so how long a change may wait. */
@@ -34,7 +34,7 @@ export function createConfigChanges() {
   };
   const announce = (q: Queryable, token = "") => q.execute(sql`select pg_notify(${CONFIG_CHANGED_CHANNEL}, ${token})`);
 
-  /** The sessions LISTENing on the channel now: every API process (main.ts), this one included. */
+  /** The sessions LISTENing on the channel now: every API and worker process (main.ts), this one included. */
   async function listeners(db: Db): Promise<number> {
     const rows = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity
       where application_name = ${listenerName(CONFIG_CHANGED_CHANNEL)} and datname = current_database()`);

@@ -1,11 +1,15 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { openDatabase, type Database } from "../../src/db/client.js";
+import { randomUUID } from "node:crypto";
+import { openDatabase, queryRows, sql, type Database } from "../../src/db/client.js";
+import { listenerName } from "../../src/db/listener.js";
 import { appsOn, basic, expectStatus, seedMerchant, testConfig, type TestApp } from "../helpers/app.js";
 import { CONFIG_CHANGED_CHANNEL } from "../../src/db/config-changes.js";
 import { freshDatabase } from "../helpers/db.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
 import { activate, call, createSubmerchant, keyOf, seedMaster } from "../connect/helpers.js";
+import { START_LIMIT_MS, makeStore, startFeira } from "../helpers/feira-process.js";
+import { until } from "../helpers/wait.js";
 
 // run-suite: postgres: the listeners of several processes are counted on the server (pg_stat_activity)
 // Two API processes on one database, as in a cluster, but with no notification between them:
@@ -121,4 +125,31 @@ test("in a process that listens, a change answers once its own notification has 
   const rotated = await listening.app.inject({ method: "POST", url: `/v1/admin/merchants/${m.id}/rotate-keys`, headers: { authorization: basic(listening.admin) } });
   expectStatus(rotated, 200);
   expectStatus(await customers(listening, rotated.json().apiKeys.sandbox), 200);
+});
+
+test("a worker process hears each change and answers it once it has forgotten: a change waits for workers too", {
+  skip: process.env.DATABASE_URL ? false : "a worker process alone needs PostgreSQL", timeout: START_LIMIT_MS,
+}, async () => {
+  // Workers charge from what they keep (a renewal, a retry): a change must reach them before it answers.
+  const store = await makeStore();
+  try {
+    const worker = await startFeira(store, { role: "worker" });
+    const db = await store.inspect();
+    const heard: string[] = [];
+    const unlisten = await db.listen(CONFIG_CHANGED_CHANNEL, (payload) => heard.push(payload));
+    try {
+      // What change() counts: the worker's listener and this one.
+      const [row] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from pg_stat_activity
+        where application_name = ${listenerName(CONFIG_CHANGED_CHANNEL)} and datname = current_database()`);
+      assert.equal(row?.n, 2, "the worker listens on the channel");
+      const token = randomUUID();
+      await db.db.execute(sql`select pg_notify(${CONFIG_CHANGED_CHANNEL}, ${token})`);
+      await until("the worker's answer", () => heard.includes(`ack:${token}`));
+    } finally {
+      await unlisten();
+    }
+    await worker.stop();
+  } finally {
+    await store.close();
+  }
 });
