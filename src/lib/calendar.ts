@@ -35,6 +35,11 @@ export function addDays(date: string, n: number): string {
   return new Date(Date.UTC(y, mo - 1, d + n)).toISOString().slice(0, 10);
 }
 
+/** Whole calendar days from `from` to `to` (YYYY-MM-DD both); negative when `to` is earlier. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
 /** The first instant of the calendar day `date` (YYYY-MM-DD) in `timeZone`. */
 export function startOfDay(date: string, timeZone: string): Date {
   const [y, mo, d] = date.split("-").map(Number) as [number, number, number];

@@ -1,3 +1,7 @@
+import { daysBetween } from "../../lib/calendar.js";
+
+export { daysBetween };
+
 // The amount a boleto or Pix with a due date asks on a given day (docs/processors.md, "Collection terms"): one
 // pure function, which GET /v1/charges/{id} (amountDue), the sandbox's pay and the ledger's
 // posting of the payment all read. Days are calendar days (YYYY-MM-DD) of the payer's calendar
@@ -24,13 +28,6 @@ export interface AmountDue {
   interest: number;
   /** principal - discount + fine + interest. */
   total: number;
-}
-
-const DAY_MS = 86_400_000;
-
-/** Whole calendar days from `from` to `to` (YYYY-MM-DD both); negative when `to` is earlier. */
-export function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 }
 
 /**

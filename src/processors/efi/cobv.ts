@@ -1,4 +1,4 @@
-import { addDays, isIsoDate } from "../../lib/calendar.js";
+import { addDays, daysBetween, isIsoDate } from "../../lib/calendar.js";
 import { badResponse, createFailureResult, madeNothing } from "../adapter-results.js";
 import { BRAZIL_TIME_ZONE, endOfDay } from "../calendar.js";
 import { providerDocument, type DocumentRules } from "../documents.js";
@@ -49,7 +49,6 @@ export function cobvPayerProblem(input: InstrumentCheck): string | null {
 }
 
 const percent = (p: number) => p.toFixed(2);
-const whole = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 
 /** The body of PUT /v2/cobv/{txid} (CobVSolicitada) for a Pix with a due date. */
 export function cobvBody(input: AuthorizeInput, pixKey: string): Record<string, unknown> {
@@ -59,7 +58,7 @@ export function cobvBody(input: AuthorizeInput, pixKey: string): Record<string, 
   const a = input.customer.address;
   const d = t.discount;
   return {
-    calendario: { dataDeVencimento: t.dueDate, validadeAposVencimento: whole(t.dueDate, t.payableUntil) },
+    calendario: { dataDeVencimento: t.dueDate, validadeAposVencimento: daysBetween(t.dueDate, t.payableUntil) },
     devedor: {
       [document.type]: document.number, nome: input.customer.name.slice(0, NAME_MAX),
       // DadosComplementaresPessoa: optional at the Central Bank; sent when the buyer gave an address.

@@ -1,3 +1,4 @@
+import { daysBetween } from "../../lib/calendar.js";
 import type { BoletoTerm } from "../instructions.js";
 
 // A boleto's collection terms in Pagar.me's own fields (core v5, `payments[].boleto`), from its
@@ -10,8 +11,6 @@ import type { BoletoTerm } from "../instructions.js";
 
 /** The terms Pagar.me's boleto carries (docs/processors.md, "Live boleto terms"). */
 export const PAGARME_BOLETO_TERMS: readonly BoletoTerm[] = ["fine", "interest"];
-
-const DAY_MS = 86_400_000;
 
 /** Basis points of a stored percent (at most 2 decimals, validated on creation). */
 const bpOf = (percent: number) => Math.round(percent * 100);
@@ -36,8 +35,6 @@ function rate(amountMinor: number, percent: number): { days: number; type: "flat
     : { days: 1, type: "flat", amount: centsOf(amountMinor, bp) };
 }
 
-/** Whole days from one calendar day (YYYY-MM-DD) to another. */
-const daysFrom = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 
 /**
  * The boleto's fields for feira's terms (the instrument's options, already validated): `fine`,
@@ -46,7 +43,7 @@ const daysFrom = (from: string, to: string) => Math.round((Date.parse(`${to}T00:
 export function pagarmeBoletoTerms(options: Record<string, unknown>, dueDate: string, amountMinor: number): Record<string, unknown> {
   const fine = percentOption(options.fine, "percent");
   const interest = percentOption(options.interest, "monthlyPercent");
-  const until = typeof options.payableUntil === "string" ? daysFrom(dueDate, options.payableUntil) : 0;
+  const until = typeof options.payableUntil === "string" ? daysBetween(dueDate, options.payableUntil) : 0;
   return {
     ...(fine !== null ? { fine: rate(amountMinor, fine) } : {}),
     ...(interest !== null ? { interest: rate(amountMinor, interest) } : {}),
