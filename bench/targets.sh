@@ -22,10 +22,20 @@ export PGHOST=$(field h) PGPORT=$(field p) PGUSER=$(field U) PGPASSWORD=$(field 
 psql -qAt -d postgres -c "select 1 from pg_database where datname = 'feira_pgbench'" | grep -q 1 || {
   createdb feira_pgbench && pgbench -i -s 10 -q feira_pgbench >/dev/null 2>&1
 }
-pgb() { pgbench -c 16 -j 2 -T 10 -n feira_pgbench 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p'; }
+# The server's own background work inside a measured window counts as the charges' CPU (bench/
+# RESULTS.md, "What the swings are made of"): pgbench's dead rows are vacuumed and analyzed right
+# after each pgbench run, and every measured run starts once no autovacuum worker is running.
+quiet() {
+  vacuumdb -q -z -d feira_pgbench >/dev/null 2>&1 || true
+  for _ in $(seq 1 60); do
+    [ "$(psql -qAt -d postgres -c "select count(*) from pg_stat_activity where backend_type = 'autovacuum worker'")" = 0 ] && return 0
+    sleep 1
+  done
+}
+pgb() { local tps; tps=$(pgbench -c 16 -j 2 -T 10 -n feira_pgbench 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p'); quiet; echo "$tps"; }
 # 15 s of warm-up: a 10 s run after 3 s spent a fifth of the API's CPU in TurboFan compiling
 # (bench/RESULTS.md, issue 50); a running server is past that.
-card() { npx tsx bench/run.ts charge-card --warmup 15 --duration 10 --connections 16 "$@" 2>/dev/null | grep '^| charge-card'; }
+card() { quiet; npx tsx bench/run.ts charge-card --warmup 15 --duration 10 --connections 16 "$@" 2>/dev/null | grep '^| charge-card'; }
 rate_of() { echo "$1" | awk -F'|' '{gsub(/ /,"",$3); print $3}'; }
 load() { uptime | sed 's/.*average: //'; }
 
@@ -45,7 +55,9 @@ RATE_LIMIT_PER_KEY=1000000 card --rate "$fixed"
 echo "load $(load)"
 
 echo "## 2-3. slow processor (target: 0.9 of min(clients / latency, card rate), p99 <= the processor's + 50 ms), and 1,024 charges waiting (target <= 150 MB)"
+quiet
 BENCH_LATENCIES="300" BENCH_CONNECTIONS="256" npx tsx bench/slow-processor.ts 2>/dev/null | grep -v -e '^\s*$' -e '^{' || true
+quiet
 BENCH_LATENCIES="1000" BENCH_CONNECTIONS="1024" BENCH_HOLD=0 npx tsx bench/slow-processor.ts 2>/dev/null | grep -v -e '^\s*$' -e '^{' || true
 echo "load $(load)"
 
