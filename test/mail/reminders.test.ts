@@ -2,7 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import pino from "pino";
 import { collectTasks, drainTasks } from "../../src/jobs/runner.js";
-import { addDays } from "../../src/lib/calendar.js";
+import { addDays, calendarDate } from "../../src/lib/calendar.js";
 import { basic, buildTestApp, expectStatus, seedMerchant, type TestApp } from "../helpers/app.js";
 import { createCharge, get, methodCharge, post } from "../helpers/charges.js";
 
@@ -34,7 +34,8 @@ test("a reminder daysBefore the due date and the overdue notice the day after, o
     payload: { receipts: true, reminders: { daysBefore: 2, overdue: true }, language: "en" },
   });
   expectStatus(put, 200);
-  const today = new Date().toISOString().slice(0, 10);
+  // Brasília's day, where the reminders count (not UTC's: from 21:00 in Brasília they differ).
+  const today = calendarDate(new Date(), "America/Sao_Paulo");
   const dueDate = addDays(today, 6);
   const charge = await createCharge(t, key, methodCharge({ type: "boleto", dueDate }));
   const paidOne = await createCharge(t, key, methodCharge({ type: "boleto", dueDate }));
