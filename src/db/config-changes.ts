@@ -6,8 +6,8 @@ import { listenerName } from "./listener.js";
 // What every request reads and almost never changes (API keys, a merchant's row and fees, its
 // Connect account and default split) is kept in memory for a few seconds per process. A change
 // makes every process forget it all at once: the changing transaction NOTIFYs `feira_auth` (sent
-// at commit; main.ts LISTENs in API and worker processes), and the changing process forgets directly after
-// its commit. A read that was under way when a process forgot is answered but not kept.
+// at commit; main.ts LISTENs in API and worker processes), and the changing process forgets
+// directly after its commit. A read that was under way when a process forgot is answered but not kept.
 // Only what lets a request through is kept (`keep`): a refusal (an inactive merchant, a blocked
 // submerchant) is read again every time, so lifting it is seen at once by every process.
 // A change answers only once every listening process has forgotten: each one, on hearing the
@@ -25,6 +25,13 @@ export const CONFIG_TTL_MS = 5_000;
 
 const ACK = "ack:";
 
+/** The sessions LISTENing on the channel now: every API and worker process (main.ts), this one included. */
+export async function configListeners(db: Db): Promise<number> {
+  const rows = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity
+    where application_name = ${listenerName(CONFIG_CHANGED_CHANNEL)} and datname = current_database()`);
+  return rows[0]?.n ?? 1;
+}
+
 export function createConfigChanges() {
   const forgetters: (() => void)[] = [];
   const waits = new Map<string, () => void>();
@@ -33,13 +40,6 @@ export function createConfigChanges() {
     for (const f of forgetters) f();
   };
   const announce = (q: Queryable, token = "") => q.execute(sql`select pg_notify(${CONFIG_CHANGED_CHANNEL}, ${token})`);
-
-  /** The sessions LISTENing on the channel now: every API and worker process (main.ts), this one included. */
-  async function listeners(db: Db): Promise<number> {
-    const rows = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity
-      where application_name = ${listenerName(CONFIG_CHANGED_CHANNEL)} and datname = current_database()`);
-    return rows[0]?.n ?? 1;
-  }
 
   /**
    * `all` resolves once the number given to `expect` of answers has come for `token`, or
@@ -84,7 +84,7 @@ export function createConfigChanges() {
         forget();
         if (answers) {
           // Counted after the commit: a process that starts listening later kept nothing older.
-          answers.expect(Math.max(1, await listeners(db).catch(() => 1)));
+          answers.expect(Math.max(1, await configListeners(db).catch(() => 1)));
           await answers.all;
         }
         return out;

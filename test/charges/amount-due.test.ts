@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { amountDueOn, daysBetween, type DueTerms } from "../../src/modules/charges/amount-due.js";
+import { daysBetween } from "../../src/lib/calendar.js";
+import { amountDueOn, type DueTerms } from "../../src/modules/charges/amount-due.js";
 
 // The amount a boleto or Pix with a due date asks on a day (CONTRACT.md section 13): table tests
 // at the edges. Interest is simple, pro rata die: monthly percent / 30 per calendar day after the

@@ -1,10 +1,9 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { openDatabase, queryRows, sql, type Database } from "../../src/db/client.js";
-import { listenerName } from "../../src/db/listener.js";
+import { openDatabase, sql, type Database } from "../../src/db/client.js";
 import { appsOn, basic, expectStatus, seedMerchant, testConfig, type TestApp } from "../helpers/app.js";
-import { CONFIG_CHANGED_CHANNEL } from "../../src/db/config-changes.js";
+import { CONFIG_CHANGED_CHANNEL, configListeners } from "../../src/db/config-changes.js";
 import { freshDatabase } from "../helpers/db.js";
 import { CARDS, cardCharge } from "../helpers/charges.js";
 import { activate, call, createSubmerchant, keyOf, seedMaster } from "../connect/helpers.js";
@@ -138,10 +137,8 @@ test("a worker process hears each change and answers it once it has forgotten: a
     const heard: string[] = [];
     const unlisten = await db.listen(CONFIG_CHANGED_CHANNEL, (payload) => heard.push(payload));
     try {
-      // What change() counts: the worker's listener and this one.
-      const [row] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from pg_stat_activity
-        where application_name = ${listenerName(CONFIG_CHANGED_CHANNEL)} and datname = current_database()`);
-      assert.equal(row?.n, 2, "the worker listens on the channel");
+      // What change() waits for: the worker's answer and this listener's.
+      assert.equal(await configListeners(db.db), 2, "the worker listens on the channel");
       const token = randomUUID();
       await db.db.execute(sql`select pg_notify(${CONFIG_CHANGED_CHANNEL}, ${token})`);
       await until("the worker's answer", () => heard.includes(`ack:${token}`));

@@ -1,7 +1,5 @@
 import { daysBetween } from "../../lib/calendar.js";
 
-export { daysBetween };
-
 // The amount a boleto or Pix with a due date asks on a given day (docs/processors.md, "Collection terms"): one
 // pure function, which GET /v1/charges/{id} (amountDue), the sandbox's pay and the ledger's
 // posting of the payment all read. Days are calendar days (YYYY-MM-DD) of the payer's calendar

@@ -35,7 +35,6 @@ function rate(amountMinor: number, percent: number): { days: number; type: "flat
     : { days: 1, type: "flat", amount: centsOf(amountMinor, bp) };
 }
 
-
 /**
  * The boleto's fields for feira's terms (the instrument's options, already validated): `fine`,
  * `interest` and `max_days_to_pay_past_due` (payableUntil - dueDate), each only when the charge has it.
